@@ -1,0 +1,31 @@
+"""Typhoon's rules engine for *Battle for Moscow* (GDW 1986): pure, deterministic, no I/O.
+
+>>> import engine
+>>> game = engine.new_game("standard", seed="readme")
+>>> game.apply(engine.StandardSetup())[-1].type
+'phase_started'
+>>> game.current_player(), game.turn
+('german', 1)
+"""
+
+from .actions import (
+    ACTIONS, Action, Advance, ChooseAttackerLoss, ChooseLosses, ChooseRetreat, CloseDeclarations, DeclareAttack,
+    DeclineAdvance, EndPhase, Move, PlaceUnit, Replace, Resign, ResolveBattle, Restore, StandardSetup,
+    action_from_json,
+)
+from .data import Scenario, load_scenario, scenario_ids
+from .dice import die_roll, seed_commitment
+from .errors import DataError, IllegalAction, Reason
+from .events import EVENTS, Event, event_from_json
+from .game import Game, new_game
+from .options import OPTIONS, Options
+from .position import PositionError, game_from_position
+from .victory import Result
+
+__all__ = [
+    "ACTIONS", "EVENTS", "Action", "Advance", "ChooseAttackerLoss", "ChooseLosses", "ChooseRetreat",
+    "CloseDeclarations", "DataError", "DeclareAttack", "DeclineAdvance", "EndPhase", "Event", "Game",
+    "IllegalAction", "Move", "OPTIONS", "Options", "PlaceUnit", "PositionError", "Reason", "Replace", "Resign",
+    "ResolveBattle", "Restore", "Result", "Scenario", "StandardSetup", "action_from_json", "die_roll",
+    "event_from_json", "game_from_position", "load_scenario", "new_game", "scenario_ids", "seed_commitment",
+]

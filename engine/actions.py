@@ -1,0 +1,142 @@
+"""Actions: everything a player can do, as small frozen values with a stable JSON form.
+
+>>> Move("XLVII", "0704").to_json()
+{'type': 'move', 'unit': 'XLVII', 'to': '0704'}
+>>> action_from_json({"type": "declare_attack", "attackers": ["XLVII"], "defender": "16th"})
+DeclareAttack(attackers=('XLVII',), defender='16th')
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from .values import Value, from_json, register
+
+ACTIONS: dict[str, type] = {}
+
+
+class Action(Value):
+    __slots__ = ()
+
+
+# --- set-up ----------------------------------------------------------------------------------------
+
+@register(ACTIONS)
+class PlaceUnit(Action):
+    """German set-up: put one counter on a free cross."""
+    type: ClassVar[str] = "place_unit"
+    unit: str
+    hex: str
+
+
+@register(ACTIONS)
+class StandardSetup(Action):
+    """German set-up: use the scenario's standard set-up for every counter."""
+    type: ClassVar[str] = "standard_setup"
+
+
+# --- movement --------------------------------------------------------------------------------------
+
+@register(ACTIONS)
+class Move(Action):
+    """Move a unit to ``to``. ``path`` (hexes entered, ending with ``to``) is optional: without it the
+    engine picks the path that passes through the most enemy-controlled cities, then the cheapest."""
+    type: ClassVar[str] = "move"
+    unit: str
+    to: str
+    path: tuple[str, ...] | None = None
+
+
+@register(ACTIONS)
+class EndPhase(Action):
+    """Finish the current movement or replacement phase."""
+    type: ClassVar[str] = "end_phase"
+
+
+# --- combat ----------------------------------------------------------------------------------------
+
+@register(ACTIONS)
+class DeclareAttack(Action):
+    """Announce that ``attackers`` attack ``defender``; joins the battle against ``defender`` if one is
+    already declared."""
+    type: ClassVar[str] = "declare_attack"
+    attackers: tuple[str, ...]
+    defender: str
+
+
+@register(ACTIONS)
+class CloseDeclarations(Action):
+    """No more battles: from now on they are resolved one at a time."""
+    type: ClassVar[str] = "close_declarations"
+
+
+@register(ACTIONS)
+class ResolveBattle(Action):
+    """Roll for the declared battle against ``defender``."""
+    type: ClassVar[str] = "resolve_battle"
+    defender: str
+
+
+@register(ACTIONS)
+class ChooseRetreat(Action):
+    """The attacker's choice of the defender's retreat path (hexes entered, in order)."""
+    type: ClassVar[str] = "choose_retreat"
+    path: tuple[str, ...]
+
+
+@register(ACTIONS)
+class ChooseLosses(Action):
+    """The attacker's exchange losses: one entry per step lost (a unit named twice loses both steps)."""
+    type: ClassVar[str] = "choose_losses"
+    units: tuple[str, ...]
+
+
+@register(ACTIONS)
+class ChooseAttackerLoss(Action):
+    """The attacking unit that takes the step loss of an AL result."""
+    type: ClassVar[str] = "choose_attacker_loss"
+    unit: str
+
+
+@register(ACTIONS)
+class Advance(Action):
+    """Move one attacker into the hex the defender left."""
+    type: ClassVar[str] = "advance"
+    unit: str
+
+
+@register(ACTIONS)
+class DeclineAdvance(Action):
+    """Leave the defender's hex empty."""
+    type: ClassVar[str] = "decline_advance"
+
+
+# --- replacements ----------------------------------------------------------------------------------
+
+@register(ACTIONS)
+class Replace(Action):
+    """Spend a replacement point: bring an eliminated unit back at half strength on ``hex``."""
+    type: ClassVar[str] = "replace"
+    unit: str
+    hex: str
+
+
+@register(ACTIONS)
+class Restore(Action):
+    """Spend a replacement point: turn a half-strength unit on the map to full strength."""
+    type: ClassVar[str] = "restore"
+    unit: str
+
+
+# --- match -----------------------------------------------------------------------------------------
+
+@register(ACTIONS)
+class Resign(Action):
+    """``side`` gives up; the other side wins. Accepted at any time, whoever is to act."""
+    type: ClassVar[str] = "resign"
+    side: str
+
+
+def action_from_json(data: Any) -> Action:
+    """Rebuild an action from its JSON form; a malformed one raises IllegalAction(MALFORMED_ACTION)."""
+    return from_json(ACTIONS, data, "action")

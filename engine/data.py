@@ -1,0 +1,493 @@
+"""Loading and validating the engine's data files: map, counters, combat table, weather, scenarios.
+
+Every file is TOML. A file is checked against its schema when loaded, then against the other files it
+refers to; a broken file raises :class:`~engine.errors.DataError` naming the file and the entry.
+
+>>> scenario = load_scenario("standard")
+>>> scenario.last_turn, len(scenario.counters), scenario.board.ids[0]
+(7, 40, '0101')
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .board import Board
+from .errors import DataError
+from .hexgrid import DIRECTIONS
+
+DATA_DIR = Path(__file__).parent / "data"
+
+Side = Literal["german", "soviet"]
+SIDES: tuple[str, str] = ("german", "soviet")
+Direction = Literal["N", "NE", "SE", "S", "SW", "NW"]
+HexId = str
+RESULT_CODES = ("DE", "DRL", "DR", "EX", "NE", "AL")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# --- file schemas ----------------------------------------------------------------------------------
+
+
+class HexSpec(_Strict):
+    id: str = Field(pattern=r"^\d{4}$")
+    terrain: Literal["clear", "forest"]
+    city: Optional[str] = None
+    capital: bool = False
+    fort: bool = False
+    setup: Optional[Side] = None
+    rail: list[Direction] = []
+    river: list[Direction] = []
+
+
+class EdgesSpec(_Strict):
+    west: list[str]
+    east: list[str]
+
+
+class EntrySpec(_Strict):
+    soviet: list[str]
+    german: list[str]
+    soviet_extra: list[str] = []
+
+
+class MapSpec(_Strict):
+    name: str
+    columns: int = Field(ge=1, le=99)
+    rows: int = Field(ge=1, le=99)
+    hexes: list[HexSpec]
+    edges: EdgesSpec
+    entry: EntrySpec
+
+
+class CounterSpec(_Strict):
+    id: str = Field(min_length=1)
+    name: str
+    side: Side
+    type: Literal["infantry", "panzer", "tank"]
+    size: str
+    full: int = Field(gt=0)
+    half: int = Field(gt=0)
+    ma: int = Field(gt=0)
+
+
+class CountersSpec(_Strict):
+    unit: list[CounterSpec]
+
+
+class CrtSpec(_Strict):
+    name: str
+    title: str
+    columns: list[str] = Field(min_length=1)
+    below_lowest: Literal["no_effect", "not_allowed"]
+    results: dict[str, list[Literal["DE", "DRL", "DR", "EX", "NE", "AL"]]]
+
+    @field_validator("columns")
+    @classmethod
+    def _ratios(cls, columns: list[str]) -> list[str]:
+        for label in columns:
+            parts = label.split(":")
+            if len(parts) != 2 or not all(p.isdigit() and int(p) > 0 for p in parts):
+                raise ValueError(f"odds column {label!r} is not a ratio like 3:1")
+        return columns
+
+
+class WeatherSpec(_Strict):
+    title: str
+    max_hexes: Optional[int] = Field(default=None, ge=1)
+    rail_exempt: bool = False
+    attack_factor: str = "1"
+    ma_modifier: dict[Literal["infantry", "panzer", "tank"], int] = {}
+    winter_attrition: bool = False
+
+    @field_validator("attack_factor")
+    @classmethod
+    def _fraction(cls, value: str) -> str:
+        try:
+            if Fraction(value) <= 0:
+                raise ValueError
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(f"attack_factor {value!r} is not a positive fraction like 1/2") from None
+        return value
+
+
+class ReplacementsSpec(_Strict):
+    german: int = Field(ge=0)
+    soviet: int = Field(ge=0)
+
+
+class TurnSpec(_Strict):
+    turn: int = Field(ge=1)
+    dates: str
+    weather: str
+    replacements: ReplacementsSpec
+    variable: Optional[Literal["early", "late"]] = None
+    tank: bool = False
+
+
+class SetupSpec(_Strict):
+    soviet_strength: Literal["full", "half"]
+    soviet: dict[str, str]
+    german_strength: Literal["full", "half"]
+    german_standard: dict[str, str]
+
+
+class PoolEntrySpec(_Strict):
+    unit: str
+    available_from: int = Field(default=1, ge=1)
+
+
+class VictorySpec(_Strict):
+    elimination: int = Field(ge=0)
+    city: int = Field(ge=0)
+    capital: int = Field(ge=0)
+    capital_occupation_bonus: int = Field(ge=0)
+
+
+class ScenarioSpec(_Strict):
+    id: str
+    title: str
+    map: str
+    counters: str
+    crt: str
+    weather: str
+    extra_entry_turns: list[int] = []
+    setup: SetupSpec
+    pool: list[PoolEntrySpec] = []
+    turn: list[TurnSpec] = Field(min_length=1)
+    victory: VictorySpec
+    winter_attrition: Optional[str] = None
+
+
+# --- compiled data ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CounterInfo:
+    """One counter of the manifest: its two sides and what it can do."""
+
+    id: str
+    name: str
+    side: str
+    type: str
+    size: str
+    full: int
+    half: int
+    ma: int
+
+    def strength(self, full: bool) -> int:
+        return self.full if full else self.half
+
+
+@dataclass(frozen=True)
+class CombatTable:
+    """A combat results table: odds columns (attacker:defender ratios, lowest first) × die rolls.
+
+    >>> crt = load_scenario("standard").crt
+    >>> crt.column_for(Fraction(15), 4), crt.labels[crt.column_for(Fraction(15), 4)]
+    (2, '3:1')
+    >>> crt.column_for(Fraction(3), 4)
+    -1
+    """
+
+    name: str
+    title: str
+    ratios: tuple[tuple[int, int], ...]
+    labels: tuple[str, ...]
+    below_lowest: str
+    results: dict[int, tuple[str, ...]]
+
+    def column_for(self, attack: Fraction, defence: int) -> int:
+        """The highest column whose ratio ``attack:defence`` reaches; -1 below the first column."""
+        column = -1
+        for index, (a, d) in enumerate(self.ratios):
+            if attack * d >= defence * a:
+                column = index
+        return column
+
+    def result(self, column: int, roll: int) -> str:
+        return self.results[roll][column]
+
+
+@dataclass(frozen=True)
+class Weather:
+    id: str
+    title: str
+    max_hexes: Optional[int]
+    rail_exempt: bool
+    attack_factor: Fraction
+    ma_modifier: dict[str, int]
+    winter_attrition: bool
+
+
+@dataclass(frozen=True)
+class TurnInfo:
+    turn: int
+    dates: str
+    weather: str
+    replacements: dict[str, int]
+    variable: Optional[str]
+    tank: bool
+
+
+@dataclass(frozen=True)
+class PoolEntry:
+    unit: str
+    available_from: int
+
+
+@dataclass(frozen=True)
+class Victory:
+    elimination: int
+    city: int
+    capital: int
+    capital_occupation_bonus: int
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Everything static about a game: board, counters, tables, turn track, set-up and victory."""
+
+    id: str
+    title: str
+    board: Board
+    counters: dict[str, CounterInfo]
+    crt: CombatTable
+    weather: dict[str, Weather]
+    turns: dict[int, TurnInfo]
+    first_turn: int
+    last_turn: int
+    soviet_setup: dict[int, str]
+    soviet_setup_full: bool
+    german_standard: dict[int, str]
+    german_setup_full: bool
+    pool: tuple[PoolEntry, ...]
+    extra_entry_turns: frozenset[int]
+    victory: Victory
+    winter_attrition: Optional[dict[str, dict[int, bool]]]
+    files: dict[str, str]
+
+    def units_of(self, side: str) -> list[str]:
+        return [c.id for c in self.counters.values() if c.side == side]
+
+
+# --- loading ---------------------------------------------------------------------------------------
+
+
+def _read(path: Path, label: str) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        raise DataError(label, "", "file not found") from None
+    except tomllib.TOMLDecodeError as error:
+        raise DataError(label, "", f"not valid TOML: {error}") from None
+
+
+def _entry_name(raw: Any, loc: tuple) -> str:
+    """Name the entry a validation error points at, by id where the entry has one."""
+    parts: list[str] = []
+    node = raw
+    for key in loc:
+        if isinstance(key, int) and isinstance(node, list) and key < len(node):
+            node = node[key]
+            name = None
+            if isinstance(node, dict):
+                for field in ("id", "unit", "turn"):
+                    if field in node:
+                        name = f"{field if field != 'id' else ''} {node[field]}".strip()
+                        break
+            parts.append(name or f"#{key + 1}")
+        else:
+            parts.append(str(key))
+            node = node.get(key) if isinstance(node, dict) else None
+    return ".".join(parts)
+
+
+def _validated(model: type[BaseModel], raw: dict, label: str) -> Any:
+    try:
+        return model.model_validate(raw)
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise DataError(label, _entry_name(raw, tuple(first["loc"])), first["msg"]) from None
+
+
+def _compile_crt(spec: CrtSpec, label: str) -> CombatTable:
+    ratios = tuple(tuple(int(p) for p in column.split(":")) for column in spec.columns)
+    if any(a * d2 >= a2 * d for (a, d), (a2, d2) in zip(ratios, ratios[1:])):
+        raise DataError(label, "columns", "odds columns must rise from left to right")
+    results: dict[int, tuple[str, ...]] = {}
+    for roll, row in spec.results.items():
+        if not roll.isdigit() or not 1 <= int(roll) <= 6:
+            raise DataError(label, f"results.{roll}", "die rolls run from 1 to 6")
+        if len(row) != len(ratios):
+            raise DataError(label, f"results.{roll}", f"{len(row)} results for {len(ratios)} columns")
+        results[int(roll)] = tuple(row)
+    if sorted(results) != list(range(1, 7)):
+        raise DataError(label, "results", "every die roll from 1 to 6 needs a row")
+    return CombatTable(spec.name, spec.title, ratios, tuple(spec.columns), spec.below_lowest, results)
+
+
+def load_crt(path: Path) -> CombatTable:
+    label = _label(path)
+    return _compile_crt(_validated(CrtSpec, _read(path, label), label), label)
+
+
+def _label(path: Path) -> str:
+    try:
+        return str(path.relative_to(DATA_DIR.parent.parent))
+    except ValueError:
+        return str(path)
+
+
+def load_counters(path: Path) -> dict[str, CounterInfo]:
+    label = _label(path)
+    spec: CountersSpec = _validated(CountersSpec, _read(path, label), label)
+    counters: dict[str, CounterInfo] = {}
+    for unit in spec.unit:
+        if unit.id in counters:
+            raise DataError(label, f"unit {unit.id}", "listed twice")
+        if unit.half >= unit.full:
+            raise DataError(label, f"unit {unit.id}", "half strength must be below full strength")
+        if unit.type == "panzer" and unit.side != "german":
+            raise DataError(label, f"unit {unit.id}", "only the Germans have panzers")
+        counters[unit.id] = CounterInfo(**unit.model_dump())
+    return counters
+
+
+def load_map(path: Path) -> Board:
+    label = _label(path)
+    spec: MapSpec = _validated(MapSpec, _read(path, label), label)
+    return Board.from_spec(spec, label)
+
+
+def load_weather(path: Path) -> dict[str, Weather]:
+    label = _label(path)
+    raw = _read(path, label)
+    weather = {}
+    for key, body in raw.items():
+        spec: WeatherSpec = _validated(WeatherSpec, body, f"{label}: {key}")
+        weather[key] = Weather(key, spec.title, spec.max_hexes, spec.rail_exempt,
+                               Fraction(spec.attack_factor), dict(spec.ma_modifier), spec.winter_attrition)
+    if not weather:
+        raise DataError(label, "", "no weather defined")
+    return weather
+
+
+def load_winter_attrition(path: Path) -> dict[str, dict[int, bool]]:
+    """``{side: {roll: frostbite?}}`` from a table of rows ``roll = {german = ..., soviet = ...}``."""
+    label = _label(path)
+    raw = _read(path, label)
+    table: dict[str, dict[int, bool]] = {side: {} for side in SIDES}
+    rows = raw.get("rolls")
+    if not isinstance(rows, dict):
+        raise DataError(label, "rolls", "a table of die rolls is required")
+    for roll, row in rows.items():
+        if not roll.isdigit() or not 1 <= int(roll) <= 6:
+            raise DataError(label, f"rolls.{roll}", "die rolls run from 1 to 6")
+        for side in SIDES:
+            value = row.get(side) if isinstance(row, dict) else None
+            if value not in ("frostbite", "no_effect"):
+                raise DataError(label, f"rolls.{roll}.{side}", "must be \"frostbite\" or \"no_effect\"")
+            table[side][int(roll)] = value == "frostbite"
+    if any(sorted(t) != list(range(1, 7)) for t in table.values()):
+        raise DataError(label, "rolls", "every die roll from 1 to 6 needs a row")
+    return table
+
+
+def load_scenario_file(path: Path) -> Scenario:
+    """Load a scenario and every file it names (relative to the scenario file)."""
+    label = _label(path)
+    spec: ScenarioSpec = _validated(ScenarioSpec, _read(path, label), label)
+    base = path.parent
+    board = load_map(base / spec.map)
+    counters = load_counters(base / spec.counters)
+    crt = load_crt(base / spec.crt)
+    weather = load_weather(base / spec.weather)
+    winter = load_winter_attrition(base / spec.winter_attrition) if spec.winter_attrition else None
+
+    turns: dict[int, TurnInfo] = {}
+    for turn in spec.turn:
+        entry = f"turn {turn.turn}"
+        if turn.turn in turns:
+            raise DataError(label, entry, "listed twice")
+        if turn.weather not in weather:
+            raise DataError(label, entry, f"weather {turn.weather!r} is not in {spec.weather}")
+        if weather[turn.weather].winter_attrition and winter is None:
+            raise DataError(label, entry, f"{turn.weather} needs a winter_attrition table")
+        turns[turn.turn] = TurnInfo(turn.turn, turn.dates, turn.weather,
+                                    {"german": turn.replacements.german, "soviet": turn.replacements.soviet},
+                                    turn.variable, turn.tank)
+    first, last = min(turns), max(turns)
+    if sorted(turns) != list(range(first, last + 1)):
+        raise DataError(label, "turn", "turns must follow one another without gaps")
+
+    def setup(assignment: dict[str, str], side: str, entry: str) -> dict[int, str]:
+        placed: dict[int, str] = {}
+        for hex_id, unit in assignment.items():
+            if hex_id not in board.index:
+                raise DataError(label, f"{entry}.{hex_id}", "no such hex on the map")
+            if unit not in counters or counters[unit].side != side:
+                raise DataError(label, f"{entry}.{hex_id}", f"{unit!r} is not a {side} counter")
+            if board.setup_side[board.index[hex_id]] != side:
+                raise DataError(label, f"{entry}.{hex_id}", f"not a {side} set-up hex")
+            placed[board.index[hex_id]] = unit
+        if len(set(placed.values())) != len(placed):
+            raise DataError(label, entry, "a unit is placed twice")
+        return placed
+
+    soviet = setup(spec.setup.soviet, "soviet", "setup.soviet")
+    german = setup(spec.setup.german_standard, "german", "setup.german_standard")
+    if len(soviet) != len(board.setup_hexes["soviet"]):
+        raise DataError(label, "setup.soviet", "every Soviet set-up hex needs one unit")
+    if len(german) != len(board.setup_hexes["german"]):
+        raise DataError(label, "setup.german_standard", "every German set-up hex needs one unit")
+    german_units = set(counters[u].id for u in counters if counters[u].side == "german")
+    if set(german.values()) != german_units:
+        raise DataError(label, "setup.german_standard", "the German set-up must use every German counter")
+    pool: list[PoolEntry] = []
+    for entry in spec.pool:
+        if entry.unit not in counters:
+            raise DataError(label, f"pool.{entry.unit}", "no such counter")
+        if entry.unit in soviet.values() or entry.unit in german.values():
+            raise DataError(label, f"pool.{entry.unit}", "a unit cannot both set up and start in the pool")
+        pool.append(PoolEntry(entry.unit, entry.available_from))
+
+    v = spec.victory
+    return Scenario(
+        id=spec.id, title=spec.title, board=board, counters=counters, crt=crt, weather=weather,
+        turns=turns, first_turn=first, last_turn=last,
+        soviet_setup=soviet, soviet_setup_full=spec.setup.soviet_strength == "full",
+        german_standard=german, german_setup_full=spec.setup.german_strength == "full",
+        pool=tuple(pool), extra_entry_turns=frozenset(spec.extra_entry_turns),
+        victory=Victory(v.elimination, v.city, v.capital, v.capital_occupation_bonus),
+        winter_attrition=winter,
+        files={"map": spec.map, "counters": spec.counters, "crt": spec.crt, "weather": spec.weather},
+    )
+
+
+def scenario_ids() -> list[str]:
+    return list(_read(DATA_DIR / "scenarios.toml", "engine/data/scenarios.toml"))
+
+
+@lru_cache(maxsize=None)
+def load_scenario(scenario_id: str) -> Scenario:
+    """The scenario with this id (``standard``, ``campaign``), loaded once and shared: it is immutable."""
+    index = _read(DATA_DIR / "scenarios.toml", "engine/data/scenarios.toml")
+    if scenario_id not in index:
+        raise KeyError(f"unknown scenario {scenario_id!r}; known: {', '.join(index)}")
+    return load_scenario_file(DATA_DIR / index[scenario_id]["file"])
+
+
+__all__ = ["DIRECTIONS", "SIDES", "CombatTable", "CounterInfo", "Scenario", "TurnInfo", "Weather",
+           "load_scenario", "load_scenario_file", "load_crt", "load_map", "load_counters", "scenario_ids"]

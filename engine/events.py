@@ -1,0 +1,184 @@
+"""Events: what an action caused, as small frozen values with a stable JSON form.
+
+>>> UnitMoved("XLVII", "0305", ("0404", "0503")).to_json()
+{'type': 'unit_moved', 'unit': 'XLVII', 'start': '0305', 'path': ['0404', '0503']}
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from .values import Value, from_json, register
+
+EVENTS: dict[str, type] = {}
+
+
+class Event(Value):
+    __slots__ = ()
+
+
+@register(EVENTS)
+class TurnStarted(Event):
+    type: ClassVar[str] = "turn_started"
+    turn: int
+    dates: str
+    weather: str
+
+
+@register(EVENTS)
+class PhaseStarted(Event):
+    type: ClassVar[str] = "phase_started"
+    turn: int
+    phase: str
+    side: str
+
+
+@register(EVENTS)
+class UnitPlaced(Event):
+    """Set-up: a counter was put on its starting hex."""
+    type: ClassVar[str] = "unit_placed"
+    unit: str
+    hex: str
+
+
+@register(EVENTS)
+class UnitMoved(Event):
+    """A unit moved from ``start`` through ``path`` (hexes entered, last one is where it stopped)."""
+    type: ClassVar[str] = "unit_moved"
+    unit: str
+    start: str
+    path: tuple[str, ...]
+
+
+@register(EVENTS)
+class CityCaptured(Event):
+    """Control of a city passed to ``side``."""
+    type: ClassVar[str] = "city_captured"
+    city: str
+    hex: str
+    side: str
+
+
+@register(EVENTS)
+class AttackDeclared(Event):
+    type: ClassVar[str] = "attack_declared"
+    attackers: tuple[str, ...]
+    defender: str
+
+
+@register(EVENTS)
+class DeclarationsClosed(Event):
+    type: ClassVar[str] = "declarations_closed"
+    battles: int
+
+
+@register(EVENTS)
+class DieRolled(Event):
+    """Roll number ``index`` of the match (counting from 0) came up ``value``, for ``purpose``."""
+    type: ClassVar[str] = "die_rolled"
+    index: int
+    value: int
+    purpose: str
+
+
+@register(EVENTS)
+class BattleResolved(Event):
+    """The odds and outcome of one battle.
+
+    ``attack`` is the attackers' total after weather (a fraction such as ``"17/2"``); ``odds`` is the
+    column before terrain, ``shifts`` the columns moved (negative: left), ``column`` the final one, or
+    ``below`` when the attack falls under the table (no die is rolled then).
+    """
+    type: ClassVar[str] = "battle_resolved"
+    defender: str
+    attackers: tuple[str, ...]
+    attack: str
+    defence: int
+    odds: str
+    shifts: int
+    column: str
+    result: str
+    roll: int | None = None
+
+
+@register(EVENTS)
+class StepLost(Event):
+    """A full-strength unit was flipped to its half-strength side; ``strength_lost`` counts the difference."""
+    type: ClassVar[str] = "step_lost"
+    unit: str
+    hex: str
+    strength_lost: int
+    cause: str
+
+
+@register(EVENTS)
+class UnitEliminated(Event):
+    """A unit left the map for the replacement pool. ``points_to`` is the side that scores for it."""
+    type: ClassVar[str] = "unit_eliminated"
+    unit: str
+    hex: str
+    strength_lost: int
+    cause: str
+    points_to: str | None = None
+
+
+@register(EVENTS)
+class UnitRetreated(Event):
+    type: ClassVar[str] = "unit_retreated"
+    unit: str
+    start: str
+    path: tuple[str, ...]
+    through_zoc: bool
+
+
+@register(EVENTS)
+class UnitAdvanced(Event):
+    type: ClassVar[str] = "unit_advanced"
+    unit: str
+    start: str
+    hex: str
+
+
+@register(EVENTS)
+class ReplacementPointsReceived(Event):
+    type: ClassVar[str] = "replacement_points_received"
+    side: str
+    points: int
+
+
+@register(EVENTS)
+class UnitReplaced(Event):
+    """An eliminated unit came back at half strength."""
+    type: ClassVar[str] = "unit_replaced"
+    unit: str
+    hex: str
+
+
+@register(EVENTS)
+class UnitRestored(Event):
+    """A half-strength unit was turned to full strength."""
+    type: ClassVar[str] = "unit_restored"
+    unit: str
+    hex: str
+
+
+@register(EVENTS)
+class CapitalOccupied(Event):
+    """The Germans occupied Moscow at the end of a Soviet player turn: a one-time bonus."""
+    type: ClassVar[str] = "capital_occupied"
+    side: str
+    points: int
+
+
+@register(EVENTS)
+class GameEnded(Event):
+    """``winner`` is ``german``, ``soviet`` or ``draw``."""
+    type: ClassVar[str] = "game_ended"
+    winner: str
+    reason: str
+    german_points: int
+    soviet_points: int
+
+
+def event_from_json(data: Any) -> Event:
+    return from_json(EVENTS, data, "event")

@@ -1,0 +1,148 @@
+"""Movement: where a unit can go in one phase, which path it takes, and why a named path is refused.
+
+The search is a cheapest-path search over movement points that honours the rules:
+
+* a unit never enters a hex holding an enemy unit;
+* a unit that enters an enemy zone of control stops there (it may always leave the one it starts in);
+* friendly units may be passed through;
+* each hex costs its terrain cost (forest 2) unless the phase makes every hex cost 1 (rail movement,
+  mud's one hex per phase).
+
+Example (path C of the rules' movement example): a unit whose first hex is in an enemy zone of control
+stops there, so nothing beyond that hex is reachable through it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
+
+from .errors import IllegalAction, Reason
+
+if TYPE_CHECKING:
+    from .board import Board
+
+
+@dataclass(frozen=True)
+class MoveRules:
+    """How one unit moves in the current phase."""
+
+    allowance: int
+    neighbours: Sequence[Sequence[int]]
+    costs: Sequence[int] | None  # None: every hex costs 1
+    kind: str  # "normal" | "rail" | "mud" (what the refusal messages say)
+
+
+@dataclass
+class Reach:
+    """Every hex a unit can end its move in, with the cheapest way there."""
+
+    start: int
+    cost: dict[int, int]
+    parent: dict[int, int]
+
+    def path_to(self, dest: int) -> tuple[int, ...]:
+        path = [dest]
+        while path[-1] != self.start:
+            path.append(self.parent[path[-1]])
+        return tuple(reversed(path[:-1]))
+
+
+def search(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc: frozenset[int],
+           capture: dict[int, int] | None = None) -> tuple[dict[int, int], dict[int, int]]:
+    """Cheapest-cost labels from ``start``.
+
+    Without ``capture`` a label is a hex. With ``capture`` (hex → bit of an enemy-controlled city) a
+    label is ``hex * 4096 + cities passed through`` so that paths capturing different cities are
+    kept apart. Returns (label → cost, label → parent label).
+    """
+    neighbours, costs, allowance = rules.neighbours, rules.costs, rules.allowance
+    width = 4096 if capture is not None else 1
+    start_label = start * width
+    best = {start_label: 0}
+    parent: dict[int, int] = {}
+    buckets: list[list[int]] = [[] for _ in range(allowance + 1)]
+    buckets[0].append(start_label)
+    for spent in range(allowance + 1):
+        for label in buckets[spent]:
+            if best[label] != spent:
+                continue
+            here, mask = divmod(label, width)
+            if here != start and here in enemy_zoc:
+                continue
+            for nxt in neighbours[here]:
+                if nxt in enemy_units or nxt == start:
+                    continue
+                total = spent + (costs[nxt] if costs is not None else 1)
+                if total > allowance:
+                    continue
+                nxt_label = nxt * width + (mask | capture.get(nxt, 0) if capture else 0)
+                known = best.get(nxt_label)
+                if known is None or known > total:
+                    best[nxt_label] = total
+                    parent[nxt_label] = label
+                    buckets[total].append(nxt_label)
+    return best, parent
+
+
+def reach(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc: frozenset[int]) -> Reach:
+    best, parent = search(start, rules, enemy_units, enemy_zoc)
+    del best[start]
+    return Reach(start, best, parent)
+
+
+def preferred_path(start: int, dest: int, rules: MoveRules, enemy_units: set[int] | dict,
+                   enemy_zoc: frozenset[int], capture: dict[int, int]) -> tuple[int, ...] | None:
+    """The path to ``dest`` that passes through the most enemy-controlled cities, then the cheapest.
+
+    Ties go to the lowest set of city bits, then to the order the search found them in, so the choice
+    is the same on every run.
+    """
+    best, parent = search(start, rules, enemy_units, enemy_zoc, capture)
+    candidates = [label for label in best if label // 4096 == dest and label // 4096 != start]
+    if not candidates:
+        return None
+    chosen = min(candidates, key=lambda label: (-bin(label % 4096).count("1"), best[label], label % 4096))
+    path = [chosen]
+    while path[-1] != start * 4096:
+        path.append(parent[path[-1]])
+    return tuple(label // 4096 for label in reversed(path[:-1]))
+
+
+def check_path(unit: str, start: int, path: Sequence[int], rules: MoveRules, enemy_units: dict,
+               enemy_zoc: frozenset[int], board: "Board") -> None:
+    """Refuse a named path with the first rule it breaks; return quietly if it is legal."""
+    ids = board.ids
+    if not path:
+        raise IllegalAction(Reason.PATH_BROKEN, f"unit {unit} needs at least one hex to move to")
+    seen = {start}
+    spent = 0
+    here = start
+    for nxt in path:
+        name = ids[nxt]
+        if nxt not in rules.neighbours[here]:
+            if rules.kind == "rail" and board.adjacent(here, nxt):
+                raise IllegalAction(Reason.NOT_ALONG_RAIL,
+                                    f"unit {unit} cannot rail-move from {ids[here]} to {name}: "
+                                    f"no rail line links the two hexes")
+            raise IllegalAction(Reason.PATH_BROKEN,
+                                f"unit {unit} cannot move from {ids[here]} to {name}: they are not adjacent")
+        if nxt in seen:
+            raise IllegalAction(Reason.PATH_REVISITS_HEX, f"unit {unit}'s path enters {name} twice")
+        if nxt in enemy_units:
+            raise IllegalAction(Reason.ENEMY_OCCUPIED,
+                                f"unit {unit} cannot enter {name}: it holds the enemy unit {enemy_units[nxt]}")
+        if here != start and here in enemy_zoc:
+            raise IllegalAction(Reason.STOPPED_BY_ZOC,
+                                f"unit {unit} cannot enter {name}: it stopped on entering the enemy zone "
+                                f"of control at {ids[here]}")
+        spent += rules.costs[nxt] if rules.costs is not None else 1
+        if spent > rules.allowance:
+            if rules.kind == "mud":
+                why = "in mud a unit moves one hex per phase"
+            else:
+                why = f"that takes {spent} movement points and it has {rules.allowance}"
+            raise IllegalAction(Reason.MOVEMENT_ALLOWANCE_EXCEEDED, f"unit {unit} cannot reach {name}: {why}")
+        seen.add(nxt)
+        here = nxt
+

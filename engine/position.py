@@ -1,0 +1,175 @@
+"""Building a game from a JSON position description (see POSITION.md), so any situation can be set up.
+
+Only ``scenario``, ``turn``, ``phase`` and ``units`` are needed; everything else has a default:
+
+>>> game = game_from_position({
+...     "scenario": "standard", "turn": 3, "phase": "german_combat",
+...     "units": [{"id": "XLVII", "hex": "0604", "strength": "full"},
+...               {"id": "16th", "hex": "0705", "strength": "half"}]})
+>>> game.unit_at("0705"), game.strength("16th"), game.weather().id
+('16th', 4, 'mud')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .data import SIDES, load_scenario
+from .game import STATE_FORMAT, Game, Pending, PhaseState
+from .options import Options
+from .sequence import PHASES_BY_NAME
+
+
+class PositionError(ValueError):
+    """A position description that does not describe a legal position."""
+
+
+def _expect(condition: bool, message: str) -> None:
+    if not condition:
+        raise PositionError(message)
+
+
+def game_from_position(data: dict[str, Any]) -> Game:
+    _expect(isinstance(data, dict), "a position is a JSON object")
+    known = {"format", "scenario", "options", "seed", "fixed_dice", "rolls", "turn", "phase", "units", "pool",
+             "city_control", "elimination_points", "capital_bonus", "phase_state", "result"}
+    unknown = sorted(set(data) - known)
+    _expect(not unknown, f"unknown field {unknown[0]!r}" if unknown else "")
+    _expect(data.get("format", STATE_FORMAT) == STATE_FORMAT, f"unsupported format {data.get('format')!r}")
+    try:
+        scenario = load_scenario(data.get("scenario", "standard"))
+    except KeyError as error:
+        raise PositionError(str(error.args[0])) from None
+    options = Options.from_json(data.get("options"))
+    fixed = data.get("fixed_dice", [])
+    _expect(isinstance(fixed, list) and all(isinstance(d, int) and 1 <= d <= 6 for d in fixed),
+            "fixed_dice must be a list of die rolls from 1 to 6")
+    game = Game(scenario, options, str(data.get("seed", "")), tuple(fixed))
+    board, counters = game.board, game.counters
+
+    # start from an empty board: the description says where everything is
+    game.hex_of.clear()
+    game.at.clear()
+    game.reduced.clear()
+    game.pool.clear()
+
+    def hex_index(hex_id: Any, where: str) -> int:
+        _expect(isinstance(hex_id, str) and hex_id in board.index, f"{where}: {hex_id!r} is not a hex of the map")
+        return board.index[hex_id]
+
+    units = data.get("units")
+    stack = (data.get("phase_state") or {}).get("stack") or {}
+    _expect(isinstance(units, list), "units must be a list of {id, hex, strength}")
+    for entry in units:
+        _expect(isinstance(entry, dict) and set(entry) <= {"id", "hex", "strength"},
+                f"unit entry {entry!r} must have id, hex and strength")
+        unit = entry.get("id")
+        _expect(unit in counters, f"unknown unit {unit!r}")
+        _expect(unit not in game.hex_of, f"unit {unit} is listed twice")
+        where = hex_index(entry.get("hex"), f"unit {unit}")
+        strength = entry.get("strength", "full")
+        _expect(strength in ("full", "half"), f"unit {unit}: strength must be full or half")
+        if stack and stack.get("unit") == unit and stack.get("hex") == entry.get("hex"):
+            game.hex_of[unit] = where  # the unit that moved onto a friendly unit this phase
+        else:
+            _expect(where not in game.at, f"{board.ids[where]} holds two units ({game.at.get(where)} and {unit})")
+            game._put(unit, where)
+        if strength == "half":
+            game.reduced.add(unit)
+
+    phase_name = data.get("phase", "setup")
+    _expect(phase_name in PHASES_BY_NAME, f"unknown phase {phase_name!r}; phases: {', '.join(PHASES_BY_NAME)}")
+    game.phase = PHASES_BY_NAME[phase_name]
+    turn = data.get("turn", scenario.first_turn)
+    _expect(turn in scenario.turns, f"turn {turn!r} is not on the {scenario.id} turn track")
+    game.turn = turn
+
+    default_pool = {entry.unit: entry.available_from for entry in scenario.pool}
+    pool = data.get("pool")
+    if pool is None:
+        in_play = set(default_pool) | {u for u in counters if u in scenario.german_standard.values()
+                                       or u in scenario.soviet_setup.values()}
+        if game.phase.name == "setup":
+            in_play -= set(scenario.german_standard.values())
+        pool = [{"id": u, "available_from": default_pool.get(u, 1)}
+                for u in counters if u in in_play and u not in game.hex_of]
+    _expect(isinstance(pool, list), "pool must be a list")
+    for entry in pool:
+        if isinstance(entry, str):
+            entry = {"id": entry}
+        _expect(isinstance(entry, dict), f"pool entry {entry!r} must be a unit id or {{id, available_from}}")
+        unit = entry.get("id")
+        _expect(unit in counters, f"unknown unit {unit!r} in the pool")
+        _expect(unit not in game.hex_of, f"unit {unit} is both on the map and in the pool")
+        available = entry.get("available_from", default_pool.get(unit, 1))
+        _expect(isinstance(available, int), f"pool unit {unit}: available_from must be a turn number")
+        game.pool[unit] = available
+
+    control = {}
+    if game.phase.name != "setup":
+        for city in board.cities:
+            occupant = game.at.get(city)
+            if occupant:
+                control[city] = counters[occupant].side
+            else:
+                control[city] = "german" if board.setup_side[city] == "german" else "soviet"
+    for hex_id, side in (data.get("city_control") or {}).items():
+        where = hex_index(hex_id, "city_control")
+        _expect(where in board.cities, f"city_control: {hex_id} is not a city")
+        _expect(side in SIDES, f"city_control: {side!r} is not a side")
+        control[where] = side
+    game.control = control
+
+    points = data.get("elimination_points") or {}
+    for side in SIDES:
+        value = points.get(side, 0)
+        _expect(isinstance(value, int) and value >= 0, f"elimination_points.{side} must be a whole number")
+        game.elimination_points[side] = value
+    game.capital_bonus = bool(data.get("capital_bonus", False))
+    rolls = data.get("rolls", 0)
+    _expect(isinstance(rolls, int) and rolls >= 0, "rolls must be a whole number")
+    game.rolls = rolls
+
+    game._reset_phase_state()
+    state = data.get("phase_state")
+    if state:
+        _load_phase_state(game, state, hex_index)
+
+    result = data.get("result")
+    if result:
+        from .victory import Result
+
+        game.outcome = Result(result["winner"], result["reason"], dict(result["points"]))
+    return game
+
+
+def _load_phase_state(game: Game, state: dict[str, Any], hex_index) -> None:
+    counters = game.counters
+
+    def units(name: str) -> set[str]:
+        listed = state.get(name, [])
+        _expect(isinstance(listed, list) and all(u in counters for u in listed),
+                f"phase_state.{name} must list unit ids")
+        return set(listed)
+
+    ps = PhaseState()
+    ps.moved = units("moved")
+    if "rail_eligible" in state:
+        ps.rail_eligible = frozenset(units("rail_eligible"))
+    else:
+        ps.rail_eligible = game.ps.rail_eligible
+    ps.points = state.get("points", game.ps.points)
+    ps.replaced = units("replaced")
+    ps.declaring = bool(state.get("declaring", True))
+    for battle in state.get("battles", []):
+        ps.battles[battle["defender"]] = list(battle["attackers"])
+    ps.attacking = units("attacking") | {a for attackers in ps.battles.values() for a in attackers}
+    stack = state.get("stack")
+    if stack:
+        ps.stack = (hex_index(stack["hex"], "phase_state.stack"), stack["unit"])
+    pending = state.get("pending")
+    if pending:
+        ps.pending = Pending(pending["stage"], pending["defender"], tuple(pending["attackers"]),
+                             hex_index(pending["hex"], "phase_state.pending"), pending.get("required", 0),
+                             tuple(pending.get("then", ())))
+    game.ps = ps
