@@ -9,7 +9,7 @@ A hex's index is ``(column - 1) * rows + (row - 1)``; ``ids`` and ``index`` conv
 >>> board.river_between(board.index["0604"], board.index["0603"])
 True
 >>> board.distance(board.index["0101"], board.index["1410"])
-13
+16
 """
 
 from __future__ import annotations

@@ -117,6 +117,8 @@ class Game:
         self._zoc_cache: dict[str, tuple[int, frozenset[int]]] = {}
         self._comm_cache: dict[str, tuple[int, frozenset[int]]] = {}
         self._reach_cache: dict[str, movement.Reach] = {}
+        self._moves_cache: dict[str, list[tuple[int, Move]]] = {}
+        self._units_cache: dict[str, tuple[int, dict[int, str]]] = {}
         self._legal_cache: list[Action] | None = None
         for hex_index, unit in scenario.soviet_setup.items():
             self._put(unit, hex_index)
@@ -274,7 +276,14 @@ class Game:
         return zone
 
     def _units_of(self, side: str) -> dict[int, str]:
-        return {h: u for h, u in self.at.items() if self.counters[u].side == side}
+        """Hex → unit, for ``side``'s units on the map."""
+        cached = self._units_cache.get(side)
+        if cached and cached[0] == self._positions:
+            return cached[1]
+        counters = self.counters
+        units = {h: u for h, u in self.at.items() if counters[u].side == side}
+        self._units_cache[side] = (self._positions, units)
+        return units
 
     def _enter_city(self, unit: str, hex_index: int) -> None:
         side = self.counters[unit].side
@@ -382,6 +391,7 @@ class Game:
         phase = self.phase
         self.ps = PhaseState()
         self._reach_cache = {}
+        self._moves_cache = {}
         if phase.kind == "replacement":
             self.ps.points = self.scenario.turns[self.turn].replacements[phase.side]
         if phase.movers == "rail":
@@ -419,7 +429,7 @@ class Game:
             if kind == "replacement":
                 done = self.ps.points == 0 or not self._replacement_actions()
             elif kind == "movement":
-                done = not any(self._destinations(u) for u in self._movers())
+                done = not self._can_move()
             elif kind == "combat":
                 if self.ps.declaring and not self._possible_attacks():
                     if self.ps.battles:
@@ -466,14 +476,22 @@ class Game:
             self._reach_cache[unit] = cached
         return cached
 
-    def _destinations(self, unit: str) -> list[int]:
-        """Hexes ``unit`` may end a move in now without stacking."""
+    def _moves(self, unit: str) -> list[tuple[int, Move]]:
+        """(destination, action) for every hex ``unit`` can reach this phase, occupied or not."""
+        moves = self._moves_cache.get(unit)
+        if moves is None:
+            ids = self.board.ids
+            moves = [(h, Move(unit, ids[h])) for h in self._reach(unit).cost]
+            self._moves_cache[unit] = moves
+        return moves
+
+    def _can_move(self) -> bool:
         at = self.at
-        return [h for h in self._reach(unit).cost if h not in at]
+        return any(h not in at for u in self._movers() for h, _ in self._moves(u))
 
     def _movement_actions(self) -> list[Action]:
-        ids = self.board.ids
-        actions: list[Action] = [Move(u, ids[h]) for u in self._movers() for h in self._destinations(u)]
+        at = self.at
+        actions: list[Action] = [m for u in self._movers() for h, m in self._moves(u) if h not in at]
         if not self.ps.stack:
             actions.append(EndPhase())
         return actions
@@ -521,9 +539,13 @@ class Game:
                 raise IllegalAction(Reason.PATH_BROKEN, f"unit {unit} is already in {action.to}")
             if dest not in self._reach(unit).cost:
                 self._explain_unreachable(unit, start, dest, rules, enemy_units, enemy_zoc)
+            reach = self._reach(unit)
             capture = {h: 1 << i for i, h in enumerate(sorted(self.board.cities))
-                       if self.control.get(h) != counter.side}
-            path = movement.preferred_path(start, dest, rules, enemy_units, enemy_zoc, capture)
+                       if self.control.get(h) != counter.side and h in reach.cost}
+            if capture:
+                path = movement.preferred_path(start, dest, rules, enemy_units, enemy_zoc, capture)
+            else:
+                path = reach.path_to(dest)
         occupant = self.at.get(dest)
         if occupant is not None:
             self._check_stacking(unit, start, dest, occupant)
@@ -909,6 +931,8 @@ class Game:
         twin._zoc_cache = dict(self._zoc_cache)
         twin._comm_cache = dict(self._comm_cache)
         twin._reach_cache = dict(self._reach_cache)
+        twin._moves_cache = dict(self._moves_cache)
+        twin._units_cache = dict(self._units_cache)
         twin._events = []
         return twin
 

@@ -1,0 +1,48 @@
+"""Random self-play through the public API: both sides pick uniformly among the legal actions.
+
+The same arguments give the same games: each game's seed is ``{seed}-{number}`` and each player draws
+from its own ``random.Random`` seeded from it, never from global randomness.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Iterator
+
+from .game import new_game
+
+
+@dataclass(frozen=True)
+class SelfplayGame:
+    number: int
+    seed: str
+    winner: str
+    points: dict[str, int]
+    actions: int
+    state_hash: str
+
+
+def play_random_game(seed: str, scenario: str = "standard", options: dict | None = None) -> tuple[SelfplayGame, "object"]:
+    game = new_game(scenario, options, seed=seed)
+    chooser = random.Random(f"{seed}-players")
+    actions = 0
+    while not game.is_terminal():
+        game.apply(chooser.choice(game.legal_actions()))
+        actions += 1
+    result = game.result()
+    return SelfplayGame(0, seed, result.winner, dict(result.points), actions, game.state_hash()), game
+
+
+def selfplay(games: int, seed: str, scenario: str = "standard", options: dict | None = None) -> Iterator[SelfplayGame]:
+    for number in range(1, games + 1):
+        played, _ = play_random_game(f"{seed}-{number}", scenario, options)
+        yield SelfplayGame(number, played.seed, played.winner, played.points, played.actions, played.state_hash)
+
+
+def summary(results: list[SelfplayGame]) -> str:
+    count = len(results) or 1
+    wins = {side: sum(r.winner == side for r in results) for side in ("german", "soviet", "draw")}
+    mean = {side: sum(r.points[side] for r in results) / count for side in ("german", "soviet")}
+    return (f"{len(results)} games: German wins {wins['german']}, Soviet wins {wins['soviet']}, "
+            f"draws {wins['draw']}; mean VP German {mean['german']:.2f}, Soviet {mean['soviet']:.2f}")
