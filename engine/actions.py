@@ -137,6 +137,48 @@ class Resign(Action):
     side: str
 
 
+# --- winter, the Tank unit and supply (campaign, optional rules, War of Attrition) -----------------
+
+@register(ACTIONS)
+class BuyWinterGear(Action):
+    """War of Attrition: spend supply points to cancel one Frostbite result of the coming roll."""
+    type: ClassVar[str] = "buy_winter_gear"
+
+
+@register(ACTIONS)
+class RollAttrition(Action):
+    """Roll on the Winter Attrition Table (after any Winter Gear is bought)."""
+    type: ClassVar[str] = "roll_attrition"
+
+
+@register(ACTIONS)
+class ChooseFrostbite(Action):
+    """The unit of the player's own that loses a step to Frostbite."""
+    type: ClassVar[str] = "choose_frostbite"
+    unit: str
+
+
+@register(ACTIONS)
+class DesignateTank(Action):
+    """Campaign turn 13: spend a replacement point to turn an army in communication into the Tank unit."""
+    type: ClassVar[str] = "designate_tank"
+    unit: str
+
+
+@register(ACTIONS)
+class BuyExtraSupply(Action):
+    """War of Attrition: spend a replacement point for a die roll of supply points."""
+    type: ClassVar[str] = "buy_extra_supply"
+
+
+@register(ACTIONS)
+class Assault(Action):
+    """War of Attrition: spend supply points to add attack strength to a declared attacker in supply."""
+    type: ClassVar[str] = "assault"
+    unit: str
+    points: int = 1
+
+
 def action_from_json(data: Any) -> Action:
     """Rebuild an action from its JSON form; a malformed one raises IllegalAction(MALFORMED_ACTION)."""
     return from_json(ACTIONS, data, "action")

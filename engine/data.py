@@ -154,6 +154,70 @@ class VictorySpec(_Strict):
     capital_occupation_bonus: int = Field(ge=0)
 
 
+class _UnitShift(_Strict):
+    unit: str
+    attack_shift: int = Field(ge=0)
+
+
+class TankSpec(_UnitShift):
+    cost: int = Field(ge=0)
+
+
+class SidePoints(_Strict):
+    german: int = Field(ge=0)
+    soviet: int = Field(ge=0)
+
+
+class SupplySpec(_Strict):
+    start: SidePoints
+    keep_per_city: int = Field(ge=0)
+    keep_capital: SidePoints
+    basic: int = Field(ge=0)
+    german_basic_last_turn: int = Field(ge=0)
+    extra_max_replacement_points: int = Field(ge=0)
+    winter_gear_cost: int = Field(ge=0)
+    zoc_hex_cost: int = Field(ge=0)
+
+
+class HandicapSpec(_Strict):
+    soviet_replacements: list[int] = Field(min_length=1)
+
+
+class DefensiveLineSpec(_Strict):
+    shift: int = Field(ge=1)
+
+
+class TurnsSpec(_Strict):
+    turns: list[int]
+
+
+class HarsherWinterSpec(_Strict):
+    turns: list[int]
+    german_rolls: int = Field(ge=1)
+
+
+class EarlyFirstShockSpec(_Strict):
+    unit: str
+    turn: int = Field(ge=1)
+    roll_at_least: int = Field(ge=1, le=6)
+
+
+class VariableWeatherSpec(_Strict):
+    roll_at_least: int = Field(ge=1, le=6)
+
+
+class RulesSpec(_Strict):
+    handicap: HandicapSpec
+    improved_first_shock: _UnitShift
+    tank: TankSpec
+    stronger_defensive_line: DefensiveLineSpec
+    german_logistics: TurnsSpec
+    harsher_winter: HarsherWinterSpec
+    early_first_shock: EarlyFirstShockSpec
+    variable_weather: VariableWeatherSpec
+    supply: SupplySpec
+
+
 class ScenarioSpec(_Strict):
     id: str
     title: str
@@ -161,6 +225,8 @@ class ScenarioSpec(_Strict):
     counters: str
     crt: str
     weather: str
+    rules: str
+    advanced_crt: Optional[str] = None
     extra_entry_turns: list[int] = []
     setup: SetupSpec
     pool: list[PoolEntrySpec] = []
@@ -255,6 +321,33 @@ class Victory:
 
 
 @dataclass(frozen=True)
+class Rules:
+    """The numbers of the optional rules and the War of Attrition variant (rules.toml)."""
+
+    soviet_replacement_choices: tuple[int, ...]
+    first_shock: str
+    first_shock_shift: int
+    tank: str
+    tank_shift: int
+    tank_cost: int
+    defensive_line_shift: int
+    logistics_turns: frozenset[int]
+    harsher_winter_turns: frozenset[int]
+    harsher_winter_german_rolls: int
+    early_first_shock_turn: int
+    early_first_shock_roll: int
+    variable_weather_roll: int
+    supply_start: dict[str, int]
+    supply_keep_per_city: int
+    supply_keep_capital: dict[str, int]
+    supply_basic: int
+    german_basic_last_turn: int
+    extra_supply_max: int
+    winter_gear_cost: int
+    supply_zoc_cost: int
+
+
+@dataclass(frozen=True)
 class Scenario:
     """Everything static about a game: board, counters, tables, turn track, set-up and victory."""
 
@@ -275,6 +368,8 @@ class Scenario:
     extra_entry_turns: frozenset[int]
     victory: Victory
     winter_attrition: Optional[dict[str, dict[int, bool]]]
+    rules: Rules
+    advanced_crt: Optional[Path]
     files: dict[str, str]
 
     def units_of(self, side: str) -> list[str]:
@@ -405,6 +500,33 @@ def load_winter_attrition(path: Path) -> dict[str, dict[int, bool]]:
     return table
 
 
+def load_rules(path: Path, counters: dict[str, CounterInfo]) -> Rules:
+    label = _label(path)
+    spec: RulesSpec = _validated(RulesSpec, _read(path, label), label)
+    for entry, unit in (("improved_first_shock.unit", spec.improved_first_shock.unit), ("tank.unit", spec.tank.unit),
+                        ("early_first_shock.unit", spec.early_first_shock.unit)):
+        if unit not in counters:
+            raise DataError(label, entry, f"{unit!r} is not a counter")
+    supply = spec.supply
+    return Rules(
+        soviet_replacement_choices=tuple(spec.handicap.soviet_replacements),
+        first_shock=spec.improved_first_shock.unit, first_shock_shift=spec.improved_first_shock.attack_shift,
+        tank=spec.tank.unit, tank_shift=spec.tank.attack_shift, tank_cost=spec.tank.cost,
+        defensive_line_shift=spec.stronger_defensive_line.shift,
+        logistics_turns=frozenset(spec.german_logistics.turns),
+        harsher_winter_turns=frozenset(spec.harsher_winter.turns),
+        harsher_winter_german_rolls=spec.harsher_winter.german_rolls,
+        early_first_shock_turn=spec.early_first_shock.turn,
+        early_first_shock_roll=spec.early_first_shock.roll_at_least,
+        variable_weather_roll=spec.variable_weather.roll_at_least,
+        supply_start=supply.start.model_dump(), supply_keep_per_city=supply.keep_per_city,
+        supply_keep_capital=supply.keep_capital.model_dump(), supply_basic=supply.basic,
+        german_basic_last_turn=supply.german_basic_last_turn,
+        extra_supply_max=supply.extra_max_replacement_points, winter_gear_cost=supply.winter_gear_cost,
+        supply_zoc_cost=supply.zoc_hex_cost,
+    )
+
+
 def load_scenario_file(path: Path) -> Scenario:
     """Load a scenario and every file it names (relative to the scenario file)."""
     label = _label(path)
@@ -415,6 +537,7 @@ def load_scenario_file(path: Path) -> Scenario:
     crt = load_crt(base / spec.crt)
     weather = load_weather(base / spec.weather)
     winter = load_winter_attrition(base / spec.winter_attrition) if spec.winter_attrition else None
+    rules = load_rules(base / spec.rules, counters)
 
     turns: dict[int, TurnInfo] = {}
     for turn in spec.turn:
@@ -472,6 +595,8 @@ def load_scenario_file(path: Path) -> Scenario:
         pool=tuple(pool), extra_entry_turns=frozenset(spec.extra_entry_turns),
         victory=Victory(v.elimination, v.city, v.capital, v.capital_occupation_bonus),
         winter_attrition=winter,
+        rules=rules,
+        advanced_crt=base / spec.advanced_crt if spec.advanced_crt else None,
         files={"map": spec.map, "counters": spec.counters, "crt": spec.crt, "weather": spec.weather},
     )
 

@@ -180,5 +180,67 @@ class GameEnded(Event):
     soviet_points: int
 
 
+@register(EVENTS)
+class WeatherChanged(Event):
+    """Variable Weather: the turn's weather is not the printed one."""
+    type: ClassVar[str] = "weather_changed"
+    turn: int
+    weather: str
+    reason: str
+
+
+@register(EVENTS)
+class WinterAttrition(Event):
+    """A roll on the Winter Attrition Table: ``frostbite``, ``no_effect`` or ``cancelled`` (Winter Gear)."""
+    type: ClassVar[str] = "winter_attrition"
+    side: str
+    roll: int
+    result: str
+
+
+@register(EVENTS)
+class WinterGearBought(Event):
+    type: ClassVar[str] = "winter_gear_bought"
+    side: str
+    cost: int
+
+
+@register(EVENTS)
+class UnitAvailable(Event):
+    """A unit in the replacement pool may now be taken as a replacement."""
+    type: ClassVar[str] = "unit_available"
+    unit: str
+    reason: str
+
+
+@register(EVENTS)
+class TankDesignated(Event):
+    """The army ``unit`` in ``hex`` became the Tank unit ``tank`` at the same strength."""
+    type: ClassVar[str] = "tank_designated"
+    unit: str
+    tank: str
+    hex: str
+    strength: str
+
+
+@register(EVENTS)
+class SupplyChanged(Event):
+    """War of Attrition: ``side`` now has ``supply`` points (``change`` from before) because of ``reason``."""
+    type: ClassVar[str] = "supply_changed"
+    side: str
+    supply: int
+    change: int
+    reason: str
+
+
+@register(EVENTS)
+class AssaultSupported(Event):
+    """War of Attrition: ``unit`` attacks with ``points`` more strength, for ``cost`` supply points."""
+    type: ClassVar[str] = "assault_supported"
+    unit: str
+    points: int
+    cost: int
+
+
 def event_from_json(data: Any) -> Event:
     return from_json(EVENTS, data, "event")

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from .data import SIDES, load_scenario
+from .errors import IllegalAction
 from .game import STATE_FORMAT, Game, Pending, PhaseState
 from .options import Options
 from .sequence import PHASES_BY_NAME
@@ -31,7 +32,8 @@ def _expect(condition: bool, message: str) -> None:
 
 def game_from_position(data: dict[str, Any]) -> Game:
     _expect(isinstance(data, dict), "a position is a JSON object")
-    known = {"format", "scenario", "options", "seed", "fixed_dice", "rolls", "turn", "phase", "units", "pool",
+    known = {"format", "scenario", "options", "seed", "fixed_dice", "rolls", "turn", "phase", "weather", "supply",
+             "units", "pool",
              "city_control", "elimination_points", "capital_bonus", "phase_state", "result"}
     unknown = sorted(set(data) - known)
     _expect(not unknown, f"unknown field {unknown[0]!r}" if unknown else "")
@@ -40,11 +42,17 @@ def game_from_position(data: dict[str, Any]) -> Game:
         scenario = load_scenario(data.get("scenario", "standard"))
     except KeyError as error:
         raise PositionError(str(error.args[0])) from None
-    options = Options.from_json(data.get("options"))
+    try:
+        options = Options.from_json(data.get("options"))
+    except IllegalAction as error:
+        raise PositionError(error.message) from None
     fixed = data.get("fixed_dice", [])
     _expect(isinstance(fixed, list) and all(isinstance(d, int) and 1 <= d <= 6 for d in fixed),
             "fixed_dice must be a list of die rolls from 1 to 6")
-    game = Game(scenario, options, str(data.get("seed", "")), tuple(fixed))
+    try:
+        game = Game(scenario, options, str(data.get("seed", "")), tuple(fixed))
+    except IllegalAction as error:
+        raise PositionError(error.message) from None
     board, counters = game.board, game.counters
 
     # start from an empty board: the description says where everything is
@@ -83,6 +91,16 @@ def game_from_position(data: dict[str, Any]) -> Game:
     turn = data.get("turn", scenario.first_turn)
     _expect(turn in scenario.turns, f"turn {turn!r} is not on the {scenario.id} turn track")
     game.turn = turn
+    weather = data.get("weather", scenario.turns[turn].weather)
+    _expect(weather in scenario.weather, f"unknown weather {weather!r}")
+    game.weather_id = weather
+    _expect(game.phase in game.phases or game.phase.name == "setup",
+            f"phase {phase_name} is not played with these options")
+    supply = data.get("supply")
+    if supply is not None:
+        _expect(isinstance(supply, dict) and all(isinstance(supply.get(s, 0), int) and supply.get(s, 0) >= 0
+                                                 for s in SIDES), "supply must give each side a whole number")
+        game.supply = {side: supply.get(side, 0) for side in SIDES}
 
     default_pool = {entry.unit: entry.available_from for entry in scenario.pool}
     pool = data.get("pool")
@@ -167,6 +185,14 @@ def _load_phase_state(game: Game, state: dict[str, Any], hex_index) -> None:
     stack = state.get("stack")
     if stack:
         ps.stack = (hex_index(stack["hex"], "phase_state.stack"), stack["unit"])
+    for name in ("attrition_rolls", "winter_gear", "frostbite", "extra_supply"):
+        value = state.get(name, getattr(game.ps, name))
+        _expect(isinstance(value, int) and value >= 0, f"phase_state.{name} must be a whole number")
+        setattr(ps, name, value)
+    assault = state.get("assault", {})
+    _expect(isinstance(assault, dict) and all(u in counters and isinstance(v, int) for u, v in assault.items()),
+            "phase_state.assault maps unit ids to points")
+    ps.assault = dict(assault)
     pending = state.get("pending")
     if pending:
         ps.pending = Pending(pending["stage"], pending["defender"], tuple(pending["attackers"]),

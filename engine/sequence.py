@@ -13,7 +13,7 @@ from dataclasses import dataclass
 class Phase:
     name: str
     side: str
-    kind: str  # "replacement" | "movement" | "combat"
+    kind: str  # "supply" | "replacement" | "movement" | "combat"
     movers: str = ""  # movement phases: "panzer" | "all" | "rail"
 
 
@@ -30,11 +30,17 @@ STANDARD_TURN: tuple[Phase, ...] = (
     Phase("soviet_movement", "soviet", "movement", "all"),
 )
 
-PHASES_BY_NAME = {phase.name: phase for phase in (SETUP, *STANDARD_TURN)}
+GERMAN_SUPPLY = Phase("german_supply", "german", "supply")
+SOVIET_SUPPLY = Phase("soviet_supply", "soviet", "supply")
+
+#: War of Attrition: "Add a Supply Phase prior to each Replacement phase."
+SUPPLY_TURN: tuple[Phase, ...] = (GERMAN_SUPPLY, *STANDARD_TURN[:4], SOVIET_SUPPLY, *STANDARD_TURN[4:])
+
+PHASES_BY_NAME = {phase.name: phase for phase in (SETUP, *SUPPLY_TURN)}
 
 
-def turn_phases() -> tuple[Phase, ...]:
-    return STANDARD_TURN
+def turn_phases(war_of_attrition: bool = False) -> tuple[Phase, ...]:
+    return SUPPLY_TURN if war_of_attrition else STANDARD_TURN
 
 
 def other(side: str) -> str:

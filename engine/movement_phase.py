@@ -1,0 +1,176 @@
+"""Movement phases: the panzer movement phase, the Soviet rail movement phase and the movement phases.
+
+Where a unit can go is worked out by :mod:`engine.movement`; enemy units do not move during a player's
+movement phase, so each unit's reach is computed once per phase.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import movement
+from .actions import Action, EndPhase, Move
+from .errors import IllegalAction, Reason
+from .events import UnitMoved
+from .sequence import other
+
+if TYPE_CHECKING:
+    from .game import Game  # noqa: F401
+
+
+class MovementPhase:
+    """Mixin of :class:`engine.game.Game`: moving units."""
+
+    def _movers(self) -> list[str]:
+        """Units that may still move in this phase."""
+        if self.ps.stack:
+            return [self.at[self.ps.stack[0]]]
+        side, movers, moved = self.phase.side, self.phase.movers, self.ps.moved
+        hex_of, counters = self.hex_of, self.counters
+        if movers == "rail":
+            eligible = self.ps.rail_eligible
+            return [u for u, c in counters.items() if u in hex_of and u not in moved
+                    and (u in eligible or (c.side == side and c.type == "tank"))]
+        return [u for u, c in counters.items()
+                if c.side == side and u in hex_of and u not in moved and (movers == "all" or c.type == "panzer")]
+
+    def _move_rules(self, unit: str) -> movement.MoveRules:
+        counter = self.counters[unit]
+        weather = self.weather()
+        allowance = max(0, counter.ma + weather.ma_modifier.get(counter.type, 0))
+        # the Tank unit "may move during the Rail Movement phase but need not follow any rail lines"
+        if self.phase.movers == "rail" and counter.type != "tank":
+            return movement.MoveRules(allowance, self.board.rail_links, None, "rail")
+        if weather.max_hexes is not None:
+            return movement.MoveRules(min(allowance, weather.max_hexes), self.board.neighbours, None, "mud")
+        return movement.MoveRules(allowance, self.board.neighbours, self.board.move_cost, "normal")
+
+    def _reach(self, unit: str) -> movement.Reach:
+        """Where ``unit`` can go this phase; enemies do not move during it, so this is computed once."""
+        cached = self._reach_cache.get(unit)
+        if cached is None or cached.start != self.hex_of[unit]:
+            enemy = other(self.side_of(unit))
+            cached = movement.reach(self.hex_of[unit], self._move_rules(unit), self._units_of(enemy), self._zoc(enemy))
+            self._reach_cache[unit] = cached
+        return cached
+
+    def _moves(self, unit: str) -> list[tuple[int, Move]]:
+        """(destination, action) for every hex ``unit`` can reach this phase, occupied or not."""
+        moves = self._moves_cache.get(unit)
+        if moves is None:
+            ids = self.board.ids
+            moves = [(h, Move(unit, ids[h])) for h in self._reach(unit).cost]
+            self._moves_cache[unit] = moves
+        return moves
+
+    def _can_move(self) -> bool:
+        at = self.at
+        return any(h not in at for u in self._movers() for h, _ in self._moves(u))
+
+    def _movement_actions(self) -> list[Action]:
+        at = self.at
+        actions: list[Action] = [m for u in self._movers() for h, m in self._moves(u) if h not in at]
+        if not self.ps.stack:
+            actions.append(EndPhase())
+        return actions
+
+    def _check_movement(self, action: Action):
+        if isinstance(action, EndPhase):
+            if self.ps.stack:
+                hex_index, mover = self.ps.stack
+                raise IllegalAction(Reason.STACKED_AT_PHASE_END,
+                                    f"the phase cannot end while {self.board.ids[hex_index]} holds two units "
+                                    f"({self.at[hex_index]} and {mover}); only one unit may be in a hex at "
+                                    f"the end of the phase")
+            return self._next_phase
+        if not isinstance(action, Move):
+            raise self._wrong_phase(action)
+        counter = self._own_unit(action.unit)
+        unit = action.unit
+        dest = self._hex(action.to)
+        if self.ps.stack and unit != self.at[self.ps.stack[0]]:
+            hex_index, mover = self.ps.stack
+            raise IllegalAction(Reason.MUST_MOVE_STACKED_UNIT,
+                                f"unit {mover} ended its move on unit {self.at[hex_index]} in "
+                                f"{self.board.ids[hex_index]}, so {self.at[hex_index]} must move next")
+        if unit in self.ps.moved:
+            raise IllegalAction(Reason.ALREADY_MOVED, f"unit {unit} has already moved in this phase")
+        if unit not in self._movers():
+            if self.phase.movers == "panzer":
+                why = f"only panzers move in the panzer movement phase and {unit} is {counter.type}"
+            elif self.phase.movers == "rail":
+                why = f"only units that began the rail movement phase on a railroad hex may move, and {unit} did not"
+            else:
+                why = f"unit {unit} may not move now"
+            raise IllegalAction(Reason.CANNOT_MOVE_THIS_PHASE, why)
+        start = self.hex_of[unit]
+        rules = self._move_rules(unit)
+        enemy = other(counter.side)
+        enemy_units, enemy_zoc = self._units_of(enemy), self._zoc(enemy)
+        if action.path is not None:
+            path = tuple(self._hex(h) for h in action.path)
+            if not path or path[-1] != dest:
+                raise IllegalAction(Reason.PATH_BROKEN, f"the path of unit {unit} must end at {action.to}")
+            movement.check_path(unit, start, path, rules, enemy_units, enemy_zoc, self.board)
+        else:
+            if dest == start:
+                raise IllegalAction(Reason.PATH_BROKEN, f"unit {unit} is already in {action.to}")
+            if dest not in self._reach(unit).cost:
+                self._explain_unreachable(unit, start, dest, rules, enemy_units, enemy_zoc)
+            reach = self._reach(unit)
+            capture = {h: 1 << i for i, h in enumerate(sorted(self.board.cities))
+                       if self.control.get(h) != counter.side and h in reach.cost}
+            if capture:
+                path = movement.preferred_path(start, dest, rules, enemy_units, enemy_zoc, capture)
+            else:
+                path = reach.path_to(dest)
+        occupant = self.at.get(dest)
+        if occupant is not None:
+            self._check_stacking(unit, start, dest, occupant)
+        return lambda: self._move(unit, start, path)
+
+    def _explain_unreachable(self, unit: str, start: int, dest: int, rules: movement.MoveRules,
+                             enemy_units: dict[int, str], enemy_zoc: frozenset[int]) -> None:
+        """Refuse a destination out of reach, naming the rule that the cheapest attempt breaks."""
+        name = self.board.ids[dest]
+        if dest in enemy_units:
+            raise IllegalAction(Reason.ENEMY_OCCUPIED, f"unit {unit} cannot enter {name}: it holds the enemy "
+                                                       f"unit {enemy_units[dest]}")
+        unlimited = movement.MoveRules(len(self.board.ids) * 2, rules.neighbours, rules.costs, rules.kind)
+        path = movement.preferred_path(start, dest, unlimited, enemy_units, frozenset(), {})
+        if path is not None:
+            movement.check_path(unit, start, path, rules, enemy_units, enemy_zoc, self.board)
+        how = "along rail lines " if rules.kind == "rail" else ""
+        raise IllegalAction(Reason.PATH_BROKEN, f"unit {unit} has no path {how}to {name} in this phase")
+
+    def _check_stacking(self, unit: str, start: int, dest: int, occupant: str) -> None:
+        ids = self.board.ids
+        if self.ps.stack:
+            raise IllegalAction(Reason.HEX_OCCUPIED, f"{ids[dest]} holds unit {occupant}: the units already "
+                                                     f"sharing {ids[self.ps.stack[0]]} must be separated first")
+        if occupant in self.ps.moved or occupant not in self._movers():
+            raise IllegalAction(Reason.HEX_OCCUPIED,
+                                f"unit {unit} cannot end its move in {ids[dest]}: unit {occupant} is there and "
+                                f"cannot move away in this phase, and only one unit may be in a hex at the end "
+                                f"of the phase")
+        exits = [h for h in self._reach(occupant).cost if h not in self.at or h == start]
+        if not exits:
+            raise IllegalAction(Reason.HEX_OCCUPIED,
+                                f"unit {unit} cannot end its move in {ids[dest]}: unit {occupant} there would "
+                                f"have no empty hex to move to")
+
+    def _move(self, unit: str, start: int, path: tuple[int, ...]) -> None:
+        dest = path[-1]
+        self._lift(unit)
+        if dest in self.at:
+            self.ps.stack = (dest, unit)
+            self.hex_of[unit] = dest
+            self._positions += 1
+        else:
+            self._put(unit, dest)
+        self.ps.moved.add(unit)
+        ids = self.board.ids
+        self._emit(UnitMoved(unit, ids[start], tuple(ids[h] for h in path)))
+        for hex_index in path:
+            self._enter_city(unit, hex_index)
+

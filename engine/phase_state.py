@@ -1,0 +1,42 @@
+"""What a phase remembers between actions, and a battle waiting for a decision."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Pending:
+    """A battle waiting for the attacker's decision: ``stage`` now, ``then`` the stages after it."""
+
+    stage: str  # "exchange_losses" | "attacker_loss" | "retreat" | "advance"
+    defender: str
+    attackers: tuple[str, ...]
+    hex: int
+    required: int = 0
+    then: tuple[str, ...] = ()
+
+    def to_json(self, ids: tuple[str, ...]) -> dict[str, Any]:
+        return {"stage": self.stage, "defender": self.defender, "attackers": list(self.attackers),
+                "hex": ids[self.hex], "required": self.required, "then": list(self.then)}
+
+
+@dataclass
+class PhaseState:
+    """What the current phase remembers between actions."""
+
+    moved: set[str] = field(default_factory=set)
+    rail_eligible: frozenset[str] = frozenset()
+    points: int = 0
+    replaced: set[str] = field(default_factory=set)
+    declaring: bool = True
+    battles: dict[str, list[str]] = field(default_factory=dict)  # unresolved, in declaration order
+    attacking: set[str] = field(default_factory=set)
+    stack: tuple[int, str] | None = None  # (hex, unit that moved onto a friendly unit)
+    pending: Pending | None = None
+    attrition_rolls: int = 0  # winter attrition rolls still to make this phase
+    winter_gear: int = 0  # frostbite results the player's winter gear will cancel
+    frostbite: int = 0  # frostbite step losses still to assign
+    extra_supply: int = 0  # replacement points spent on extra supply this phase
+    assault: dict[str, int] = field(default_factory=dict)  # attacker → extra strength bought

@@ -1,0 +1,55 @@
+"""War of Attrition supply: what a side keeps, what it receives, and what tracing supply costs.
+
+"In supply uses the same rules as in communication, except it can always be traced through a friendly
+unit" and "can also be traced through an empty hex containing enemy zone of control, but for each such
+hex entered it will cost 1 supply point more."
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from .board import Board
+from .data import Rules
+
+
+def supply_cap(rules: Rules, board: Board, control: dict[int, str], side: str) -> int:
+    """Supply points ``side`` may keep: 1 per controlled city, Moscow 3 for the Soviets."""
+    return sum(rules.supply_keep_capital[side] if city == board.capital else rules.supply_keep_per_city
+               for city, owner in control.items() if owner == side)
+
+
+def basic_supply(rules: Rules, side: str, turn: int) -> int:
+    """3 points each; "Starting with turn 5, the German player no longer receives basic supply"."""
+    if side == "german" and turn > rules.german_basic_last_turn:
+        return 0
+    return rules.supply_basic
+
+
+def trace_cost(board: Board, start: int, targets: frozenset[int], enemy_units: set[int] | dict,
+               enemy_zoc: frozenset[int], friendly: set[int] | dict, zoc_hex_cost: int) -> int | None:
+    """Extra supply points a path from ``start`` to a target costs at the cheapest; None: no path.
+
+    Entering an empty hex in an enemy zone of control costs ``zoc_hex_cost``; friendly units and
+    every other free hex cost nothing; enemy units block.
+    """
+    if start in targets:
+        return 0
+    best = {start: 0}
+    queue = deque([start])
+    while queue:
+        here = queue.popleft()
+        spent = best[here]
+        for nxt in board.neighbours[here]:
+            if nxt in enemy_units:
+                continue
+            step = zoc_hex_cost if nxt in enemy_zoc and nxt not in friendly else 0
+            total = spent + step
+            if total < best.get(nxt, total + 1):
+                best[nxt] = total
+                if step:
+                    queue.append(nxt)
+                else:
+                    queue.appendleft(nxt)
+    costs = [best[t] for t in targets if t in best]
+    return min(costs) if costs else None
