@@ -1,0 +1,504 @@
+"""Combat: the rules' combat examples on real hexes, the combat results table and every result.
+
+Hexes used (see the map table):
+
+* 0504: a Soviet set-up hex in the Vyazma fortification line; its hexsides toward 0503, 0604, 0404
+  and 0403 are river hexsides, those toward 0603 (Vyazma) and 0505 are not.
+* 1207: clear, no river, no fortification; neighbours 1206, 1307, 1308, 1208, 1108, 1107.
+* 1303: forest. 1103: Moscow (river toward 1104, 1003, 1002; none toward 1202). 1203: a fortification
+  hex (river toward 1204 and 1104; none toward 1202). 0705: clear, river toward 0706, 0605 and 0604.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import engine
+from engine import (
+    Advance, ChooseAttackerLoss, ChooseLosses, ChooseRetreat, CloseDeclarations, DeclareAttack, DeclineAdvance,
+    Reason, ResolveBattle,
+)
+from engine.events import (
+    AttackDeclared, BattleResolved, CityCaptured, DieRolled, StepLost, UnitAdvanced, UnitEliminated, UnitRetreated,
+)
+
+from bfm_helpers import (
+    BOARD, battle, declare_and_resolve, distance, is_forest, legal, neighbours, of_type, one, pool_ids, position,
+    refuse, river_between, strength_of, where, zoc,
+)
+
+# The combat results table as printed in the rules: CRT[roll] = results for 1:1 ... 6:1
+COLUMNS = ["1:1", "2:1", "3:1", "4:1", "5:1", "6:1"]
+CRT = {
+    1: ["DR", "DR", "DRL", "DE", "DE", "DE"],
+    2: ["NE", "DR", "DR", "DRL", "DE", "DE"],
+    3: ["NE", "NE", "DR", "DRL", "DRL", "DE"],
+    4: ["EX", "NE", "DR", "DR", "DRL", "DE"],
+    5: ["EX", "EX", "EX", "DR", "DRL", "DRL"],
+    6: ["AL", "EX", "EX", "EX", "DR", "DRL"],
+}
+
+
+def roll_for(result: str, column: str) -> int:
+    """A die roll that gives ``result`` in ``column``."""
+    index = COLUMNS.index(column)
+    return next(roll for roll in range(1, 7) if CRT[roll][index] == result)
+
+
+# --- combat example: the first attack -------------------------------------------------------------
+
+EXAMPLE_1 = ["19th 0504 half", "XLVII 0404", "V 0403"]          # 9 + 6 = 15 against 4, all across rivers
+EXAMPLE_2 = EXAMPLE_1 + ["VI 0603 half"]                          # + a strength-2 unit not across a river
+
+
+def test_example_hexes():
+    assert 0 < BOARD.index["0504"] and BOARD.index["0504"] in BOARD.forts
+    assert river_between("0504", "0404") and river_between("0504", "0403")
+    assert not river_between("0504", "0603")
+    assert not is_forest("0504")
+    assert engine.load_scenario("standard").counters["VI"].half == 2
+
+
+def test_combat_example_first_attack_15_to_4_is_3_to_1_then_1_to_1():
+    game = position(EXAMPLE_1, fixed_dice=[2])
+    odds = game.battle_odds("19th", ["XLVII", "V"])
+    assert (odds.attack, odds.defence) == (15, 4)
+    result = battle(game, declare_and_resolve(game, ["XLVII", "V"], "19th"))
+    assert (result.attack, result.defence, result.odds) == ("15", 4, "3:1")
+    assert result.shifts == -2  # one for the river, one for the fortification
+    assert result.column == "1:1"
+    assert (result.roll, result.result) == (2, "NE")
+
+
+def test_combat_example_second_attack_17_to_4_is_4_to_1_then_3_to_1():
+    game = position(EXAMPLE_2, fixed_dice=[1])
+    result = battle(game, declare_and_resolve(game, ["XLVII", "V", "VI"], "19th"))
+    assert (result.attack, result.odds, result.shifts, result.column) == ("17", "4:1", -1, "3:1")
+    assert (result.roll, result.result) == (1, "DRL")  # 3:1, roll 1: DRL - the half-strength unit is lost
+
+
+@pytest.mark.parametrize("roll", [2, 3, 4])
+def test_combat_example_second_attack_surrounded_defender_is_eliminated_when_forced_to_retreat(roll):
+    game = position(EXAMPLE_2, fixed_dice=[roll])
+    germans = {"0404", "0403", "0603"}
+    assert set(neighbours("0504")) - germans <= zoc(*germans)  # surrounded by German zones of control
+    events = declare_and_resolve(game, ["XLVII", "V", "VI"], "19th")
+    assert battle(game, events).result == "DR"
+    gone = one(events, UnitEliminated)
+    assert (gone.unit, gone.hex, gone.points_to) == ("19th", "0504", "german")
+    assert not of_type(events, UnitRetreated)
+    assert where(game, "19th") is None and "19th" in pool_ids(game)
+    assert game.victory_points()["german"] - game.victory_points()["german"] == 0
+    assert game.to_json()["elimination_points"]["german"] == 1
+
+
+def test_mud_example_17_becomes_8_and_a_half_2_to_1_before_terrain():
+    game = position(EXAMPLE_2, turn=3, fixed_dice=[2])
+    assert game.weather().id == "mud"
+    result = battle(game, declare_and_resolve(game, ["XLVII", "V", "VI"], "19th"))
+    assert result.attack == "17/2"
+    assert result.defence == 4  # defenders are not halved
+    assert result.odds == "2:1"
+    assert result.column == "1:1"  # the fortification
+
+
+@pytest.mark.parametrize("turn", [3, 4])
+def test_mud_halves_attackers_not_defenders(turn):
+    game = position(["16th 1207", "XLVII 1107"], turn=turn, phase="german_combat")
+    odds = game.battle_odds("16th", ["XLVII"])
+    assert odds.attack == pytest.approx(4.5) and odds.defence == 8
+
+
+# --- the exchange example: a 9-strength panzer's step loss counts 5 -----------------------------------
+
+def exchange_position():
+    # 9 + 6 = 15 against a full-strength 8: 1:1; roll 4: EX. The defender's step loss is 8 - 4 = 4.
+    return position(["16th 1207", "XLVII 1107", "V 1108"], fixed_dice=[4])
+
+
+def test_exchange_example_panzer_step_of_5_meets_a_loss_of_4():
+    game = exchange_position()
+    events = declare_and_resolve(game, ["XLVII", "V"], "16th")
+    assert battle(game, events).result == "EX"
+    assert one(events, StepLost) == StepLost("16th", "1207", 4, "combat")
+    decision = game.pending_decision()
+    assert decision["stage"] == "exchange_losses" and decision["required"] == 4
+    choices = {tuple(sorted(a.units)) for a in legal(game, ChooseLosses)}
+    assert ("XLVII",) in choices
+    assert ("V",) not in choices  # 6 - 3 = 3 is not enough
+    events = game.apply(ChooseLosses(("XLVII",)))
+    assert one(events, StepLost) == StepLost("XLVII", "1107", 5, "exchange")
+    assert strength_of(game, "XLVII") == "half" and strength_of(game, "V") == "full"
+    # then the defender, which survived, must retreat
+    assert game.pending_decision()["stage"] == "retreat"
+
+
+def test_exchange_losses_below_the_defender_loss_are_refused():
+    game = exchange_position()
+    declare_and_resolve(game, ["XLVII", "V"], "16th")
+    refuse(game, ChooseLosses(("V",)), Reason.NOT_A_CHOICE)
+    refuse(game, ChooseLosses(("XLVII", "V")), Reason.NOT_A_CHOICE)  # a step to spare
+    # losing both steps of V (6) is another way to reach 4
+    events = game.apply(ChooseLosses(("V", "V")))
+    assert [e.type for e in events[:2]] == ["step_lost", "unit_eliminated"]
+    assert where(game, "V") is None and strength_of(game, "XLVII") == "full"
+
+
+def test_exchange_in_mud_losses_count_printed_strength():
+    # turn 3: (9 + 6) / 2 = 7.5 against 4 (half-strength defender): 1:1, roll 4: EX. The defender (4)
+    # is eliminated: a loss of 4, met by the printed step of XLVII (5), not by a halved one.
+    game = position(["16th 1207 half", "XLVII 1107", "V 1108"], turn=3, fixed_dice=[4])
+    events = declare_and_resolve(game, ["XLVII", "V"], "16th")
+    result = battle(game, events)
+    assert (result.attack, result.column, result.result) == ("15/2", "1:1", "EX")
+    assert one(events, UnitEliminated).unit == "16th"
+    assert game.pending_decision()["required"] == 4
+    assert {tuple(sorted(a.units)) for a in legal(game, ChooseLosses)} == {("XLVII",), ("V", "V")}
+
+
+def test_exchange_the_defender_eliminated_in_its_retreat_is_not_matched_again():
+    # the defender survives its step loss but has no retreat (surrounded): the attacker loses only
+    # what the step loss required
+    game = position(["19th 0504", "XLVII 0404", "V 0403", "XXII 0603"], fixed_dice=[5])
+    # 9 + 6 + 8 = 23 against 8: 2:1, fortification: 1:1, roll 5: EX
+    events = declare_and_resolve(game, ["XLVII", "V", "XXII"], "19th")
+    assert battle(game, events).result == "EX"
+    assert game.pending_decision()["required"] == 4
+    events = game.apply(ChooseLosses(("XLVII",)))
+    assert one(events, UnitEliminated).unit == "19th"
+    assert len(of_type(events, StepLost)) == 1  # only XLVII's step
+
+
+# --- the combat results table ---------------------------------------------------------------------
+
+# Attackers adjacent to a half-strength defender in 1207 (clear, no river): total = 4 x the ratio.
+ATTACKERS_FOR = {
+    "1:1": ["XXXIV 1107"],                              # 4
+    "2:1": ["XXII 1107"],                               # 8
+    "3:1": ["XXIV 1107"],                               # 12
+    "4:1": ["XXII 1107", "XXXV 1108"],                  # 16
+    "5:1": ["XXIV 1107", "XXII 1108"],                  # 20
+    "6:1": ["XXIV 1107", "XLI 1108"],                   # 24
+}
+
+
+@pytest.mark.parametrize("column", COLUMNS)
+@pytest.mark.parametrize("roll", range(1, 7))
+def test_combat_results_table(column, roll):
+    specs = ATTACKERS_FOR[column]
+    game = position(["16th 1207 half", *specs], fixed_dice=[roll])
+    attackers = [s.split()[0] for s in specs]
+    events = declare_and_resolve(game, attackers, "16th")
+    result = battle(game, events)
+    assert (result.odds, result.shifts, result.column, result.roll) == (column, 0, column, roll)
+    assert result.result == CRT[roll][COLUMNS.index(column)]
+    assert one(events, DieRolled).value == roll
+
+
+def test_integer_division_drops_fractions():
+    # 16 against 4 is 4:1, 15 against 4 only 3:1 (rules, step 2)
+    game = position(["16th 1207 half", "XXII 1107", "XXXV 1108", "V 1206"])
+    assert game.battle_odds("16th", ["XXII", "XXXV"]).label(game.scenario.crt) == "4:1"
+    game = position(["16th 1207 half", "XLVII 1107", "V 1108"])
+    assert game.battle_odds("16th", ["XLVII", "V"]).label(game.scenario.crt) == "3:1"
+
+
+# --- each result and its decisions ----------------------------------------------------------------
+
+def test_de_eliminates_the_defender_and_an_attacker_may_advance():
+    game = position(["16th 1207", "XXIV 1107", "XLI 1108", "LVII 1208"], fixed_dice=[1])  # 36 v 8: 4:1
+    events = declare_and_resolve(game, ["XXIV", "XLI", "LVII"], "16th")
+    assert battle(game, events).result == "DE"
+    gone = one(events, UnitEliminated)
+    assert (gone.unit, gone.strength_lost, gone.points_to) == ("16th", 8, "german")
+    assert "16th" in pool_ids(game)
+    assert game.pending_decision()["stage"] == "advance"
+    assert set(legal(game)) == {Advance("XXIV"), Advance("XLI"), Advance("LVII"), DeclineAdvance()}
+    events = game.apply(Advance("LVII"))
+    assert one(events, UnitAdvanced) == UnitAdvanced("LVII", "1208", "1207")
+    assert where(game, "LVII") == "1207"
+
+
+def test_only_one_attacker_advances_and_advancing_is_optional():
+    game = position(["16th 1207", "XXIV 1107", "XLI 1108", "LVII 1208"], fixed_dice=[1])
+    declare_and_resolve(game, ["XXIV", "XLI", "LVII"], "16th")
+    events = game.apply(DeclineAdvance())
+    assert not of_type(events, UnitAdvanced)
+    assert game.unit_at("1207") is None
+    assert (where(game, "XXIV"), where(game, "XLI"), where(game, "LVII")) == ("1107", "1108", "1208")
+
+
+def test_a_unit_that_did_not_attack_cannot_advance():
+    game = position(["16th 1207", "XXIV 1107", "XLI 1108", "LVII 1208", "V 1206"], fixed_dice=[1])
+    declare_and_resolve(game, ["XXIV", "XLI", "LVII"], "16th")
+    refuse(game, Advance("V"), Reason.NOT_A_CHOICE)
+
+
+def test_drl_full_strength_defender_loses_a_step_then_retreats():
+    game = position(["16th 1207", "XXIV 1107", "XLI 1108"], fixed_dice=[1])  # 24 v 8: 3:1, roll 1: DRL
+    events = declare_and_resolve(game, ["XXIV", "XLI"], "16th")
+    assert battle(game, events).result == "DRL"
+    assert one(events, StepLost) == StepLost("16th", "1207", 4, "combat")
+    assert strength_of(game, "16th") == "half"
+    assert game.pending_decision()["stage"] == "retreat"
+    path = legal(game, ChooseRetreat)[0].path
+    events = game.apply(ChooseRetreat(path))
+    assert one(events, UnitRetreated).path == path
+    assert where(game, "16th") == path[-1] and distance("1207", path[-1]) == 2
+
+
+def test_drl_half_strength_defender_is_eliminated():
+    game = position(["16th 1207 half", "XXIV 1107"], fixed_dice=[1])  # 12 v 4: 3:1, roll 1: DRL
+    events = declare_and_resolve(game, ["XXIV"], "16th")
+    assert battle(game, events).result == "DRL"
+    assert one(events, UnitEliminated).unit == "16th"
+    assert not of_type(events, UnitRetreated)
+
+
+def test_dr_the_attacker_chooses_the_retreat_path():
+    game = position(["16th 1207", "XXIV 1107", "XLI 1108"], fixed_dice=[3])  # 3:1, roll 3: DR
+    events = declare_and_resolve(game, ["XXIV", "XLI"], "16th")
+    assert battle(game, events).result == "DR"
+    assert game.current_player() == "german"
+    options = [a.path for a in legal(game, ChooseRetreat)]
+    assert len(options) > 1
+    for path in options:
+        assert len(path) == 2 and distance("1207", path[-1]) == 2
+        assert not set(path) & zoc("1107", "1108")
+    refuse(game, ChooseRetreat(("1307",)), Reason.NOT_A_CHOICE)
+    refuse(game, ChooseRetreat(("1206", "1205")), Reason.NOT_A_CHOICE)  # 1206 is in German ZOC
+    refuse(game, Advance("XXIV"), Reason.DECISION_PENDING)  # the retreat comes first
+    chosen = options[-1]
+    events = game.apply(ChooseRetreat(chosen))
+    assert one(events, UnitRetreated) == UnitRetreated("16th", "1207", chosen, False)
+    assert strength_of(game, "16th") == "full"  # DR costs no step
+
+
+def test_ex_then_the_defender_retreats():
+    game = exchange_position()
+    declare_and_resolve(game, ["XLVII", "V"], "16th")
+    game.apply(ChooseLosses(("XLVII",)))
+    path = legal(game, ChooseRetreat)[0].path
+    events = game.apply(ChooseRetreat(path))
+    assert one(events, UnitRetreated).path == path
+    assert where(game, "16th") == path[-1] and strength_of(game, "16th") == "half"
+
+
+ADVANCE_AFTER_RETREAT_BUG = (
+    "ENGINE BUG: after a DR/DRL/EX retreat the advance is never offered (rules, combat step 6: 'If the "
+    "attacked unit is no longer in the hex (eliminated or forced to retreat), one of the attacking units "
+    "may immediately move into the hex'); the battle ends and the phase moves on. The advance stage is "
+    "skipped whenever the defender is still on the map, wherever it is.")
+
+
+@pytest.mark.xfail(strict=True, reason=ADVANCE_AFTER_RETREAT_BUG)
+@pytest.mark.parametrize("roll,result", [(3, "DR"), (1, "DRL")])
+def test_an_attacker_may_advance_after_the_defender_retreats(roll, result):
+    game = position(["16th 1207", "XXIV 1107", "XLI 1108"], fixed_dice=[roll])  # 24 v 8: 3:1
+    events = declare_and_resolve(game, ["XXIV", "XLI"], "16th")
+    assert battle(game, events).result == result
+    game.apply(ChooseRetreat(("1308", "1309")))
+    assert game.unit_at("1207") is None
+    assert game.pending_decision()["stage"] == "advance"
+    assert set(legal(game)) == {Advance("XXIV"), Advance("XLI"), DeclineAdvance()}
+    events = game.apply(Advance("XLI"))
+    assert one(events, UnitAdvanced) == UnitAdvanced("XLI", "1108", "1207")
+
+
+@pytest.mark.xfail(strict=True, reason=ADVANCE_AFTER_RETREAT_BUG)
+def test_an_attacker_that_lost_a_step_in_an_exchange_may_advance():
+    game = exchange_position()
+    declare_and_resolve(game, ["XLVII", "V"], "16th")
+    game.apply(ChooseLosses(("XLVII",)))
+    game.apply(ChooseRetreat(("1308", "1309")))
+    assert set(legal(game)) == {Advance("XLVII"), Advance("V"), DeclineAdvance()}
+    game.apply(Advance("XLVII"))
+    assert where(game, "XLVII") == "1207"
+
+
+def test_ne_nothing_happens():
+    game = position(["16th 1207", "XXIV 1107"], fixed_dice=[2])  # 12 v 8: 1:1, roll 2: NE
+    before = {u: (where(game, u), strength_of(game, u)) for u in ("16th", "XXIV")}
+    events = declare_and_resolve(game, ["XXIV"], "16th")
+    assert battle(game, events).result == "NE"
+    assert not of_type(events, StepLost) and not of_type(events, UnitEliminated)
+    assert {u: (where(game, u), strength_of(game, u)) for u in ("16th", "XXIV")} == before
+    assert game.pending_decision() is None
+
+
+def test_al_the_attacker_chooses_which_unit_loses_a_step():
+    game = position(["16th 1207", "XLVII 1107", "VI 1108 half"], fixed_dice=[6])  # 11 v 8: 1:1, roll 6: AL
+    events = declare_and_resolve(game, ["XLVII", "VI"], "16th")
+    assert battle(game, events).result == "AL"
+    assert game.pending_decision()["stage"] == "attacker_loss"
+    assert set(legal(game)) == {ChooseAttackerLoss("XLVII"), ChooseAttackerLoss("VI")}
+    refuse(game, ChooseAttackerLoss("16th"), Reason.NOT_A_CHOICE)
+    events = game.apply(ChooseAttackerLoss("VI"))
+    gone = one(events, UnitEliminated)  # a half-strength unit that loses a step is eliminated
+    assert (gone.unit, gone.points_to) == ("VI", "soviet")
+    assert where(game, "16th") == "1207" and strength_of(game, "XLVII") == "full"
+    assert game.pending_decision() is None  # no advance after AL
+
+
+def test_al_full_strength_attacker_is_flipped():
+    game = position(["16th 1207", "XLVII 1107", "VI 1108 half"], fixed_dice=[6])
+    declare_and_resolve(game, ["XLVII", "VI"], "16th")
+    events = game.apply(ChooseAttackerLoss("XLVII"))
+    assert one(events, StepLost) == StepLost("XLVII", "1107", 5, "attacker loss")
+    assert strength_of(game, "XLVII") == "half"
+
+
+# --- maximum and minimum odds ---------------------------------------------------------------------
+
+def test_odds_above_6_to_1_are_reduced_to_6_to_1_before_terrain():
+    # 36 against 4 in forest is 9:1 -> 6:1, then the forest: 5:1 (not 8:1 -> 6:1)
+    assert is_forest("1303")
+    game = position(["16th 1303 half", "XXIV 1304", "XLI 1402", "LVII 1202"], fixed_dice=[6])
+    result = battle(game, declare_and_resolve(game, ["XXIV", "XLI", "LVII"], "16th"))
+    assert (result.odds, result.shifts, result.column) == ("6:1", -1, "5:1")
+    assert result.result == CRT[6][COLUMNS.index("5:1")] == "DR"
+
+
+def test_odds_below_1_to_1_have_no_effect_and_no_die_is_rolled():
+    game = position(["16th 1207 half", "VI 1107 half"])  # 2 against 4
+    events = declare_and_resolve(game, ["VI"], "16th")
+    result = battle(game, events)
+    assert (result.column, result.result, result.roll) == ("below", "NE", None)
+    assert not of_type(events, DieRolled)
+    assert game.to_json()["rolls"] == 0
+    assert strength_of(game, "VI") == "half" and strength_of(game, "16th") == "half"
+
+
+def test_terrain_can_push_odds_below_1_to_1():
+    game = position(["16th 1303 half", "XXXIV 1304"])  # 4 v 4 = 1:1, forest: below the table
+    events = declare_and_resolve(game, ["XXXIV"], "16th")
+    result = battle(game, events)
+    assert (result.odds, result.column, result.result) == ("1:1", "below", "NE")
+    assert not of_type(events, DieRolled)
+
+
+# --- terrain effects -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("defender,attacker,shift", [
+    ("16th 1303 half", "XXIV 1304", -1),        # forest
+    ("16th 1103 half", "XXIV 1202", -1),        # Moscow (attacked across no river)
+    ("16th 1203 half", "XXIV 1202", -1),        # Soviet unit in a fortification
+    ("16th 1207 half", "XXIV 1107", 0),         # clear
+    ("16th 0705 half", "XXIV 0605", -1),        # every attacker across a river
+])
+def test_terrain_shifts(defender, attacker, shift):
+    game = position([defender, attacker])
+    result = battle(game, declare_and_resolve(game, ["XXIV"], "16th"))
+    assert result.odds == "3:1" and result.shifts == shift
+    assert result.column == COLUMNS[COLUMNS.index("3:1") + shift]
+
+
+def test_the_hexes_of_the_terrain_shifts():
+    assert is_forest("1303") and BOARD.index["1303"] not in BOARD.forts
+    assert BOARD.capital == BOARD.index["1103"] and BOARD.index["1103"] not in BOARD.forts
+    assert not river_between("1103", "1202") and not river_between("1203", "1202")
+    assert BOARD.index["1203"] in BOARD.forts
+    assert river_between("0705", "0605") and not river_between("0705", "0804")
+
+
+def test_river_shift_only_when_all_attackers_are_across_a_river():
+    game = position(["16th 0705 half", "XXIV 0605", "VI 0804 half"])
+    result = battle(game, declare_and_resolve(game, ["XXIV", "VI"], "16th"))
+    assert (result.odds, result.shifts) == ("3:1", 0)  # 14 v 4, VI is not across the river
+
+
+def test_german_defender_in_a_fortification_gets_no_shift():
+    game = position(["V 1203 half", "16th 1202", "19th 1103"], phase="soviet_combat")  # 8 v 3: 2:1
+    result = battle(game, declare_and_resolve(game, ["16th"], "V"))
+    assert (result.odds, result.shifts, result.column) == ("2:1", 0, "2:1")
+
+
+def test_german_defender_in_moscow_and_forest_gets_the_shift():
+    game = position(["V 1103 half", "16th 1202"], phase="soviet_combat")  # 8 v 3: 2:1, Moscow: 1:1
+    assert battle(game, declare_and_resolve(game, ["16th"], "V")).column == "1:1"
+    game = position(["V 1303 half", "16th 1304"], phase="soviet_combat")
+    assert battle(game, declare_and_resolve(game, ["16th"], "V")).column == "1:1"
+
+
+# --- declarations ---------------------------------------------------------------------------------
+
+def two_battles():
+    # Soviet units in 1207 and 1209; Germans in 1107, 1108 (next to 1207) and 1109 (next to 1209 and 1208)
+    return position(["16th 1207", "19th 1209", "XXIV 1107", "XLI 1108", "LVII 1110"], fixed_dice=[2, 2])
+
+
+def test_battles_are_declared_before_any_is_resolved():
+    game = two_battles()
+    game.apply(DeclareAttack(("XXIV",), "16th"))
+    refuse(game, ResolveBattle("16th"), Reason.DECLARATIONS_OPEN)
+    game.apply(DeclareAttack(("LVII",), "19th"))
+    game.apply(CloseDeclarations())
+    refuse(game, DeclareAttack(("XLI",), "16th"), Reason.DECLARATIONS_CLOSED)
+    assert set(legal(game)) == {ResolveBattle("16th"), ResolveBattle("19th")}
+    # the attacking player resolves them in any order
+    events = game.apply(ResolveBattle("19th"))
+    assert battle(game, events).defender == "19th"
+    refuse(game, ResolveBattle("19th"), Reason.NO_SUCH_BATTLE)
+    events = game.apply(ResolveBattle("16th"))
+    assert battle(game, events).defender == "16th"
+
+
+def test_each_unit_attacks_once_per_phase():
+    game = two_battles()
+    game.apply(DeclareAttack(("XLI",), "16th"))
+    refuse(game, DeclareAttack(("XLI",), "16th"), Reason.ALREADY_ATTACKING, "XLI")
+
+
+def test_a_unit_attacks_only_once_even_when_next_to_two_defenders():
+    game = position(["16th 1207", "19th 1209", "XXIV 1208 half", "XLI 1107"], phase="german_combat")
+    assert "1207" in neighbours("1208") and "1209" in neighbours("1208")
+    game.apply(DeclareAttack(("XXIV",), "16th"))
+    refuse(game, DeclareAttack(("XXIV",), "19th"), Reason.ALREADY_ATTACKING, "XXIV")
+    assert DeclareAttack(("XXIV",), "19th") not in game.legal_actions()
+
+
+def test_a_defender_is_attacked_in_one_battle_declarations_join():
+    game = two_battles()
+    game.apply(DeclareAttack(("XXIV",), "16th"))
+    events = game.apply(DeclareAttack(("XLI",), "16th"))
+    assert one(events, AttackDeclared) == AttackDeclared(("XLI",), "16th")
+    game.apply(DeclareAttack(("LVII",), "19th"))  # declarations close by themselves: nothing is left
+    assert CloseDeclarations() not in game.legal_actions()
+    result = battle(game, game.apply(ResolveBattle("16th")))
+    assert set(result.attackers) == {"XXIV", "XLI"} and result.attack == "24"
+
+
+def test_attackers_must_be_adjacent():
+    game = two_battles()
+    refuse(game, DeclareAttack(("LVII",), "16th"), Reason.NOT_ADJACENT, "LVII")
+    refuse(game, DeclareAttack(("XXIV", "LVII"), "16th"), Reason.NOT_ADJACENT)
+
+
+def test_declarations_offered_are_adjacent_pairs():
+    game = two_battles()
+    offered = {(a.attackers, a.defender) for a in legal(game, DeclareAttack)}
+    assert offered == {(("XXIV",), "16th"), (("XLI",), "16th"), (("LVII",), "19th")}
+
+
+def test_attacking_is_voluntary():
+    game = two_battles()
+    events = game.apply(CloseDeclarations())
+    assert game.phase.name != "german_combat"
+    assert not of_type(events, BattleResolved)
+
+
+def test_soviet_units_attack_in_the_soviet_combat_phase():
+    game = position(["16th 1207", "19th 1206", "V 1107 half"], phase="soviet_combat", fixed_dice=[1])
+    assert game.current_player() == "soviet"
+    events = declare_and_resolve(game, ["16th", "19th"], "V")  # 16 v 3: 5:1, roll 1: DE
+    assert battle(game, events).result == "DE"
+    assert one(events, UnitEliminated).points_to == "soviet"
+
+
+def test_advance_captures_a_city():
+    # a German unit in Vyazma (0603) is eliminated; the Soviet unit that advances takes the city back
+    game = position(["V 0603 half", "16th 0602", "19th 0703"], phase="soviet_combat", fixed_dice=[1],
+                    city_control={"0603": "german"})
+    declare_and_resolve(game, ["16th", "19th"], "V")
+    events = game.apply(Advance("19th"))
+    assert one(events, CityCaptured) == CityCaptured("Vyazma", "0603", "soviet")
