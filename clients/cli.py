@@ -7,17 +7,9 @@ import sys
 
 
 def _selfplay(args: argparse.Namespace) -> int:
-    from engine.selfplay import selfplay, summary
+    from engine.selfplay import run_cli
 
-    options = None
-    results = []
-    for game in selfplay(args.games, args.seed, args.scenario, options):
-        results.append(game)
-        print(f"game {game.number}: seed {game.seed} winner {game.winner} "
-              f"VP german {game.points['german']} soviet {game.points['soviet']} "
-              f"actions {game.actions} state {game.state_hash[:16]}", flush=True)
-    print(summary(results))
-    return 0
+    return run_cli(args.games, args.seed, args.scenario, args.options)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,7 +19,9 @@ def main(argv: list[str] | None = None) -> int:
     play = commands.add_parser("selfplay", help="play games of random legal actions against each other")
     play.add_argument("--games", type=int, default=10)
     play.add_argument("--seed", default="typhoon")
-    play.add_argument("--scenario", default="standard")
+    play.add_argument("--scenario", default="standard", help="standard (7 turns) or campaign (14 turns)")
+    play.add_argument("--options", default="", help="comma-separated options: all, a preset, name or name=value "
+                                                    "(see engine/options.py)")
     play.set_defaults(run=_selfplay)
 
     args = parser.parse_args(argv)

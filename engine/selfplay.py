@@ -7,6 +7,7 @@ from its own ``random.Random`` seeded from it, never from global randomness.
 from __future__ import annotations
 
 import random
+import sys
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -38,6 +39,27 @@ def selfplay(games: int, seed: str, scenario: str = "standard", options: dict | 
     for number in range(1, games + 1):
         played, _ = play_random_game(f"{seed}-{number}", scenario, options)
         yield SelfplayGame(number, played.seed, played.winner, played.points, played.actions, played.state_hash)
+
+
+def run_cli(games: int, seed: str, scenario: str, options_text: str) -> int:
+    """``typhoon selfplay``: one line per game, then the summary. Bad options are a one-line error."""
+    from .errors import IllegalAction
+    from .options import Options
+
+    try:
+        options = Options.parse(options_text).to_json()
+        new_game(scenario, options)
+    except IllegalAction as error:
+        print(f"typhoon selfplay: {error.message}", file=sys.stderr)
+        return 2
+    results = []
+    for game in selfplay(games, seed, scenario, options):
+        results.append(game)
+        print(f"game {game.number}: seed {game.seed} winner {game.winner} "
+              f"VP german {game.points['german']} soviet {game.points['soviet']} "
+              f"actions {game.actions} state {game.state_hash[:16]}", flush=True)
+    print(summary(results))
+    return 0
 
 
 def summary(results: list[SelfplayGame]) -> str:
