@@ -147,3 +147,24 @@ def declare_and_resolve(game: engine.Game, attackers: Iterable[str], defender: s
 
 def battle(game: engine.Game, events: Iterable[Event]):
     return one(events, engine.events.BattleResolved)
+
+
+# --- the sequence of play ------------------------------------------------------------------------------
+
+def pass_phase(game: engine.Game) -> list[Event]:
+    """End the current phase doing nothing more (no attacks, no moves, no replacements)."""
+    actions = game.legal_actions()
+    for candidate in (engine.EndPhase(), engine.CloseDeclarations(), engine.DeclineAdvance()):
+        if candidate in actions:
+            return game.apply(candidate)
+    raise AssertionError(f"cannot pass the {game.phase.name} phase: {actions[:5]}")
+
+
+def advance_to(game: engine.Game, turn: int, phase: str, limit: int = 100) -> list[Event]:
+    """Pass phases until ``phase`` of ``turn`` has begun; return every event on the way."""
+    events: list[Event] = []
+    for _ in range(limit):
+        if (game.turn, game.phase.name) == (turn, phase) or game.is_terminal():
+            return events
+        events += pass_phase(game)
+    raise AssertionError(f"did not reach {phase} of turn {turn}")
