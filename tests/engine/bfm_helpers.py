@@ -168,3 +168,27 @@ def advance_to(game: engine.Game, turn: int, phase: str, limit: int = 100) -> li
             return events
         events += pass_phase(game)
     raise AssertionError(f"did not reach {phase} of turn {turn}")
+
+
+# --- random play ---------------------------------------------------------------------------------------
+
+def play_random(game: engine.Game, rnd, max_actions: int = 10_000, on_step=None) -> list[tuple[dict, str]]:
+    """Play random legal actions until the game ends (or ``max_actions``); return (action JSON, events JSON)
+    per step. ``on_step(game, action, events)`` is called after each action."""
+    log = []
+    for _ in range(max_actions):
+        if game.is_terminal():
+            break
+        actions = game.legal_actions()
+        assert actions, f"no legal action in {game.phase.name} of turn {game.turn}"
+        action = rnd.choice(actions)
+        events = game.apply(action)
+        log.append((action.to_json(), events_json(events)))
+        if on_step:
+            on_step(game, action, events)
+    return log
+
+
+def replay(seed: str, actions: list[dict], start: engine.Game | None = None) -> tuple[engine.Game, list[str]]:
+    game = start if start is not None else engine.new_game("standard", seed=seed)
+    return game, [events_json(game.apply(engine.action_from_json(a))) for a in actions]
