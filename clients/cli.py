@@ -24,6 +24,10 @@ def main(argv: list[str] | None = None) -> int:
                                                     "(see engine/options.py)")
     play.set_defaults(run=_selfplay)
 
+    from service.cli import register  # serve, demo
+
+    register(commands)
+
     args = parser.parse_args(argv)
     return args.run(args)
 

@@ -1,0 +1,275 @@
+"""A thin typed Python client of the Typhoon game service (gRPC).
+
+>>> from clients.client import TyphoonClient                          # doctest: +SKIP
+>>> with TyphoonClient("127.0.0.1:50051") as client:                  # doctest: +SKIP
+...     match, tokens = client.create_match(seats=["german"])
+...     soviet = client.join_match(match.match_id, "soviet")
+...     legal = client.legal_actions(match.match_id)
+...     client.submit(match.match_id, tokens["german"], legal.actions[0], expected_version=legal.version)
+...     for event in client.watch(match.match_id):                    # resumes by itself after a disconnect
+...         print(event.sequence, event.WhichOneof("kind"))
+
+Actions may be given as engine actions (``engine.Move("XLVII", "0704")``), as their JSON form
+(``{"type": "move", "unit": "XLVII", "to": "0704"}``) or as ``typhoon.v1.Action`` messages. Refusals
+raise :class:`TyphoonError` with the gRPC code, the machine-readable reason (``STOPPED_BY_ZOC``,
+``STALE_VERSION``...), the sentence and the metadata (``current_version`` for a stale version).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator
+
+import grpc
+from google.protobuf.struct_pb2 import Struct
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from service import convert
+from service.gen.typhoon.v1 import actions_pb2, match_pb2, match_service_pb2 as api, match_service_pb2_grpc
+
+Match = match_pb2.Match
+MatchEvent = match_pb2.MatchEvent
+Action = actions_pb2.Action
+
+_RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+
+
+class TyphoonError(Exception):
+    """A call the service refused or could not answer."""
+
+    def __init__(self, code: grpc.StatusCode, reason: str, message: str, metadata: dict[str, str] | None = None):
+        super().__init__(f"{code.name} {reason}: {message}")
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.metadata = metadata or {}
+
+    @classmethod
+    def from_rpc_error(cls, error: grpc.RpcError) -> "TyphoonError":
+        reason, metadata = "", {}
+        try:
+            status = rpc_status.from_call(error)
+        except Exception:  # noqa: BLE001 - a status without details is still an error
+            status = None
+        for detail in status.details if status else ():
+            info = error_details_pb2.ErrorInfo()
+            if detail.Unpack(info):
+                reason, metadata = info.reason, dict(info.metadata)
+        code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
+        message = error.details() if hasattr(error, "details") else str(error)
+        return cls(code, reason or code.name, message or "", metadata)
+
+
+def to_action(action: Any) -> actions_pb2.Action:
+    """An engine action, its JSON form or an Action message, as an Action message."""
+    if isinstance(action, actions_pb2.Action):
+        return action
+    return convert.action_to_proto(action)
+
+
+@dataclass
+class Seat:
+    """A claimed seat: act with ``client.submit(seat.match_id, seat.token, ...)``."""
+
+    match_id: str
+    side: str
+    token: str = field(repr=False)
+
+
+class Watch:
+    """An iterator over a match's events that reconnects by itself with its cursor, so nothing is
+    missed or repeated. Ends after the match's last event; ``close()`` stops it from another thread."""
+
+    def __init__(self, client: "TyphoonClient", match_id: str, after_sequence: int, heartbeat_seconds: int,
+                 heartbeats: bool, resume: bool) -> None:
+        self.client = client
+        self.match_id = match_id
+        self.cursor = after_sequence
+        self.heartbeat_seconds = heartbeat_seconds
+        self.heartbeats = heartbeats
+        self.resume = resume
+        self.finished = False
+        self._call = None
+        self._closed = False
+
+    def close(self) -> None:
+        self._closed = True
+        if self._call is not None:
+            self._call.cancel()
+
+    def __iter__(self) -> Iterator[MatchEvent | api.Heartbeat]:
+        delay = 0.1
+        while not self._closed and not self.finished:
+            request = api.WatchMatchRequest(match_id=self.match_id, after_sequence=self.cursor,
+                                            heartbeat_seconds=self.heartbeat_seconds)
+            self._call = self.client.stub.WatchMatch(request, metadata=self.client._metadata())
+            try:
+                for response in self._call:
+                    delay = 0.1
+                    if response.WhichOneof("kind") == "event":
+                        event = response.event
+                        self.cursor = event.sequence
+                        if event.WhichOneof("kind") == "seed_revealed":
+                            self.finished = True
+                        yield event
+                    elif self.heartbeats:
+                        yield response.heartbeat
+            except grpc.RpcError as error:
+                if self._closed or error.code() == grpc.StatusCode.CANCELLED:
+                    return
+                if not (self.resume and error.code() in _RETRYABLE):
+                    raise TyphoonError.from_rpc_error(error) from None
+                time.sleep(delay)
+                delay = min(delay * 2, 2.0)
+                continue
+            finally:
+                self._call = None
+            if not self.resume or self.finished:
+                return
+            # the stream ended without the last event: the server shut down, or the match was
+            # already over at our cursor
+            match = self.client.get_match(self.match_id).match
+            if match.status == match_pb2.MATCH_STATUS_FINISHED and self.cursor >= match.last_sequence:
+                self.finished = True
+
+
+class TyphoonClient:
+    """Synchronous client of ``typhoon.v1.MatchService``. Unary calls are retried on UNAVAILABLE
+    (SubmitAction and Resign with the same request id, so they never apply twice)."""
+
+    def __init__(self, target: str, *, timeout: float = 30.0, retries: int = 4,
+                 channel: grpc.Channel | None = None) -> None:
+        self.target = target
+        self.timeout = timeout
+        self.retries = retries
+        self.channel = channel or grpc.insecure_channel(target)
+        self.stub = match_service_pb2_grpc.MatchServiceStub(self.channel)
+
+    def close(self) -> None:
+        self.channel.close()
+
+    def __enter__(self) -> "TyphoonClient":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @staticmethod
+    def _metadata(token: str | None = None) -> list[tuple[str, str]]:
+        return [("authorization", f"Bearer {token}")] if token else []
+
+    def _call(self, method: str, request: Any, token: str | None = None) -> Any:
+        delay = 0.1
+        for attempt in range(self.retries + 1):
+            try:
+                return getattr(self.stub, method)(request, timeout=self.timeout, metadata=self._metadata(token))
+            except grpc.RpcError as error:
+                if error.code() in _RETRYABLE and attempt < self.retries:
+                    time.sleep(delay)
+                    delay *= 2
+                    continue
+                raise TyphoonError.from_rpc_error(error) from None
+        raise AssertionError("unreachable")
+
+    # --- matches -----------------------------------------------------------------------------------
+
+    def create_match(self, scenario: str = "standard", options: dict[str, Any] | None = None,
+                     seats: Iterable[str | tuple[str, str]] = ()) -> tuple[Match, dict[str, str]]:
+        """Create a match; ``seats`` (sides, or (side, player name) pairs) are claimed at once.
+        Returns the match and the tokens of the claimed seats by side."""
+        request = api.CreateMatchRequest(scenario=scenario)
+        if options:
+            struct = Struct()
+            struct.update(options)
+            request.options.CopyFrom(struct)
+        for seat in seats:
+            side, name = (seat, "") if isinstance(seat, str) else seat
+            request.seats.add(side=side, player_name=name)
+        response = self._call("CreateMatch", request)
+        return response.match, {t.side: t.token for t in response.seat_tokens}
+
+    def join_match(self, match_id: str, side: str = "", player_name: str = "") -> Seat:
+        response = self._call("JoinMatch", api.JoinMatchRequest(match_id=match_id, side=side, player_name=player_name))
+        return Seat(match_id, response.side, response.seat_token)
+
+    def get_match(self, match_id: str) -> api.GetMatchResponse:
+        return self._call("GetMatch", api.GetMatchRequest(match_id=match_id))
+
+    def list_matches(self, status: int = 0, page_size: int = 20, page_token: str = "") -> api.ListMatchesResponse:
+        return self._call("ListMatches", api.ListMatchesRequest(status=status, page_size=page_size,
+                                                                page_token=page_token))
+
+    def legal_actions(self, match_id: str) -> api.ListLegalActionsResponse:
+        return self._call("ListLegalActions", api.ListLegalActionsRequest(match_id=match_id))
+
+    # --- acting ------------------------------------------------------------------------------------
+
+    def submit(self, match_id: str, token: str, action: Any, expected_version: int | None = None,
+               request_id: str | None = None) -> api.SubmitActionResponse:
+        """Apply an action for the seat of ``token``. A request id is made up if none is given, and
+        kept for the retries."""
+        request = api.SubmitActionRequest(match_id=match_id, action=to_action(action),
+                                          request_id=request_id or uuid.uuid4().hex)
+        if expected_version is not None:
+            request.expected_version = expected_version
+        return self._call("SubmitAction", request, token)
+
+    def resign(self, match_id: str, token: str, request_id: str | None = None) -> api.ResignResponse:
+        return self._call("Resign", api.ResignRequest(match_id=match_id, request_id=request_id or uuid.uuid4().hex),
+                          token)
+
+    # --- events ------------------------------------------------------------------------------------
+
+    def event_log(self, match_id: str, after_sequence: int = 0, page_size: int = 1000) -> Iterator[MatchEvent]:
+        """Every event after ``after_sequence`` that is in the log now, page by page."""
+        cursor = after_sequence
+        while True:
+            page = self._call("GetEventLog", api.GetEventLogRequest(match_id=match_id, after_sequence=cursor,
+                                                                    page_size=page_size))
+            yield from page.events
+            cursor = page.next_after_sequence
+            if not page.has_more:
+                return
+
+    def watch(self, match_id: str, after_sequence: int = 0, heartbeat_seconds: int = 15,
+              heartbeats: bool = False, resume: bool = True) -> Watch:
+        """The match's events after ``after_sequence``, then live until its end (heartbeats too if
+        asked). With ``resume`` it reconnects after a disconnect from its cursor (``watch.cursor``)."""
+        return Watch(self, match_id, after_sequence, heartbeat_seconds, heartbeats, resume)
+
+
+def describe_event(event: MatchEvent) -> str:
+    """One readable line for an event: ``#12 v3 german: move XLVII to 0704``."""
+    kind = event.WhichOneof("kind")
+    head = f"#{event.sequence:<4} v{event.version:<4}"
+    if kind == "game_event":
+        data = convert.event_from_proto(event.game_event)
+        name = data.pop("type")
+        return f"{head} {name} " + " ".join(f"{k}={_plain(v)}" for k, v in data.items())
+    if kind == "action_submitted":
+        action = convert.action_from_proto(event.action_submitted.action)
+        name = action.pop("type")
+        details = " ".join(f"{k}={_plain(v)}" for k, v in action.items())
+        return f"{head} {event.action_submitted.side} plays {name} {details}".rstrip()
+    if kind == "match_created":
+        created = event.match_created
+        return (f"{head} match created: scenario {created.scenario}, seed commitment "
+                f"{created.seed_commitment[:16]}...")
+    if kind == "seat_claimed":
+        return f"{head} {event.seat_claimed.side} seat claimed by {event.seat_claimed.player_name or 'someone'}"
+    if kind == "seed_revealed":
+        return f"{head} seed revealed: {event.seed_revealed.seed}"
+    return f"{head} {kind}"
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, list):
+        return ",".join(map(str, value)) or "-"
+    return str(value)
+
+
+__all__ = ["Action", "Match", "MatchEvent", "Seat", "TyphoonClient", "TyphoonError", "Watch", "describe_event",
+           "to_action"]

@@ -1,0 +1,50 @@
+"""The ``serve`` and ``demo`` subcommands of the ``typhoon`` command (registered by clients/cli.py)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from service.server import ServeConfig, configure_logging, serve
+    from service.embedded_redis import EmbeddedRedisError
+
+    configure_logging(args.log_level)
+    config = ServeConfig(grpc_port=args.grpc_port, http_port=args.http_port, host=args.host,
+                         redis_url=args.redis_url, redis_cluster=args.redis_cluster, data_dir=args.data_dir,
+                         grace_seconds=args.grace, log_level=args.log_level)
+    try:
+        asyncio.run(serve(config))
+    except EmbeddedRedisError as error:
+        print(f"typhoon serve: {error}")
+        return 1
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from service.demo import run_demo
+
+    return run_demo(args.data_dir, args.bot_seed)
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    serve = commands.add_parser("serve", help="run the game service (gRPC and REST over Redis)")
+    serve.add_argument("--grpc-port", type=int, default=50051, help="gRPC port (0: any free port)")
+    serve.add_argument("--http-port", type=int, default=8080, help="REST/JSON port (0: any free port)")
+    serve.add_argument("--host", default=os.environ.get("TYPHOON_HOST", "127.0.0.1"),
+                       help="address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
+    serve.add_argument("--redis-url", default=os.environ.get("REDIS_URL"),
+                       help="external Redis (default: $REDIS_URL, else an embedded Redis in --data-dir)")
+    serve.add_argument("--redis-cluster", action="store_true", help="the Redis URL is a Redis Cluster node")
+    serve.add_argument("--data-dir", default=".typhoon", help="the embedded Redis's data directory")
+    serve.add_argument("--grace", type=float, default=10.0, help="seconds in-flight calls get at shutdown")
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.set_defaults(run=_serve)
+
+    demo = commands.add_parser("demo", help="start the service, let two random bots play a match, show it")
+    demo.add_argument("--data-dir", default=None, help="keep the demo's Redis data here (default: temporary)")
+    demo.add_argument("--bot-seed", default=None, help="seed of the bots' choices")
+    demo.set_defaults(run=_demo)

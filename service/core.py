@@ -1,0 +1,474 @@
+"""The one implementation of the match service: proto requests in, proto responses out.
+
+The gRPC servicer (service/grpc_api.py) and the REST routes (service/http_api.py) are thin adapters
+over :class:`MatchService`; it raises :class:`~service.errors.ServiceError` for every refusal. Game
+rules live only in the engine: for each request the service rebuilds the game from the stored
+position (``engine.game_from_position``), asks or applies, and commits the result atomically
+(``service.store``).
+
+Service events in the log (``source`` ``service``; engine events have ``source`` ``game``)::
+
+    {"type": "match_created", "scenario": "standard", "options": {...}, "seed_commitment": "<hex>",
+     "sides": ["german", "soviet"]}
+    {"type": "seat_claimed", "side": "german", "player_name": "..."}
+    {"type": "action_submitted", "side": "german", "action": {<engine action JSON>}, "state_hash": "<hex>"}
+    {"type": "seed_revealed", "seed": "<seed>", "seed_commitment": "<hex>"}
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import json
+import re
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any, AsyncIterator, Callable
+
+import structlog
+from grpc import StatusCode
+
+import engine
+from engine.data import SIDES
+from service import convert
+from service.errors import ServiceError
+from service.gen.typhoon.v1 import match_pb2, match_service_pb2 as api
+from service.hub import StreamHub
+from service.store import Snapshot, Store, StoredEvent
+
+log = structlog.get_logger("typhoon.service")
+
+_MATCH_ID = re.compile(r"^[a-z0-9]{1,64}$")
+_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+_STATUS = {"open": match_pb2.MATCH_STATUS_OPEN, "active": match_pb2.MATCH_STATUS_ACTIVE,
+           "finished": match_pb2.MATCH_STATUS_FINISHED}
+_STATUS_NAMES = {value: name for name, value in _STATUS.items()}
+MAX_RETRIES = 16
+FINAL_EVENT = "seed_revealed"
+
+
+@dataclass
+class CallContext:
+    """What a transport knows about a call besides the request: the bearer token, if any."""
+
+    token: str | None = None
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_match_id() -> str:
+    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(16))
+
+
+def _err(code: StatusCode, reason: str, message: str, **metadata: object) -> ServiceError:
+    return ServiceError(code, reason, message, **metadata)
+
+
+def _not_found(match_id: str) -> ServiceError:
+    return _err(StatusCode.NOT_FOUND, "MATCH_NOT_FOUND", f"there is no match {match_id!r}")
+
+
+def _illegal(error: engine.IllegalAction) -> ServiceError:
+    return _err(StatusCode.INVALID_ARGUMENT, error.reason, error.message)
+
+
+class MatchService:
+    """The match service over a :class:`~service.store.Store` (and a :class:`StreamHub` for watching)."""
+
+    def __init__(self, store: Store, hub: StreamHub | None = None, clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.hub = hub or StreamHub(store)
+        self.clock = clock
+
+    def _now_ms(self) -> int:
+        return int(self.clock() * 1000)
+
+    # --- CreateMatch -------------------------------------------------------------------------------
+
+    async def create_match(self, request: api.CreateMatchRequest, ctx: CallContext) -> api.CreateMatchResponse:
+        scenario = request.scenario or "standard"
+        if scenario not in engine.scenario_ids():
+            raise _err(StatusCode.INVALID_ARGUMENT, "UNKNOWN_SCENARIO",
+                       f"there is no scenario {scenario!r}; scenarios: {', '.join(engine.scenario_ids())}")
+        options = convert.struct_to_dict(request.options) if request.HasField("options") else {}
+        seed = secrets.token_hex(32)
+        try:
+            game = engine.new_game(scenario, options, seed=seed)
+        except engine.IllegalAction as error:
+            raise _illegal(error) from None
+        claims: list[tuple[str, str]] = []
+        for seat in request.seats:
+            self._check_side(seat.side)
+            if any(side == seat.side for side, _ in claims):
+                raise _err(StatusCode.INVALID_ARGUMENT, "DUPLICATE_SEAT", f"the {seat.side} seat is asked for twice")
+            claims.append((seat.side, seat.player_name))
+
+        now = self._now_ms()
+        commitment = engine.seed_commitment(seed)
+        effective_options = game.options.to_json()
+        events = [StoredEvent(1, 0, now, "service", {
+            "type": "match_created", "scenario": scenario, "options": effective_options,
+            "seed_commitment": commitment, "sides": list(SIDES)})]
+        tokens = []
+        meta = {"id": "", "scenario": scenario, "options": json.dumps(effective_options), "sides": ",".join(SIDES),
+                "seed": seed, "seed_commitment": commitment, "created_at": str(now), "updated_at": str(now),
+                "version": "0", "turn": str(game.turn), "phase": game.phase.name,
+                "side_to_act": game.current_player() or "", "result": "",
+                "status": "active" if {s for s, _ in claims} == set(SIDES) else "open"}
+        for side, player in claims:
+            token = secrets.token_urlsafe(32)
+            tokens.append(api.SeatToken(side=side, token=token))
+            meta |= {f"seat:{side}:token": token_hash(token), f"seat:{side}:player": player,
+                     f"seat:{side}:claimed_at": str(now)}
+            events.append(StoredEvent(len(events) + 1, 0, now, "service",
+                                      {"type": "seat_claimed", "side": side, "player_name": player}))
+        meta["last_sequence"] = str(len(events))
+        state_json = game.canonical_json()
+        for _ in range(MAX_RETRIES):
+            match_id = new_match_id()
+            meta["id"] = match_id
+            if await self.store.create(match_id, meta, state_json, 0, events, now):
+                break
+        else:  # pragma: no cover - 36**16 ids
+            raise _err(StatusCode.INTERNAL, "INTERNAL", "could not draw a free match id")
+        structlog.contextvars.bind_contextvars(match_id=match_id)
+        log.info("match_created", scenario=scenario, options=effective_options, seed_commitment=commitment,
+                 seats=[s for s, _ in claims])
+        return api.CreateMatchResponse(match=self._match(meta), seat_tokens=tokens)
+
+    # --- JoinMatch ---------------------------------------------------------------------------------
+
+    async def join_match(self, request: api.JoinMatchRequest, ctx: CallContext) -> api.JoinMatchResponse:
+        match_id = self._match_id(request.match_id)
+        meta = await self._meta(match_id)
+        if meta["status"] == "finished":
+            raise _err(StatusCode.FAILED_PRECONDITION, "MATCH_FINISHED", f"match {match_id} is over")
+        sides = meta["sides"].split(",")
+        if request.side:
+            self._check_side(request.side, sides)
+            candidates = [request.side]
+        else:
+            candidates = [side for side in sides if f"seat:{side}:token" not in meta]
+        for side in candidates:
+            token = secrets.token_urlsafe(32)
+            claim = await self.store.claim_seat(match_id, side, token_hash(token), request.player_name,
+                                                self._now_ms(), {"type": "seat_claimed", "side": side,
+                                                                 "player_name": request.player_name})
+            if claim.outcome == "OK":
+                log.info("seat_claimed", side=side, sequence=claim.seq)
+                return api.JoinMatchResponse(side=side, seat_token=token, match=self._match(await self._meta(match_id)))
+            if claim.outcome == "NOT_FOUND":
+                raise _not_found(match_id)
+            if claim.outcome == "FINISHED":
+                raise _err(StatusCode.FAILED_PRECONDITION, "MATCH_FINISHED", f"match {match_id} is over")
+            if request.side:
+                raise _err(StatusCode.ALREADY_EXISTS, "SEAT_TAKEN", f"the {side} seat of match {match_id} is taken")
+        raise _err(StatusCode.ALREADY_EXISTS, "NO_FREE_SEAT", f"every seat of match {match_id} is taken")
+
+    # --- reading -----------------------------------------------------------------------------------
+
+    async def get_match(self, request: api.GetMatchRequest, ctx: CallContext) -> api.GetMatchResponse:
+        snapshot = await self._snapshot(self._match_id(request.match_id))
+        game = self._game(snapshot)
+        return api.GetMatchResponse(match=self._match(snapshot.meta), state=self._state(game, snapshot.meta))
+
+    async def list_matches(self, request: api.ListMatchesRequest, ctx: CallContext) -> api.ListMatchesResponse:
+        size = request.page_size or 20
+        if not 1 <= size <= 100:
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_SIZE", "page_size must be from 1 to 100")
+        token = request.page_token
+        if token and not re.fullmatch(r"\d{15}:[a-z0-9]{1,64}", token):
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_TOKEN", "page_token is not one this service gave")
+        wanted = _STATUS_NAMES.get(request.status) if request.status else None
+        matches: list[match_pb2.Match] = []
+        for _ in range(20):  # a status filter may skip many; bound the work of one call
+            page = await self.store.list_ids(token, size)
+            for match_id, meta in zip(page.ids, await self.store.metas(page.ids)):
+                if meta and (wanted is None or meta.get("status") == wanted) and len(matches) < size:
+                    matches.append(self._match(meta))
+                    token = f"{int(meta['created_at']):015d}:{match_id}"
+            if not page.next_token:
+                return api.ListMatchesResponse(matches=matches)
+            if len(matches) >= size:
+                break
+            token = page.next_token
+        return api.ListMatchesResponse(matches=matches, next_page_token=token)
+
+    async def list_legal_actions(self, request: api.ListLegalActionsRequest,
+                                 ctx: CallContext) -> api.ListLegalActionsResponse:
+        snapshot = await self._snapshot(self._match_id(request.match_id))
+        game = self._game(snapshot)
+        response = api.ListLegalActionsResponse(version=snapshot.version, side_to_act=game.current_player() or "",
+                                                actions=[convert.action_to_proto(a) for a in game.legal_actions()])
+        pending = convert.pending_to_proto(game.pending_decision())
+        if pending:
+            response.pending_decision.CopyFrom(pending)
+        return response
+
+    async def get_event_log(self, request: api.GetEventLogRequest, ctx: CallContext) -> api.GetEventLogResponse:
+        match_id = self._match_id(request.match_id)
+        size = request.page_size or 100
+        if not 1 <= size <= 1000:
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_SIZE", "page_size must be from 1 to 1000")
+        if request.after_sequence < 0:
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_CURSOR", "after_sequence cannot be negative")
+        await self._meta(match_id)
+        events = await self.store.read_events(match_id, request.after_sequence, size + 1)
+        page = events[:size]
+        return api.GetEventLogResponse(events=[match_event(e) for e in page],
+                                       next_after_sequence=page[-1].seq if page else request.after_sequence,
+                                       has_more=len(events) > size)
+
+    # --- WatchMatch --------------------------------------------------------------------------------
+
+    async def watch_match(self, request: api.WatchMatchRequest, ctx: CallContext) -> AsyncIterator[api.WatchMatchResponse]:
+        """Check the request, then return the stream (so a refusal comes before anything is sent)."""
+        match_id = self._match_id(request.match_id)
+        heartbeat = request.heartbeat_seconds or 15
+        if not 1 <= heartbeat <= 60:
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_HEARTBEAT", "heartbeat_seconds must be from 1 to 60")
+        if request.after_sequence < 0:
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_CURSOR", "after_sequence cannot be negative")
+        meta = await self._meta(match_id)
+        finished = meta["status"] == "finished" and request.after_sequence >= int(meta["last_sequence"])
+        return self._watch(match_id, request.after_sequence, heartbeat, finished)
+
+    async def _watch(self, match_id: str, after: int, heartbeat: float, finished: bool) -> AsyncIterator[api.WatchMatchResponse]:
+        if finished:
+            return
+        async for item in self.hub.follow(match_id, after, heartbeat):
+            if isinstance(item, StoredEvent):
+                yield api.WatchMatchResponse(event=match_event(item))
+                if item.data.get("type") == FINAL_EVENT and item.source == "service":
+                    return
+            else:
+                yield api.WatchMatchResponse(heartbeat=api.Heartbeat(last_sequence=item,
+                                                                     time=convert.timestamp(self._now_ms())))
+
+    # --- acting ------------------------------------------------------------------------------------
+
+    async def submit_action(self, request: api.SubmitActionRequest, ctx: CallContext) -> api.SubmitActionResponse:
+        match_id = self._match_id(request.match_id)
+        if not request.HasField("action") or request.action.WhichOneof("kind") is None:
+            raise _err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "the request has no action")
+        try:
+            action = engine.action_from_json(convert.action_from_proto(request.action))
+        except engine.IllegalAction as error:
+            raise _illegal(error) from None
+        expected = request.expected_version if request.HasField("expected_version") else None
+        return await self._act(match_id, ctx, action, expected, request.request_id, "SubmitAction",
+                               api.SubmitActionResponse)
+
+    async def resign(self, request: api.ResignRequest, ctx: CallContext) -> api.ResignResponse:
+        match_id = self._match_id(request.match_id)
+        return await self._act(match_id, ctx, None, None, request.request_id, "Resign", api.ResignResponse)
+
+    async def _act(self, match_id: str, ctx: CallContext, action: engine.Action | None, expected: int | None,
+                   request_id: str, rpc: str, response_type: type) -> Any:
+        if len(request_id) > 128:
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_REQUEST_ID", "request_id is longer than 128 characters")
+        for _ in range(MAX_RETRIES):
+            snapshot = await self._snapshot(match_id, request_id)
+            side = self._seat_of(snapshot.meta, ctx.token)
+            if action is None:  # Resign: the caller's own side
+                action = engine.Resign(side)
+            fingerprint = hashlib.sha256(json.dumps(
+                [rpc, side, action.to_json(), expected], sort_keys=True).encode()).hexdigest()
+            if request_id and snapshot.request:
+                return self._replay(snapshot.request, fingerprint, request_id, response_type)
+            if expected is not None and expected != snapshot.version:
+                raise _stale(snapshot.version, expected)
+            game = self._game(snapshot)
+            self._check_turn(game, action, side)
+            try:
+                game_events = game.apply(action)
+            except engine.IllegalAction as error:
+                raise _illegal(error) from None
+
+            version, seq, now = snapshot.version + 1, snapshot.seq, self._now_ms()
+            state_hash = game.state_hash()
+            stored = [StoredEvent(seq + 1, version, now, "service", {
+                "type": "action_submitted", "side": side, "action": action.to_json(), "state_hash": state_hash})]
+            stored += [StoredEvent(seq + 2 + i, version, now, "game", e.to_json()) for i, e in enumerate(game_events)]
+            result = game.result()
+            if result:
+                stored.append(StoredEvent(seq + len(stored) + 1, version, now, "service", {
+                    "type": FINAL_EVENT, "seed": game.seed, "seed_commitment": snapshot.meta["seed_commitment"]}))
+            meta_update = {
+                "version": str(version), "last_sequence": str(stored[-1].seq), "turn": str(game.turn),
+                "phase": game.phase.name, "side_to_act": game.current_player() or "", "updated_at": str(now),
+                "result": json.dumps(result.to_json()) if result else ""}
+            if result:
+                meta_update["status"] = "finished"
+            meta = snapshot.meta | meta_update
+            response = response_type(version=version, events=[match_event(e) for e in stored],
+                                     match=self._match(meta))
+            outcome = await self.store.commit(match_id, snapshot.version, snapshot.seq, version,
+                                              game.canonical_json(), meta_update, stored, request_id, fingerprint,
+                                              response.SerializeToString())
+            if outcome.outcome == "OK":
+                log.info("action_applied", side=side, action=action.type, version=version,
+                         events=len(stored), finished=bool(result))
+                return response
+            if outcome.outcome == "DUPLICATE":
+                return self._replay((outcome.fingerprint, outcome.response), fingerprint, request_id, response_type)
+            if outcome.outcome == "NOT_FOUND":
+                raise _not_found(match_id)
+            if outcome.outcome == "STALE" and expected is not None:
+                raise _stale(outcome.current_version, expected)
+            log.debug("commit_retry", outcome=outcome.outcome)  # lost a race: read again and retry
+            if rpc == "Resign":
+                action = None
+        raise _err(StatusCode.ABORTED, "CONTENTION", "the match changed too often while applying the action; retry")
+
+    def _replay(self, record: tuple[str, bytes], fingerprint: str, request_id: str, response_type: type) -> Any:
+        stored_fingerprint, payload = record
+        if not hmac.compare_digest(stored_fingerprint, fingerprint):
+            raise _err(StatusCode.INVALID_ARGUMENT, "REQUEST_ID_REUSED",
+                       f"request_id {request_id!r} was already used for a different request")
+        log.info("request_replayed", request_id=request_id)
+        return response_type.FromString(payload)
+
+    def _check_turn(self, game: engine.Game, action: engine.Action, side: str) -> None:
+        """Whose action this is: the side an action names (Resign), else the side to act."""
+        to_act = game.current_player()
+        if to_act is None:
+            result = game.result()
+            raise _err(StatusCode.FAILED_PRECONDITION, "GAME_OVER",
+                       f"the game is over: {result.winner} won ({result.reason})" if result else "the game is over")
+        named = getattr(action, "side", None)
+        if isinstance(named, str):
+            if named != side:
+                raise _err(StatusCode.PERMISSION_DENIED, "WRONG_SIDE",
+                           f"your seat is {side}; you cannot act for {named}", seat=side)
+            return
+        if to_act != side:
+            raise _err(StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN",
+                       f"it is the {to_act} player's turn ({game.phase.name} phase); your seat is {side}",
+                       side_to_act=to_act, seat=side)
+
+    # --- helpers -----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _match_id(match_id: str) -> str:
+        if not match_id:
+            raise _err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "match_id is required")
+        if not _MATCH_ID.match(match_id):
+            raise _not_found(match_id)
+        structlog.contextvars.bind_contextvars(match_id=match_id)
+        return match_id
+
+    @staticmethod
+    def _check_side(side: str, sides: list[str] | tuple[str, ...] = SIDES) -> None:
+        if side not in sides:
+            raise _err(StatusCode.INVALID_ARGUMENT, "UNKNOWN_SIDE",
+                       f"{side!r} is not a side; sides: {', '.join(sides)}")
+
+    async def _meta(self, match_id: str) -> dict[str, str]:
+        (meta,) = await self.store.metas([match_id])
+        if meta is None:
+            raise _not_found(match_id)
+        return meta
+
+    async def _snapshot(self, match_id: str, request_id: str = "") -> Snapshot:
+        snapshot = await self.store.load(match_id, request_id)
+        if snapshot is None:
+            raise _not_found(match_id)
+        return snapshot
+
+    @staticmethod
+    def _game(snapshot: Snapshot) -> engine.Game:
+        return engine.game_from_position(json.loads(snapshot.state_json))
+
+    @staticmethod
+    def _seat_of(meta: dict[str, str], token: str | None) -> str:
+        if not token:
+            raise _err(StatusCode.UNAUTHENTICATED, "TOKEN_MISSING",
+                       "acting needs a seat token: send 'authorization: Bearer <token>'")
+        digest = token_hash(token)
+        for side in meta["sides"].split(","):
+            stored = meta.get(f"seat:{side}:token")
+            if stored and hmac.compare_digest(stored, digest):
+                return side
+        raise _err(StatusCode.UNAUTHENTICATED, "TOKEN_INVALID", "the token is not a seat token of this match")
+
+    @staticmethod
+    def _match(meta: dict[str, str]) -> match_pb2.Match:
+        sides = meta["sides"].split(",")
+        status = meta.get("status", "open")
+        match = match_pb2.Match(
+            match_id=meta["id"], scenario=meta["scenario"], options=convert.dict_to_struct(json.loads(meta["options"])),
+            status=_STATUS[status], version=int(meta["version"]), last_sequence=int(meta["last_sequence"]),
+            turn=int(meta["turn"]), phase=meta["phase"], side_to_act=meta["side_to_act"],
+            seed_commitment=meta["seed_commitment"], seed=meta["seed"] if status == "finished" else "",
+            created_at=convert.timestamp(meta["created_at"]), updated_at=convert.timestamp(meta["updated_at"]))
+        for side in sides:
+            claimed = f"seat:{side}:token" in meta
+            seat = match.seats.add(side=side, claimed=claimed, player_name=meta.get(f"seat:{side}:player", ""))
+            if claimed:
+                seat.claimed_at.CopyFrom(convert.timestamp(meta.get(f"seat:{side}:claimed_at")))
+        result = convert.result_to_proto(json.loads(meta["result"]) if meta.get("result") else None)
+        if result:
+            match.result.CopyFrom(result)
+        return match
+
+    @staticmethod
+    def _state(game: engine.Game, meta: dict[str, str]) -> match_pb2.GameState:
+        position = game.to_json()
+        state = match_pb2.GameState(
+            turn=game.turn, phase=game.phase.name, side_to_act=game.current_player() or "",
+            weather=game.weather().id,
+            units=[match_pb2.Unit(id=u["id"], hex=u["hex"], strength=u["strength"]) for u in position["units"]],
+            pool=[match_pb2.PoolUnit(id=p["id"], available_from=p["available_from"]) for p in position["pool"]],
+            city_control=position["city_control"], victory_points=game.victory_points(),
+            elimination_points=position["elimination_points"], capital_bonus=position["capital_bonus"],
+            rolls=position["rolls"], state_hash=game.state_hash())
+        pending = convert.pending_to_proto(game.pending_decision())
+        if pending:
+            state.pending_decision.CopyFrom(pending)
+        result = convert.result_to_proto(position.get("result"))
+        if result:
+            state.result.CopyFrom(result)
+        if meta.get("status") != "finished":
+            position.pop("seed", None)
+        state.position_json = json.dumps(position, sort_keys=True, separators=(",", ":"))
+        return state
+
+
+def _stale(current: int, expected: int) -> ServiceError:
+    return _err(StatusCode.ABORTED, "STALE_VERSION",
+                f"the match is at version {current}, not {expected}: read it again and choose anew",
+                current_version=current, expected_version=expected)
+
+
+def match_event(event: StoredEvent) -> match_pb2.MatchEvent:
+    """A stored log entry as the API's MatchEvent."""
+    out = match_pb2.MatchEvent(sequence=event.seq, version=event.version, time=convert.timestamp(event.time_ms))
+    data = event.data
+    if event.source == "game":
+        out.game_event.CopyFrom(convert.event_to_proto(data))
+        return out
+    kind = data["type"]
+    if kind == "match_created":
+        out.match_created.CopyFrom(match_pb2.MatchEvent.MatchCreated(
+            scenario=data["scenario"], options=convert.dict_to_struct(data["options"]),
+            seed_commitment=data["seed_commitment"], sides=data["sides"]))
+    elif kind == "seat_claimed":
+        out.seat_claimed.CopyFrom(match_pb2.MatchEvent.SeatClaimed(side=data["side"],
+                                                                  player_name=data.get("player_name", "")))
+    elif kind == "action_submitted":
+        out.action_submitted.CopyFrom(match_pb2.MatchEvent.ActionSubmitted(
+            side=data["side"], action=convert.action_to_proto(data["action"]), state_hash=data["state_hash"]))
+    elif kind == FINAL_EVENT:
+        out.seed_revealed.CopyFrom(match_pb2.MatchEvent.SeedRevealed(seed=data["seed"],
+                                                                    seed_commitment=data["seed_commitment"]))
+    else:
+        raise convert.ConversionError(f"unknown service event {kind!r}")
+    return out
+
+
+__all__ = ["CallContext", "MatchService", "match_event", "token_hash"]

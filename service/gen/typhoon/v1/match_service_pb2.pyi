@@ -1,0 +1,203 @@
+import datetime
+
+from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from service.gen.typhoon.v1 import actions_pb2 as _actions_pb2
+from service.gen.typhoon.v1 import match_pb2 as _match_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class SeatClaim(_message.Message):
+    __slots__ = ("side", "player_name")
+    SIDE_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
+    side: str
+    player_name: str
+    def __init__(self, side: _Optional[str] = ..., player_name: _Optional[str] = ...) -> None: ...
+
+class SeatToken(_message.Message):
+    __slots__ = ("side", "token")
+    SIDE_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    side: str
+    token: str
+    def __init__(self, side: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+
+class CreateMatchRequest(_message.Message):
+    __slots__ = ("scenario", "options", "seats")
+    SCENARIO_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    scenario: str
+    options: _struct_pb2.Struct
+    seats: _containers.RepeatedCompositeFieldContainer[SeatClaim]
+    def __init__(self, scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatClaim, _Mapping]]] = ...) -> None: ...
+
+class CreateMatchResponse(_message.Message):
+    __slots__ = ("match", "seat_tokens")
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    match: _match_pb2.Match
+    seat_tokens: _containers.RepeatedCompositeFieldContainer[SeatToken]
+    def __init__(self, match: _Optional[_Union[_match_pb2.Match, _Mapping]] = ..., seat_tokens: _Optional[_Iterable[_Union[SeatToken, _Mapping]]] = ...) -> None: ...
+
+class JoinMatchRequest(_message.Message):
+    __slots__ = ("match_id", "side", "player_name")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SIDE_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    side: str
+    player_name: str
+    def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., player_name: _Optional[str] = ...) -> None: ...
+
+class JoinMatchResponse(_message.Message):
+    __slots__ = ("side", "seat_token", "match")
+    SIDE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    side: str
+    seat_token: str
+    match: _match_pb2.Match
+    def __init__(self, side: _Optional[str] = ..., seat_token: _Optional[str] = ..., match: _Optional[_Union[_match_pb2.Match, _Mapping]] = ...) -> None: ...
+
+class GetMatchRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class GetMatchResponse(_message.Message):
+    __slots__ = ("match", "state")
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    match: _match_pb2.Match
+    state: _match_pb2.GameState
+    def __init__(self, match: _Optional[_Union[_match_pb2.Match, _Mapping]] = ..., state: _Optional[_Union[_match_pb2.GameState, _Mapping]] = ...) -> None: ...
+
+class ListMatchesRequest(_message.Message):
+    __slots__ = ("page_size", "page_token", "status")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    status: _match_pb2.MatchStatus
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., status: _Optional[_Union[_match_pb2.MatchStatus, str]] = ...) -> None: ...
+
+class ListMatchesResponse(_message.Message):
+    __slots__ = ("matches", "next_page_token")
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    matches: _containers.RepeatedCompositeFieldContainer[_match_pb2.Match]
+    next_page_token: str
+    def __init__(self, matches: _Optional[_Iterable[_Union[_match_pb2.Match, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class ListLegalActionsRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class ListLegalActionsResponse(_message.Message):
+    __slots__ = ("version", "side_to_act", "actions", "pending_decision")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    SIDE_TO_ACT_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    PENDING_DECISION_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    side_to_act: str
+    actions: _containers.RepeatedCompositeFieldContainer[_actions_pb2.Action]
+    pending_decision: _match_pb2.PendingDecision
+    def __init__(self, version: _Optional[int] = ..., side_to_act: _Optional[str] = ..., actions: _Optional[_Iterable[_Union[_actions_pb2.Action, _Mapping]]] = ..., pending_decision: _Optional[_Union[_match_pb2.PendingDecision, _Mapping]] = ...) -> None: ...
+
+class SubmitActionRequest(_message.Message):
+    __slots__ = ("match_id", "action", "expected_version", "request_id")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    action: _actions_pb2.Action
+    expected_version: int
+    request_id: str
+    def __init__(self, match_id: _Optional[str] = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class SubmitActionResponse(_message.Message):
+    __slots__ = ("version", "events", "match")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    events: _containers.RepeatedCompositeFieldContainer[_match_pb2.MatchEvent]
+    match: _match_pb2.Match
+    def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_match_pb2.MatchEvent, _Mapping]]] = ..., match: _Optional[_Union[_match_pb2.Match, _Mapping]] = ...) -> None: ...
+
+class ResignRequest(_message.Message):
+    __slots__ = ("match_id", "request_id")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    request_id: str
+    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class ResignResponse(_message.Message):
+    __slots__ = ("version", "events", "match")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    events: _containers.RepeatedCompositeFieldContainer[_match_pb2.MatchEvent]
+    match: _match_pb2.Match
+    def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_match_pb2.MatchEvent, _Mapping]]] = ..., match: _Optional[_Union[_match_pb2.Match, _Mapping]] = ...) -> None: ...
+
+class GetEventLogRequest(_message.Message):
+    __slots__ = ("match_id", "after_sequence", "page_size")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    AFTER_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    after_sequence: int
+    page_size: int
+    def __init__(self, match_id: _Optional[str] = ..., after_sequence: _Optional[int] = ..., page_size: _Optional[int] = ...) -> None: ...
+
+class GetEventLogResponse(_message.Message):
+    __slots__ = ("events", "next_after_sequence", "has_more")
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_AFTER_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    HAS_MORE_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[_match_pb2.MatchEvent]
+    next_after_sequence: int
+    has_more: bool
+    def __init__(self, events: _Optional[_Iterable[_Union[_match_pb2.MatchEvent, _Mapping]]] = ..., next_after_sequence: _Optional[int] = ..., has_more: _Optional[bool] = ...) -> None: ...
+
+class WatchMatchRequest(_message.Message):
+    __slots__ = ("match_id", "after_sequence", "heartbeat_seconds")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    AFTER_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    HEARTBEAT_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    after_sequence: int
+    heartbeat_seconds: int
+    def __init__(self, match_id: _Optional[str] = ..., after_sequence: _Optional[int] = ..., heartbeat_seconds: _Optional[int] = ...) -> None: ...
+
+class Heartbeat(_message.Message):
+    __slots__ = ("last_sequence", "time")
+    LAST_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    last_sequence: int
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, last_sequence: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class WatchMatchResponse(_message.Message):
+    __slots__ = ("event", "heartbeat")
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
+    event: _match_pb2.MatchEvent
+    heartbeat: Heartbeat
+    def __init__(self, event: _Optional[_Union[_match_pb2.MatchEvent, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ...) -> None: ...

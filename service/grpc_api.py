@@ -1,0 +1,122 @@
+"""The gRPC transport: a thin adapter from ``typhoon.v1.MatchService`` to :class:`service.core.MatchService`.
+
+Each RPC of the service descriptor is bound to the core method of the same name in snake_case. The
+adapter only reads the bearer token from the metadata, maps :class:`ServiceError` to a status with a
+``google.rpc.ErrorInfo`` detail, and logs the call.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from typing import Any
+
+import grpc
+import structlog
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
+from redis.exceptions import RedisError
+
+from service.core import CallContext, MatchService
+from service.errors import DOMAIN, ServiceError, internal_error, unavailable
+from service.gen.typhoon.v1 import match_service_pb2, match_service_pb2_grpc
+
+log = structlog.get_logger("typhoon.grpc")
+
+SERVICE = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"]
+SERVICE_NAME = SERVICE.full_name
+
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def bearer_token(value: str | None) -> str | None:
+    """The token of an ``authorization: Bearer <token>`` value (None if absent or another scheme)."""
+    if not value:
+        return None
+    scheme, _, token = value.strip().partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def status_of(error: ServiceError) -> grpc.Status:
+    """The gRPC status of an error: code, message, and an ErrorInfo in grpc-status-details-bin."""
+    detail = any_pb2.Any()
+    detail.Pack(error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=error.metadata))
+    return rpc_status.to_status(status_pb2.Status(code=error.code.value[0], message=error.message, details=[detail]))
+
+
+def as_service_error(error: BaseException) -> ServiceError:
+    if isinstance(error, ServiceError):
+        return error
+    if isinstance(error, (RedisError, ConnectionError, TimeoutError)):
+        log.warning("store_unavailable", error=repr(error))
+        return unavailable()
+    log.exception("internal_error")
+    return internal_error()
+
+
+def _call_context(context: grpc.aio.ServicerContext, request: Any) -> tuple[CallContext, str]:
+    metadata = {k: v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
+    request_id = getattr(request, "request_id", "") or metadata.get("x-request-id") or uuid.uuid4().hex
+    return CallContext(token=bearer_token(metadata.get("authorization"))), request_id
+
+
+def _unary(name: str, core_method):
+    async def handler(self, request, context: grpc.aio.ServicerContext):
+        ctx, request_id = _call_context(context, request)
+        started = time.perf_counter()
+        with structlog.contextvars.bound_contextvars(rpc=name, request_id=request_id, transport="grpc",
+                                                     match_id=getattr(request, "match_id", None) or None):
+            try:
+                response = await core_method(request, ctx)
+            except Exception as error:  # noqa: BLE001 - every failure becomes a status
+                failure = as_service_error(error)
+                log.info("rpc", code=failure.code.name, reason=failure.reason,
+                         ms=round((time.perf_counter() - started) * 1000, 2))
+                status = status_of(failure)
+                await context.abort(status.code, status.details, status.trailing_metadata)
+            log.info("rpc", code="OK", ms=round((time.perf_counter() - started) * 1000, 2))
+            return response
+
+    handler.__name__ = name
+    return handler
+
+
+def _stream(name: str, core_method):
+    async def handler(self, request, context: grpc.aio.ServicerContext):
+        ctx, request_id = _call_context(context, request)
+        started = time.perf_counter()
+        sent = 0
+        with structlog.contextvars.bound_contextvars(rpc=name, request_id=request_id, transport="grpc",
+                                                     match_id=getattr(request, "match_id", None) or None):
+            try:
+                async for item in await core_method(request, ctx):
+                    yield item
+                    sent += 1
+            except Exception as error:  # noqa: BLE001
+                failure = as_service_error(error)
+                log.info("rpc", code=failure.code.name, reason=failure.reason, sent=sent,
+                         ms=round((time.perf_counter() - started) * 1000, 2))
+                status = status_of(failure)
+                await context.abort(status.code, status.details, status.trailing_metadata)
+            log.info("rpc", code="OK", sent=sent, ms=round((time.perf_counter() - started) * 1000, 2))
+
+    handler.__name__ = name
+    return handler
+
+
+def servicer(core: MatchService) -> match_service_pb2_grpc.MatchServiceServicer:
+    """A MatchServiceServicer whose every RPC calls the core method of the same (snake_case) name."""
+    methods = {}
+    for method in SERVICE.methods:
+        core_method = getattr(core, snake(method.name))
+        methods[method.name] = (_stream if method.server_streaming else _unary)(method.name, core_method)
+    cls = type("MatchServiceServicer", (match_service_pb2_grpc.MatchServiceServicer,), methods)
+    return cls()
+
+
+def add_to_server(core: MatchService, server: grpc.aio.Server) -> None:
+    match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer(core), server)

@@ -1,0 +1,236 @@
+"""Running the service: gRPC and REST on one event loop, over Redis (external or embedded).
+
+``typhoon serve --grpc-port P --http-port Q [--redis-url URL] [--data-dir DIR]``. Without a URL
+(nor ``REDIS_URL``) it runs an embedded Redis with append-only persistence in the data directory
+(default ``.typhoon/``). It serves gRPC health checking (``grpc.health.v1.Health``, service names ""
+and "typhoon.v1.MatchService") and server reflection, logs JSON lines with structlog, and on
+SIGTERM/SIGINT shuts down gracefully: health goes NOT_SERVING, watch streams end cleanly (clients
+resume elsewhere with their cursor), in-flight calls finish, then Redis is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+from dataclasses import dataclass
+from typing import Callable
+
+import grpc
+import structlog
+import uvicorn
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from service import grpc_api, http_api
+from service.core import MatchService
+from service.embedded_redis import EmbeddedRedis
+from service.hub import StreamHub
+from service.store import Store
+
+log = structlog.get_logger("typhoon.server")
+
+
+@dataclass
+class ServeConfig:
+    grpc_port: int = 50051
+    http_port: int = 8080
+    host: str = "127.0.0.1"
+    redis_url: str | None = None
+    redis_cluster: bool = False
+    data_dir: str = ".typhoon"
+    grace_seconds: float = 10.0
+    log_level: str = "info"
+
+
+def configure_logging(level: str = "info", stream=None) -> None:
+    """structlog JSON lines on stderr; each line carries the bound match_id, request_id, rpc..."""
+    number = getattr(logging, level.upper(), logging.INFO)
+    logging.basicConfig(level=max(number, logging.WARNING), stream=stream or sys.stderr,
+                        format="%(levelname)s %(name)s: %(message)s")
+    structlog.configure(
+        processors=[structlog.contextvars.merge_contextvars, structlog.processors.add_log_level,
+                    structlog.processors.TimeStamper(fmt="iso", utc=True), structlog.processors.dict_tracebacks,
+                    structlog.processors.JSONRenderer()],
+        wrapper_class=structlog.make_filtering_bound_logger(number),
+        logger_factory=structlog.PrintLoggerFactory(file=stream or sys.stderr),
+        cache_logger_on_first_use=False)
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn without its own signal handling: the Server below owns the signals."""
+
+    @contextlib.contextmanager
+    def capture_signals(self):
+        yield
+
+
+class Server:
+    """The running service. ``await start()``, then ``await stop()``; ports are known after start."""
+
+    def __init__(self, config: ServeConfig) -> None:
+        self.config = config
+        self.embedded: EmbeddedRedis | None = None
+        self.grpc_port = 0
+        self.http_port = 0
+        self.redis_url = ""
+        self._grpc: grpc.aio.Server | None = None
+        self._http: _Uvicorn | None = None
+        self._http_task: asyncio.Task | None = None
+        self._health: health.aio.HealthServicer | None = None
+        self.core: MatchService | None = None
+        self.hub: StreamHub | None = None
+        self.store: Store | None = None
+
+    async def start(self) -> None:
+        config = self.config
+        url = config.redis_url or os.environ.get("REDIS_URL")
+        if not url:
+            self.embedded = EmbeddedRedis(config.data_dir)
+            # started from this thread on purpose: the child is tied to the thread that forks it
+            url = self.embedded.start()
+        self.redis_url = url
+        self.store = Store.from_url(url, cluster=config.redis_cluster)
+        await self.store.ping()
+        self.hub = StreamHub(self.store)
+        self.core = MatchService(self.store, self.hub)
+
+        self._grpc = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+        grpc_api.add_to_server(self.core, self._grpc)
+        self._health = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, self._grpc)
+        reflection.enable_server_reflection(
+            [grpc_api.SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+             reflection.SERVICE_NAME], self._grpc)
+        self.grpc_port = self._grpc.add_insecure_port(f"{config.host}:{config.grpc_port}")
+        if not self.grpc_port:
+            raise OSError(f"cannot listen for gRPC on {config.host}:{config.grpc_port}")
+        await self._grpc.start()
+
+        sock = socket.socket(socket.AF_INET6 if ":" in config.host else socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((config.host, config.http_port))
+        sock.listen(1024)
+        sock.setblocking(False)
+        self.http_port = sock.getsockname()[1]
+        app = http_api.create_app(self.core)
+        self._http = _Uvicorn(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off",
+                                             timeout_graceful_shutdown=int(config.grace_seconds)))
+        self._http_task = asyncio.create_task(self._http.serve(sockets=[sock]), name="http")
+        while not self._http.started:
+            if self._http_task.done():
+                self._http_task.result()
+                raise RuntimeError("the HTTP server stopped at start")
+            await asyncio.sleep(0.01)
+
+        for name in ("", grpc_api.SERVICE_NAME):
+            await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        log.info("serving", grpc_port=self.grpc_port, http_port=self.http_port, host=config.host,
+                 redis="embedded" if self.embedded else "external",
+                 data_dir=str(self.embedded.data_dir) if self.embedded else None)
+
+    async def stop(self) -> None:
+        log.info("shutting_down")
+        if self._health:
+            await self._health.enter_graceful_shutdown()
+        if self.hub:
+            await self.hub.close()  # watch streams end now, cleanly
+        if self._http:
+            self._http.should_exit = True
+        if self._grpc:
+            await self._grpc.stop(self.config.grace_seconds)  # in-flight calls finish
+        if self._http_task:
+            await self._http_task
+        if self.store:
+            await self.store.close()
+        if self.embedded:
+            await asyncio.to_thread(self.embedded.stop)
+        log.info("stopped")
+
+
+async def serve(config: ServeConfig, on_ready: Callable[[Server], None] | None = None,
+                stop_event: asyncio.Event | None = None) -> None:
+    """Run until SIGTERM/SIGINT (main thread) or until ``stop_event`` is set."""
+    stop_event = stop_event or asyncio.Event()
+    server = Server(config)
+    await server.start()
+    loop = asyncio.get_running_loop()
+    handled = []
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop_event.set)
+            handled.append(sig)
+    try:
+        if on_ready:
+            on_ready(server)
+        await stop_event.wait()
+    finally:
+        for sig in handled:
+            loop.remove_signal_handler(sig)
+        await server.stop()
+
+
+class BackgroundServer:
+    """The service on its own event loop in a thread (the demo and tests use it)::
+
+        with BackgroundServer(ServeConfig(grpc_port=0, http_port=0, data_dir=tmp)) as server:
+            channel = grpc.insecure_channel(f"127.0.0.1:{server.grpc_port}")
+    """
+
+    def __init__(self, config: ServeConfig) -> None:
+        self.config = config
+        self.server: Server | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="typhoon-server", daemon=True)
+
+    @property
+    def grpc_port(self) -> int:
+        return self.server.grpc_port
+
+    @property
+    def http_port(self) -> int:
+        return self.server.http_port
+
+    def _run(self) -> None:
+        async def main() -> None:
+            self._loop = asyncio.get_running_loop()
+            self._stop = asyncio.Event()
+
+            def ready(server: Server) -> None:
+                self.server = server
+                self._ready.set()
+
+            await serve(self.config, ready, self._stop)
+
+        try:
+            asyncio.run(main())
+        except BaseException as error:  # noqa: BLE001 - reported by start()
+            self._error = error
+        finally:
+            self._ready.set()
+
+    def start(self, timeout: float = 30.0) -> "BackgroundServer":
+        self._thread.start()
+        self._ready.wait(timeout)
+        if self._error or not self.server:
+            raise RuntimeError(f"the service did not start: {self._error!r}")
+        return self
+
+    def stop(self, timeout: float = 30.0) -> None:
+        if self._loop and self._stop and self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(timeout)
+
+    def __enter__(self) -> "BackgroundServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

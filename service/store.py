@@ -1,0 +1,305 @@
+"""The match store: Redis is the single source of truth.
+
+Keys (the ``{m:<id>}`` hash tag puts all of a match's keys in one Redis Cluster slot, so every Lua
+script below touches a single slot):
+
+``typhoon:{m:<id>}:meta``
+    hash: the match's settings and summary — ``id scenario options sides seed seed_commitment
+    created_at updated_at status version last_sequence turn phase side_to_act result`` and per seat
+    ``seat:<side>:token`` (SHA-256 of the seat token, never the token), ``seat:<side>:player``,
+    ``seat:<side>:claimed_at``. Times are Unix milliseconds.
+``typhoon:{m:<id>}:state``
+    hash: ``version`` (actions applied), ``seq`` (last event sequence) and ``state`` (the engine's
+    canonical position JSON). ``version`` and ``seq`` are what the commit script compares.
+``typhoon:{m:<id>}:events``
+    stream, append-only: entry id ``<seq>-0`` and fields ``seq version time source event`` where
+    ``source`` is ``service`` or ``game`` and ``event`` is the JSON of the event (the engine's JSON
+    for game events; see ``service.core`` for the service events).
+``typhoon:{m:<id>}:req:<request_id>``
+    hash ``fingerprint response``: the first answer to a SubmitAction/Resign request id (24 h).
+``typhoon:matches``
+    sorted set (all scores 0) of ``<created_at ms, 15 digits>:<id>``: the ListMatches index, newest
+    last. It is written after the match's own keys, so every id it lists exists.
+
+All writes to a match are Lua scripts, so each is atomic: a commit checks the version and the
+sequence, appends the events, writes the state and the summary, and records the request id — or
+writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis.asyncio as aioredis
+
+INDEX_KEY = "typhoon:matches"
+REQUEST_TTL_SECONDS = 24 * 3600
+
+
+def key(match_id: str, part: str) -> str:
+    return f"typhoon:{{m:{match_id}}}:{part}"
+
+
+@dataclass
+class StoredEvent:
+    seq: int
+    version: int
+    time_ms: int
+    source: str  # "service" | "game"
+    data: dict[str, Any]
+
+    def fields(self) -> list[str]:
+        return [str(self.seq), str(self.version), str(self.time_ms), self.source,
+                json.dumps(self.data, separators=(",", ":"))]
+
+    @classmethod
+    def from_entry(cls, fields: dict) -> "StoredEvent":
+        def get(name: str) -> str:
+            return _text(fields.get(name.encode(), fields.get(name)))
+
+        return cls(int(get("seq")), int(get("version")), int(get("time")), get("source"), json.loads(get("event")))
+
+
+@dataclass
+class Snapshot:
+    """A consistent read of a match: its meta hash, state version, last sequence and state JSON,
+    and the record of a request id if one was asked for."""
+
+    meta: dict[str, str]
+    version: int
+    seq: int
+    state_json: str
+    request: tuple[str, bytes] | None = None
+
+
+@dataclass
+class CommitResult:
+    outcome: str  # OK | STALE | MOVED | DUPLICATE | NOT_FOUND
+    current_version: int | None = None
+    fingerprint: str | None = None
+    response: bytes | None = None
+
+
+@dataclass
+class ClaimResult:
+    outcome: str  # OK | TAKEN | FINISHED | NOT_FOUND
+    seq: int = 0
+    version: int = 0
+
+
+@dataclass
+class Page:
+    ids: list[str] = field(default_factory=list)
+    next_token: str = ""
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+_CREATE = """
+-- KEYS: meta, state, events. ARGV: n meta pairs, pairs..., state json, version, seq, then 5 per event.
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local n = tonumber(ARGV[1])
+local i = 2 + 2 * n
+local state, version, seq = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+i = i + 3
+while i <= #ARGV do
+  redis.call('XADD', KEYS[3], ARGV[i] .. '-0', 'seq', ARGV[i], 'version', ARGV[i + 1], 'time', ARGV[i + 2],
+             'source', ARGV[i + 3], 'event', ARGV[i + 4])
+  i = i + 5
+end
+local meta = {}
+for j = 2, 1 + 2 * n do meta[#meta + 1] = ARGV[j] end
+redis.call('HSET', KEYS[1], unpack(meta))
+redis.call('HSET', KEYS[2], 'version', version, 'seq', seq, 'state', state)
+return 1
+"""
+
+_LOAD = """
+-- KEYS: meta, state, request record (may not exist).
+local meta = redis.call('HGETALL', KEYS[1])
+if #meta == 0 then return false end
+local state = redis.call('HMGET', KEYS[2], 'version', 'seq', 'state')
+local request = false
+if ARGV[1] == '1' then request = redis.call('HMGET', KEYS[3], 'fingerprint', 'response') end
+return {meta, state, request}
+"""
+
+_COMMIT = """
+-- KEYS: meta, state, events, request record.
+-- ARGV: 1 expected version, 2 expected seq, 3 new version, 4 new seq, 5 state json,
+--       6 request fingerprint ('' = no request id), 7 response, 8 ttl, 9 n meta pairs, pairs...,
+--       then 5 per event (seq version time source json).
+local cur = redis.call('HMGET', KEYS[2], 'version', 'seq')
+if not cur[1] then return {'NOT_FOUND'} end
+if ARGV[6] ~= '' then
+  local prev = redis.call('HMGET', KEYS[4], 'fingerprint', 'response')
+  if prev[1] then return {'DUPLICATE', prev[1], prev[2]} end
+end
+if cur[1] ~= ARGV[1] then return {'STALE', cur[1]} end
+if cur[2] ~= ARGV[2] then return {'MOVED', cur[1]} end
+local n = tonumber(ARGV[9])
+local i = 10 + 2 * n
+-- appends first: they are the only writes that could fail, and they fail before anything is written
+while i <= #ARGV do
+  redis.call('XADD', KEYS[3], ARGV[i] .. '-0', 'seq', ARGV[i], 'version', ARGV[i + 1], 'time', ARGV[i + 2],
+             'source', ARGV[i + 3], 'event', ARGV[i + 4])
+  i = i + 5
+end
+redis.call('HSET', KEYS[2], 'version', ARGV[3], 'seq', ARGV[4], 'state', ARGV[5])
+if n > 0 then
+  local meta = {}
+  for j = 10, 9 + 2 * n do meta[#meta + 1] = ARGV[j] end
+  redis.call('HSET', KEYS[1], unpack(meta))
+end
+if ARGV[6] ~= '' then
+  redis.call('HSET', KEYS[4], 'fingerprint', ARGV[6], 'response', ARGV[7])
+  redis.call('EXPIRE', KEYS[4], tonumber(ARGV[8]))
+end
+return {'OK'}
+"""
+
+_CLAIM = """
+-- KEYS: meta, state, events. ARGV: side, token hash, player, time, event json.
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_FOUND'} end
+local side = ARGV[1]
+local m = redis.call('HMGET', KEYS[1], 'status', 'seat:' .. side .. ':token', 'sides')
+if m[1] == 'finished' then return {'FINISHED'} end
+if m[2] then return {'TAKEN'} end
+local st = redis.call('HMGET', KEYS[2], 'version', 'seq')
+local seq = tostring(tonumber(st[2]) + 1)
+redis.call('XADD', KEYS[3], seq .. '-0', 'seq', seq, 'version', st[1], 'time', ARGV[4], 'source', 'service',
+           'event', ARGV[5])
+redis.call('HSET', KEYS[2], 'seq', seq)
+redis.call('HSET', KEYS[1], 'seat:' .. side .. ':token', ARGV[2], 'seat:' .. side .. ':player', ARGV[3],
+           'seat:' .. side .. ':claimed_at', ARGV[4], 'last_sequence', seq, 'updated_at', ARGV[4])
+local all = true
+for s in string.gmatch(m[3], '[^,]+') do
+  if s ~= side and redis.call('HEXISTS', KEYS[1], 'seat:' .. s .. ':token') == 0 then all = false end
+end
+if all then redis.call('HSET', KEYS[1], 'status', 'active') end
+return {'OK', seq, st[1]}
+"""
+
+
+class Store:
+    """Async access to the matches in Redis (a ``redis.asyncio`` Redis or RedisCluster client)."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self.redis = client
+        self._create = client.register_script(_CREATE)
+        self._load = client.register_script(_LOAD)
+        self._commit = client.register_script(_COMMIT)
+        self._claim = client.register_script(_CLAIM)
+
+    @classmethod
+    def from_url(cls, url: str, cluster: bool = False) -> "Store":
+        if cluster:
+            from redis.asyncio.cluster import RedisCluster
+
+            return cls(RedisCluster.from_url(url))
+        return cls(aioredis.from_url(url, health_check_interval=30))
+
+    async def close(self) -> None:
+        await self.redis.aclose()
+
+    async def ping(self) -> bool:
+        return bool(await self.redis.ping())
+
+    # --- writes ------------------------------------------------------------------------------------
+
+    async def create(self, match_id: str, meta: dict[str, str], state_json: str, version: int,
+                     events: list[StoredEvent], created_ms: int) -> bool:
+        """Write a new match; False if the id is taken (nothing written then)."""
+        args: list[str] = [str(len(meta))]
+        for name, value in meta.items():
+            args += [name, value]
+        args += [state_json, str(version), str(events[-1].seq if events else 0)]
+        for event in events:
+            args += event.fields()
+        created = await self._create(keys=[key(match_id, "meta"), key(match_id, "state"),
+                                           key(match_id, "events")], args=args)
+        if created:
+            await self.redis.zadd(INDEX_KEY, {f"{created_ms:015d}:{match_id}": 0})
+        return bool(created)
+
+    async def commit(self, match_id: str, expected_version: int, expected_seq: int, new_version: int,
+                     state_json: str, meta: dict[str, str], events: list[StoredEvent],
+                     request_id: str = "", fingerprint: str = "", response: bytes = b"") -> CommitResult:
+        args: list[Any] = [str(expected_version), str(expected_seq), str(new_version),
+                           str(events[-1].seq if events else expected_seq), state_json,
+                           fingerprint if request_id else "", response, str(REQUEST_TTL_SECONDS), str(len(meta))]
+        for name, value in meta.items():
+            args += [name, value]
+        for event in events:
+            args += event.fields()
+        reply = await self._commit(keys=[key(match_id, "meta"), key(match_id, "state"), key(match_id, "events"),
+                                         key(match_id, f"req:{request_id}")], args=args)
+        outcome = _text(reply[0])
+        if outcome == "DUPLICATE":
+            return CommitResult(outcome, fingerprint=_text(reply[1]), response=bytes(reply[2]))
+        if outcome in ("STALE", "MOVED"):
+            return CommitResult(outcome, current_version=int(reply[1]))
+        return CommitResult(outcome)
+
+    async def claim_seat(self, match_id: str, side: str, token_hash: str, player: str, time_ms: int,
+                         event: dict[str, Any]) -> ClaimResult:
+        reply = await self._claim(keys=[key(match_id, "meta"), key(match_id, "state"), key(match_id, "events")],
+                                  args=[side, token_hash, player, str(time_ms),
+                                        json.dumps(event, separators=(",", ":"))])
+        outcome = _text(reply[0])
+        if outcome == "OK":
+            return ClaimResult(outcome, int(reply[1]), int(reply[2]))
+        return ClaimResult(outcome)
+
+    # --- reads -------------------------------------------------------------------------------------
+
+    async def load(self, match_id: str, request_id: str = "") -> Snapshot | None:
+        reply = await self._load(keys=[key(match_id, "meta"), key(match_id, "state"),
+                                       key(match_id, f"req:{request_id}")], args=["1" if request_id else "0"])
+        if not reply:
+            return None
+        flat, state, request = reply
+        meta = {_text(flat[i]): _text(flat[i + 1]) for i in range(0, len(flat), 2)}
+        record = None
+        if request and request[0] is not None:
+            record = (_text(request[0]), bytes(request[1]))
+        return Snapshot(meta, int(state[0]), int(state[1]), _text(state[2]), record)
+
+    async def metas(self, match_ids: list[str]) -> list[dict[str, str] | None]:
+        if not match_ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for match_id in match_ids:
+                pipe.hgetall(key(match_id, "meta"))
+            replies = await pipe.execute()
+        return [{_text(k): _text(v) for k, v in reply.items()} or None for reply in replies]
+
+    async def read_events(self, match_id: str, after_seq: int, count: int) -> list[StoredEvent]:
+        """Up to ``count`` events with a sequence above ``after_seq``, in order."""
+        entries = await self.redis.xrange(key(match_id, "events"), min=f"{after_seq + 1}-0", max="+", count=count)
+        return [StoredEvent.from_entry(fields) for entry_id, fields in entries]
+
+    async def wait_events(self, match_id: str, after_seq: int, block_ms: int, count: int = 200) -> list[StoredEvent]:
+        """Like read_events, but waits up to ``block_ms`` for the first one (XREAD BLOCK)."""
+        reply = await self.redis.xread({key(match_id, "events"): f"{after_seq}-0"}, count=count, block=block_ms)
+        events: list[StoredEvent] = []
+        for _stream, entries in reply or []:
+            events.extend(StoredEvent.from_entry(fields) for entry_id, fields in entries)
+        return events
+
+    async def last_sequence(self, match_id: str) -> int:
+        entries = await self.redis.xrevrange(key(match_id, "events"), count=1)
+        return int(_text(entries[0][0]).split("-")[0]) if entries else 0
+
+    async def list_ids(self, page_token: str, count: int) -> Page:
+        """Match ids, newest first, after ``page_token`` (an index member from a previous page)."""
+        upper = f"({page_token}" if page_token else "+"
+        members = await self.redis.zrevrangebylex(INDEX_KEY, upper, "-", start=0, num=count)
+        members = [_text(m) for m in members]
+        return Page([m.split(":", 1)[1] for m in members], members[-1] if len(members) == count else "")
