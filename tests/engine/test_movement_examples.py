@@ -18,7 +18,7 @@ import pytest
 
 import engine
 from engine import EndPhase, Move, Reason
-from engine.events import PhaseStarted, UnitMoved
+from engine.events import CityCaptured, PhaseStarted, UnitMoved
 
 from bfm_helpers import (
     BOARD, destinations, distance, is_forest, legal, neighbours, one, position, refuse, where, zoc,
@@ -309,3 +309,108 @@ def test_rail_movement_is_only_for_the_soviet_rail_phase():
     # in the Soviet movement phase the same unit moves normally: forest costs 2
     game = soviet_move_phase("16th 1402", "19th 1210")
     refuse(game, Move("16th", "1102", RAIL_PATH), Reason.MOVEMENT_ALLOWANCE_EXCEEDED)
+
+
+# --- random positions: the destinations offered match the rules, computed independently ------------
+
+import heapq  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from bfm_map import MAP, forest, my_neighbours  # noqa: E402
+
+ALL_HEXES = sorted(MAP)
+SOVIET_ARMIES = ["19th", "20th", "24th", "29th", "30th"]
+GERMAN_CORPS = ["XL", "V", "XLI", "VI", "XX", "LVII"]
+
+
+def expected_destinations(start: str, ma: int, friendly: set[str], enemy: set[str], mode: str) -> set[str]:
+    """Where a unit may end its move, from the rules: costs by terrain (forest 2), one hex in mud, rail
+    links and cost 1 in rail movement; never into an enemy unit; entering an enemy ZOC ends the move;
+    friendly units may be passed through but not ended on."""
+    enemy_zoc = {n for h in enemy for n in my_neighbours(h)}
+    if mode == "rail":
+        links = lambda h: MAP[h]["rail"]  # noqa: E731
+        cost = lambda h: 1  # noqa: E731
+    else:
+        links = my_neighbours
+        cost = (lambda h: 1) if mode == "mud" else (lambda h: 2 if forest(h) else 1)  # noqa: E731
+        ma = 1 if mode == "mud" else ma
+    best = {start: 0}
+    queue = [(0, start)]
+    while queue:
+        spent, here = heapq.heappop(queue)
+        if spent > best[here] or (here != start and here in enemy_zoc):
+            continue
+        for nxt in links(here):
+            total = spent + cost(nxt)
+            if nxt in enemy or total > ma or best.get(nxt, ma + 1) <= total:
+                continue
+            best[nxt] = total
+            heapq.heappush(queue, (total, nxt))
+    return {h for h in best if h != start and h not in friendly}
+
+
+@settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.randoms(use_true_random=False), st.sampled_from(["normal", "mud", "rail", "panzer"]))
+def test_destinations_match_the_rules_in_random_positions(rnd, mode):
+    rail_hexes = [h for h in ALL_HEXES if MAP[h]["rail"]]
+    start = rnd.choice(rail_hexes if mode == "rail" else ALL_HEXES)
+    near = sorted({n for a in my_neighbours(start) for b in my_neighbours(a) for n in my_neighbours(b)} - {start})
+    near += rnd.sample(ALL_HEXES, 6)
+    others = list(dict.fromkeys(h for h in rnd.sample(near, min(len(near), rnd.randint(0, 10))) if h != start))
+    split = rnd.randint(0, len(others))
+    friendly, enemy = others[:split][:5], others[split:][:5]
+    if mode == "panzer":  # a German panzer moving among Soviet units, in the panzer phase of a clear turn
+        units = [f"XLVII {start}"] + [f"{u} {h}" for u, h in zip(GERMAN_CORPS, friendly)]
+        units += [f"{u} {h}" for u, h in zip(SOVIET_ARMIES, enemy)]
+        game = position(units, turn=1, phase="german_panzer_movement")
+        mover, ma, rules = "XLVII", 6, "normal"
+    else:
+        units = [f"16th {start}"] + [f"{u} {h}" for u, h in zip(SOVIET_ARMIES, friendly)]
+        units += [f"{u} {h}" for u, h in zip(GERMAN_CORPS, enemy)]
+        turn = 3 if mode == "mud" else rnd.choice([1, 3]) if mode == "rail" else 1
+        phase = "soviet_rail_movement" if mode == "rail" else "soviet_movement"
+        game = position(units, turn=turn, phase=phase)
+        mover, ma, rules = "16th", 4, mode
+    expected = expected_destinations(start, ma, set(friendly), set(enemy), rules)
+    assert destinations(game, mover) == expected
+    # every offered move is accepted, along a path the rules allow
+    enemy_zoc = {n for h in enemy for n in my_neighbours(h)}
+    for hex_id in sorted(expected)[:4]:
+        twin = game.clone()
+        moved = one(twin.apply(Move(mover, hex_id)), UnitMoved)
+        path = moved.path
+        assert path[-1] == hex_id and moved.start == start
+        steps = list(zip((start,) + path, path))
+        links = (lambda h: MAP[h]["rail"]) if rules == "rail" else my_neighbours  # noqa: E731
+        assert all(b in links(a) for a, b in steps)
+        assert not set(path) & set(enemy)
+        assert not set(path[:-1]) & enemy_zoc
+        cost = len(path) if rules in ("rail", "mud") else sum(2 if forest(h) else 1 for h in path)
+        assert cost <= (1 if rules == "mud" else ma)
+        if len(set(path)) == len(path):  # see test_a_move_named_by_its_destination_never_enters_a_hex_twice
+            again = game.clone()
+            again.apply(Move(mover, hex_id, path))
+            assert again.state_hash() == twin.state_hash()
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "ENGINE BUG: Move without a path (ruling 3: the path through the most enemy-controlled cities) may "
+    "pick a path that enters a hex twice, e.g. 16th in 0306 ordered to 0305 goes 0305, 0204 (Smolensk), "
+    "0305 and captures Smolensk; the engine refuses that same path when it is named (PATH_REVISITS_HEX)"))
+def test_a_move_named_by_its_destination_never_enters_a_hex_twice():
+    game = soviet_move_phase("16th 0306")
+    events = game.clone().apply(Move("16th", "0305"))
+    path = one(events, UnitMoved).path
+    assert len(set(path)) == len(path), path
+    assert path == ("0305",)
+
+
+def test_a_move_may_pass_through_an_enemy_city_on_the_way_to_its_destination():
+    # 0306 -> 0305 -> 0204 (Smolensk, German) -> 0205: the destination-only move takes Smolensk
+    game = soviet_move_phase("16th 0306")
+    events = game.apply(Move("16th", "0205"))
+    assert one(events, UnitMoved).path == ("0305", "0204", "0205")
+    assert one(events, CityCaptured).city == "Smolensk"
