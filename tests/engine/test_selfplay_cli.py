@@ -32,14 +32,7 @@ def run_main(args, capsys) -> tuple[int, str, str]:
     return code, out, err
 
 
-def options_flag_missing(capsys) -> bool:
-    code, out, err = run_main(["selfplay", "--help"], capsys)
-    return "--options" not in out
-
-
 def test_selfplay_campaign_all_options_one_line_per_game_and_a_summary(capsys):
-    if options_flag_missing(capsys):
-        pytest.xfail("--options not yet in CLI")
     code, out, err = run_main(ARGS, capsys)
     assert code == 0, err
     lines = out.strip().splitlines()
@@ -62,8 +55,6 @@ def test_selfplay_campaign_all_options_one_line_per_game_and_a_summary(capsys):
 
 
 def test_selfplay_same_arguments_same_output(capsys):
-    if options_flag_missing(capsys):
-        pytest.xfail("--options not yet in CLI")
     first = run_main(ARGS, capsys)
     second = run_main(ARGS, capsys)
     assert first[0] == second[0] == 0
@@ -71,8 +62,6 @@ def test_selfplay_same_arguments_same_output(capsys):
 
 
 def test_selfplay_options_change_the_games(capsys):
-    if options_flag_missing(capsys):
-        pytest.xfail("--options not yet in CLI")
     with_all = run_main(ARGS, capsys)[1]
     without = run_main(ARGS[:-2], capsys)[1]
     assert with_all != without
@@ -80,8 +69,6 @@ def test_selfplay_options_change_the_games(capsys):
 
 def test_selfplay_lines_match_the_engine_games(capsys):
     """Each line reports the game the engine plays for that seed with those options."""
-    if options_flag_missing(capsys):
-        pytest.xfail("--options not yet in CLI")
     from engine.options import Options
     from engine.selfplay import play_random_game
 
@@ -97,8 +84,6 @@ def test_selfplay_lines_match_the_engine_games(capsys):
                                               ("fog_of_war", "unknown option"),
                                               ("soviet_replacements=7", "soviet_replacements")])
 def test_selfplay_bad_options_are_a_one_line_error(options, fragment, capsys):
-    if options_flag_missing(capsys):
-        pytest.xfail("--options not yet in CLI")
     code, out, err = run_main(["selfplay", "--games", "1", "--scenario", "campaign", "--options", options], capsys)
     assert code == 2
     assert out == ""
@@ -106,8 +91,6 @@ def test_selfplay_bad_options_are_a_one_line_error(options, fragment, capsys):
 
 
 def test_selfplay_installed_script_same_output_as_in_process(capsys):
-    if options_flag_missing(capsys):
-        pytest.xfail("--options not yet in CLI")
     script = Path(sys.executable).parent / "typhoon"
     if not script.exists():
         pytest.skip("the typhoon script is not installed in this environment")
