@@ -144,6 +144,21 @@ def test_exchange_losses_below_the_defender_loss_are_refused():
     assert where(game, "V") is None and strength_of(game, "XLVII") == "full"
 
 
+def test_attackers_lost_in_an_exchange_score_for_the_defender():
+    game = exchange_position()
+    declare_and_resolve(game, ["XLVII", "V"], "16th")
+    events = game.apply(ChooseLosses(("V", "V")))
+    gone = one(events, UnitEliminated)
+    assert (gone.unit, gone.strength_lost, gone.points_to) == ("V", 3, "soviet")
+    assert game.to_json()["elimination_points"] == {"german": 0, "soviet": 1}
+
+
+def test_a_choice_naming_a_unit_outside_the_battle_is_refused():
+    game = position(["16th 1207", "XLVII 1107", "V 1108", "XXIV 1206"], fixed_dice=[4])
+    declare_and_resolve(game, ["XLVII", "V"], "16th")
+    refuse(game, ChooseLosses(("XXIV",)), Reason.NOT_A_CHOICE)
+
+
 def test_exchange_in_mud_losses_count_printed_strength():
     # turn 3: (9 + 6) / 2 = 7.5 against 4 (half-strength defender): 1:1, roll 4: EX. The defender (4)
     # is eliminated: a loss of 4, met by the printed step of XLVII (5), not by a halved one.
@@ -226,6 +241,16 @@ def test_only_one_attacker_advances_and_advancing_is_optional():
     assert not of_type(events, UnitAdvanced)
     assert game.unit_at("1207") is None
     assert (where(game, "XXIV"), where(game, "XLI"), where(game, "LVII")) == ("1107", "1108", "1208")
+
+
+def test_only_one_attacker_advances():
+    game = position(["16th 1207", "XXIV 1107", "XLI 1108", "LVII 1208"], fixed_dice=[1])
+    declare_and_resolve(game, ["XXIV", "XLI", "LVII"], "16th")
+    game.apply(Advance("XXIV"))
+    assert game.pending_decision() is None
+    with pytest.raises(engine.IllegalAction):
+        game.apply(Advance("XLI"))
+    assert where(game, "XLI") == "1108"
 
 
 def test_a_unit_that_did_not_attack_cannot_advance():
@@ -502,3 +527,64 @@ def test_advance_captures_a_city():
     declare_and_resolve(game, ["16th", "19th"], "V")
     events = game.apply(Advance("19th"))
     assert one(events, CityCaptured) == CityCaptured("Vyazma", "0603", "soviet")
+
+
+# --- random battles: odds, shifts and results computed from the rules ----------------------------
+
+from fractions import Fraction  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from bfm_map import MAP, my_neighbours  # noqa: E402
+
+GERMAN_POOL = ["XXXIV", "VI", "V", "VII", "XXII", "XL", "XLVII", "XLVI", "XXIV"]
+SOVIET_POOL = ["19th", "20th", "24th", "29th", "30th", "1st-shock"]
+
+
+def expected_battle(defender_hex, defender_side, defence, attackers, turn):
+    """(odds label before terrain, shifts, final column or 'below') from the rules."""
+    attack = Fraction(sum(s for _, s in attackers))
+    if turn in (3, 4):
+        attack /= 2
+    ratio = int(attack // defence)  # dropping fractions
+    ratio = min(ratio, 6)
+    terrain = MAP[defender_hex]["terrain"] == "forest" or defender_hex == "1103" or (
+        defender_side == "soviet" and MAP[defender_hex]["fort"])
+    river = all(h in MAP[defender_hex]["river"] for h, _ in attackers)
+    shifts = -int(terrain) - int(river)
+    final = ratio + shifts
+    return (f"{ratio}:1" if ratio >= 1 else "below"), shifts, (f"{final}:1" if final >= 1 else "below")
+
+
+@settings(max_examples=80, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.randoms(use_true_random=False), st.sampled_from(["german", "soviet"]), st.sampled_from([1, 3]),
+       st.integers(1, 6))
+def test_random_battles_follow_the_rules(rnd, attacker_side, turn, roll):
+    defender_hex = rnd.choice(sorted(MAP))
+    ring = my_neighbours(defender_hex)
+    attacker_hexes = rnd.sample(ring, rnd.randint(1, min(3, len(ring))))
+    own, enemy = (GERMAN_POOL, SOVIET_POOL) if attacker_side == "german" else (SOVIET_POOL, GERMAN_POOL)
+    attackers = rnd.sample(own, len(attacker_hexes))
+    defender = rnd.choice(enemy)
+    strengths = {u: rnd.choice(["full", "half"]) for u in attackers + [defender]}
+    units = [f"{defender} {defender_hex} {strengths[defender]}"]
+    units += [f"{u} {h} {strengths[u]}" for u, h in zip(attackers, attacker_hexes)]
+    phase = f"{attacker_side}_combat"
+    game = position(units, turn=turn, phase=phase, fixed_dice=[roll])
+    value = lambda u: getattr(COUNTERS_[u], strengths[u])  # noqa: E731
+    odds, shifts, column = expected_battle(defender_hex, COUNTERS_[defender].side, value(defender),
+                                           [(h, value(u)) for u, h in zip(attackers, attacker_hexes)], turn)
+    events = declare_and_resolve(game, attackers, defender)
+    result = battle(game, events)
+    assert (result.odds, result.shifts, result.column) == (odds, shifts, column)
+    assert result.defence == value(defender)
+    total = Fraction(sum(value(u) for u in attackers)) / (2 if turn == 3 else 1)
+    assert Fraction(result.attack) == total
+    if column == "below":
+        assert (result.result, result.roll) == ("NE", None)
+    else:
+        assert result.roll == roll and result.result == CRT[roll][COLUMNS.index(column)]
+
+
+COUNTERS_ = engine.load_scenario("standard").counters

@@ -151,6 +151,11 @@ def test_an_enemy_controlled_city_takes_no_new_unit():
     refuse(game, Replace("43rd", "1107"), Reason.NOT_AN_ENTRY_HEX, "Tula")
 
 
+def test_moscow_held_by_the_germans_takes_no_soviet_unit():
+    game = soviet_replacement(["16th 1207", "V 0104"], city_control={"1103": "german"})
+    refuse(game, Replace("43rd", "1103"), Reason.NOT_AN_ENTRY_HEX, "Moscow")
+
+
 def test_communication_is_blocked_by_enemy_units_and_zones_not_by_friendly_units():
     # friendly units on 1302-1310 do not cut Tula off
     friends = ["19th 1302", "20th 1304", "24th 1306", "29th 1308", "30th 1310"]
