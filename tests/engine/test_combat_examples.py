@@ -159,6 +159,27 @@ def test_a_choice_naming_a_unit_outside_the_battle_is_refused():
     refuse(game, ChooseLosses(("XXIV",)), Reason.NOT_A_CHOICE)
 
 
+def test_soviet_exchange_against_a_9_strength_panzer_needs_two_army_steps():
+    # 8 + 8 = 16 against XLVII (9): 1:1, roll 4: EX. XLVII loses 9 - 4 = 5; one army step is only 4
+    game = position(["XLVII 1207", "16th 1307", "19th 1308"], phase="soviet_combat", fixed_dice=[4])
+    events = declare_and_resolve(game, ["16th", "19th"], "XLVII")
+    assert battle(game, events).result == "EX"
+    assert one(events, StepLost) == StepLost("XLVII", "1207", 5, "combat")
+    assert game.pending_decision()["required"] == 5
+    assert {tuple(sorted(a.units)) for a in legal(game, ChooseLosses)} == {
+        ("16th", "16th"), ("16th", "19th"), ("19th", "19th")}
+    events = game.apply(ChooseLosses(("16th", "19th")))
+    assert strength_of(game, "16th") == "half" and strength_of(game, "19th") == "half"
+
+
+def test_units_that_advanced_may_move_in_the_movement_phase():
+    game = position(["16th 1207 half", "XXIV 1107"], fixed_dice=[1])
+    declare_and_resolve(game, ["XXIV"], "16th")
+    game.apply(Advance("XXIV"))
+    assert game.phase.name == "german_movement"
+    assert "XXIV" in {a.unit for a in legal(game, engine.Move)}
+
+
 def test_exchange_in_mud_losses_count_printed_strength():
     # turn 3: (9 + 6) / 2 = 7.5 against 4 (half-strength defender): 1:1, roll 4: EX. The defender (4)
     # is eliminated: a loss of 4, met by the printed step of XLVII (5), not by a halved one.

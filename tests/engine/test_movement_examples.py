@@ -305,6 +305,16 @@ def test_rail_movement_stops_on_entering_enemy_zoc():
     refuse(game, Move("16th", "1102", RAIL_PATH), Reason.STOPPED_BY_ZOC, "1103")
 
 
+def test_units_that_rail_moved_may_move_again_in_the_soviet_movement_phase():
+    game = rail_phase("16th 1402", "19th 1210")
+    game.apply(Move("16th", "1102", RAIL_PATH))
+    # no other unit may rail-move and no attack is possible: both phases ended by themselves
+    assert game.phase.name == "soviet_movement"
+    assert "16th" in {a.unit for a in legal(game, Move)}
+    game.apply(Move("16th", "1101"))
+    assert where(game, "16th") == "1101"
+
+
 def test_rail_movement_is_only_for_the_soviet_rail_phase():
     # in the Soviet movement phase the same unit moves normally: forest costs 2
     game = soviet_move_phase("16th 1402", "19th 1210")
