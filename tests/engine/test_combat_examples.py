@@ -578,7 +578,7 @@ def expected_battle(defender_hex, defender_side, defence, attackers, turn):
     return (f"{ratio}:1" if ratio >= 1 else "below"), shifts, (f"{final}:1" if final >= 1 else "below")
 
 
-@settings(max_examples=80, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.randoms(use_true_random=False), st.sampled_from(["german", "soviet"]), st.sampled_from([1, 3]),
        st.integers(1, 6))
 def test_random_battles_follow_the_rules(rnd, attacker_side, turn, roll):
@@ -604,8 +604,48 @@ def test_random_battles_follow_the_rules(rnd, attacker_side, turn, roll):
     assert Fraction(result.attack) == total
     if column == "below":
         assert (result.result, result.roll) == ("NE", None)
-    else:
-        assert result.roll == roll and result.result == CRT[roll][COLUMNS.index(column)]
+        return
+    assert result.roll == roll and result.result == CRT[roll][COLUMNS.index(column)]
+    if result.result == "EX":
+        counter = COUNTERS_[defender]
+        required = counter.full - counter.half if strengths[defender] == "full" else counter.half
+        expected = expected_exchange_choices([(u, strengths[u]) for u in attackers], required)
+        decision = game.pending_decision()
+        if len(expected) > 1:
+            assert decision["stage"] == "exchange_losses" and decision["required"] == required
+            assert {tuple(sorted(a.units)) for a in legal(game, ChooseLosses)} == expected
+        else:  # a single way is taken by itself (ruling 27)
+            lost = [e.unit for e in events if isinstance(e, (StepLost, UnitEliminated)) and e.unit != defender]
+            assert tuple(sorted(lost)) in expected
+    if result.result == "AL":
+        if len(attackers) > 1:
+            assert set(legal(game)) == {ChooseAttackerLoss(u) for u in attackers}
+        else:
+            lost = [e.unit for e in events if isinstance(e, (StepLost, UnitEliminated))]
+            assert lost == attackers
+
+
+def expected_exchange_choices(attackers, required):
+    """Sets of step losses (a unit named once per step) reaching ``required`` with no step to spare,
+    counting printed strengths: a full unit's first step is full - half, its second step half."""
+    import itertools
+
+    steps = []
+    for unit, strength in attackers:
+        c = COUNTERS_[unit]
+        steps.append([c.full - c.half, c.half] if strength == "full" else [c.half])
+    found = set()
+    for taken in itertools.product(*(range(len(s) + 1) for s in steps)):
+        losses = [sum(s[:k]) for s, k in zip(steps, taken)]
+        total = sum(losses)
+        if total < required:
+            continue
+        if any(k and total - s[k - 1] >= required for s, k in zip(steps, taken)):
+            continue
+        found.add(tuple(sorted(u for (u, _), k in zip(attackers, taken) for _ in range(k))))
+    if not found:
+        found.add(tuple(sorted(u for (u, _), s in zip(attackers, steps) for _ in s)))
+    return found
 
 
 COUNTERS_ = engine.load_scenario("standard").counters
