@@ -219,17 +219,24 @@ def plan_german_movement(state: engine.Game, phase: MovePhase, w: Weights) -> di
 
 # --- panzer movement (before combat) ----------------------------------------------------------------
 
-def plan_panzer_movement(state: engine.Game, phase: MovePhase, w: Weights) -> dict[str, int]:
+def plan_attack_setup(state: engine.Game, phase: MovePhase, w: Weights, side: str,
+                      movers: list[str] | None = None) -> tuple[dict[str, int], set[str], dict[int, str]]:
+    """Move units next to enemy units so that the coming combat phase has good battles.
+
+    For each enemy unit in reach, the movers that can get next to it are matched to the free hexes around
+    it (not across a river, closing its escape routes); the package that adds the most expected value
+    (with the units already next to it) is taken, again and again. An empty enemy city in reach is taken
+    when that is worth more. Returns (unit → hex for the movers used, the movers left, hex → unit after
+    the plan).
+    """
     info = phase.info
     soviets = phase.theirs
     positions = dict(phase.mine)  # hex -> unit, updated as the plan grows
-    movable = [u for u in phase.movable]
+    movable = list(phase.movable if movers is None else movers)
     where = {u: h for h, u in positions.items()}
     free = set(movable)
     committed: set[str] = set()  # units (infantry or panzers) already in a planned battle
     plan: dict[str, int] = {}
-    hold = 1.0 if state.turn >= state.scenario.last_turn else 0.6
-    obj = objective_distance(state, info)
 
     def slots_for(target_hex: int) -> list[int]:
         return [n for n in info.neighbours[target_hex] if n not in soviets]
@@ -238,7 +245,7 @@ def plan_panzer_movement(state: engine.Game, phase: MovePhase, w: Weights) -> di
         hyp = {h: u for h, u in positions.items() if u not in panzers}
         for p, s in zip(panzers, chosen_slots):
             hyp[s] = p
-        judge = BattleJudge(state, "german", w, hyp, soviets)
+        judge = BattleJudge(state, side, w, hyp, soviets)
         attackers = [hyp[n] for n in info.neighbours[th] if n in hyp and hyp[n] not in committed]
         if not attackers:
             return 0.0
@@ -272,14 +279,13 @@ def plan_panzer_movement(state: engine.Game, phase: MovePhase, w: Weights) -> di
         for th, t in soviets.items():
             base_attackers = [positions[n] for n in info.neighbours[th] if n in positions
                               and positions[n] not in committed and positions[n] not in free]
-            candidates = [p for p in free if any(s in phase.dests[p] for s in slots_for(th))]
+            candidates = [p for p in sorted(free) if any(s in phase.dests[p] for s in slots_for(th))]
             if not candidates:
                 continue
-            candidates.sort(key=lambda p: -state.strength(p))
+            candidates.sort(key=lambda p: (-state.strength(p), p))
             candidates = candidates[:5]
             base = package_value(t, th, [], []) if base_attackers else 0.0
             chosen: list[str] = []
-            chosen_val = base
             # add panzers one at a time, keeping the best package seen
             best_pkg = None
             for _k in range(min(4, len(candidates))):
@@ -306,10 +312,10 @@ def plan_panzer_movement(state: engine.Game, phase: MovePhase, w: Weights) -> di
             if best is None or gain > best[0]:
                 best = (gain, t, th, best_pkg[1], best_pkg[2])
         # an empty Soviet city within reach of a free panzer
-        for p in free:
+        for p in sorted(free):
             for h in phase.dests[p]:
-                if h in info.cities and state.control.get(h) != "german" and (h not in positions or positions[h] == p):
-                    gain = capture_gain(info, state, h, "german", w) * 0.8
+                if h in info.cities and state.control.get(h) != side and (h not in positions or positions[h] == p):
+                    gain = capture_gain(info, state, h, side, w) * 0.8
                     if best is None or gain > best[0]:
                         best = (gain, None, h, [p], [h])
         if best is None or best[0] < w.attack_threshold:
@@ -329,8 +335,18 @@ def plan_panzer_movement(state: engine.Game, phase: MovePhase, w: Weights) -> di
                         plan[positions[n]] = n
                         free.discard(positions[n])
 
+    return plan, free, positions
+
+
+def plan_panzer_movement(state: engine.Game, phase: MovePhase, w: Weights) -> dict[str, int]:
+    """Panzer movement: set up the battles, then the spare panzers move toward the objective (they move
+    again after combat, so they avoid stopping in a Soviet zone of control)."""
+    info = phase.info
+    obj = objective_distance(state, info)
+    plan, free, positions = plan_attack_setup(state, phase, w, "german")
+    where = {u: h for h, u in positions.items()}
     # spare panzers: move toward the objective, avoid ending in a Soviet zone of control (they move again)
-    for p in sorted(free, key=lambda x: -state.strength(x)):
+    for p in sorted(free, key=lambda x: (-state.strength(x), x)):
         here = where[p]
         best_h, best_s = here, -w.g_progress * obj[here]
         for h in phase.dests[p]:

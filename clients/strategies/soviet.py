@@ -20,7 +20,7 @@ import heapq
 import engine
 
 from .analysis import BoardInfo, board_info, other, units_by_hex, zoc
-from .german import column_for
+from .german import column_for, plan_attack_setup
 from .moves import MovePhase, assign
 from .tactics import Weights, capture_gain, city_swing
 
@@ -429,16 +429,27 @@ def plan_soviet_movement(state: engine.Game, phase: MovePhase, w: Weights) -> di
 
 
 def plan_soviet_rail(state: engine.Game, phase: MovePhase, w: Weights) -> dict[str, int]:
-    """Rail movement: each unit that can rail-move goes to the rail stop nearest the hex it should end the
-    turn in (the line is planned for the end of the turn)."""
+    """Rail movement: units that can rail-move first set up counterattacks (when they can still reach
+    their place in the line afterwards), the others go to the rail stop nearest the hex they should end
+    the turn in (the line is planned for the end of the turn)."""
     info = phase.info
     stops = {u: set(phase.dests[u]) for u in phase.movable}
     final = forecast_final(state, info, phase.mine, phase.theirs, stops)
     planner = SovietPlanner(state, w, final, phase.mine, phase.theirs)
     targets = planner.plan()
-    plan = {}
-    taken: set[int] = set()
+    line = set(planner.line_hexes)
+    mud = state.weather().max_hexes is not None
+    attackers = [u for u in phase.movable if not mud or targets.get(u) not in line]
+    plan, _free, _positions = plan_attack_setup(state, phase, w, "soviet", attackers)
+    taken: set[int] = set(plan.values())
+    later = 1 if mud else 4
+    for u in list(plan):
+        target = targets.get(u)
+        if target is not None and info.dist[plan[u]][target] > later:
+            taken.discard(plan.pop(u))
     for u in sorted(phase.movable):
+        if u in plan:
+            continue
         target = targets.get(u)
         if target is None:
             continue
