@@ -81,7 +81,8 @@ class Seat:
 
 class Watch:
     """An iterator over a match's events that reconnects by itself with its cursor, so nothing is
-    missed or repeated. Ends after the match's last event; ``close()`` stops it from another thread."""
+    missed or repeated. Ends after the match's last event; ``close()`` stops it from another thread.
+    While the service is unreachable it keeps trying (backing off up to 2 s between attempts)."""
 
     def __init__(self, client: "TyphoonClient", match_id: str, after_sequence: int, heartbeat_seconds: int,
                  heartbeats: bool, resume: bool) -> None:
@@ -131,7 +132,14 @@ class Watch:
                 return
             # the stream ended without the last event: the server shut down, or the match was
             # already over at our cursor
-            match = self.client.get_match(self.match_id).match
+            try:
+                match = self.client.get_match(self.match_id).match
+            except TyphoonError as error:
+                if error.code not in _RETRYABLE:
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 2.0)
+                continue
             if match.status == match_pb2.MATCH_STATUS_FINISHED and self.cursor >= match.last_sequence:
                 self.finished = True
 
@@ -145,7 +153,8 @@ class TyphoonClient:
         self.target = target
         self.timeout = timeout
         self.retries = retries
-        self.channel = channel or grpc.insecure_channel(target)
+        self.channel = channel or grpc.insecure_channel(target, options=[
+            ("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reconnect_backoff_ms", 5000)])
         self.stub = match_service_pb2_grpc.MatchServiceStub(self.channel)
 
     def close(self) -> None:

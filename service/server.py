@@ -112,7 +112,10 @@ class Server:
             raise OSError(f"cannot listen for gRPC on {config.host}:{config.grpc_port}")
         await self._grpc.start()
 
-        sock = socket.socket(socket.AF_INET6 if ":" in config.host else socket.AF_INET, socket.SOCK_STREAM)
+        # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets that say so (else Nagle and
+        # delayed ACKs add 40 ms to every keep-alive request)
+        sock = socket.socket(socket.AF_INET6 if ":" in config.host else socket.AF_INET, socket.SOCK_STREAM,
+                             socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((config.host, config.http_port))
         sock.listen(1024)

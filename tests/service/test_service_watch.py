@@ -1,0 +1,81 @@
+"""WatchMatch: resuming from a cursor after a disconnect, heartbeats, a clean end at shutdown."""
+
+from __future__ import annotations
+
+import threading
+
+import grpc
+
+import engine
+from service.gen.typhoon.v1 import match_service_pb2 as api, match_service_pb2_grpc
+from service_helpers import ServiceProcess, play_random, wait_for
+
+
+def test_a_watcher_resumes_from_its_cursor_after_a_disconnect(service, client):
+    match, tokens = client.create_match(seats=["german", "soviet"])
+    play_random(client, match.match_id, tokens, seed="resume", max_actions=5)
+    with grpc.insecure_channel(service.target) as channel:
+        stub = match_service_pb2_grpc.MatchServiceStub(channel)
+        first: list = []
+        call = stub.WatchMatch(api.WatchMatchRequest(match_id=match.match_id))
+        for response in call:
+            first.append(response.event)
+            if len(first) == 7:
+                call.cancel()  # the watcher goes away in the middle of the log
+                break
+        cursor = first[-1].sequence
+        play_random(client, match.match_id, tokens, seed="resume-more", max_actions=20)
+        client.resign(match.match_id, tokens["german"])
+        second = [r.event for r in stub.WatchMatch(api.WatchMatchRequest(match_id=match.match_id,
+                                                                         after_sequence=cursor))]
+    log = list(client.event_log(match.match_id))
+    assert first + second == log  # nothing missed, nothing twice
+    assert second[0].sequence == cursor + 1
+
+
+def test_heartbeats_while_nothing_happens_then_live_events(client):
+    match, tokens = client.create_match(seats=["german"])
+    watch = client.watch(match.match_id, heartbeat_seconds=1, heartbeats=True)
+    items = []
+
+    def follow():
+        for item in watch:
+            items.append(item)
+            if hasattr(item, "sequence") and item.WhichOneof("kind") == "action_submitted":
+                watch.close()
+
+    thread = threading.Thread(target=follow)
+    thread.start()
+    wait_for(lambda: any(not hasattr(i, "sequence") for i in items), timeout=5)
+    client.submit(match.match_id, tokens["german"], engine.StandardSetup())
+    thread.join(10)
+    assert not thread.is_alive()
+    heartbeat = next(i for i in items if not hasattr(i, "sequence"))
+    assert heartbeat.last_sequence == 2  # match_created, seat_claimed
+    assert items[-1].action_submitted.action.WhichOneof("kind") == "standard_setup"
+
+
+def test_watching_a_finished_match_replays_it_and_ends(client):
+    match, tokens = client.create_match(seats=["german"])
+    client.resign(match.match_id, tokens["german"])
+    events = list(client.watch(match.match_id, resume=False))
+    assert events[-1].WhichOneof("kind") == "seed_revealed"
+    assert list(client.watch(match.match_id, after_sequence=events[-1].sequence, resume=False)) == []
+
+
+def test_shutdown_ends_watch_streams_cleanly(redis_url, client):
+    extra = ServiceProcess("--redis-url", redis_url).start()
+    try:
+        match, _ = client.create_match()
+        with grpc.insecure_channel(extra.target) as channel:
+            stub = match_service_pb2_grpc.MatchServiceStub(channel)
+            call = stub.WatchMatch(api.WatchMatchRequest(match_id=match.match_id, heartbeat_seconds=30))
+            received = [next(call)]  # the stream is open: match_created
+            extra.process.send_signal(15)
+            received += list(call)  # ends without an error
+            assert call.code() == grpc.StatusCode.OK
+        assert extra.process.wait(20) == 0
+        assert [e.event.sequence for e in received] == [1]
+        assert any(line.get("event") == "stopped" for line in extra.logs)
+    finally:
+        extra.stop()
