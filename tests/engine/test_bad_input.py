@@ -152,14 +152,6 @@ def test_a_path_with_a_gap(movement):
     refuse(movement, Move("XLVII", "0806", ("0706", "0906", "0806")), Reason.PATH_BROKEN, "0906")
 
 
-def test_a_path_that_revisits_a_hex(movement):
-    refuse(movement, Move("XLVII", "0707", ("0706", "0606", "0707")), Reason.PATH_REVISITS_HEX, "0606")
-
-
-def test_a_path_that_goes_back_through_its_start(movement):
-    refuse(movement, Move("XLVII", "0605", ("0706", "0606", "0605")), Reason.PATH_REVISITS_HEX)
-
-
 # --- bad declarations and decisions --------------------------------------------------------------
 
 def test_a_battle_without_attackers(combat):

@@ -330,16 +330,10 @@ def test_ex_then_the_defender_retreats():
     assert where(game, "16th") == path[-1] and strength_of(game, "16th") == "half"
 
 
-ADVANCE_AFTER_RETREAT_BUG = (
-    "ENGINE BUG: after a DR/DRL/EX retreat the advance is never offered (rules, combat step 6: 'If the "
-    "attacked unit is no longer in the hex (eliminated or forced to retreat), one of the attacking units "
-    "may immediately move into the hex'); the battle ends and the phase moves on. The advance stage is "
-    "skipped whenever the defender is still on the map, wherever it is.")
-
-
-@pytest.mark.xfail(strict=True, reason=ADVANCE_AFTER_RETREAT_BUG)
 @pytest.mark.parametrize("roll,result", [(3, "DR"), (1, "DRL")])
 def test_an_attacker_may_advance_after_the_defender_retreats(roll, result):
+    # rules, combat step 6: "If the attacked unit is no longer in the hex (eliminated or forced to
+    # retreat), one of the attacking units may immediately move into the hex."
     game = position(["16th 1207", "XXIV 1107", "XLI 1108"], fixed_dice=[roll])  # 24 v 8: 3:1
     events = declare_and_resolve(game, ["XXIV", "XLI"], "16th")
     assert battle(game, events).result == result
@@ -351,7 +345,6 @@ def test_an_attacker_may_advance_after_the_defender_retreats(roll, result):
     assert one(events, UnitAdvanced) == UnitAdvanced("XLI", "1108", "1207")
 
 
-@pytest.mark.xfail(strict=True, reason=ADVANCE_AFTER_RETREAT_BUG)
 def test_an_attacker_that_lost_a_step_in_an_exchange_may_advance():
     game = exchange_position()
     declare_and_resolve(game, ["XLVII", "V"], "16th")

@@ -180,10 +180,6 @@ def test_broken_weather_message_names_the_file_and_the_entry(tmp_path):
     assert "weather.toml" in str(error) and "mud" in str(error) and "attack_factor" in str(error)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ENGINE BUG (minor): a weather.toml error puts the entry into DataError.file "
-    "('.../weather.toml: mud', entry 'attack_factor') instead of file '.../weather.toml' and an entry "
-    "naming mud.attack_factor, unlike every other data file"))
 def test_broken_weather_file_attribute_is_the_file(tmp_path):
     error = break_weather(tmp_path)
     assert error.file.endswith("weather.toml")

@@ -400,22 +400,31 @@ def test_destinations_match_the_rules_in_random_positions(rnd, mode):
         assert not set(path[:-1]) & enemy_zoc
         cost = len(path) if rules in ("rail", "mud") else sum(2 if forest(h) else 1 for h in path)
         assert cost <= (1 if rules == "mud" else ma)
-        if len(set(path)) == len(path):  # see test_a_move_named_by_its_destination_never_enters_a_hex_twice
-            again = game.clone()
-            again.apply(Move(mover, hex_id, path))
-            assert again.state_hash() == twin.state_hash()
+        again = game.clone()
+        again.apply(Move(mover, hex_id, path))
+        assert again.state_hash() == twin.state_hash()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ENGINE BUG: Move without a path (ruling 3: the path through the most enemy-controlled cities) may "
-    "pick a path that enters a hex twice, e.g. 16th in 0306 ordered to 0305 goes 0305, 0204 (Smolensk), "
-    "0305 and captures Smolensk; the engine refuses that same path when it is named (PATH_REVISITS_HEX)"))
-def test_a_move_named_by_its_destination_never_enters_a_hex_twice():
+def test_a_move_named_by_its_destination_may_step_into_a_city_and_back():
+    # ruling 3: the path through the most enemy-controlled cities; "Units move ... from hex to hex, in
+    # any direction", so a path may enter a hex twice: 0306 -> 0305 -> 0204 (Smolensk) -> 0305
     game = soviet_move_phase("16th 0306")
-    events = game.clone().apply(Move("16th", "0305"))
-    path = one(events, UnitMoved).path
-    assert len(set(path)) == len(path), path
-    assert path == ("0305",)
+    twin = game.clone()
+    events = game.apply(Move("16th", "0305"))
+    assert one(events, UnitMoved).path == ("0305", "0204", "0305")
+    assert one(events, CityCaptured) == CityCaptured("Smolensk", "0204", "soviet")
+    # the same path named explicitly is the same move
+    twin.apply(Move("16th", "0305", ("0305", "0204", "0305")))
+    assert twin.state_hash() == game.state_hash()
+
+
+def test_a_path_entering_a_hex_twice_pays_for_each_entry():
+    game = soviet_move_phase("16th 0306")
+    refuse(game, Move("16th", "0305", ("0305", "0204", "0305", "0204", "0305")),
+           Reason.MOVEMENT_ALLOWANCE_EXCEEDED, "5")
+    # forest twice: 1304 -> 1303 (2) -> 1304 (1) -> 1303 (2) is 5
+    game = soviet_move_phase("16th 1304")
+    refuse(game, Move("16th", "1303", ("1303", "1304", "1303")), Reason.MOVEMENT_ALLOWANCE_EXCEEDED)
 
 
 def test_a_move_may_pass_through_an_enemy_city_on_the_way_to_its_destination():

@@ -328,11 +328,6 @@ def test_ruling_26_phases_with_nothing_to_decide_end_by_themselves():
     assert PhaseStarted(1, "german_movement", "german") in events
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ENGINE BUG (position loading): a position built in a phase with nothing to decide (here the Soviet "
-    "replacement phase with no pool unit and no half-strength unit) is not settled: legal_actions() is "
-    "empty although the game is not over and EndPhase would be accepted; ruling 26 says such a phase "
-    "ends by itself"))
 def test_ruling_26_also_for_a_position_loaded_in_such_a_phase():
     game = position(["16th 1207", "V 0104"], phase="soviet_replacement", pool=[])
     assert not game.is_terminal()
