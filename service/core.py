@@ -238,16 +238,27 @@ class MatchService:
         return self._watch(match_id, request.after_sequence, heartbeat, finished)
 
     async def _watch(self, match_id: str, after: int, heartbeat: float, finished: bool) -> AsyncIterator[api.WatchMatchResponse]:
-        if finished:
-            return
-        async for item in self.hub.follow(match_id, after, heartbeat):
-            if isinstance(item, StoredEvent):
-                yield api.WatchMatchResponse(event=match_event(item))
-                if item.data.get("type") == FINAL_EVENT and item.source == "service":
-                    return
-            else:
-                yield api.WatchMatchResponse(heartbeat=api.Heartbeat(last_sequence=item,
-                                                                     time=convert.timestamp(self._now_ms())))
+        sent, last, ended = 0, after, "shutdown"
+        try:
+            if finished:
+                ended = "finished"
+                return
+            async for item in self.hub.follow(match_id, after, heartbeat):
+                if isinstance(item, StoredEvent):
+                    yield api.WatchMatchResponse(event=match_event(item))
+                    sent, last = sent + 1, item.seq
+                    if item.data.get("type") == FINAL_EVENT and item.source == "service":
+                        ended = "finished"
+                        return
+                else:
+                    yield api.WatchMatchResponse(heartbeat=api.Heartbeat(last_sequence=item,
+                                                                         time=convert.timestamp(self._now_ms())))
+        except (GeneratorExit, asyncio.CancelledError):
+            ended = "client_gone"
+            raise
+        finally:
+            log.info("watch_ended", match_id=match_id, reason=ended, events=sent, after_sequence=after,
+                     last_sequence=last)
 
     # --- acting ------------------------------------------------------------------------------------
 

@@ -119,7 +119,8 @@ def _endpoint(route: Route, core: MatchService):
                 if method.server_streaming:
                     stream = await core_method(message, ctx)
                     log.info("rpc", code="OK", streaming=True, ms=round((time.perf_counter() - started) * 1000, 2))
-                    return StreamingResponse(_sse(stream, core), media_type="text/event-stream",
+                    context = structlog.contextvars.get_contextvars()
+                    return StreamingResponse(_sse(stream, core, context), media_type="text/event-stream",
                                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
                 response = await core_method(message, ctx)
             except Exception as error:  # noqa: BLE001 - every failure becomes an error body
@@ -140,21 +141,25 @@ def _sse_frame(event: str, data: dict[str, Any], event_id: int | None = None) ->
     return "\n".join(lines).encode()
 
 
-async def _sse(stream: AsyncIterator[api.WatchMatchResponse], core: MatchService) -> AsyncIterator[bytes]:
+async def _sse(stream: AsyncIterator[api.WatchMatchResponse], core: MatchService,
+               context: dict[str, Any]) -> AsyncIterator[bytes]:
     """WatchMatch as server-sent events: ``match_event`` (id = sequence), ``heartbeat``, and a last
     ``end`` event saying whether the match is finished (else the server is shutting down: resume)."""
     last = 0
-    try:
-        async for item in stream:
-            if item.WhichOneof("kind") == "event":
-                last = item.event.sequence
-                yield _sse_frame("match_event", to_json(item.event), item.event.sequence)
-            else:
-                yield _sse_frame("heartbeat", to_json(item.heartbeat))
-        yield _sse_frame("end", {"finished": not core.hub.closing, "last_sequence": last})
-    except Exception as error:  # noqa: BLE001 - the status line is sent; report in-band
-        failure = as_service_error(error)
-        yield _sse_frame("error", failure.to_json())
+    with structlog.contextvars.bound_contextvars(**context):
+        try:
+            async for item in stream:
+                if item.WhichOneof("kind") == "event":
+                    last = item.event.sequence
+                    yield _sse_frame("match_event", to_json(item.event), item.event.sequence)
+                else:
+                    yield _sse_frame("heartbeat", to_json(item.heartbeat))
+            yield _sse_frame("end", {"finished": not core.hub.closing, "last_sequence": last})
+        except Exception as error:  # noqa: BLE001 - the status line is sent; report in-band
+            failure = as_service_error(error)
+            yield _sse_frame("error", failure.to_json())
+        finally:
+            await stream.aclose()
 
 
 def create_app(core: MatchService) -> FastAPI:

@@ -83,6 +83,7 @@ class StreamHub:
                     for event in batch:
                         yield event
                         last = event.seq
+                        await asyncio.sleep(0)  # let the loop notice a gone client during a long catch-up
                     if len(batch) < BATCH:
                         break
                 # live, from the follower

@@ -79,3 +79,24 @@ def test_shutdown_ends_watch_streams_cleanly(redis_url, client):
         assert any(line.get("event") == "stopped" for line in extra.logs)
     finally:
         extra.stop()
+
+
+def test_a_watcher_that_goes_away_is_released(service, client, http):
+    match, tokens = client.create_match(seats=["german"])
+    client.submit(match.match_id, tokens["german"], engine.StandardSetup())
+
+    def ended():
+        return [line for line in service.logs
+                if line.get("event") == "watch_ended" and line.get("match_id") == match.match_id]
+
+    with http.stream("GET", f"/v1/matches/{match.match_id}/watch", params={"heartbeat_seconds": 1}) as response:
+        next(response.iter_lines())  # connected, then the client hangs up in the middle of the catch-up
+    with grpc.insecure_channel(service.target) as channel:
+        call = match_service_pb2_grpc.MatchServiceStub(channel).WatchMatch(
+            api.WatchMatchRequest(match_id=match.match_id, heartbeat_seconds=1))
+        next(call)
+        call.cancel()
+    lines = wait_for(lambda: len(ended()) == 2 and ended(), timeout=10)
+    assert {line["reason"] for line in lines} == {"client_gone"}
+    assert {line.get("transport") for line in lines} == {"http", "grpc"}, lines
+    assert not any("socket.send() raised" in str(line) for line in service.logs)
