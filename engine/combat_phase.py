@@ -239,7 +239,7 @@ class CombatPhase:
                     continue
             if stage == "retreat" and not alive:
                 continue
-            if stage == "advance" and (alive or context.hex in self.at):
+            if stage == "advance" and context.hex in self.at:
                 continue
             choices = self._stage_choices(context)
             if not choices:

@@ -409,12 +409,13 @@ def _entry_name(raw: Any, loc: tuple) -> str:
     return ".".join(parts)
 
 
-def _validated(model: type[BaseModel], raw: dict, label: str) -> Any:
+def _validated(model: type[BaseModel], raw: Any, label: str, entry: str = "") -> Any:
     try:
         return model.model_validate(raw)
     except ValidationError as error:
         first = error.errors()[0]
-        raise DataError(label, _entry_name(raw, tuple(first["loc"])), first["msg"]) from None
+        name = _entry_name(raw, tuple(first["loc"]))
+        raise DataError(label, f"{entry}.{name}" if entry and name else entry or name, first["msg"]) from None
 
 
 def _compile_crt(spec: CrtSpec, label: str) -> CombatTable:
@@ -471,7 +472,7 @@ def load_weather(path: Path) -> dict[str, Weather]:
     raw = _read(path, label)
     weather = {}
     for key, body in raw.items():
-        spec: WeatherSpec = _validated(WeatherSpec, body, f"{label}: {key}")
+        spec: WeatherSpec = _validated(WeatherSpec, body, label, key)
         weather[key] = Weather(key, spec.title, spec.max_hexes, spec.rail_exempt,
                                Fraction(spec.attack_factor), dict(spec.ma_modifier), spec.winter_attrition)
     if not weather:

@@ -187,7 +187,7 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
             return self._combat_actions()
         if kind == "replacement":
             return self._replacement_actions()
-        return []
+        return [EndPhase()]  # a supply phase loaded from a position: its effects are done
 
     # --- applying actions --------------------------------------------------------------------------
 
@@ -235,6 +235,8 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
             return self._check_combat(action)
         if kind == "replacement":
             return self._check_replacement(action)
+        if isinstance(action, EndPhase):
+            return self._next_phase
         raise self._wrong_phase(action)
 
     def _pending_refusal(self, action: Action, pending: Pending) -> str:
@@ -404,10 +406,13 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
                 done = not self._can_move()
             elif kind == "combat":
                 if self.ps.declaring and not self._possible_attacks():
-                    if self.ps.battles:
+                    if not self.ps.battles:
+                        done = True
+                    elif self.options.war_of_attrition and self._assault_candidates():
+                        done = False  # Assault may still be bought before the declarations close
+                    else:
                         self._close_declarations()
                         continue
-                    done = True
                 else:
                     done = not self.ps.declaring and not self.ps.battles
             else:

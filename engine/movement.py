@@ -115,7 +115,6 @@ def check_path(unit: str, start: int, path: Sequence[int], rules: MoveRules, ene
     ids = board.ids
     if not path:
         raise IllegalAction(Reason.PATH_BROKEN, f"unit {unit} needs at least one hex to move to")
-    seen = {start}
     spent = 0
     here = start
     for nxt in path:
@@ -127,8 +126,6 @@ def check_path(unit: str, start: int, path: Sequence[int], rules: MoveRules, ene
                                     f"no rail line links the two hexes")
             raise IllegalAction(Reason.PATH_BROKEN,
                                 f"unit {unit} cannot move from {ids[here]} to {name}: they are not adjacent")
-        if nxt in seen:
-            raise IllegalAction(Reason.PATH_REVISITS_HEX, f"unit {unit}'s path enters {name} twice")
         if nxt in enemy_units:
             raise IllegalAction(Reason.ENEMY_OCCUPIED,
                                 f"unit {unit} cannot enter {name}: it holds the enemy unit {enemy_units[nxt]}")
@@ -143,6 +140,5 @@ def check_path(unit: str, start: int, path: Sequence[int], rules: MoveRules, ene
             else:
                 why = f"that takes {spent} movement points and it has {rules.allowance}"
             raise IllegalAction(Reason.MOVEMENT_ALLOWANCE_EXCEEDED, f"unit {unit} cannot reach {name}: {why}")
-        seen.add(nxt)
         here = nxt
 

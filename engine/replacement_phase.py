@@ -123,8 +123,7 @@ class ReplacementPhase:
                                if u in self.hex_of and self._tank_candidate_refusal(u) is None)
             if self.options.war_of_attrition and ps.extra_supply < self.scenario.rules.extra_supply_max:
                 actions.append(BuyExtraSupply())
-        if actions:
-            actions.append(EndPhase())
+        actions.append(EndPhase())
         return actions
 
     def _check_replacement(self, action: Action):
