@@ -11,10 +11,9 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Iterator
 
-import grpc
 import httpx
+
 from clients.client import TyphoonClient
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -104,7 +103,3 @@ def wait_for(condition, timeout: float = 10.0, interval: float = 0.02):
         if time.monotonic() > deadline:
             raise AssertionError("condition not met in time")
         time.sleep(interval)
-
-
-def grpc_code(error: grpc.RpcError) -> grpc.StatusCode:
-    return error.code()

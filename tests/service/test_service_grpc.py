@@ -129,6 +129,9 @@ def test_list_matches_pages_newest_first_and_filters(client):
     assert finished.match_id in [m.match_id for m in done.matches]
     assert all(m.status == match_pb2.MATCH_STATUS_FINISHED for m in done.matches)
     assert done.matches[0].result.reason == "german resigned"
+    with pytest.raises(TyphoonError) as late:
+        client.join_match(finished.match_id, "soviet")
+    assert (late.value.code, late.value.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "MATCH_FINISHED")
 
 
 def test_resign(client):

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import threading
 
-from clients.client import TyphoonClient
+import grpc
+import pytest
+
+import engine
+from clients.client import TyphoonClient, TyphoonError
 from service.demo import verify
-from service.embedded_redis import free_port
+from service.embedded_redis import EmbeddedRedis, free_port
 from service_helpers import ServiceProcess, play_random
 
 
@@ -42,3 +46,27 @@ def test_a_restart_in_the_middle_of_a_match_keeps_it_and_watchers_miss_nothing(t
         client.close()
     finally:
         assert second.stop() == 0
+
+
+def test_while_redis_is_down_calls_fail_cleanly_and_work_again_after(tmp_path):
+    store = EmbeddedRedis(tmp_path / "redis")
+    url = store.start()
+    service = ServiceProcess("--redis-url", url).start()
+    try:
+        client = TyphoonClient(service.target, retries=0)
+        match, tokens = client.create_match(seats=["german"])
+        store.stop()
+        with pytest.raises(TyphoonError) as down:
+            client.submit(match.match_id, tokens["german"], engine.StandardSetup(), expected_version=0)
+        assert (down.value.code, down.value.reason) == (grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE")
+        with service.http() as http:
+            reply = http.get(f"/v1/matches/{match.match_id}")
+            assert reply.status_code == 503 and reply.json()["error"]["reason"] == "STORE_UNAVAILABLE"
+            assert http.get("/healthz").status_code == 503
+        store.start()  # the same data directory: the match is still there
+        response = client.submit(match.match_id, tokens["german"], engine.StandardSetup(), expected_version=0)
+        assert response.version == 1
+        client.close()
+    finally:
+        service.stop()
+        store.stop()
