@@ -112,7 +112,10 @@ class HeuristicStrategy(BaseStrategy):
                 h = state.hex_of[a.unit]
                 gain = c.full - c.half
                 near = to_enemy[h]
-                factor = 2.0 if near <= 1 else 1.4 if near <= 3 else 0.8
+                if side == "soviet":
+                    factor = self.w.r_front if near <= 2 else 1.8 if near <= 4 else 0.8
+                else:
+                    factor = 2.0 if near <= 1 else 1.4 if near <= 3 else 0.8
                 if side == "german" and c.type == "panzer":
                     factor += 0.3
                 if side == "soviet" and h in info.cities and near <= 4:
@@ -124,7 +127,7 @@ class HeuristicStrategy(BaseStrategy):
                 near = to_enemy[h]
                 if side == "soviet":
                     count = len(mine)
-                    value = c.half * (1.8 if count < 14 else 1.2 if count < 16 else 0.7)
+                    value = c.half * (2.5 if count < self.w.r_count else 1.2 if count < self.w.r_count + 3 else 0.5)
                     if h == info.capital and state.control.get(h) == "soviet":
                         value += 12.0 if near <= 14 else 3.0
                     elif h in info.cities and near <= 6:
@@ -167,7 +170,7 @@ class HeuristicStrategy(BaseStrategy):
                 final = within(info, stops, later, set(germans))
                 hits = sum(1 for u in uncovered if u in final or any(n in final for n in info.neighbours[u]))
                 if hits:
-                    needs[h] = 3.0 + 0.5 * hits
+                    needs[h] = self.w.r_needs + 0.5 * hits
         self._needs_key, self._needs = key, needs
         return needs
 

@@ -348,12 +348,22 @@ class SovietPlanner:
                     del city_slot[c]
                     continue
             slots.append(c)
+        # Moscow's ring: the hexes around it facing the Germans, when they are near
+        ring: dict[int, float] = {}
+        capital = info.capital
+        if not self.last_turn and state.control.get(capital) == "soviet" and self.to_german[capital] <= w.s_ring_distance:
+            for n in info.neighbours[capital]:
+                if n not in self.germans and self.to_german[n] <= self.to_german[capital]:
+                    ring[n] = w.s_ring
+        for n in ring:
+            if n not in line_set and n not in city_slot:
+                slots.append(n)
         # reserve hexes: just behind the line
         behind = []
         for h in line:
             for n in info.neighbours[h]:
                 if n not in line_set and n not in self.germans and self.to_german[n] > self.to_german[h] \
-                        and n not in behind and n not in city_slot:
+                        and n not in behind and n not in city_slot and n not in ring:
                     behind.append(n)
         slots.extend(behind)
         behind_set = set(behind)
@@ -369,6 +379,8 @@ class SovietPlanner:
                     v -= 0.6 * self.exposure(h, strength_now)
                 if h in city_slot:
                     v += city_slot[h]
+                if h in ring:
+                    v += ring[h]
                 if h in behind_set:
                     v += 1.0 + 0.1 * self.potential[h] / 10
                 if v:
@@ -443,9 +455,10 @@ def plan_soviet_rail(state: engine.Game, phase: MovePhase, w: Weights) -> dict[s
     plan, _free, _positions = plan_attack_setup(state, phase, w, "soviet", attackers)
     taken: set[int] = set(plan.values())
     later = 1 if mud else 4
+    last_turn = state.turn >= state.scenario.last_turn
     for u in list(plan):
         target = targets.get(u)
-        if target is not None and info.dist[plan[u]][target] > later:
+        if target is not None and info.dist[plan[u]][target] > later and not last_turn:
             taken.discard(plan.pop(u))
     for u in sorted(phase.movable):
         if u in plan:

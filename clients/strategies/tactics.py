@@ -43,6 +43,12 @@ class Weights:
     s_exposure: float = 1.0  # scale of the expected loss of a line hex
     s_gap: float = 6.0  # cost of a line hex no unit can reach
     s_garrison: float = 1.0  # scale of city garrison values
+    s_ring: float = 6.0  # a unit next to Moscow on the German side, when the Germans are near
+    s_ring_distance: float = 6  # "near": this many hexes from Moscow
+    # replacements (Soviet)
+    r_front: float = 2.5  # restoring a unit near the enemy, per strength point regained
+    r_count: float = 11  # below this many units on the map, a new unit comes first
+    r_needs: float = 5.0  # a new unit that can close a gap in the planned line
 
     def mat(self, side: str) -> float:
         return self.mat_german if side == "german" else self.mat_soviet
