@@ -290,6 +290,15 @@ def test_tank_designation_not_in_the_seven_turn_game():
     refuse(game, DesignateTank("3rd"), Reason.TANK_NOT_AVAILABLE)
 
 
+def test_tank_designation_refused_in_moscow_without_communication():
+    # Moscow lets a unit be restored without communication, but the Tank needs "an army in communication"
+    ring = ["XL 1202", "XLI 1204", "XLVI 1002", "XLVII 1004", "VII 0206"]
+    game = position(ring + ["3rd 1103 half"], 13, "soviet_replacement")
+    assert not game.in_communication("3rd")
+    assert Restore("3rd") in game.legal_actions() and not legal(game, DesignateTank)
+    refuse(game, DesignateTank("3rd"), Reason.NOT_IN_COMMUNICATION)
+
+
 def test_tank_designation_only_once():
     game = tank_turn()
     game.apply(DesignateTank("3rd"))
@@ -385,6 +394,11 @@ def test_tank_shift_counts_once_for_a_battle_with_other_attackers():
 def test_tank_shift_after_the_6_to_1_cap_never_passes_the_last_column():
     _, battle = tank_battle(["tank 1207", "3rd 1307"], defender="XXXIV 1206 half")  # 16 against 2
     assert battle.odds == "6:1" and battle.column == "6:1"
+
+
+def test_tank_shift_brings_a_1_to_2_attack_onto_the_table():
+    _, battle = tank_battle(["tank 1207 half"], defender="XXII 1206", dice=(1,))  # 4 against 8
+    assert (battle.odds, battle.shifts, battle.column, battle.result) == ("below", 1, "1:1", "DR")
 
 
 def test_tank_shift_as_defender_does_not_apply():

@@ -216,6 +216,16 @@ def test_german_logistics_phase_without_points_passes_by_itself():
     assert strength_of(game, "XL") == "half"
 
 
+def test_german_logistics_snow_turn_without_points_still_rolls_for_winter_attrition():
+    game, events = enter_german_turn(8, {"german_logistics": True}, dice=[1])
+    assert german_points(events) == 0
+    assert one(events, WinterAttrition).result == "frostbite"
+    assert game.phase.name == "german_replacement" and legal(game, ChooseFrostbite)
+    events = game.apply(ChooseFrostbite("VII"))
+    assert strength_of(game, "VII") == "half"
+    assert game.phase.name == "german_panzer_movement"  # nothing left to do in the phase
+
+
 def test_german_logistics_off_points_every_turn():
     _, events = enter_german_turn(3, {}, scenario="standard")
     assert german_points(events) == 1

@@ -369,16 +369,22 @@ def test_assault_not_without_the_variant():
     refuse(game, Assault("3rd", 1), Reason.WRONG_PHASE, "War of Attrition")
 
 
-@pytest.mark.xfail(strict=True, reason="ENGINE BUG: declarations close by themselves once no more attack can be "
-                                       "declared (ruling 11), so Assault can never be bought for the last "
-                                       "declared battle, e.g. a lone attack")
 def test_assault_can_be_bought_for_the_only_possible_battle():
     units = ["VII 0206", "V 1307 half", "3rd 1207"]
     game = assault_game(units=units)
-    game.apply(DeclareAttack(("3rd",), "V"))
-    assert Assault("3rd", 1) in game.legal_actions()
+    events = game.apply(DeclareAttack(("3rd",), "V"))
+    assert not of_type(events, engine.events.DeclarationsClosed)
+    assert Assault("3rd", 1) in game.legal_actions() and CloseDeclarations() in game.legal_actions()
     game.apply(Assault("3rd", 2))
     assert game.battle_odds("V", ["3rd"]).attack == 10
+
+
+def test_declarations_close_by_themselves_when_no_assault_can_be_bought_either():
+    units = ["VII 0206", "V 1307 half", "3rd 1207"]
+    game = assault_game(units=units, soviet_supply=0)
+    events = game.apply(DeclareAttack(("3rd",), "V"))
+    assert one(events, engine.events.DeclarationsClosed).battles == 1
+    assert game.legal_actions() == [ResolveBattle("V")]
 
 
 # --- Winter Gear -------------------------------------------------------------------------------------
