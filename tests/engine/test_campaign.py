@@ -253,6 +253,15 @@ def test_tank_designation_replaces_an_army_in_communication_at_full_strength_for
     assert where(game, "3rd") is None and "3rd" not in pool_ids(game)
     assert not of_type(events, UnitEliminated)
     assert game.to_json()["elimination_points"] == hash_points
+    refuse(game, Replace("3rd", "1405"), Reason.NOT_IN_POOL)  # the army's counter cannot come back
+
+
+def test_tank_designation_after_winter_attrition_on_a_snowy_turn_13():
+    game, _ = enter_soviet_replacement(13, units=QUIET, dice=[2], weather="snow")
+    refuse(game, DesignateTank("3rd"), Reason.ATTRITION_FIRST)
+    game.apply(ChooseFrostbite("5th"))
+    game.apply(DesignateTank("3rd"))
+    assert where(game, "tank") == "1308" and points_left(game) == 1
 
 
 def test_tank_designation_half_strength_army_gives_half_strength_tank():
@@ -297,6 +306,16 @@ def test_tank_designation_refused_in_moscow_without_communication():
     assert not game.in_communication("3rd")
     assert Restore("3rd") in game.legal_actions() and not legal(game, DesignateTank)
     refuse(game, DesignateTank("3rd"), Reason.NOT_IN_COMMUNICATION)
+
+
+def test_tank_designation_through_the_soviet_replacement_edge_on_turn_13():
+    # behind the German wall the 10th Army reaches the edge hex 0901 (optional rule, turns 13 and 14)
+    units = WALL + ["10th 0902", "VII 0206"]
+    without = position(units, 13, "soviet_replacement")
+    refuse(without, DesignateTank("10th"), Reason.NOT_IN_COMMUNICATION)
+    game = position(units, 13, "soviet_replacement", {"soviet_replacement_edge": True})
+    game.apply(DesignateTank("10th"))
+    assert where(game, "tank") == "0902"
 
 
 def test_tank_designation_only_once():
@@ -438,3 +457,18 @@ def test_the_campaign_end_counts_the_german_moscow_occupation_bonus():
                     elimination_points={"german": 7, "soviet": 3})
     ended = one(end_phase(game), GameEnded)
     assert (ended.german_points, ended.soviet_points, ended.winner) == (47, 43, "german")
+
+
+# --- positions ---------------------------------------------------------------------------------------
+
+def test_position_weather_field_sets_the_turn_weather():
+    game = position(["VII 0206", "XLVII 0305", "3rd 1207"], 13, "soviet_movement", weather="snow")
+    assert game.weather().id == "snow" and game.to_json()["weather"] == "snow"
+    assert farthest(game, "3rd", "1207") == 3
+    assert engine.game_from_position(game.to_json()).state_hash() == game.state_hash()
+
+
+def test_position_unknown_weather_is_a_position_error():
+    with pytest.raises(engine.PositionError) as caught:
+        position(QUIET, 9, "soviet_movement", weather="blizzard")
+    assert "blizzard" in str(caught.value)

@@ -492,3 +492,30 @@ def test_winter_gear_no_purchase_outside_snow_turns():
     game = winter_game(turn=7)
     assert BuyWinterGear() not in game.legal_actions()
     refuse(game, BuyWinterGear(), Reason.WRONG_PHASE)
+
+
+# --- positions ---------------------------------------------------------------------------------------
+
+def test_position_supply_points_and_phase_state_read_back():
+    game = position(ASSAULT, 5, "soviet_combat", WOA, supply={"german": 1, "soviet": 9},
+                    phase_state={"battles": [{"defender": "V", "attackers": ["3rd"]}], "assault": {"3rd": 2}})
+    assert supply(game) == {"german": 1, "soviet": 9}
+    assert game.battle_odds("V", ["3rd"]).attack == 10
+    copy = engine.game_from_position(game.to_json())
+    assert copy.state_hash() == game.state_hash()
+    assert copy.to_json()["phase_state"]["assault"] == {"3rd": 2}
+
+
+@pytest.mark.parametrize("bad", [{"german": -1, "soviet": 3}, {"german": "5", "soviet": 3}, [5, 15]])
+def test_position_bad_supply_is_a_position_error(bad):
+    with pytest.raises(engine.PositionError) as caught:
+        position(QUIET, 5, "soviet_combat", WOA, supply=bad)
+    assert "supply" in str(caught.value)
+
+
+def test_position_supply_phase_only_with_the_variant():
+    with pytest.raises(engine.PositionError) as caught:
+        position(QUIET, 5, "german_supply", {})
+    assert "german_supply" in str(caught.value)
+    game = position(QUIET, 5, "german_supply", WOA)
+    assert game.phase.name == "german_supply" and game.current_player() == "german"
