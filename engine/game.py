@@ -109,7 +109,7 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         self.outcome: Result | None = None
         self.ps = PhaseState()
         self._events: list[Event] = []
-        self._positions = 0
+        self._positions = {side: 0 for side in SIDES}  # bumped whenever a unit of that side moves
         self._zoc_cache: dict[str, tuple[int, frozenset[int]]] = {}
         self._comm_cache: dict[str, tuple[int, frozenset[int]]] = {}
         self._reach_cache: dict[str, movement.Reach] = {}
@@ -253,7 +253,7 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
     def _put(self, unit: str, hex_index: int) -> None:
         self.hex_of[unit] = hex_index
         self.at[hex_index] = unit
-        self._positions += 1
+        self._positions[self.counters[unit].side] += 1
 
     def _lift(self, unit: str) -> int:
         hex_index = self.hex_of.pop(unit)
@@ -264,26 +264,26 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
                 self.at[hex_index] = stack[1]
         else:
             del self.at[hex_index]
-        self._positions += 1
+        self._positions[self.counters[unit].side] += 1
         return hex_index
 
     def _zoc(self, side: str) -> frozenset[int]:
         """The zone of control of ``side``'s units."""
         cached = self._zoc_cache.get(side)
-        if cached and cached[0] == self._positions:
+        if cached and cached[0] == self._positions[side]:
             return cached[1]
         zone = zone_of_control(self.board, (h for u, h in self.hex_of.items() if self.counters[u].side == side))
-        self._zoc_cache[side] = (self._positions, zone)
+        self._zoc_cache[side] = (self._positions[side], zone)
         return zone
 
     def _units_of(self, side: str) -> dict[int, str]:
         """Hex → unit, for ``side``'s units on the map."""
         cached = self._units_cache.get(side)
-        if cached and cached[0] == self._positions:
+        if cached and cached[0] == self._positions[side]:
             return cached[1]
         counters = self.counters
         units = {h: u for h, u in self.at.items() if counters[u].side == side}
-        self._units_cache[side] = (self._positions, units)
+        self._units_cache[side] = (self._positions[side], units)
         return units
 
     def _enter_city(self, unit: str, hex_index: int) -> None:
@@ -432,6 +432,7 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         twin.control = dict(self.control)
         twin.elimination_points = dict(self.elimination_points)
         twin.supply = dict(self.supply)
+        twin._positions = dict(self._positions)
         twin.ps = copy.deepcopy(self.ps)
         twin._zoc_cache = dict(self._zoc_cache)
         twin._comm_cache = dict(self._comm_cache)

@@ -118,8 +118,11 @@ class MovementPhase:
             if dest not in self._reach(unit).cost:
                 self._explain_unreachable(unit, start, dest, rules, enemy_units, enemy_zoc)
             reach = self._reach(unit)
+            distance = self.board.distance
+            # only cities a path to ``dest`` could pass through (every hex costs at least 1)
             capture = {h: 1 << i for i, h in enumerate(sorted(self.board.cities))
-                       if self.control.get(h) != counter.side and h in reach.cost}
+                       if self.control.get(h) != counter.side and h in reach.cost and h != dest
+                       and reach.cost[h] + distance(h, dest) <= rules.allowance}
             if capture:
                 path = movement.preferred_path(start, dest, rules, enemy_units, enemy_zoc, capture)
             else:
@@ -165,7 +168,7 @@ class MovementPhase:
         if dest in self.at:
             self.ps.stack = (dest, unit)
             self.hex_of[unit] = dest
-            self._positions += 1
+            self._positions[self.counters[unit].side] += 1
         else:
             self._put(unit, dest)
         self.ps.moved.add(unit)

@@ -32,7 +32,7 @@ class SupplyPhase:
 
     def _communication(self, side: str) -> frozenset[int]:
         """The hexes joined to ``side``'s edge by hexes free of enemy units and enemy zones of control."""
-        key = (self._positions, self.turn)
+        key = (self._positions[other(side)], self.turn)  # only enemy units block communication
         cached = self._comm_cache.get(side)
         if cached and cached[0] == key:
             return cached[1]
