@@ -13,6 +13,7 @@ from .actions import (
     DeclineAdvance, EndPhase, Move, PlaceUnit, Replace, Resign, ResolveBattle, Restore, StandardSetup,
     action_from_json,
 )
+from .catalog import describe_options, describe_presets, describe_scenario
 from .data import Scenario, load_scenario, scenario_ids
 from .dice import die_roll, seed_commitment
 from .errors import DataError, IllegalAction, Reason
@@ -27,5 +28,5 @@ __all__ = [
     "CloseDeclarations", "DataError", "DeclareAttack", "DeclineAdvance", "EndPhase", "Event", "Game",
     "IllegalAction", "Move", "OPTIONS", "Options", "PlaceUnit", "PositionError", "Reason", "Replace", "Resign",
     "ResolveBattle", "Restore", "Result", "Scenario", "StandardSetup", "action_from_json", "die_roll",
-    "event_from_json", "game_from_position", "load_scenario", "new_game", "scenario_ids", "seed_commitment",
+    "describe_options", "describe_presets", "describe_scenario", "event_from_json", "game_from_position", "load_scenario", "new_game", "scenario_ids", "seed_commitment",
 ]
