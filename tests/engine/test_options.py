@@ -18,7 +18,7 @@ import itertools
 import pytest
 
 import engine
-from engine import EndPhase, IllegalAction, Move, Options, Reason, Replace, Restore
+from engine import IllegalAction, Options, Reason, Replace, Restore
 from engine.actions import ChooseFrostbite, RollAttrition
 from engine.events import (
     PhaseStarted, ReplacementPointsReceived, StepLost, UnitAvailable, UnitEliminated, WeatherChanged, WinterAttrition,

@@ -20,13 +20,13 @@ import engine
 from engine import CloseDeclarations, DeclareAttack, EndPhase, Reason, Replace, ResolveBattle, Restore
 from engine.actions import Assault, BuyExtraSupply, BuyWinterGear, ChooseFrostbite, RollAttrition
 from engine.events import (
-    AssaultSupported, BattleResolved, DieRolled, PhaseStarted, StepLost, SupplyChanged, WinterAttrition,
+    AssaultSupported, BattleResolved, PhaseStarted, StepLost, SupplyChanged, WinterAttrition,
     WinterGearBought,
 )
 from engine.sequence import turn_phases
 
 from campaign_helpers import (
-    QUIET, end_phase, enter_german_turn, enter_soviet_replacement, legal, of_type, one, phases_started,
+    QUIET, enter_german_turn, enter_soviet_replacement, legal, of_type, one, phases_started,
     points_left, position, refuse, rolls_for, strength_of, supply,
 )
 
