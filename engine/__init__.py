@@ -9,9 +9,9 @@
 """
 
 from .actions import (
-    ACTIONS, Action, Advance, ChooseAttackerLoss, ChooseLosses, ChooseRetreat, CloseDeclarations, DeclareAttack,
-    DeclineAdvance, EndPhase, Move, PlaceUnit, Replace, Resign, ResolveBattle, Restore, StandardSetup,
-    action_from_json,
+    ACTIONS, Action, Advance, Assault, BuyExtraSupply, BuyWinterGear, ChooseAttackerLoss, ChooseFrostbite,
+    ChooseLosses, ChooseRetreat, CloseDeclarations, DeclareAttack, DeclineAdvance, DesignateTank, EndPhase, Move,
+    PlaceUnit, Replace, Resign, ResolveBattle, Restore, RollAttrition, StandardSetup, action_from_json,
 )
 from .catalog import describe_options, describe_presets, describe_scenario
 from .data import Scenario, load_scenario, scenario_ids
@@ -24,7 +24,8 @@ from .position import PositionError, game_from_position
 from .victory import Result
 
 __all__ = [
-    "ACTIONS", "EVENTS", "Action", "Advance", "ChooseAttackerLoss", "ChooseLosses", "ChooseRetreat",
+    "ACTIONS", "EVENTS", "Action", "Advance", "Assault", "BuyExtraSupply", "BuyWinterGear", "ChooseAttackerLoss",
+    "ChooseFrostbite", "ChooseLosses", "ChooseRetreat", "DesignateTank", "RollAttrition",
     "CloseDeclarations", "DataError", "DeclareAttack", "DeclineAdvance", "EndPhase", "Event", "Game",
     "IllegalAction", "Move", "OPTIONS", "Options", "PlaceUnit", "PositionError", "Reason", "Replace", "Resign",
     "ResolveBattle", "Restore", "Result", "Scenario", "StandardSetup", "action_from_json", "die_roll",

@@ -29,7 +29,7 @@ from .data import CombatTable, CounterInfo
 class Odds:
     attack: Fraction
     defence: int
-    raw: int  # column before shifts, capped at the last column; -1 below the table
+    raw: int  # column before shifts, capped at the last column; -1, -2... for 1:2, 1:3... below the table
     shifts: int  # net column shift, negative to the left
     final: int  # column after shifts; below 0 means below the table
 

@@ -274,11 +274,21 @@ class CombatTable:
     results: dict[int, tuple[str, ...]]
 
     def column_for(self, attack: Fraction, defence: int) -> int:
-        """The highest column whose ratio ``attack:defence`` reaches; -1 below the first column."""
+        """The highest column whose ratio ``attack:defence`` reaches.
+
+        Below the first column (say 1:1) the odds levels go on as 1:2, 1:3, ... numbered -1, -2, ...,
+        so that column shifts move an attack one odds level at a time there too.
+        """
         column = -1
         for index, (a, d) in enumerate(self.ratios):
             if attack * d >= defence * a:
                 column = index
+        if column == -1:
+            a, d = self.ratios[0]
+            level = d + 1  # the next level below a:d, reading the first ratio as 1:d
+            while attack * level * a < defence:
+                level += 1
+            column = -(level - d)
         return column
 
     def result(self, column: int, roll: int) -> str:

@@ -128,7 +128,11 @@ def test_ruling_08_attacks_below_1_to_1_may_be_declared_and_roll_no_die():
     assert not of_type(events, DieRolled)
 
 
-def test_ruling_09_below_the_table_counts_as_one_column_left():
+def test_ruling_09_below_the_table_the_levels_go_on_as_1_to_2_1_to_3():
+    assert [CRT.column_for(Fraction(a), 10) for a in (10, 9, 5, 4, 3)] == [0, -1, -1, -2, -3]
+    # a shift to the right brings 1:2 onto the table, not 1:3
+    assert compute_odds(CRT, Fraction(5), 10, left=0, right=1).label(CRT) == "1:1"
+    assert compute_odds(CRT, Fraction(4), 10, left=0, right=1).label(CRT) == "below"
     below = compute_odds(CRT, Fraction(3), 4, left=0, right=0)
     assert below.label(CRT) == "below"
     assert compute_odds(CRT, Fraction(3), 4, left=1, right=0).label(CRT) == "below"
