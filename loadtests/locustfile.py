@@ -1,0 +1,608 @@
+"""Locust load test of the Typhoon game service: many simultaneous Battle for Moscow matches.
+
+One player user plays one whole match at a time, for both seats: CreateMatch (claiming the German
+seat), JoinMatch (the Soviet seat), then until the game is over: ListLegalActions, SubmitAction of a
+random legal action with ``expected_version``; every ``--event-log-every`` actions it reads a page of
+the event log, every ``--watch-every`` actions it catches up on a WatchMatch stream, and at the end
+it reads the match. A watcher user picks a running match from ListMatches and follows its WatchMatch
+stream for ``--watch-seconds``, checking that sequence numbers have no gaps and measuring how late
+each live event arrives (receive time minus commit time).
+
+User classes (pick them on the command line; ``loadtests/run.py`` does it for you):
+
+- ``GrpcMatchUser``: a player over gRPC, through ``clients.client.TyphoonClient``; every RPC is
+  reported to locust (request type ``grpc``, name = the RPC) with its latency;
+- ``RestMatchUser``: a player over REST/JSON (``HttpUser``; names are the path templates);
+- ``GrpcWatchUser``, ``SseWatchUser``: watchers over gRPC and over server-sent events. Their count
+  is ``--watchers`` (a fixed count, on top of the players).
+
+Run it alone against a running service::
+
+    locust -f loadtests/locustfile.py --headless -u 50 -r 10 -t 2m GrpcMatchUser \\
+        --grpc-targets 127.0.0.1:50051 --http-urls http://127.0.0.1:8080
+
+Each completed match, and the number of matches running at once, are counted by
+``loadtests/metrics.py`` (summary JSON with ``--typhoon-summary FILE``).
+"""
+
+# ruff: noqa: I001 - the import order matters: locust (gevent patching), then gRPC
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import random
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any, NamedTuple
+
+# locust first: importing it patches the standard library for gevent
+import gevent
+from locust import HttpUser, User, constant, events, task
+from locust.runners import MasterRunner, WorkerRunner
+
+# then gRPC must be told to cooperate with gevent, before any gRPC object exists
+import grpc
+import grpc.experimental.gevent as grpc_gevent
+import requests
+
+grpc_gevent.init_gevent()
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from clients.client import TyphoonClient, TyphoonError
+from loadtests import metrics as m
+from service.gen.typhoon.v1 import match_pb2, match_service_pb2 as api
+
+METRICS = m.Metrics()  # this process's figures
+TOTALS = m.Metrics()  # the master's (or the only process's) sum
+SAMPLER = m.RunningSampler()
+_GAUGES: dict[str, int] = {}  # running matches by worker (master)
+_state: dict[str, Any] = {"sampler": None, "started": None, "stopped": None}
+_pick = itertools.count()
+
+
+# --- options ---------------------------------------------------------------------------------------
+
+@events.init_command_line_parser.add_listener
+def _options(parser) -> None:
+    group = parser.add_argument_group("Typhoon")
+    group.add_argument("--grpc-targets", default=os.environ.get("TYPHOON_GRPC", "127.0.0.1:50051"),
+                       help="comma-separated host:port of the gRPC services (users spread over them)")
+    group.add_argument("--http-urls", default=os.environ.get("TYPHOON_HTTP", ""),
+                       help="comma-separated base URLs of the REST services (default: --host)")
+    group.add_argument("--scenario", default="standard", help="scenario of the matches")
+    group.add_argument("--max-actions", type=int, default=0,
+                       help="resign after this many actions (0: play every match to its end)")
+    group.add_argument("--think-time", type=float, default=0.0, help="seconds between two actions")
+    group.add_argument("--event-log-every", type=int, default=50, help="read the event log every N actions (0: never)")
+    group.add_argument("--watch-every", type=int, default=100, help="catch up on WatchMatch every N actions (0: never)")
+    group.add_argument("--watch-seconds", type=float, default=15.0, help="how long a watcher follows a match")
+    group.add_argument("--watchers", type=int, default=0,
+                       help="number of watcher users (fixed count, shared among the watcher classes chosen)")
+    group.add_argument("--typhoon-summary", default="", help="write the match figures as JSON to this file")
+
+
+def _opt(environment, name: str, default: Any = None) -> Any:
+    options = environment.parsed_options
+    return getattr(options, name, default) if options is not None else default
+
+
+@events.init.add_listener
+def _init(environment, **_kwargs) -> None:
+    watchers = int(_opt(environment, "watchers", 0) or 0)
+    watch_classes = [cls for cls in environment.user_classes if getattr(cls, "watcher", False)]
+    for index, cls in enumerate(watch_classes):
+        share = watchers // len(watch_classes) + (1 if index < watchers % len(watch_classes) else 0)
+        if share:
+            cls.fixed_count = share
+    if isinstance(environment.runner, MasterRunner):
+        environment.events.worker_report.add_listener(_on_worker_report)
+    elif isinstance(environment.runner, WorkerRunner):
+        environment.events.report_to_master.add_listener(_on_report_to_master)
+
+
+def _on_report_to_master(client_id: str, data: dict) -> None:
+    data["typhoon"] = METRICS.drain()
+
+
+def _on_worker_report(client_id: str, data: dict) -> None:
+    report = data.get("typhoon")
+    if report:
+        TOTALS.merge(report)
+        _GAUGES[client_id] = report.get("running", 0)
+
+
+def _running_now(environment) -> int:
+    if isinstance(environment.runner, MasterRunner):
+        return sum(_GAUGES.values())
+    return METRICS.running
+
+
+@events.test_start.add_listener
+def _test_start(environment, **_kwargs) -> None:
+    if isinstance(environment.runner, WorkerRunner) or _state["sampler"] is not None:
+        return
+    _state["started"] = time.monotonic()
+
+    def sample() -> None:
+        while True:
+            gevent.sleep(1.0)
+            SAMPLER.add(_running_now(environment))
+
+    _state["sampler"] = gevent.spawn(sample)
+
+
+@events.test_stop.add_listener
+def _test_stop(environment, **_kwargs) -> None:
+    if _state["sampler"] is not None and _state["stopped"] is None:
+        _state["stopped"] = time.monotonic()
+        _state["sampler"].kill(block=False)
+
+
+@events.quitting.add_listener
+def _quitting(environment, **_kwargs) -> None:
+    if isinstance(environment.runner, WorkerRunner) or _state["started"] is None:
+        return
+    if not isinstance(environment.runner, MasterRunner):
+        TOTALS.merge(METRICS.drain())
+    seconds = (_state["stopped"] or time.monotonic()) - _state["started"]
+    data = m.summary(TOTALS, SAMPLER, seconds)
+    path = _opt(environment, "typhoon_summary")
+    if path:
+        m.write_summary(path, data)
+    matches = data["matches"]
+    print(f"typhoon: {matches['completed']} matches completed ({matches['abandoned']} abandoned), "
+          f"{matches['simultaneous']['peak']} at once at most, {data['actions']['per_second']} actions/s",
+          file=sys.stderr)
+
+
+# --- transports ------------------------------------------------------------------------------------
+
+class CallFailed(Exception):
+    """A call failed (it is already reported to locust)."""
+
+
+class Legal(NamedTuple):
+    version: int
+    side: str
+    actions: Any  # a sequence of actions in the transport's own form
+
+
+def _fire(environment, request_type: str, name: str, started: float, length: int = 0,
+          exception: BaseException | None = None) -> None:
+    environment.events.request.fire(request_type=request_type, name=name,
+                                    response_time=(time.perf_counter() - started) * 1000,
+                                    response_length=length, exception=exception, context={})
+
+
+def _targets(environment, name: str, fallback: str | None = None) -> list[str]:
+    value = _opt(environment, name) or fallback or ""
+    targets = [t.strip().rstrip("/") for t in value.split(",") if t.strip()]
+    if not targets:
+        raise RuntimeError(f"no targets: give --{name.replace('_', '-')}")
+    return targets
+
+
+def _choose(targets: list[str], environment) -> str:
+    """Round-robin over the targets (offset by the worker's index, so workers spread too)."""
+    runner = environment.runner
+    offset = getattr(runner, "worker_index", 0) if isinstance(runner, WorkerRunner) else 0
+    return targets[(next(_pick) + offset) % len(targets)]
+
+
+class LocustTyphoonClient(TyphoonClient):
+    """``clients.client.TyphoonClient`` whose every call is one attempt, timed and reported to locust."""
+
+    def __init__(self, target: str, environment) -> None:
+        super().__init__(target, timeout=60.0, retries=0)
+        self.environment = environment
+
+    def _call(self, method: str, request: Any, token: str | None = None) -> Any:
+        started = time.perf_counter()
+        try:
+            response = getattr(self.stub, method)(request, timeout=self.timeout, metadata=self._metadata(token))
+        except grpc.RpcError as error:
+            failure = TyphoonError.from_rpc_error(error)
+            _fire(self.environment, "grpc", method, started, 0, failure)
+            raise failure from None
+        _fire(self.environment, "grpc", method, started, response.ByteSize())
+        return response
+
+
+class GrpcTransport:
+    def __init__(self, environment, target: str) -> None:
+        self.environment = environment
+        self.client = LocustTyphoonClient(target, environment)
+
+    def close(self) -> None:
+        self.client.close()
+
+    def create(self, scenario: str) -> tuple[str, dict[str, str]]:
+        match, tokens = self.client.create_match(scenario, seats=[("german", "locust")])
+        tokens["soviet"] = self.client.join_match(match.match_id, "soviet", "locust").token
+        return match.match_id, tokens
+
+    def legal(self, match_id: str) -> Legal:
+        response = self.client.legal_actions(match_id)
+        return Legal(response.version, response.side_to_act, response.actions)
+
+    def submit(self, match_id: str, token: str, action: Any, version: int) -> int:
+        response = self.client.submit(match_id, token, action, expected_version=version)
+        return response.events[-1].sequence if response.events else 0
+
+    def resign(self, match_id: str, token: str) -> None:
+        self.client.resign(match_id, token)
+
+    def finished(self, match_id: str) -> bool:
+        return self.client.get_match(match_id).match.status == match_pb2.MATCH_STATUS_FINISHED
+
+    def event_log(self, match_id: str, after: int) -> None:
+        self.client._call("GetEventLog", api.GetEventLogRequest(match_id=match_id, after_sequence=after,
+                                                                page_size=100))
+
+    def catch_up(self, match_id: str, after: int, upto: int) -> None:
+        """WatchMatch from ``after`` until the event ``upto`` has come (reported: the time it took)."""
+        started = time.perf_counter()
+        call = self.client.stub.WatchMatch(api.WatchMatchRequest(match_id=match_id, after_sequence=after,
+                                                                 heartbeat_seconds=5), timeout=60)
+        received, failure, expected = 0, None, after + 1
+        try:
+            for response in call:
+                if response.WhichOneof("kind") != "event":
+                    continue
+                received += 1
+                if response.event.sequence != expected:
+                    METRICS.count(m.WATCH_GAPS)
+                    failure = CallFailed(f"sequence {response.event.sequence} after {expected - 1}")
+                    break
+                expected += 1
+                if response.event.sequence >= upto:
+                    break
+            else:
+                if expected <= upto:
+                    failure = CallFailed(f"the stream ended at {expected - 1}, before {upto}")
+        except grpc.RpcError as error:
+            failure = TyphoonError.from_rpc_error(error)
+        finally:
+            call.cancel()
+        _fire(self.environment, "grpc", "WatchMatch (catch-up)", started, received, failure)
+        if failure:
+            raise failure
+
+
+class RestTransport:
+    def __init__(self, environment, client, base: str) -> None:
+        self.environment = environment
+        self.client = client  # locust's HttpSession: reports every request
+        self.base = base
+        self.streams = requests.Session()  # for server-sent events, timed here
+
+    def close(self) -> None:
+        self.streams.close()
+
+    def _call(self, method: str, path: str, name: str, body: Any = None, token: str | None = None,
+              params: dict | None = None) -> dict:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        with self.client.request(method, self.base + path, name=name, json=body, params=params, headers=headers,
+                                 catch_response=True) as response:
+            if response.status_code == 200:
+                try:
+                    return response.json()
+                except ValueError:
+                    message = "the answer is not JSON"
+            else:
+                try:
+                    error = response.json()["error"]
+                    message = f"{response.status_code} {error['status']} {error['reason']}"
+                except Exception:  # noqa: BLE001 - not an error body (connection refused: status 0)
+                    message = f"HTTP {response.status_code} {response.error or ''}".strip()
+            response.failure(message)
+        raise CallFailed(message)
+
+    def create(self, scenario: str) -> tuple[str, dict[str, str]]:
+        created = self._call("POST", "/v1/matches", "/v1/matches",
+                             {"scenario": scenario, "seats": [{"side": "german", "player_name": "locust"}]})
+        match_id = created["match"]["match_id"]
+        tokens = {t["side"]: t["token"] for t in created["seat_tokens"]}
+        joined = self._call("POST", f"/v1/matches/{match_id}/join", "/v1/matches/{id}/join",
+                            {"side": "soviet", "player_name": "locust"})
+        tokens["soviet"] = joined["seat_token"]
+        return match_id, tokens
+
+    def legal(self, match_id: str) -> Legal:
+        answer = self._call("GET", f"/v1/matches/{match_id}/legal-actions", "/v1/matches/{id}/legal-actions")
+        return Legal(answer["version"], answer["side_to_act"], answer["actions"])
+
+    def submit(self, match_id: str, token: str, action: Any, version: int) -> int:
+        answer = self._call("POST", f"/v1/matches/{match_id}/actions", "/v1/matches/{id}/actions",
+                            {"action": action, "expected_version": version, "request_id": uuid.uuid4().hex}, token)
+        return answer["events"][-1]["sequence"] if answer["events"] else 0
+
+    def resign(self, match_id: str, token: str) -> None:
+        self._call("POST", f"/v1/matches/{match_id}/resign", "/v1/matches/{id}/resign",
+                   {"request_id": uuid.uuid4().hex}, token)
+
+    def finished(self, match_id: str) -> bool:
+        answer = self._call("GET", f"/v1/matches/{match_id}", "/v1/matches/{id}")
+        return answer["match"]["status"] == "MATCH_STATUS_FINISHED"
+
+    def event_log(self, match_id: str, after: int) -> None:
+        self._call("GET", f"/v1/matches/{match_id}/events", "/v1/matches/{id}/events",
+                   params={"after_sequence": after, "page_size": 100})
+
+    def catch_up(self, match_id: str, after: int, upto: int) -> None:
+        started = time.perf_counter()
+        received, failure, expected = 0, None, after + 1
+        try:
+            with self.streams.get(f"{self.base}/v1/matches/{match_id}/watch",
+                                  params={"after_sequence": after, "heartbeat_seconds": 5},
+                                  stream=True, timeout=60) as response:
+                if response.status_code != 200:
+                    raise CallFailed(f"HTTP {response.status_code}")
+                for kind, data in iter_sse(response):
+                    if kind != "match_event":
+                        if kind in ("end", "error"):
+                            break
+                        continue
+                    received += 1
+                    if data["sequence"] != expected:
+                        METRICS.count(m.WATCH_GAPS)
+                        raise CallFailed(f"sequence {data['sequence']} after {expected - 1}")
+                    expected += 1
+                    if data["sequence"] >= upto:
+                        break
+                if expected <= upto:
+                    raise CallFailed(f"the stream ended at {expected - 1}, before {upto}")
+        except (CallFailed, requests.RequestException) as error:
+            failure = error
+        _fire(self.environment, "SSE", "/v1/matches/{id}/watch (catch-up)", started, received, failure)
+        if failure:
+            raise CallFailed(str(failure))
+
+
+def iter_sse(response) -> Iterator[tuple[str, dict]]:
+    """The (event, data) frames of a server-sent events response, as they arrive."""
+    buffer = b""
+    for chunk in response.iter_content(chunk_size=None):
+        buffer += chunk
+        while b"\n\n" in buffer:
+            frame, buffer = buffer.split(b"\n\n", 1)
+            kind, data = "message", ""
+            for line in frame.decode().splitlines():
+                field, _, value = line.partition(":")
+                if field == "event":
+                    kind = value.strip()
+                elif field == "data":
+                    data += value.lstrip()
+            yield kind, (json.loads(data) if data else {})
+
+
+def _ms(rfc3339: str) -> float:
+    return datetime.fromisoformat(rfc3339).timestamp() * 1000
+
+
+# --- players ---------------------------------------------------------------------------------------
+
+class MatchPlayer:
+    """The player's behaviour, whatever the transport: ``self.transport`` is set by on_start."""
+
+    transport: GrpcTransport | RestTransport
+
+    def play_match(self) -> None:
+        env = self.environment
+        max_actions = int(_opt(env, "max_actions", 0) or 0)
+        think = float(_opt(env, "think_time", 0.0) or 0.0)
+        log_every = int(_opt(env, "event_log_every", 50) or 0)
+        watch_every = int(_opt(env, "watch_every", 100) or 0)
+        transport = self.transport
+        started = time.perf_counter()
+        try:
+            match_id, tokens = transport.create(_opt(env, "scenario", "standard") or "standard")
+        except (TyphoonError, CallFailed):
+            METRICS.count(m.MATCHES_ABANDONED)
+            gevent.sleep(1.0)  # do not spin on a service that refuses everything
+            return
+        METRICS.count(m.MATCHES_STARTED)
+        METRICS.running += 1
+        actions, last_sequence = 0, 0
+        try:
+            while True:
+                legal = transport.legal(match_id)
+                if not legal.side:  # the game is over
+                    outcome = m.MATCHES_FINISHED
+                    break
+                if max_actions and actions >= max_actions:
+                    transport.resign(match_id, tokens[legal.side])
+                    outcome = m.MATCHES_RESIGNED
+                    break
+                last_sequence = transport.submit(match_id, tokens[legal.side], random.choice(legal.actions),
+                                                 legal.version) or last_sequence
+                actions += 1
+                METRICS.count(m.ACTIONS)
+                if log_every and actions % log_every == 0:
+                    transport.event_log(match_id, max(0, last_sequence - 50))
+                if watch_every and actions % watch_every == 0:
+                    transport.catch_up(match_id, max(0, last_sequence - 30), last_sequence)
+                if think:
+                    gevent.sleep(random.uniform(0.5 * think, 1.5 * think))
+            if not transport.finished(match_id):
+                raise CallFailed("the match is not finished after its last action")
+        except (TyphoonError, CallFailed):
+            METRICS.count(m.MATCHES_ABANDONED)
+            return
+        finally:
+            METRICS.running -= 1
+        METRICS.count(outcome)
+        METRICS.observe(m.MATCH_SECONDS, time.perf_counter() - started)
+        METRICS.observe(m.MATCH_ACTIONS, actions)
+
+
+class GrpcMatchUser(MatchPlayer, User):
+    """Plays whole matches over gRPC (clients/client.py), one at a time."""
+
+    wait_time = constant(0)
+
+    def on_start(self) -> None:
+        self.transport = GrpcTransport(self.environment, _choose(_targets(self.environment, "grpc_targets"),
+                                                                 self.environment))
+
+    def on_stop(self) -> None:
+        self.transport.close()
+
+    @task
+    def match(self) -> None:
+        self.play_match()
+
+
+class RestMatchUser(MatchPlayer, HttpUser):
+    """Plays whole matches over REST/JSON, one at a time."""
+
+    wait_time = constant(0)
+    host = "http://127.0.0.1:8080"
+
+    def on_start(self) -> None:
+        base = _choose(_targets(self.environment, "http_urls", self.environment.host or self.host), self.environment)
+        self.transport = RestTransport(self.environment, self.client, base)
+
+    def on_stop(self) -> None:
+        self.transport.close()
+
+    @task
+    def match(self) -> None:
+        self.play_match()
+
+
+# --- watchers --------------------------------------------------------------------------------------
+
+class _Watcher:
+    watcher = True
+    wait_time = constant(0.5)
+
+    def _follow_live(self, match_id: str, after: int, stream) -> None:
+        """Follow one stream: ``stream`` yields (sequence, commit ms) for events, None for heartbeats."""
+        seconds = float(_opt(self.environment, "watch_seconds", 15.0) or 15.0)
+        opened_ms = time.time() * 1000
+        started = time.perf_counter()
+        first = None
+        received, expected, failure = 0, after + 1, None
+        METRICS.count(m.WATCH_SESSIONS)
+        try:
+            for item in stream:
+                now = time.perf_counter()
+                if first is None:
+                    first = (now - started) * 1000
+                if item is not None:
+                    sequence, committed_ms = item
+                    received += 1
+                    METRICS.count(m.WATCH_EVENTS)
+                    if sequence != expected:
+                        METRICS.count(m.WATCH_GAPS)
+                        failure = CallFailed(f"sequence {sequence} after {expected - 1}")
+                        break
+                    expected += 1
+                    if committed_ms >= opened_ms:  # live, not caught up from before the stream opened
+                        METRICS.observe(m.EVENT_LAG_MS, max(0.0, time.time() * 1000 - committed_ms))
+                if now - started > seconds:
+                    break
+        except (grpc.RpcError, requests.RequestException, CallFailed) as error:
+            failure = TyphoonError.from_rpc_error(error) if isinstance(error, grpc.RpcError) else error
+        self.environment.events.request.fire(
+            request_type=self.stream_type, name=self.stream_name, context={},
+            response_time=first if first is not None else (time.perf_counter() - started) * 1000,
+            response_length=received, exception=failure)
+
+
+class GrpcWatchUser(_Watcher, User):
+    """Follows running matches over gRPC WatchMatch (reported latency: time to the first message)."""
+
+    stream_type, stream_name = "grpc", "WatchMatch (follow)"
+
+    def on_start(self) -> None:
+        self.client = LocustTyphoonClient(_choose(_targets(self.environment, "grpc_targets"), self.environment),
+                                          self.environment)
+
+    def on_stop(self) -> None:
+        self.client.close()
+
+    @task
+    def watch(self) -> None:
+        try:
+            matches = self.client.list_matches(status=match_pb2.MATCH_STATUS_ACTIVE, page_size=100).matches
+        except TyphoonError:
+            return
+        if not matches:
+            return
+        match = random.choice(matches)
+        call = self.client.stub.WatchMatch(api.WatchMatchRequest(
+            match_id=match.match_id, after_sequence=match.last_sequence, heartbeat_seconds=1), timeout=300)
+
+        def items():
+            for response in call:
+                if response.WhichOneof("kind") == "event":
+                    yield response.event.sequence, response.event.time.ToMilliseconds()
+                else:
+                    yield None
+
+        try:
+            self._follow_live(match.match_id, match.last_sequence, items())
+        finally:
+            call.cancel()
+
+
+class SseWatchUser(_Watcher, HttpUser):
+    """Follows running matches over REST server-sent events (latency: time to the first message)."""
+
+    stream_type, stream_name = "SSE", "/v1/matches/{id}/watch (follow)"
+    host = "http://127.0.0.1:8080"
+
+    def on_start(self) -> None:
+        self.base = _choose(_targets(self.environment, "http_urls", self.environment.host or self.host),
+                            self.environment)
+        self.streams = requests.Session()
+
+    def on_stop(self) -> None:
+        self.streams.close()
+
+    @task
+    def watch(self) -> None:
+        with self.client.get(f"{self.base}/v1/matches", params={"status": "MATCH_STATUS_ACTIVE", "page_size": 100},
+                             name="/v1/matches?status=MATCH_STATUS_ACTIVE", catch_response=True) as response:
+            if response.status_code != 200:
+                response.failure(f"HTTP {response.status_code}")
+                return
+            matches = response.json()["matches"]
+        if not matches:
+            return
+        match = random.choice(matches)
+        after = match["last_sequence"]
+        try:
+            response = self.streams.get(f"{self.base}/v1/matches/{match['match_id']}/watch",
+                                        params={"after_sequence": after, "heartbeat_seconds": 1},
+                                        stream=True, timeout=60)
+        except requests.RequestException as error:
+            self.environment.events.request.fire(request_type=self.stream_type, name=self.stream_name,
+                                                 response_time=0, response_length=0, exception=error, context={})
+            return
+
+        def items():
+            if response.status_code != 200:
+                raise CallFailed(f"HTTP {response.status_code}")
+            for kind, data in iter_sse(response):
+                if kind == "match_event":
+                    yield data["sequence"], _ms(data["time"])
+                elif kind == "heartbeat":
+                    yield None
+                elif kind in ("end", "error"):
+                    return
+
+        try:
+            self._follow_live(match["match_id"], after, items())
+        finally:
+            response.close()

@@ -1,0 +1,501 @@
+"""One command for a Typhoon load test: start the service, run locust headless, print the figures.
+
+    .venv/bin/python -m loadtests.run --users 50 --run-time 2m
+    .venv/bin/python -m loadtests.run --users 200 --services 2 --locust-processes 2 --run-time 3m
+    .venv/bin/python -m loadtests.run --users 50 --transport rest --watchers 10
+    .venv/bin/python -m loadtests.run --users 50 --redis-url redis://10.0.0.5:6379/0
+    .venv/bin/python -m loadtests.run --users 50 --grpc-target host:50051 --http-url http://host:8080
+
+``--users`` is the number of player users, i.e. of matches played at the same time (each user
+plays one whole match after another). By default one ``typhoon serve`` process runs with its own
+embedded Redis (in a temporary directory); with ``--services N`` the runner starts one embedded
+Redis and N service processes sharing it (users are spread round-robin over them); with
+``--redis-url`` (or ``$REDIS_URL``) the services use that Redis; with ``--grpc-target``/``--http-url``
+nothing is started and an already running service is tested.
+
+At the end it prints: requests per second, latency percentiles per RPC and transport, failures,
+matches completed, matches running at once, actions per second, watch delivery lag, and the CPU
+used by the service processes, Redis and locust. ``--json FILE`` writes all of it; ``--out DIR``
+keeps locust's CSV files and the service logs (otherwise a temporary directory, removed).
+
+Everything it starts is stopped at the end, also on Ctrl-C or SIGTERM: locust first (it writes its
+statistics), then the services with SIGTERM (graceful shutdown), then the embedded Redis.
+The exit status is 0 when there were no failed requests, no abandoned matches, no watch gaps and
+every service stopped cleanly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCUSTFILE = Path(__file__).resolve().parent / "locustfile.py"
+
+PLAYERS = {"grpc": ["GrpcMatchUser"], "rest": ["RestMatchUser"], "mixed": ["GrpcMatchUser", "RestMatchUser"]}
+WATCHERS = {"grpc": ["GrpcWatchUser"], "rest": ["SseWatchUser"], "mixed": ["GrpcWatchUser", "SseWatchUser"]}
+
+# locust's (type, name) -> (RPC, transport)
+REST_NAMES = {
+    ("POST", "/v1/matches"): "CreateMatch",
+    ("POST", "/v1/matches/{id}/join"): "JoinMatch",
+    ("GET", "/v1/matches/{id}"): "GetMatch",
+    ("GET", "/v1/matches?status=MATCH_STATUS_ACTIVE"): "ListMatches",
+    ("GET", "/v1/matches/{id}/legal-actions"): "ListLegalActions",
+    ("POST", "/v1/matches/{id}/actions"): "SubmitAction",
+    ("POST", "/v1/matches/{id}/resign"): "Resign",
+    ("GET", "/v1/matches/{id}/events"): "GetEventLog",
+    ("SSE", "/v1/matches/{id}/watch (catch-up)"): "WatchMatch (catch-up)",
+    ("SSE", "/v1/matches/{id}/watch (follow)"): "WatchMatch (follow)",
+}
+RPC_ORDER = ["CreateMatch", "JoinMatch", "ListLegalActions", "SubmitAction", "Resign", "GetMatch", "GetEventLog",
+             "WatchMatch (catch-up)", "ListMatches", "WatchMatch (follow)"]
+
+
+def seconds_of(text: str) -> float:
+    """Locust's time format: 90, 90s, 2m, 1h30m, 1m30s."""
+    if re.fullmatch(r"\d+(\.\d+)?", text):
+        return float(text)
+    parts = re.findall(r"(\d+)\s*([hms])", text)
+    if not parts or "".join(f"{n}{u}" for n, u in parts) != text.replace(" ", ""):
+        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (e.g. 90s, 2m, 1m30s)")
+    return float(sum(int(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in parts))
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m loadtests.run", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--users", "-u", type=int, default=50, help="player users = simultaneous matches (50)")
+    parser.add_argument("--watchers", type=int, default=0, help="watcher users following running matches (0)")
+    parser.add_argument("--transport", choices=sorted(PLAYERS), default="grpc",
+                        help="players (and watchers) over gRPC, REST, or half and half (grpc)")
+    parser.add_argument("--run-time", "-t", type=seconds_of, default=60.0, help="how long, e.g. 90s, 2m (60s)")
+    parser.add_argument("--spawn-rate", "-r", type=float, default=0.0,
+                        help="users started per second (default: all within 5 s)")
+    parser.add_argument("--services", type=int, default=1, help="service processes sharing one Redis (1)")
+    parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL"),
+                        help="use this Redis (default: $REDIS_URL, else an embedded one)")
+    parser.add_argument("--grpc-target", action="append", default=[],
+                        help="test a running service at host:port instead (repeatable)")
+    parser.add_argument("--http-url", action="append", default=[],
+                        help="REST base URL of the running service (repeatable; with --grpc-target)")
+    parser.add_argument("--locust-processes", type=int, default=1,
+                        help="locust processes (more than 1: a master and that many workers)")
+    parser.add_argument("--max-actions", type=int, default=0,
+                        help="players resign after this many actions (0: every match is played to its end)")
+    parser.add_argument("--think-time", type=float, default=0.0, help="players' seconds between actions (0)")
+    parser.add_argument("--event-log-every", type=int, default=50, help="players read the log every N actions")
+    parser.add_argument("--watch-every", type=int, default=100, help="players catch up on a watch every N actions")
+    parser.add_argument("--watch-seconds", type=float, default=15.0, help="how long a watcher follows a match")
+    parser.add_argument("--service-log-level", default="info", choices=["debug", "info", "warning", "error"],
+                        help="the services' --log-level (info: one JSON line per call, as in production)")
+    parser.add_argument("--out", default=None, help="keep locust's CSV files and the service logs here")
+    parser.add_argument("--json", default=None, help="write the figures as JSON to this file")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    args = parser.parse_args(argv)
+    if args.users < 1 or args.services < 1 or args.watchers < 0:
+        parser.error("--users and --services must be at least 1, --watchers at least 0")
+    if args.http_url and not args.grpc_target and args.transport != "rest":
+        parser.error("--http-url alone tests REST only: add --transport rest, or give --grpc-target too")
+    if args.grpc_target and not args.http_url and args.transport != "grpc":
+        parser.error("the REST users need --http-url")
+    return args
+
+
+# --- processes ---------------------------------------------------------------------------------------
+
+class Service:
+    """One ``typhoon serve`` child process; its JSON log goes to a file."""
+
+    def __init__(self, index: int, workdir: Path, redis_url: str | None, log_level: str) -> None:
+        self.index = index
+        self.log_path = workdir / f"service-{index}.log"
+        self.data_dir = workdir / f"data-{index}"
+        self.args = [sys.executable, "-m", "clients.cli", "serve", "--grpc-port", "0", "--http-port", "0",
+                     "--data-dir", str(self.data_dir), "--log-level", log_level, "--grace", "5"]
+        if redis_url:
+            self.args += ["--redis-url", redis_url]
+        self.process: subprocess.Popen | None = None
+        self.grpc_port = 0
+        self.http_port = 0
+        self.returncode: int | None = None
+
+    def start(self, timeout: float = 60.0) -> None:
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        env.pop("REDIS_URL", None)  # the URL, if any, is on the command line
+        with open(self.log_path, "wb") as log:
+            # its own session: a Ctrl-C in the terminal reaches the runner, which stops it in order
+            self.process = subprocess.Popen(self.args, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                                            stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"service {self.index} exited with {self.process.returncode}: "
+                                   f"{self.log_path.read_text()[-2000:]}")
+            for line in self.log_path.read_text().splitlines():
+                if '"serving"' in line:
+                    entry = json.loads(line)
+                    self.grpc_port, self.http_port = entry["grpc_port"], entry["http_port"]
+                    return
+            time.sleep(0.05)
+        raise RuntimeError(f"service {self.index} did not start in {timeout:.0f} s")
+
+    def stop(self, timeout: float = 30.0) -> None:
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.returncode = self.process.returncode
+
+    def log_summary(self) -> dict[str, Any]:
+        """What the service's log says: calls by outcome code, warnings and errors."""
+        codes: dict[str, int] = {}
+        problems: list[str] = []
+        stopped = False
+        if self.log_path.exists():
+            for line in self.log_path.read_text(errors="replace").splitlines():
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    if line.strip():
+                        problems.append(line.strip()[:200])
+                    continue
+                if entry.get("event") == "rpc":
+                    codes[entry.get("code", "?")] = codes.get(entry.get("code", "?"), 0) + 1
+                elif entry.get("event") == "stopped":
+                    stopped = True
+                if entry.get("level") in ("warning", "error", "critical"):
+                    problems.append(line[:300])
+        return {"calls_by_code": codes, "problems": len(problems), "first_problems": problems[:5],
+                "stopped_cleanly": stopped and self.returncode == 0}
+
+
+class CpuMonitor(threading.Thread):
+    """Samples the CPU used by groups of processes (and their children) once a second."""
+
+    def __init__(self, groups: dict[str, list[int]], interval: float = 1.0) -> None:
+        super().__init__(name="cpu-monitor", daemon=True)
+        self.groups = groups
+        self.interval = interval
+        self.samples: dict[str, list[float]] = {name: [] for name in [*groups, "machine"]}
+        self._halt = threading.Event()
+        self._procs: dict[int, psutil.Process] = {}
+
+    def _group_percent(self, pids: list[int]) -> float:
+        total = 0.0
+        for pid in pids:
+            try:
+                root = psutil.Process(pid)
+                family = [root, *root.children(recursive=True)]
+            except psutil.Error:
+                continue
+            for process in family:
+                known = self._procs.setdefault(process.pid, process)
+                try:
+                    total += known.cpu_percent(None)
+                except psutil.Error:
+                    self._procs.pop(process.pid, None)
+        return total
+
+    def run(self) -> None:
+        psutil.cpu_percent(None)
+        for pids in self.groups.values():
+            self._group_percent(pids)  # the first reading of each process is 0
+        while not self._halt.wait(self.interval):
+            for name, pids in self.groups.items():
+                self.samples[name].append(self._group_percent(pids))
+            self.samples["machine"].append(psutil.cpu_percent(None) * psutil.cpu_count())
+
+    def stop(self) -> None:
+        self._halt.set()
+        self.join(5)
+
+    def summary(self, skip: int = 5) -> dict[str, float]:
+        """Mean CPU in % of one core per group (the ramp-up's first ``skip`` seconds left out)."""
+        result = {}
+        for name, values in self.samples.items():
+            values = values[skip:] if len(values) > skip * 2 else values
+            result[name] = round(sum(values) / len(values), 1) if values else 0.0
+        # whatever else ran on the machine meanwhile (it competed for the same cores)
+        result["other processes"] = round(max(0.0, result["machine"] - sum(v for k, v in result.items()
+                                                                          if k != "machine")), 1)
+        return result
+
+
+def _stop_locust(locust: subprocess.Popen) -> None:
+    if locust.poll() is None:
+        locust.send_signal(signal.SIGTERM)  # locust stops its users and writes its statistics
+        try:
+            locust.wait(30)
+        except subprocess.TimeoutExpired:
+            locust.kill()
+            locust.wait()
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    """Stop what is left of a process group this runner started (locust's forked workers)."""
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+# --- figures -----------------------------------------------------------------------------------------
+
+def read_stats(prefix: Path) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    rows, total = [], None
+    path = Path(f"{prefix}_stats.csv")
+    if not path.exists():
+        return rows, total
+    with open(path, newline="") as source:
+        for row in csv.DictReader(source):
+            def num(key: str, row: dict = row) -> float:
+                try:
+                    return float(row.get(key) or 0)
+                except ValueError:  # "N/A"
+                    return 0.0
+
+            entry = {"type": row["Type"], "name": row["Name"], "requests": int(num("Request Count")),
+                     "failures": int(num("Failure Count")), "rps": round(num("Requests/s"), 1),
+                     "avg": round(num("Average Response Time"), 1), "p50": num("50%"), "p95": num("95%"),
+                     "p99": num("99%"), "max": round(num("Max Response Time"))}
+            if row["Name"] == "Aggregated":
+                total = entry
+                continue
+            if entry["type"] == "grpc":
+                entry["rpc"], entry["transport"] = entry["name"], "grpc"
+            else:
+                entry["rpc"] = REST_NAMES.get((entry["type"], entry["name"]), f"{entry['type']} {entry['name']}")
+                entry["transport"] = "rest"
+            rows.append(entry)
+    order = {name: i for i, name in enumerate(RPC_ORDER)}
+    rows.sort(key=lambda r: (order.get(r["rpc"], 99), r["transport"]))
+    return rows, total
+
+
+def read_failures(prefix: Path) -> list[dict[str, str]]:
+    path = Path(f"{prefix}_failures.csv")
+    if not path.exists():
+        return []
+    with open(path, newline="") as source:
+        return [{"type": r.get("Method", ""), "name": r.get("Name", ""), "error": r.get("Error", ""),
+                 "occurrences": r.get("Occurrences", "")} for r in csv.DictReader(source)]
+
+
+def report(result: dict[str, Any], out=sys.stdout) -> None:
+    s = result["settings"]
+    print(file=out)
+    print(f"Typhoon load test: {s['users']} player users ({s['transport']}) = {s['users']} simultaneous matches, "
+          f"{s['watchers']} watchers, {s['run_time_s']:.0f} s; {s['services']} service process(es), "
+          f"Redis {s['redis']}; locust {s['locust_processes']} process(es); {s['cpus']} CPUs", file=out)
+    total = result["total"] or {"requests": 0, "failures": 0, "rps": 0, "p50": 0, "p95": 0, "p99": 0}
+    print(f"requests: {total['requests']} ({total['rps']}/s), failures: {total['failures']}; "
+          f"all calls p50 {total['p50']:.0f} ms, p95 {total['p95']:.0f} ms, p99 {total['p99']:.0f} ms", file=out)
+    print(file=out)
+    header = f"{'RPC':<22} {'transport':<9} {'requests':>9} {'req/s':>8} {'fail':>5} {'p50':>6} {'p95':>6} " \
+             f"{'p99':>6} {'max':>6}  (ms)"
+    print(header, file=out)
+    for row in result["rpcs"]:
+        print(f"{row['rpc']:<22} {row['transport']:<9} {row['requests']:>9} {row['rps']:>8} {row['failures']:>5} "
+              f"{row['p50']:>6.0f} {row['p95']:>6.0f} {row['p99']:>6.0f} {row['max']:>6}", file=out)
+    print(file=out)
+    typhoon = result.get("typhoon") or {}
+    matches = typhoon.get("matches")
+    if matches:
+        sim = matches["simultaneous"]
+        duration = matches["duration_seconds"]
+        per_match = matches["actions_per_match"]
+        print(f"matches: {matches['completed']} completed ({matches['finished']} played to the end, "
+              f"{matches['resigned']} resigned), {matches['abandoned']} abandoned, {matches['started']} started; "
+              f"{matches['completed_per_minute']}/min", file=out)
+        print(f"simultaneous matches: peak {sim['peak']}, mean {sim['mean_after_ramp_up']} after the ramp-up", file=out)
+        if duration["count"]:
+            print(f"match duration: p50 {duration['p50']} s, p95 {duration['p95']} s, max {duration['max']} s; "
+                  f"{per_match['mean']} actions per match", file=out)
+        print(f"actions: {typhoon['actions']['total']} ({typhoon['actions']['per_second']}/s)", file=out)
+        watch = typhoon["watch"]
+        if watch["sessions"]:
+            lag = watch["event_lag_ms"]
+            print(f"watchers: {watch['sessions']} streams, {watch['events']} events, {watch['gaps']} gaps; "
+                  f"delivery lag p50 {lag['p50']} ms, p95 {lag['p95']} ms, p99 {lag['p99']} ms, max {lag['max']} ms",
+                  file=out)
+    cpu = result.get("cpu") or {}
+    if cpu:
+        print("CPU (mean, % of one core): " + ", ".join(f"{name} {value}%" for name, value in cpu.items())
+              + f" (machine: {s['cpus']} cores = {s['cpus'] * 100}%)", file=out)
+    for service in result.get("services", []):
+        print(f"service {service['index']}: calls by code {service['calls_by_code']}, "
+              f"{service['problems']} warnings/errors in its log, "
+              f"{'stopped cleanly' if service['stopped_cleanly'] else 'DID NOT STOP CLEANLY'}", file=out)
+        for line in service["first_problems"]:
+            print(f"    {line}", file=out)
+    for failure in result["failures"][:10]:
+        print(f"failure: {failure['occurrences']}x {failure['type']} {failure['name']}: {failure['error']}", file=out)
+    print(f"result: {'OK' if result['ok'] else 'FAILED'}", file=out)
+
+
+# --- the run -----------------------------------------------------------------------------------------
+
+class _Stop(Exception):
+    pass
+
+
+def _on_sigterm(signum, frame) -> None:
+    raise _Stop()
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    keep = args.out is not None
+    workdir = Path(args.out).resolve() if keep else Path(tempfile.mkdtemp(prefix="typhoon-load-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    prefix = workdir / "locust"
+    summary_path = workdir / "typhoon-summary.json"
+    for stale in [summary_path, *workdir.glob("locust_*.csv")]:
+        stale.unlink(missing_ok=True)
+    embedded = None
+    services: list[Service] = []
+    locust: subprocess.Popen | None = None
+    monitor: CpuMonitor | None = None
+    interrupted = False
+    redis_label = "?"
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if threading.current_thread() is threading.main_thread() \
+        else None
+    try:
+        # the service(s)
+        if args.grpc_target or args.http_url:
+            redis_label = "of the service under test"
+            grpc_targets, http_urls = args.grpc_target, [u.rstrip("/") for u in args.http_url]
+        else:
+            redis_url = args.redis_url
+            if redis_url:
+                redis_label = "external"
+            elif args.services > 1:
+                from service.embedded_redis import EmbeddedRedis
+
+                embedded = EmbeddedRedis(workdir / "redis")
+                redis_url = embedded.start()
+                redis_label = "embedded (shared)"
+            else:
+                redis_label = "embedded"
+            for index in range(args.services):
+                service = Service(index, workdir, redis_url, args.service_log_level)
+                services.append(service)
+                service.start()
+            grpc_targets = [f"127.0.0.1:{s.grpc_port}" for s in services]
+            http_urls = [f"http://127.0.0.1:{s.http_port}" for s in services]
+        if not args.quiet:
+            print(f"service: gRPC {', '.join(grpc_targets) or '-'}; REST {', '.join(http_urls) or '-'}; "
+                  f"Redis {redis_label}; files in {workdir}", flush=True)
+
+        # locust
+        users = args.users + args.watchers
+        spawn_rate = args.spawn_rate or max(1.0, users / 5)
+        classes = PLAYERS[args.transport] + (WATCHERS[args.transport] if args.watchers else [])
+        command = [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--headless", "--only-summary",
+                   "-u", str(users), "-r", str(spawn_rate), "-t", f"{int(args.run_time)}s", "--stop-timeout", "0",
+                   "--csv", str(prefix), "--logfile", str(workdir / "locust.log"), "--loglevel", "WARNING",
+                   "--exit-code-on-error", "0",
+                   "--grpc-targets", ",".join(grpc_targets), "--http-urls", ",".join(http_urls),
+                   "--host", http_urls[0] if http_urls else "http://127.0.0.1:8080",
+                   "--max-actions", str(args.max_actions), "--think-time", str(args.think_time),
+                   "--event-log-every", str(args.event_log_every), "--watch-every", str(args.watch_every),
+                   "--watch-seconds", str(args.watch_seconds), "--watchers", str(args.watchers),
+                   "--typhoon-summary", str(summary_path)]
+        if args.locust_processes > 1:
+            command += ["--processes", str(args.locust_processes)]
+        command += classes
+        with open(workdir / "locust.out", "wb") as output:
+            locust = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=output,
+                                      stderr=subprocess.STDOUT, start_new_session=True)
+        groups = {"service": [s.process.pid for s in services]}
+        if embedded is not None:
+            groups["redis"] = [embedded.process.pid]
+        groups["locust"] = [locust.pid]
+        monitor = CpuMonitor(groups)
+        monitor.start()
+        started = time.monotonic()
+        next_report = started + 10
+        while locust.poll() is None:
+            time.sleep(0.25)
+            if not args.quiet and time.monotonic() >= next_report:
+                next_report += 10
+                _, total = read_stats(prefix)
+                if total:
+                    print(f"  {time.monotonic() - started:4.0f} s: {total['requests']} requests, "
+                          f"{total['failures']} failures, {total['rps']}/s", flush=True)
+            if time.monotonic() - started > args.run_time + 120:
+                raise RuntimeError("locust did not stop in time")
+    except (KeyboardInterrupt, _Stop):
+        interrupted = True
+        print("interrupted: stopping everything", file=sys.stderr, flush=True)
+    finally:
+        # in order, each step whatever happened to the previous one
+        steps = []
+        if locust is not None:
+            steps += [lambda: _stop_locust(locust), lambda: _kill_group(locust)]
+        if monitor is not None:
+            steps.append(monitor.stop)
+        steps += [service.stop for service in services]
+        if embedded is not None:
+            steps.append(embedded.stop)
+        for step in steps:
+            try:
+                step()
+            except BaseException as error:  # noqa: BLE001 - go on stopping the rest
+                print(f"while stopping: {error!r}", file=sys.stderr)
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+    rows, total = read_stats(prefix)
+    typhoon = json.loads(summary_path.read_text()) if summary_path.exists() else None
+    failures = read_failures(prefix)
+    service_logs = [{"index": s.index, **s.log_summary()} for s in services]
+    ok = (not interrupted and total is not None and total["failures"] == 0 and typhoon is not None
+          and typhoon["matches"]["abandoned"] == 0 and typhoon["watch"]["gaps"] == 0
+          and all(s["stopped_cleanly"] for s in service_logs))
+    result = {
+        "settings": {"users": args.users, "watchers": args.watchers, "transport": args.transport,
+                     "run_time_s": args.run_time, "services": len(services) or len(args.grpc_target or args.http_url),
+                     "redis": redis_label,
+                     "locust_processes": args.locust_processes, "max_actions": args.max_actions,
+                     "think_time": args.think_time, "cpus": psutil.cpu_count(),
+                     "command": " ".join(sys.argv)},
+        "total": total, "rpcs": rows, "typhoon": typhoon, "failures": failures,
+        "cpu": monitor.summary() if monitor else {}, "services": service_logs,
+        "interrupted": interrupted, "ok": ok, "files": str(workdir) if keep else None,
+    }
+    if not keep:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    result = run(args)
+    report(result)
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2))
+    return 0 if result["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
