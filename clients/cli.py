@@ -28,6 +28,12 @@ def main(argv: list[str] | None = None) -> int:
 
     register(commands)
 
+    from clients import replay, runner, sdk  # bot, match run, replay
+
+    sdk.register(commands)
+    runner.register(commands)
+    replay.register(commands)
+
     args = parser.parse_args(argv)
     return args.run(args)
 

@@ -1,0 +1,787 @@
+"""Replay and audit of a match's event log: ``typhoon replay verify|show|render|export``.
+
+A match's log (``MatchEvent`` entries: ``match_created``, ``seat_claimed``, ``action_submitted``,
+``game_event``, ``seed_revealed``) is everything needed to check it. The log comes from the service
+(``GetEventLog``) or from a file written by ``export``: JSON lines, one ``MatchEvent`` per line in
+protobuf's JSON mapping (proto field names), in sequence order::
+
+    {"sequence": 1, "version": 0, "time": "...", "match_created": {"scenario": "standard", ...}}
+    {"sequence": 4, "version": 1, "time": "...", "action_submitted": {"side": "german", "action": {...}, ...}}
+
+``verify`` checks, and says where (the event's sequence number) and what when anything differs:
+
+1. the log: sequences 1, 2, 3... without gaps, ``match_created`` first, ``seed_revealed`` last;
+2. the seed: SHA-256 of the revealed seed equals the commitment published in ``match_created``;
+3. the dice: every ``die_rolled`` value is recomputed from the seed and its index with the derivation
+   documented in ``engine/dice.py`` (implemented again here, independently of the engine), and the
+   indexes run 0, 1, 2...;
+4. the game: ``engine.new_game(scenario, options, seed)`` (which does the Soviet set-up), then every
+   ``action_submitted`` action in order: the engine must accept it from the side that submitted it,
+   the game events it produces must be the logged ``game_event`` entries that follow, one by one, and
+   its ``state_hash()`` after each action must be the logged one;
+5. the end: the replayed game is over when the seed is revealed, and (from the service) the match's
+   final state hash, result, version and last sequence agree with the replay.
+
+>>> events = read_log("abc.jsonl")                      # doctest: +SKIP
+>>> report = verify_log(events, match_id="abc")         # doctest: +SKIP
+>>> print(report.text()); report.ok                      # doctest: +SKIP
+
+``show`` prints the match step by step as a text board (step ``n`` is the position after the ``n``-th
+action, i.e. at match version ``n``); ``render`` draws positions as SVG and PNG, at one step or as a
+series (one per turn, per phase or per action). Positions are rebuilt with the engine from the actions;
+while a match is still running its seed is secret, so the dice are then taken from the logged rolls.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Iterable
+
+from google.protobuf import json_format
+
+import engine
+from service import convert
+from service.gen.typhoon.v1 import match_pb2, match_service_pb2 as api
+
+MatchEvent = match_pb2.MatchEvent
+
+
+# --- getting a log ---------------------------------------------------------------------------------
+
+def fetch_log(client, match_id: str) -> list[MatchEvent]:
+    """The whole event log of a match, from the service (a :class:`clients.client.TyphoonClient`)."""
+    return list(client.event_log(match_id))
+
+
+def event_to_json(event: MatchEvent) -> str:
+    """One line of an export: the event in protobuf's JSON mapping, proto field names, compact."""
+    return json.dumps(json_format.MessageToDict(event, preserving_proto_field_name=True), separators=(",", ":"))
+
+
+def write_log(events: Iterable[MatchEvent], out: str | Path | IO[str]) -> int:
+    """Write events as JSON lines to a path or an open text file; returns how many."""
+    if isinstance(out, (str, Path)):
+        with open(out, "w", encoding="utf-8") as handle:
+            return write_log(events, handle)
+    count = 0
+    for event in events:
+        out.write(event_to_json(event) + "\n")
+        count += 1
+    return count
+
+
+class LogFormatError(ValueError):
+    """A file that is not an exported event log."""
+
+
+def read_log(source: str | Path | IO[str]) -> list[MatchEvent]:
+    """Read an exported log (JSON lines of MatchEvent; ``-`` is standard input)."""
+    if isinstance(source, (str, Path)):
+        if str(source) == "-":
+            return read_log(sys.stdin)
+        with open(source, encoding="utf-8") as handle:
+            return read_log(handle)
+    events = []
+    for number, line in enumerate(source, 1):
+        if not line.strip():
+            continue
+        try:
+            events.append(json_format.Parse(line, MatchEvent()))
+        except json_format.ParseError as error:
+            raise LogFormatError(f"line {number} is not a MatchEvent in JSON: {error}") from None
+    return events
+
+
+@dataclass
+class Source:
+    """A log and where it came from: a file, or a match of a service (with its final GetMatch)."""
+
+    label: str
+    events: list[MatchEvent]
+    origin: str
+    final: api.GetMatchResponse | None = None
+
+
+def load_source(source: str, server: str | None = None) -> Source:
+    """A file path (or ``-``) if it names a file, else a match id fetched from ``server``."""
+    path = Path(source)
+    if source == "-" or path.is_file():
+        return Source(path.stem if source != "-" else "stdin", read_log(source), f"file {source}")
+    if not server:
+        raise FileNotFoundError(f"{source!r} is not a file; to read a match from a service give --server ADDR")
+    from clients.client import TyphoonClient
+
+    with TyphoonClient(server) as client:
+        events = fetch_log(client, source)
+        final = client.get_match(source)
+    return Source(source, events, f"service {server}", final)
+
+
+# --- dice, recomputed from engine/dice.py's documented derivation ----------------------------------
+
+def recompute_die(seed: str, index: int) -> int:
+    """Roll ``index`` of a match with this seed, following engine/dice.py's description step by step
+    (deliberately not calling the engine): SHA-256 of ``"typhoon-die-v1:<seed>:<index>:<attempt>"``,
+    the first digest byte below 252 gives ``byte % 6 + 1``; if none, the next attempt."""
+    attempt = 0
+    while True:
+        digest = hashlib.sha256(("typhoon-die-v1:" + seed + ":" + str(index) + ":" + str(attempt)).encode("utf-8"))
+        for byte in digest.digest():
+            if byte < 252:
+                return byte % 6 + 1
+        attempt += 1
+
+
+# --- verify ----------------------------------------------------------------------------------------
+
+CHECKS = {
+    "log": "the log is complete: sequences without gaps, match_created first, seed_revealed last",
+    "seed": "the revealed seed matches the commitment published at creation",
+    "dice": "every die roll is recomputed from the seed",
+    "actions": "the engine accepts every action, from the side that submitted it",
+    "events": "the engine reproduces every game event from the actions",
+    "hashes": "the state hash after every action matches",
+    "end": "the end agrees: the game is over when the seed is revealed",
+}
+
+
+@dataclass
+class Problem:
+    """One difference: where (sequence number of the log entry), which check, what."""
+
+    sequence: int | None
+    check: str
+    what: str
+    logged: Any = None
+    replayed: Any = None
+    context: str = ""
+
+    def describe(self) -> str:
+        where = f"event #{self.sequence}" if self.sequence is not None else "the log"
+        return f"{where}: {self.what}"
+
+    def lines(self) -> list[str]:
+        out = [self.describe()]
+        if self.context:
+            out.append(f"    ({self.context})")
+        if self.logged is not None or self.replayed is not None:
+            out.append(f"    logged:   {_show(self.logged)}")
+            out.append(f"    expected: {_show(self.replayed)}")
+            if isinstance(self.logged, dict) and isinstance(self.replayed, dict):
+                for key in sorted(set(self.logged) | set(self.replayed)):
+                    a, b = self.logged.get(key, "<absent>"), self.replayed.get(key, "<absent>")
+                    if a != b:
+                        out.append(f"    field {key!r}: logged {a!r}, expected {b!r}")
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sequence": self.sequence, "check": self.check, "what": self.what, "logged": self.logged,
+                "expected": self.replayed, "context": self.context}
+
+
+@dataclass
+class Report:
+    """What ``verify_log`` found. ``ok`` when every check passed."""
+
+    label: str = ""
+    origin: str = ""
+    scenario: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+    entries: int = 0
+    actions: int = 0
+    game_events: int = 0
+    rolls: int = 0
+    seed: str = ""
+    commitment: str = ""
+    final_hash: str = ""
+    result: dict[str, Any] | None = None
+    finished: bool = False
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.finished and not self.problems
+
+    @property
+    def first(self) -> Problem | None:
+        """The problem at the earliest place in the log."""
+        placed = [p for p in self.problems if p.sequence is not None]
+        if placed:
+            return min(placed, key=lambda p: p.sequence)
+        return self.problems[0] if self.problems else None
+
+    def add(self, sequence: int | None, check: str, what: str, logged: Any = None, replayed: Any = None,
+            context: str = "") -> None:
+        self.problems.append(Problem(sequence, check, what, logged, replayed, context))
+
+    def text(self, max_problems: int = 10) -> str:
+        lines = [f"Replay audit of match {self.label or '?'}" + (f" ({self.origin})" if self.origin else "")]
+        if self.scenario:
+            changed = _changed_options(self.options)
+            lines.append(f"  scenario {self.scenario}; options: "
+                         + (", ".join(f"{k}={v}" for k, v in changed.items()) if changed else "defaults"))
+        lines.append(f"  {self.entries} log entries, {self.actions} actions, {self.game_events} game events, "
+                     f"{self.rolls} die rolls")
+        failing = {p.check for p in self.problems}
+        details = {
+            "seed": f"sha256(seed) = {self.commitment[:16]}..." if self.commitment else "",
+            "dice": f"{self.rolls} rolls",
+            "events": f"{self.game_events} events from {self.actions} actions",
+            "hashes": f"final state hash {self.final_hash[:16]}..." if self.final_hash else "",
+        }
+        for check, sentence in CHECKS.items():
+            if not self.finished and check not in ("log",) and check not in failing:
+                lines.append(f"  [ -- ] {sentence}: not checked")
+                continue
+            count = sum(1 for p in self.problems if p.check == check)
+            mark = "[FAIL]" if count else "[ ok ]"
+            extra = f"{count} problem{'s' if count > 1 else ''}" if count else details.get(check, "")
+            lines.append(f"  {mark} {sentence}" + (f" ({extra})" if extra else ""))
+        if self.result:
+            points = ", ".join(f"{k} {v}" for k, v in sorted(self.result.get("points", {}).items()))
+            outcome = "draw" if self.result["winner"] == "draw" else f"{self.result['winner']} wins"
+            lines.append(f"  result: {outcome} ({self.result.get('reason', '')}); victory points {points}")
+        if self.problems:
+            ordered = sorted(self.problems, key=lambda p: (p.sequence is None, p.sequence or 0))
+            shown = ordered[:max_problems]
+            lines.append("")
+            lines.append(f"problems ({len(shown)} of {len(ordered)} shown, in log order):"
+                         if len(ordered) > len(shown) else "problems, in log order:")
+            for problem in shown:
+                lines.extend("  " + line for line in problem.lines())
+            lines.append("")
+            lines.append(f"FAILED: {len(self.problems)} problem{'s' if len(self.problems) > 1 else ''}; "
+                         f"the first at {self.first.describe()}")
+        elif not self.finished:
+            lines.append("")
+            lines.append("NOT VERIFIED: the match is not finished; its seed stays secret until it ends")
+        else:
+            lines.append("")
+            lines.append("VERIFIED: the seed matches its commitment, every die roll derives from it, and the "
+                         "engine replays the log to the same events and state hashes")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        first = self.first
+        return {"match": self.label, "ok": self.ok, "finished": self.finished, "entries": self.entries,
+                "actions": self.actions, "game_events": self.game_events, "rolls": self.rolls,
+                "final_state_hash": self.final_hash, "result": self.result,
+                "first_bad_event": first.sequence if first else None,
+                "problems": [p.to_json() for p in self.problems]}
+
+
+def verify_log(events: list[MatchEvent], match_id: str = "", final: api.GetMatchResponse | None = None,
+               origin: str = "") -> Report:
+    """Check a match's log (see the module docstring); ``final`` is the service's GetMatch answer,
+    compared with the replay's end when given."""
+    report = Report(label=match_id, origin=origin, entries=len(events))
+    if not events:
+        report.add(None, "log", "the log is empty")
+        return report
+    # 1. the log's shape
+    for position, event in enumerate(events, 1):
+        if event.sequence != position:
+            report.add(event.sequence, "log", f"entry {position} of the log has sequence {event.sequence} "
+                       f"(a gap, a duplicate or an entry out of order)")
+            break
+    kinds = [e.WhichOneof("kind") for e in events]
+    if kinds[0] != "match_created":
+        report.add(events[0].sequence, "log", f"the log starts with {kinds[0]}, not match_created")
+        return report
+    created = events[0].match_created
+    report.scenario, report.options = created.scenario, convert.struct_to_dict(created.options)
+    report.commitment = created.seed_commitment
+    revealed_at = [i for i, kind in enumerate(kinds) if kind == "seed_revealed"]
+    if not revealed_at:
+        if final is not None and final.match.status == match_pb2.MATCH_STATUS_FINISHED:
+            report.add(None, "log", "the match is finished but its log has no seed_revealed entry")
+        _replay_without_seed(events, report)
+        return report
+    report.finished = True
+    if revealed_at[-1] != len(events) - 1 or len(revealed_at) > 1:
+        report.add(events[revealed_at[0]].sequence, "log", "seed_revealed is not the last entry of the log")
+    revealed = events[revealed_at[0]]
+    seed = revealed.seed_revealed.seed
+    report.seed = seed
+
+    # 2. the seed
+    digest = hashlib.sha256(seed.encode("utf-8")).hexdigest()
+    if digest != created.seed_commitment:
+        report.add(revealed.sequence, "seed", "the SHA-256 of the revealed seed is not the commitment published "
+                   "in match_created (event #1)", logged=created.seed_commitment, replayed=digest)
+    if revealed.seed_revealed.seed_commitment != created.seed_commitment:
+        report.add(revealed.sequence, "seed", "seed_revealed repeats a different commitment than match_created",
+                   logged=revealed.seed_revealed.seed_commitment, replayed=created.seed_commitment)
+    if final is not None:
+        if final.match.seed_commitment != created.seed_commitment:
+            report.add(1, "seed", "the service's match has another seed commitment than its log",
+                       logged=created.seed_commitment, replayed=final.match.seed_commitment)
+        if final.match.seed and final.match.seed != seed:
+            report.add(revealed.sequence, "seed", "the service's match has another seed than its log reveals",
+                       logged=seed, replayed=final.match.seed)
+
+    # 3-5. the dice and the game
+    try:
+        game = engine.new_game(created.scenario, report.options, seed=seed)
+    except engine.IllegalAction as error:
+        report.add(1, "actions", f"the engine cannot create this match: {error}")
+        return report
+    _replay(events, game, seed, report)
+
+    if final is not None:
+        _compare_final(final, game, report)
+    return report
+
+
+def _replay(events: list[MatchEvent], game: engine.Game, seed: str, report: Report) -> None:
+    version = 0
+    expected: deque[dict] = deque()
+    action_at = None  # (sequence, description) of the last action
+    rolls = 0
+    stopped = False
+    for event in events[1:]:
+        kind = event.WhichOneof("kind")
+        seq = event.sequence
+        if kind in ("action_submitted", "seed_revealed") and expected and not stopped:
+            report.add(seq, "events", f"the replay of the action at event #{action_at[0]} produced "
+                       f"{len(expected)} more game event{'s' if len(expected) > 1 else ''} than the log has "
+                       f"before this entry", logged=None, replayed=expected[0], context=action_at[1])
+            expected.clear()
+        if kind == "match_created":
+            report.add(seq, "log", "a second match_created entry")
+        elif kind == "seat_claimed":
+            if event.version != version:
+                report.add(seq, "log", f"seat_claimed has version {event.version}, the match was at {version}")
+        elif kind == "action_submitted":
+            submitted = event.action_submitted
+            data = convert.action_from_proto(submitted.action)
+            action_at = (seq, f"{submitted.side} {_show(data)}")
+            report.actions += 1
+            if event.version != version + 1:
+                report.add(seq, "log", f"action_submitted has version {event.version}, expected {version + 1}")
+            if stopped:
+                continue
+            try:
+                action = engine.action_from_json(data)
+            except engine.IllegalAction as error:
+                report.add(seq, "actions", f"the action is malformed: {error}", logged=data)
+                stopped = True
+                continue
+            if game.is_terminal():
+                report.add(seq, "actions", "an action after the end of the game", logged=data)
+                stopped = True
+                continue
+            acting = action.side if isinstance(action, engine.Resign) else game.current_player()
+            if submitted.side != acting:
+                report.add(seq, "actions", f"submitted by the {submitted.side} seat, but the {acting} side was "
+                           f"to act", logged=submitted.side, replayed=acting, context=action_at[1])
+            try:
+                produced = game.apply(action)
+            except engine.IllegalAction as error:
+                report.add(seq, "actions", f"the engine refuses the action ({error.reason}: {error}); the replay "
+                           f"stops here", logged=data, context=f"turn {game.turn}, {game.phase.name}")
+                stopped = True
+                continue
+            version += 1
+            # normalised through the API's conversion, as the logged events were
+            expected = deque(convert.event_from_proto(convert.event_to_proto(e.to_json())) for e in produced)
+            replayed_hash = game.state_hash()
+            if submitted.state_hash != replayed_hash:
+                report.add(seq, "hashes", "the state hash after the action differs from the replay",
+                           logged=submitted.state_hash, replayed=replayed_hash, context=action_at[1])
+        elif kind == "game_event":
+            report.game_events += 1
+            logged = convert.event_from_proto(event.game_event)
+            if logged.get("type") == "die_rolled":
+                index, value = logged.get("index"), logged.get("value")
+                if index != rolls:
+                    report.add(seq, "dice", f"die roll number {rolls} of the match is logged with index {index}",
+                               logged=index, replayed=rolls)
+                recomputed = recompute_die(seed, index if isinstance(index, int) and index >= 0 else rolls)
+                if value != recomputed:
+                    report.add(seq, "dice", f"die roll #{index}: the log says {value}, the seed gives {recomputed}",
+                               logged=value, replayed=recomputed)
+                rolls += 1
+            if event.version != version:
+                report.add(seq, "log", f"game event has version {event.version}, the last action made {version}")
+            if stopped:
+                continue
+            if not expected:
+                report.add(seq, "events", "the log has a game event the replay does not produce", logged=logged,
+                           context=action_at[1] if action_at else "before any action")
+            else:
+                replayed = expected.popleft()
+                if replayed != logged:
+                    report.add(seq, "events", f"the game event differs from the replay "
+                               f"({logged.get('type')} logged, {replayed.get('type')} replayed)",
+                               logged=logged, replayed=replayed, context=f"after the action at event #{action_at[0]}: "
+                               f"{action_at[1]}")
+        elif kind == "seed_revealed":
+            if not stopped and not game.is_terminal():
+                report.add(seq, "end", "the seed is revealed but the replayed game is not over",
+                           context=f"the replay is at turn {game.turn}, {game.phase.name}")
+    report.rolls = rolls
+    report.final_hash = game.state_hash()
+    result = game.result()
+    report.result = result.to_json() if result else None
+
+
+def _compare_final(final: api.GetMatchResponse, game: engine.Game, report: Report) -> None:
+    last = report.entries
+    if final.match.last_sequence != last:
+        report.add(last, "end", f"the service's match ends at sequence {final.match.last_sequence}, its log at {last}")
+    if final.match.version != report.actions:
+        report.add(last, "end", f"the service's match is at version {final.match.version}, the log has "
+                   f"{report.actions} actions")
+    if final.state.state_hash and final.state.state_hash != report.final_hash:
+        report.add(last, "hashes", "the service's final state hash differs from the replay's",
+                   logged=final.state.state_hash, replayed=report.final_hash)
+    result = game.result()
+    if result and final.match.result.winner:
+        served = {"winner": final.match.result.winner, "reason": final.match.result.reason,
+                  "points": dict(final.match.result.points)}
+        if served != result.to_json():
+            report.add(last, "end", "the service's result differs from the replay's", logged=served,
+                       replayed=result.to_json())
+
+
+def _replay_without_seed(events: list[MatchEvent], report: Report) -> None:
+    """An unfinished match: count what is there (the seed, hence dice and hashes, are not checkable)."""
+    for event in events:
+        kind = event.WhichOneof("kind")
+        if kind == "action_submitted":
+            report.actions += 1
+        elif kind == "game_event":
+            report.game_events += 1
+            if event.game_event.WhichOneof("kind") == "die_rolled":
+                report.rolls += 1
+
+
+def _changed_options(options: dict[str, Any]) -> dict[str, Any]:
+    defaults = engine.Options.from_json({}).to_json()
+    return {k: v for k, v in options.items() if defaults.get(k) != v}
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, dict):
+        data = dict(value)
+        name = data.pop("type", "")
+        return (name + " " + " ".join(f"{k}={_plain(v)}" for k, v in data.items())).strip()
+    return repr(value) if value is not None else "(nothing)"
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return ",".join(map(str, value)) or "-"
+    return str(value)
+
+
+# --- stepping through a match ----------------------------------------------------------------------
+
+@dataclass
+class Step:
+    """Step ``number``: the position after the ``number``-th action (step 0: the match at creation)."""
+
+    number: int
+    sequence: int  # of the action_submitted entry (1 for step 0)
+    side: str
+    action: dict[str, Any] | None
+    events: list[MatchEvent]
+    game: engine.Game
+
+    @property
+    def turn(self) -> int:
+        return self.game.turn
+
+    @property
+    def phase(self) -> str:
+        return self.game.phase.name
+
+    def headline(self, total: int) -> str:
+        head = f"step {self.number}/{total}"
+        if self.action is None:
+            return head + ": the match at creation (the Soviet set-up)"
+        return f"{head} (event #{self.sequence}): {self.side} plays {_show(self.action)}"
+
+
+class Replay:
+    """The positions of a match, rebuilt with the engine from its log's actions.
+
+    With the seed revealed the dice are the seed's; for a running match the logged rolls are used
+    (``fixed_dice``). An action the engine refuses ends the replay there (``stopped_at``).
+    """
+
+    def __init__(self, events: list[MatchEvent], label: str = "") -> None:
+        if not events or events[0].WhichOneof("kind") != "match_created":
+            raise LogFormatError("the log does not start with match_created")
+        self.label = label
+        self.events = events
+        created = events[0].match_created
+        self.scenario = created.scenario
+        self.options = convert.struct_to_dict(created.options)
+        revealed = [e.seed_revealed.seed for e in events if e.WhichOneof("kind") == "seed_revealed"]
+        self.seed = revealed[0] if revealed else None
+        if self.seed is not None:
+            game = engine.new_game(self.scenario, self.options, seed=self.seed)
+        else:
+            rolls = sorted((e.game_event.die_rolled.index, e.game_event.die_rolled.value) for e in events
+                           if e.WhichOneof("kind") == "game_event" and e.game_event.WhichOneof("kind") == "die_rolled")
+            game = engine.new_game(self.scenario, self.options, seed="", fixed_dice=[v for _, v in rolls])
+        self.steps: list[Step] = [Step(0, 1, "", None, [], game.clone())]
+        self.stopped_at: tuple[int, str] | None = None
+        current: Step | None = None
+        for event in events[1:]:
+            kind = event.WhichOneof("kind")
+            if kind == "action_submitted" and self.stopped_at is None:
+                data = convert.action_from_proto(event.action_submitted.action)
+                try:
+                    game.apply(engine.action_from_json(data))
+                except engine.IllegalAction as error:
+                    self.stopped_at = (event.sequence, str(error))
+                    current = None
+                    continue
+                current = Step(len(self.steps), event.sequence, event.action_submitted.side, data, [], game.clone())
+                self.steps.append(current)
+            elif kind == "game_event" and current is not None:
+                current.events.append(event)
+
+    @property
+    def last(self) -> int:
+        return len(self.steps) - 1
+
+    def step(self, number: int) -> Step:
+        if not 0 <= number <= self.last:
+            raise IndexError(f"there is no step {number}: the steps go from 0 to {self.last}")
+        return self.steps[number]
+
+    def end_of_turn(self, turn: int) -> Step:
+        """The last step of ``turn`` (its final position)."""
+        found = [s for s in self.steps if s.turn == turn]
+        if not found:
+            turns = sorted({s.turn for s in self.steps})
+            raise IndexError(f"there is no turn {turn}: the match has turns {turns[0]} to {turns[-1]}")
+        return found[-1]
+
+    def series(self, every: str) -> list[Step]:
+        """Steps for a series: ``turn`` (the start and the end of every turn), ``phase`` (the end of every
+        phase) or ``action`` (every step)."""
+        if every == "action":
+            return list(self.steps)
+        key = (lambda s: s.turn) if every == "turn" else (lambda s: (s.turn, s.phase))
+        if every not in ("turn", "phase"):
+            raise ValueError(f"series by turn, phase or action, not {every!r}")
+        chosen = [self.steps[0]]
+        for current, following in zip(self.steps, self.steps[1:] + [None]):
+            if following is None or key(following) != key(current):
+                if current is not chosen[-1]:
+                    chosen.append(current)
+        return chosen
+
+    def title(self, step: Step) -> str:
+        game = step.game
+        points = game.victory_points()
+        text = (f"{self.label + ' · ' if self.label else ''}step {step.number}/{self.last} · Turn {game.turn} · "
+                f"{game.phase.name.replace('_', ' ')} · {game.weather().title} · "
+                f"VP German {points['german']} Soviet {points['soviet']}")
+        result = game.result()
+        if result:
+            text += " · " + ("draw" if result.winner == "draw" else f"{result.winner} wins")
+        return text
+
+    def describe(self, step: Step, events: bool = True) -> str:
+        """The step as text: what was played, the events it caused, and the board."""
+        from clients.client import describe_event
+        from clients.render import text_board
+
+        lines = [self.title(step), step.headline(self.last)]
+        if events:
+            lines.extend("  " + describe_event(e) for e in step.events)
+        lines.append(text_board(step.game))
+        result = step.game.result()
+        if result:
+            lines.append(f"result: {'draw' if result.winner == 'draw' else result.winner + ' wins'} "
+                         f"({result.reason}); victory points "
+                         + ", ".join(f"{k} {v}" for k, v in sorted(result.points.items())))
+        return "\n".join(lines)
+
+
+# --- the command line ------------------------------------------------------------------------------
+
+def _load(args) -> Source:
+    return load_source(args.source, args.server)
+
+
+def cli_export(args) -> int:
+    from clients.client import TyphoonClient
+
+    with TyphoonClient(args.server) as client:
+        events = fetch_log(client, args.match)
+    if args.output == "-":
+        write_log(events, sys.stdout)
+        return 0
+    path = Path(args.output or f"{args.match}.jsonl")
+    count = write_log(events, path)
+    finished = bool(events) and events[-1].WhichOneof("kind") == "seed_revealed"
+    print(f"{count} events of match {args.match} written to {path}"
+          + ("" if finished else " (the match is not finished: its seed is not in the log yet)"), file=sys.stderr)
+    return 0
+
+
+def cli_verify(args) -> int:
+    source = _load(args)
+    report = verify_log(source.events, match_id=source.label, final=source.final, origin=source.origin)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        print(report.text(max_problems=args.max_problems))
+    return 0 if report.ok else 1
+
+
+def cli_show(args) -> int:
+    source = _load(args)
+    replay = Replay(source.events, source.label)
+    if replay.stopped_at:
+        print(f"warning: the engine refuses the action at event #{replay.stopped_at[0]} "
+              f"({replay.stopped_at[1]}); the replay stops before it", file=sys.stderr)
+    if args.step is not None or args.turn is not None:
+        step = replay.step(args.step) if args.step is not None else replay.end_of_turn(args.turn)
+        print(replay.describe(step))
+        return 0
+    interactive = args.interactive if args.interactive is not None else (sys.stdin.isatty() and sys.stdout.isatty())
+    if interactive:
+        return _interactive(replay)
+    for step in replay.series(args.every):
+        print(replay.describe(step, events=args.every == "action"))
+        print()
+    return 0
+
+
+HELP = ("Enter/n: next action   p: next phase   t: next turn   b: back   0-9...: go to step   "
+        "e: end   q: quit")
+
+
+def _interactive(replay: Replay) -> int:
+    number = 0
+    while True:
+        step = replay.step(number)
+        sys.stdout.write("\x1b[2J\x1b[H")
+        print(replay.describe(step))
+        print()
+        print(HELP)
+        try:
+            command = input(f"step {number}/{replay.last}> ").strip().lower()
+        except (EOFError, KeyboardInterrupt):
+            print()
+            return 0
+        if command == "q":
+            return 0
+        if command in ("", "n"):
+            number = min(replay.last, number + 1)
+        elif command == "b":
+            number = max(0, number - 1)
+        elif command == "e":
+            number = replay.last
+        elif command in ("p", "t"):
+            key = (lambda s: (s.turn, s.phase)) if command == "p" else (lambda s: s.turn)
+            here = key(step)
+            while number < replay.last and key(replay.step(number)) == here:
+                number += 1
+        elif command.isdigit():
+            number = max(0, min(replay.last, int(command)))
+
+
+def cli_render(args) -> int:
+    source = _load(args)
+    replay = Replay(source.events, source.label)
+    if replay.stopped_at:
+        print(f"warning: the engine refuses the action at event #{replay.stopped_at[0]}; the replay stops before it",
+              file=sys.stderr)
+    if args.series:
+        steps = replay.series(args.series)
+    elif args.turn is not None:
+        steps = [replay.end_of_turn(args.turn)]
+    else:
+        steps = [replay.step(replay.last if args.step is None else args.step)]
+    out = Path(args.output)
+    out.mkdir(parents=True, exist_ok=True)
+    written = render_steps(replay, steps, out, args.format, args.zoom)
+    for path in written:
+        print(path)
+    return 0
+
+
+def render_steps(replay: Replay, steps: list[Step], out: Path, formats: str = "svg,png",
+                 zoom: float = 1.5) -> list[Path]:
+    """Write each step's board as ``<label>-step<NNNN>.svg`` / ``.png`` in ``out``; returns the paths."""
+    from clients.render import board_png, board_svg
+
+    kinds = {kind.strip() for kind in formats.split(",") if kind.strip()}
+    if not kinds <= {"svg", "png"}:
+        raise ValueError(f"formats are svg and png, not {formats!r}")
+    written = []
+    for step in steps:
+        stem = f"{replay.label or 'match'}-step{step.number:04d}"
+        title = replay.title(step)
+        if "svg" in kinds:
+            path = out / f"{stem}.svg"
+            path.write_text(board_svg(step.game, title), encoding="utf-8")
+            written.append(path)
+        if "png" in kinds:
+            path = out / f"{stem}.png"
+            path.write_bytes(board_png(step.game, title, zoom=zoom))
+            written.append(path)
+    return written
+
+
+def register(commands) -> None:
+    """Add ``replay verify|show|render|export`` to the ``typhoon`` command line."""
+    replay = commands.add_parser("replay", help="audit and replay a match's event log (from a service or a file)")
+    sub = replay.add_subparsers(dest="replay_command", required=True)
+
+    def source(parser):
+        parser.add_argument("source", help="a match id (read from --server) or an exported .jsonl file (- for stdin)")
+        parser.add_argument("--server", default="127.0.0.1:50051", help="the service's gRPC address")
+
+    verify = sub.add_parser("verify", help="check the seed, every die roll, every event and every state hash")
+    source(verify)
+    verify.add_argument("--max-problems", type=int, default=10, help="problems to list (default 10)")
+    verify.add_argument("--json", action="store_true", help="the report as JSON")
+    verify.set_defaults(run=cli_verify)
+
+    show = sub.add_parser("show", help="step through the match as a text board")
+    source(show)
+    show.add_argument("--step", type=int, help="show only this step (the position after that many actions)")
+    show.add_argument("--turn", type=int, help="show only the end of this turn")
+    show.add_argument("--every", choices=["action", "phase", "turn"], default="turn",
+                      help="without a terminal: print a board after every action, phase or turn (default turn)")
+    show.add_argument("--interactive", "-i", action="store_true", default=None,
+                      help="step with the keyboard (the default on a terminal)")
+    show.add_argument("--no-interactive", dest="interactive", action="store_false")
+    show.set_defaults(run=cli_show)
+
+    render = sub.add_parser("render", help="draw the board as SVG and PNG at a step or as a series")
+    source(render)
+    render.add_argument("--step", type=int, help="the step to draw (default: the last)")
+    render.add_argument("--turn", type=int, help="draw the end of this turn")
+    render.add_argument("--series", choices=["turn", "phase", "action"],
+                        help="draw a series: the start and the end of every turn, every phase, or every action")
+    render.add_argument("--output", "-o", default="replay", help="directory for the pictures (default ./replay)")
+    render.add_argument("--format", default="svg,png", help="svg, png or svg,png (default)")
+    render.add_argument("--zoom", type=float, default=1.5, help="PNG scale (default 1.5)")
+    render.set_defaults(run=cli_render)
+
+    export = sub.add_parser("export", help="write a match's event log to a JSON lines file")
+    export.add_argument("match", help="the match id")
+    export.add_argument("--server", default="127.0.0.1:50051", help="the service's gRPC address")
+    export.add_argument("--output", "-o", help="the file (default <match>.jsonl; - for standard output)")
+    export.set_defaults(run=cli_export)
+
+
+__all__ = ["CHECKS", "LogFormatError", "MatchEvent", "Problem", "Replay", "Report", "Source", "Step", "event_to_json",
+           "fetch_log", "load_source", "read_log", "recompute_die", "register", "render_steps", "verify_log",
+           "write_log"]
