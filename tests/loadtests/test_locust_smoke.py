@@ -1,0 +1,89 @@
+"""Smoke test of the load test: ``python -m loadtests.run`` for a few seconds with a few users.
+
+It starts a real service (its own embedded Redis) and locust headless with gRPC and REST players
+and watchers, then checks that matches progressed (actions applied, matches completed through a
+resignation after a few actions), that nothing failed, that watchers saw no sequence gap, and that
+everything stopped cleanly. The runner runs in a child process: locust patches the standard
+library with gevent, which must not happen inside pytest.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from loadtests import metrics
+from loadtests.run import read_stats, seconds_of
+
+
+def test_locust_smoke(tmp_path):
+    out = tmp_path / "run"
+    result_path = tmp_path / "result.json"
+    started = time.monotonic()
+    completed = subprocess.run(
+        [sys.executable, "-m", "loadtests.run", "--users", "4", "--watchers", "2", "--transport", "mixed",
+         "--run-time", "12s", "--max-actions", "30", "--event-log-every", "5", "--watch-every", "10",
+         "--watch-seconds", "3", "--out", str(out), "--json", str(result_path), "--quiet"],
+        check=False, cwd=ROOT, capture_output=True, text=True, timeout=90)
+    elapsed = time.monotonic() - started
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert elapsed < 60
+    result = json.loads(result_path.read_text())
+
+    assert result["ok"]
+    assert result["total"]["requests"] > 100
+    assert result["total"]["failures"] == 0
+    assert result["failures"] == []
+    rpcs = {(row["rpc"], row["transport"]) for row in result["rpcs"]}
+    for transport in ("grpc", "rest"):
+        for rpc in ("CreateMatch", "JoinMatch", "ListLegalActions", "SubmitAction", "Resign", "GetEventLog",
+                    "WatchMatch (catch-up)", "ListMatches"):
+            assert (rpc, transport) in rpcs, (rpc, transport)
+
+    figures = result["typhoon"]
+    assert figures["matches"]["completed"] >= 2
+    assert figures["matches"]["resigned"] >= 2
+    assert figures["matches"]["abandoned"] == 0
+    assert figures["actions"]["total"] >= 60
+    assert figures["matches"]["simultaneous"]["peak"] >= 1
+    assert figures["watch"]["gaps"] == 0
+
+    assert [s["stopped_cleanly"] for s in result["services"]] == [True]
+    assert result["services"][0]["calls_by_code"].get("OK", 0) > 100
+    # nothing left running: no service, no Redis, no locust started from this run's directory
+    leftovers = [p.info for p in psutil.process_iter(["pid", "cmdline"])
+                 if any(str(out) in part for part in (p.info["cmdline"] or []))]
+    assert leftovers == []
+
+
+def test_seconds_of():
+    assert seconds_of("90") == 90
+    assert seconds_of("90s") == 90
+    assert seconds_of("2m") == 120
+    assert seconds_of("1m30s") == 90
+
+
+def test_metrics_merge_and_percentiles():
+    a, b = metrics.Metrics(), metrics.Metrics()
+    for value in range(1, 101):
+        a.observe(metrics.EVENT_LAG_MS, value)
+    a.count(metrics.ACTIONS, 5)
+    b.merge(a.drain())
+    b.merge(a.drain())  # drained: nothing more
+    assert b.counters[metrics.ACTIONS] == 5
+    figures = metrics.describe(b.histograms[metrics.EVENT_LAG_MS])
+    assert figures["count"] == 100
+    assert 45 <= figures["p50"] <= 55
+    assert figures["p99"] >= 95
+
+
+def test_read_stats_without_files(tmp_path):
+    assert read_stats(tmp_path / "none") == ([], None)
