@@ -160,6 +160,7 @@ class Problem:
     logged: Any = None
     replayed: Any = None
     context: str = ""
+    labels: tuple[str, str] = ("logged", "replay")
 
     def describe(self) -> str:
         where = f"event #{self.sequence}" if self.sequence is not None else "the log"
@@ -170,18 +171,19 @@ class Problem:
         if self.context:
             out.append(f"    ({self.context})")
         if self.logged is not None or self.replayed is not None:
-            out.append(f"    logged:   {_show(self.logged)}")
-            out.append(f"    expected: {_show(self.replayed)}")
+            width = max(map(len, self.labels)) + 1
+            out.append(f"    {(self.labels[0] + ':').ljust(width)} {_show(self.logged)}")
+            out.append(f"    {(self.labels[1] + ':').ljust(width)} {_show(self.replayed)}")
             if isinstance(self.logged, dict) and isinstance(self.replayed, dict):
                 for key in sorted(set(self.logged) | set(self.replayed)):
                     a, b = self.logged.get(key, "<absent>"), self.replayed.get(key, "<absent>")
                     if a != b:
-                        out.append(f"    field {key!r}: logged {a!r}, expected {b!r}")
+                        out.append(f"    field {key!r}: {self.labels[0]} {a!r}, {self.labels[1]} {b!r}")
         return out
 
     def to_json(self) -> dict[str, Any]:
         return {"sequence": self.sequence, "check": self.check, "what": self.what, "logged": self.logged,
-                "expected": self.replayed, "context": self.context}
+                "expected": self.replayed, "context": self.context, "labels": list(self.labels)}
 
 
 @dataclass
@@ -202,6 +204,7 @@ class Report:
     result: dict[str, Any] | None = None
     finished: bool = False
     problems: list[Problem] = field(default_factory=list)
+    skipped: set[str] = field(default_factory=set)
 
     @property
     def ok(self) -> bool:
@@ -216,8 +219,8 @@ class Report:
         return self.problems[0] if self.problems else None
 
     def add(self, sequence: int | None, check: str, what: str, logged: Any = None, replayed: Any = None,
-            context: str = "") -> None:
-        self.problems.append(Problem(sequence, check, what, logged, replayed, context))
+            context: str = "", labels: tuple[str, str] = ("logged", "replay")) -> None:
+        self.problems.append(Problem(sequence, check, what, logged, replayed, context, labels))
 
     def text(self, max_problems: int = 10) -> str:
         lines = [f"Replay audit of match {self.label or '?'}" + (f" ({self.origin})" if self.origin else "")]
@@ -235,7 +238,7 @@ class Report:
             "hashes": f"final state hash {self.final_hash[:16]}..." if self.final_hash else "",
         }
         for check, sentence in CHECKS.items():
-            if not self.finished and check not in ("log",) and check not in failing:
+            if check not in failing and (check in self.skipped or (not self.finished and check != "log")):
                 lines.append(f"  [ -- ] {sentence}: not checked")
                 continue
             count = sum(1 for p in self.problems if p.check == check)
@@ -313,17 +316,27 @@ def verify_log(events: list[MatchEvent], match_id: str = "", final: api.GetMatch
     digest = hashlib.sha256(seed.encode("utf-8")).hexdigest()
     if digest != created.seed_commitment:
         report.add(revealed.sequence, "seed", "the SHA-256 of the revealed seed is not the commitment published "
-                   "in match_created (event #1)", logged=created.seed_commitment, replayed=digest)
+                   "in match_created (event #1)", logged=created.seed_commitment, replayed=digest,
+                   context=f"revealed seed {seed!r}", labels=("committed", "sha256(seed)"))
     if revealed.seed_revealed.seed_commitment != created.seed_commitment:
         report.add(revealed.sequence, "seed", "seed_revealed repeats a different commitment than match_created",
-                   logged=revealed.seed_revealed.seed_commitment, replayed=created.seed_commitment)
+                   logged=revealed.seed_revealed.seed_commitment, replayed=created.seed_commitment,
+                   labels=("seed_revealed", "match_created"))
     if final is not None:
         if final.match.seed_commitment != created.seed_commitment:
             report.add(1, "seed", "the service's match has another seed commitment than its log",
-                       logged=created.seed_commitment, replayed=final.match.seed_commitment)
+                       logged=created.seed_commitment, replayed=final.match.seed_commitment,
+                       labels=("log", "service"))
         if final.match.seed and final.match.seed != seed:
             report.add(revealed.sequence, "seed", "the service's match has another seed than its log reveals",
-                       logged=seed, replayed=final.match.seed)
+                       logged=seed, replayed=final.match.seed, labels=("log", "service"))
+
+    if any(p.check == "seed" for p in report.problems):
+        # every roll and every state hash derive from the seed: with another seed nothing else can be
+        # checked (and everything would differ)
+        report.skipped |= {"dice", "actions", "events", "hashes", "end"}
+        _replay_without_seed(events, report)
+        return report
 
     # 3-5. the dice and the game
     try:
@@ -364,6 +377,7 @@ def _replay(events: list[MatchEvent], game: engine.Game, seed: str, report: Repo
             report.actions += 1
             if event.version != version + 1:
                 report.add(seq, "log", f"action_submitted has version {event.version}, expected {version + 1}")
+            version += 1
             if stopped:
                 continue
             try:
@@ -387,7 +401,6 @@ def _replay(events: list[MatchEvent], game: engine.Game, seed: str, report: Repo
                            f"stops here", logged=data, context=f"turn {game.turn}, {game.phase.name}")
                 stopped = True
                 continue
-            version += 1
             # normalised through the API's conversion, as the logged events were
             expected = deque(convert.event_from_proto(convert.event_to_proto(e.to_json())) for e in produced)
             replayed_hash = game.state_hash()
@@ -401,11 +414,10 @@ def _replay(events: list[MatchEvent], game: engine.Game, seed: str, report: Repo
                 index, value = logged.get("index"), logged.get("value")
                 if index != rolls:
                     report.add(seq, "dice", f"die roll number {rolls} of the match is logged with index {index}",
-                               logged=index, replayed=rolls)
+                               logged=index, replayed=rolls, labels=("logged index", "roll number"))
                 recomputed = recompute_die(seed, index if isinstance(index, int) and index >= 0 else rolls)
                 if value != recomputed:
-                    report.add(seq, "dice", f"die roll #{index}: the log says {value}, the seed gives {recomputed}",
-                               logged=value, replayed=recomputed)
+                    report.add(seq, "dice", f"die roll #{index}: the log says {value}, the seed gives {recomputed}")
                 rolls += 1
             if event.version != version:
                 report.add(seq, "log", f"game event has version {event.version}, the last action made {version}")
@@ -440,14 +452,14 @@ def _compare_final(final: api.GetMatchResponse, game: engine.Game, report: Repor
                    f"{report.actions} actions")
     if final.state.state_hash and final.state.state_hash != report.final_hash:
         report.add(last, "hashes", "the service's final state hash differs from the replay's",
-                   logged=final.state.state_hash, replayed=report.final_hash)
+                   logged=final.state.state_hash, replayed=report.final_hash, labels=("service", "replay"))
     result = game.result()
     if result and final.match.result.winner:
         served = {"winner": final.match.result.winner, "reason": final.match.result.reason,
                   "points": dict(final.match.result.points)}
         if served != result.to_json():
             report.add(last, "end", "the service's result differs from the replay's", logged=served,
-                       replayed=result.to_json())
+                       replayed=result.to_json(), labels=("service", "replay"))
 
 
 def _replay_without_seed(events: list[MatchEvent], report: Report) -> None:

@@ -49,9 +49,12 @@ class EmbeddedService:
     directory, and everything is stopped and removed on exit.
     """
 
-    def __init__(self, process: bool = True, startup_timeout: float = 60.0) -> None:
+    def __init__(self, process: bool = True, startup_timeout: float = 60.0, data_dir: str | Path | None = None,
+                 port: int = 0) -> None:
         self.process_mode = process
         self.startup_timeout = startup_timeout
+        self.data_dir = Path(data_dir) if data_dir else None
+        self.port = port
         self.target = ""
         self._tmp: tempfile.TemporaryDirectory | None = None
         self._child: subprocess.Popen | None = None
@@ -59,19 +62,21 @@ class EmbeddedService:
         self._background = None
 
     def start(self) -> str:
+        """Start the service (again, after ``stop()``: with a ``data_dir`` and a ``port`` given, a
+        restart keeps the matches and the address)."""
         self._tmp = tempfile.TemporaryDirectory(prefix="typhoon-runner-")
-        data_dir = Path(self._tmp.name) / "data"
+        data_dir = self.data_dir or Path(self._tmp.name) / "data"
         if not self.process_mode:
             from service.server import BackgroundServer, ServeConfig, configure_logging
 
             configure_logging("warning")
-            self._background = BackgroundServer(ServeConfig(grpc_port=0, http_port=0, data_dir=str(data_dir),
+            self._background = BackgroundServer(ServeConfig(grpc_port=self.port, http_port=0, data_dir=str(data_dir),
                                                             grace_seconds=2, log_level="warning")).start()
             self.target = f"127.0.0.1:{self._background.grpc_port}"
             return self.target
         from service.embedded_redis import free_port
 
-        port = free_port()
+        port = self.port or free_port()
         self._log = open(Path(self._tmp.name) / "service.log", "w+")
         self._child = subprocess.Popen(
             [sys.executable, "-m", "clients.cli", "serve", "--grpc-port", str(port), "--http-port", "0",
