@@ -49,15 +49,23 @@ class ServeConfig:
 
 
 def configure_logging(level: str = "info", stream=None) -> None:
-    """structlog JSON lines on stderr; each line carries the bound match_id, request_id, rpc..."""
+    """structlog JSON lines on stderr; each line carries the bound match_id, request_id, rpc...
+
+    Lines logged with ``lifecycle=True`` (serving, shutting down, stopped) pass whatever the level."""
     number = getattr(logging, level.upper(), logging.INFO)
     logging.basicConfig(level=max(number, logging.WARNING), stream=stream or sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
+
+    def level_filter(logger, method_name, event_dict):
+        if not event_dict.pop("lifecycle", False) and logging.getLevelName(method_name.upper()) < number:
+            raise structlog.DropEvent
+        return event_dict
+
     structlog.configure(
-        processors=[structlog.contextvars.merge_contextvars, structlog.processors.add_log_level,
+        processors=[level_filter, structlog.contextvars.merge_contextvars, structlog.processors.add_log_level,
                     structlog.processors.TimeStamper(fmt="iso", utc=True), structlog.processors.dict_tracebacks,
                     structlog.processors.JSONRenderer()],
-        wrapper_class=structlog.make_filtering_bound_logger(number),
+        wrapper_class=structlog.make_filtering_bound_logger(min(number, logging.INFO)),
         logger_factory=structlog.PrintLoggerFactory(file=stream or sys.stderr),
         cache_logger_on_first_use=False)
 
@@ -135,10 +143,10 @@ class Server:
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
         log.info("serving", grpc_port=self.grpc_port, http_port=self.http_port, host=config.host,
                  redis="embedded" if self.embedded else "external",
-                 data_dir=str(self.embedded.data_dir) if self.embedded else None)
+                 data_dir=str(self.embedded.data_dir) if self.embedded else None, lifecycle=True)
 
     async def stop(self) -> None:
-        log.info("shutting_down")
+        log.info("shutting_down", lifecycle=True)
         if self._health:
             await self._health.enter_graceful_shutdown()
         if self.hub:
@@ -153,7 +161,7 @@ class Server:
             await self.store.close()
         if self.embedded:
             await asyncio.to_thread(self.embedded.stop)
-        log.info("stopped")
+        log.info("stopped", lifecycle=True)
 
 
 async def serve(config: ServeConfig, on_ready: Callable[[Server], None] | None = None,
