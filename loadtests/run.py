@@ -190,44 +190,69 @@ class Service:
 
 
 class CpuMonitor(threading.Thread):
-    """Samples the CPU used by groups of processes (and their children) once a second."""
+    """Samples, once a second, the CPU used by groups of processes and their children (any
+    ``redis-server`` among them counts as "redis"), and the whole machine's. Also adds up the CPU
+    seconds each group used from start to stop, for the CPU cost of a request."""
 
     def __init__(self, groups: dict[str, list[int]], interval: float = 1.0) -> None:
         super().__init__(name="cpu-monitor", daemon=True)
         self.groups = groups
         self.interval = interval
-        self.samples: dict[str, list[float]] = {name: [] for name in [*groups, "machine"]}
+        self.names = [*groups, "redis"] if "redis" not in groups else list(groups)
+        self.samples: dict[str, list[float]] = {name: [] for name in [*self.names, "machine"]}
+        self.timeline: list[dict[str, float]] = []
         self._halt = threading.Event()
-        self._procs: dict[int, psutil.Process] = {}
+        self._procs: dict[int, tuple[psutil.Process, str]] = {}
+        self._first: dict[int, float] = {}  # cpu seconds at the first sight of each process
+        self._last: dict[int, float] = {}
+        self._t0 = time.monotonic()
 
-    def _group_percent(self, pids: list[int]) -> float:
-        total = 0.0
-        for pid in pids:
-            try:
-                root = psutil.Process(pid)
-                family = [root, *root.children(recursive=True)]
-            except psutil.Error:
-                continue
-            for process in family:
-                known = self._procs.setdefault(process.pid, process)
+    def _scan(self) -> dict[str, float]:
+        percent = {name: 0.0 for name in self.names}
+        for group, pids in self.groups.items():
+            for pid in pids:
                 try:
-                    total += known.cpu_percent(None)
+                    root = psutil.Process(pid)
+                    family = [root, *root.children(recursive=True)]
                 except psutil.Error:
-                    self._procs.pop(process.pid, None)
-        return total
+                    continue
+                for process in family:
+                    if process.pid not in self._procs:
+                        try:
+                            name = "redis" if "redis-server" in process.name() else group
+                        except psutil.Error:
+                            continue
+                        self._procs[process.pid] = (process, name)
+                    known, name = self._procs[process.pid]
+                    try:
+                        percent[name] += known.cpu_percent(None)
+                        times = known.cpu_times()
+                    except psutil.Error:
+                        continue
+                    self._first.setdefault(known.pid, times.user + times.system)
+                    self._last[known.pid] = times.user + times.system
+        return percent
 
     def run(self) -> None:
         psutil.cpu_percent(None)
-        for pids in self.groups.values():
-            self._group_percent(pids)  # the first reading of each process is 0
+        self._scan()  # the first reading of each process is 0
         while not self._halt.wait(self.interval):
-            for name, pids in self.groups.items():
-                self.samples[name].append(self._group_percent(pids))
-            self.samples["machine"].append(psutil.cpu_percent(None) * psutil.cpu_count())
+            percent = self._scan()
+            machine = psutil.cpu_percent(None) * psutil.cpu_count()
+            for name, value in percent.items():
+                self.samples[name].append(value)
+            self.samples["machine"].append(machine)
+            self.timeline.append({"t": round(time.monotonic() - self._t0, 1), **percent, "machine": machine})
 
     def stop(self) -> None:
         self._halt.set()
         self.join(5)
+
+    def cpu_seconds(self) -> dict[str, float]:
+        seconds = {name: 0.0 for name in self.names}
+        for pid, (_, name) in self._procs.items():
+            seconds[name] += self._last.get(pid, 0.0) - self._first.get(pid, 0.0)
+        return {name: round(value, 1) for name, value in seconds.items()}
 
     def summary(self, skip: int = 5) -> dict[str, float]:
         """Mean CPU in % of one core per group (the ramp-up's first ``skip`` seconds left out)."""
@@ -342,6 +367,10 @@ def report(result: dict[str, Any], out=sys.stdout) -> None:
     if cpu:
         print("CPU (mean, % of one core): " + ", ".join(f"{name} {value}%" for name, value in cpu.items())
               + f" (machine: {s['cpus']} cores = {s['cpus'] * 100}%)", file=out)
+    if result.get("service_cpu_ms_per_request"):
+        cost = result["service_cpu_ms_per_request"]
+        print(f"service CPU per request: {cost} ms (CPU seconds of the service processes / requests), i.e. one "
+              f"service process with a core of its own tops out near {1000 / cost:.0f} requests/s", file=out)
     for service in result.get("services", []):
         print(f"service {service['index']}: calls by code {service['calls_by_code']}, "
               f"{service['problems']} warnings/errors in its log, "
@@ -426,10 +455,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         with open(workdir / "locust.out", "wb") as output:
             locust = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=output,
                                       stderr=subprocess.STDOUT, start_new_session=True)
-        groups = {"service": [s.process.pid for s in services]}
+        groups = {"service": [s.process.pid for s in services], "locust": [locust.pid]}
         if embedded is not None:
             groups["redis"] = [embedded.process.pid]
-        groups["locust"] = [locust.pid]
         monitor = CpuMonitor(groups)
         monitor.start()
         started = time.monotonic()
@@ -480,9 +508,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                      "think_time": args.think_time, "cpus": psutil.cpu_count(),
                      "command": " ".join(sys.argv)},
         "total": total, "rpcs": rows, "typhoon": typhoon, "failures": failures,
-        "cpu": monitor.summary() if monitor else {}, "services": service_logs,
+        "cpu": monitor.summary() if monitor else {}, "cpu_seconds": monitor.cpu_seconds() if monitor else {},
+        "services": service_logs,
         "interrupted": interrupted, "ok": ok, "files": str(workdir) if keep else None,
     }
+    if total and total["requests"] and result["cpu_seconds"].get("service"):
+        result["service_cpu_ms_per_request"] = round(result["cpu_seconds"]["service"] * 1000 / total["requests"], 2)
+    if monitor is not None and keep:
+        (workdir / "cpu-timeline.json").write_text(json.dumps(monitor.timeline))
     if not keep:
         shutil.rmtree(workdir, ignore_errors=True)
     return result
