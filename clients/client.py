@@ -211,6 +211,14 @@ class TyphoonClient:
         return self._call("ListMatches", api.ListMatchesRequest(status=status, page_size=page_size,
                                                                 page_token=page_token))
 
+    def list_scenarios(self) -> api.ListScenariosResponse:
+        """The scenarios, and every match option with the rule it implements."""
+        return self._call("ListScenarios", api.ListScenariosRequest())
+
+    def get_scenario(self, scenario_id: str = "standard") -> api.GetScenarioResponse:
+        """A scenario in full: map hex by hex, counters, combat table, weather, turn track, set-up."""
+        return self._call("GetScenario", api.GetScenarioRequest(scenario_id=scenario_id))
+
     def legal_actions(self, match_id: str) -> api.ListLegalActionsResponse:
         return self._call("ListLegalActions", api.ListLegalActionsRequest(match_id=match_id))
 

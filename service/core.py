@@ -32,7 +32,7 @@ from grpc import StatusCode
 
 import engine
 from engine.data import SIDES
-from service import convert
+from service import catalog, convert
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import match_pb2, match_service_pb2 as api
 from service.hub import StreamHub
@@ -197,6 +197,15 @@ class MatchService:
                 break
             token = page.next_token
         return api.ListMatchesResponse(matches=matches, next_page_token=token)
+
+    async def list_scenarios(self, request: api.ListScenariosRequest, ctx: CallContext) -> api.ListScenariosResponse:
+        return catalog.scenarios_response()
+
+    async def get_scenario(self, request: api.GetScenarioRequest, ctx: CallContext) -> api.GetScenarioResponse:
+        if request.scenario_id not in engine.scenario_ids():
+            raise _err(StatusCode.NOT_FOUND, "UNKNOWN_SCENARIO",
+                       f"there is no scenario {request.scenario_id!r}; scenarios: {', '.join(engine.scenario_ids())}")
+        return api.GetScenarioResponse(scenario=catalog.scenario_message(request.scenario_id))
 
     async def list_legal_actions(self, request: api.ListLegalActionsRequest,
                                  ctx: CallContext) -> api.ListLegalActionsResponse:

@@ -86,8 +86,10 @@ class EmbeddedRedis:
         try:
             while True:
                 if self.process.poll() is not None:
+                    log_file = self.data_dir / "redis.log"
+                    tail = log_file.read_text(errors="replace").strip().splitlines()[-5:] if log_file.exists() else []
                     raise EmbeddedRedisError(f"redis-server exited with {self.process.returncode}; "
-                                             f"see {self.data_dir / 'redis.log'}")
+                                             f"{log_file} ends: {' | '.join(tail) or '(empty)'}")
                 try:
                     if client.ping():
                         # loading a big append-only file: wait until the data is there

@@ -58,6 +58,9 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/v1/matches/{match_id}/events", "GetEventLog", "The event log, a page at a time"),
     Route("GET", "/v1/matches/{match_id}/watch", "WatchMatch",
           "Server-sent events: every event after the cursor, then live (Last-Event-ID resumes)"),
+    Route("GET", "/v1/scenarios", "ListScenarios", "The scenarios, and every match option with its rule"),
+    Route("GET", "/v1/scenarios/{scenario_id}", "GetScenario",
+          "A scenario in full: map, counters, combat table, weather, turn track, set-up, victory points"),
 )
 
 

@@ -4,6 +4,7 @@ from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from service.gen.typhoon.v1 import actions_pb2 as _actions_pb2
 from service.gen.typhoon.v1 import match_pb2 as _match_pb2
+from service.gen.typhoon.v1 import scenario_pb2 as _scenario_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -201,3 +202,29 @@ class WatchMatchResponse(_message.Message):
     event: _match_pb2.MatchEvent
     heartbeat: Heartbeat
     def __init__(self, event: _Optional[_Union[_match_pb2.MatchEvent, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ...) -> None: ...
+
+class ListScenariosRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListScenariosResponse(_message.Message):
+    __slots__ = ("scenarios", "options", "presets")
+    SCENARIOS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    PRESETS_FIELD_NUMBER: _ClassVar[int]
+    scenarios: _containers.RepeatedCompositeFieldContainer[_scenario_pb2.ScenarioSummary]
+    options: _containers.RepeatedCompositeFieldContainer[_scenario_pb2.MatchOption]
+    presets: _containers.RepeatedCompositeFieldContainer[_scenario_pb2.OptionPreset]
+    def __init__(self, scenarios: _Optional[_Iterable[_Union[_scenario_pb2.ScenarioSummary, _Mapping]]] = ..., options: _Optional[_Iterable[_Union[_scenario_pb2.MatchOption, _Mapping]]] = ..., presets: _Optional[_Iterable[_Union[_scenario_pb2.OptionPreset, _Mapping]]] = ...) -> None: ...
+
+class GetScenarioRequest(_message.Message):
+    __slots__ = ("scenario_id",)
+    SCENARIO_ID_FIELD_NUMBER: _ClassVar[int]
+    scenario_id: str
+    def __init__(self, scenario_id: _Optional[str] = ...) -> None: ...
+
+class GetScenarioResponse(_message.Message):
+    __slots__ = ("scenario",)
+    SCENARIO_FIELD_NUMBER: _ClassVar[int]
+    scenario: _scenario_pb2.Scenario
+    def __init__(self, scenario: _Optional[_Union[_scenario_pb2.Scenario, _Mapping]] = ...) -> None: ...

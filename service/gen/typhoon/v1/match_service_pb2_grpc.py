@@ -79,6 +79,16 @@ class MatchServiceStub:
                 request_serializer=typhoon_dot_v1_dot_match__service__pb2.WatchMatchRequest.SerializeToString,
                 response_deserializer=typhoon_dot_v1_dot_match__service__pb2.WatchMatchResponse.FromString,
                 _registered_method=True)
+        self.ListScenarios = channel.unary_unary(
+                '/typhoon.v1.MatchService/ListScenarios',
+                request_serializer=typhoon_dot_v1_dot_match__service__pb2.ListScenariosRequest.SerializeToString,
+                response_deserializer=typhoon_dot_v1_dot_match__service__pb2.ListScenariosResponse.FromString,
+                _registered_method=True)
+        self.GetScenario = channel.unary_unary(
+                '/typhoon.v1.MatchService/GetScenario',
+                request_serializer=typhoon_dot_v1_dot_match__service__pb2.GetScenarioRequest.SerializeToString,
+                response_deserializer=typhoon_dot_v1_dot_match__service__pb2.GetScenarioResponse.FromString,
+                _registered_method=True)
 
 
 class MatchServiceServicer:
@@ -153,6 +163,22 @@ class MatchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListScenarios(self, request, context):
+        """The scenarios matches can be created with, and every match option with its rule.
+        REST: GET /v1/scenarios
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetScenario(self, request, context):
+        """One scenario in full: map, counters, tables, turn track, set-up, victory points.
+        REST: GET /v1/scenarios/{scenario_id}
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -200,6 +226,16 @@ def add_MatchServiceServicer_to_server(servicer, server):
                     servicer.WatchMatch,
                     request_deserializer=typhoon_dot_v1_dot_match__service__pb2.WatchMatchRequest.FromString,
                     response_serializer=typhoon_dot_v1_dot_match__service__pb2.WatchMatchResponse.SerializeToString,
+            ),
+            'ListScenarios': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListScenarios,
+                    request_deserializer=typhoon_dot_v1_dot_match__service__pb2.ListScenariosRequest.FromString,
+                    response_serializer=typhoon_dot_v1_dot_match__service__pb2.ListScenariosResponse.SerializeToString,
+            ),
+            'GetScenario': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetScenario,
+                    request_deserializer=typhoon_dot_v1_dot_match__service__pb2.GetScenarioRequest.FromString,
+                    response_serializer=typhoon_dot_v1_dot_match__service__pb2.GetScenarioResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -445,6 +481,60 @@ class MatchService:
             '/typhoon.v1.MatchService/WatchMatch',
             typhoon_dot_v1_dot_match__service__pb2.WatchMatchRequest.SerializeToString,
             typhoon_dot_v1_dot_match__service__pb2.WatchMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListScenarios(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/typhoon.v1.MatchService/ListScenarios',
+            typhoon_dot_v1_dot_match__service__pb2.ListScenariosRequest.SerializeToString,
+            typhoon_dot_v1_dot_match__service__pb2.ListScenariosResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetScenario(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/typhoon.v1.MatchService/GetScenario',
+            typhoon_dot_v1_dot_match__service__pb2.GetScenarioRequest.SerializeToString,
+            typhoon_dot_v1_dot_match__service__pb2.GetScenarioResponse.FromString,
             options,
             channel_credentials,
             insecure,
