@@ -119,9 +119,11 @@ class Watch:
                     elif self.heartbeats:
                         yield response.heartbeat
             except grpc.RpcError as error:
-                if self._closed or error.code() == grpc.StatusCode.CANCELLED:
+                if self._closed:
                     return
-                if not (self.resume and error.code() in _RETRYABLE):
+                # a server shutting down may cancel the streams it still serves: resume elsewhere
+                retryable = error.code() in _RETRYABLE or error.code() == grpc.StatusCode.CANCELLED
+                if not (self.resume and retryable):
                     raise TyphoonError.from_rpc_error(error) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 2.0)
