@@ -318,7 +318,7 @@ def plan_attack_setup(state: engine.Game, phase: MovePhase, w: Weights, side: st
                     gain = capture_gain(info, state, h, side, w) * 0.8
                     if best is None or gain > best[0]:
                         best = (gain, None, h, [p], [h])
-        if best is None or best[0] < w.attack_threshold:
+        if best is None or best[0] < w.threshold(side):
             break
         _, t, th, panzers, sl = best
         for p, s in zip(panzers, sl):

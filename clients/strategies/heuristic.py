@@ -36,8 +36,8 @@ from .german import objective_distance, plan_german_movement, plan_panzer_moveme
 from .moves import MovePhase
 from .soviet import distance_field, plan_soviet_movement, plan_soviet_rail, rail_reach, replacement_needs, within
 from .tactics import (
-    Weights, choose_advance, choose_attacker_loss, choose_battle_to_resolve, choose_losses, choose_retreat,
-    plan_battles,
+    Weights, attacking_units, choose_advance, choose_attacker_loss, choose_battle_to_resolve, choose_losses,
+    choose_retreat, plan_battles,
 )
 
 
@@ -176,9 +176,6 @@ class HeuristicStrategy(BaseStrategy):
 
     # --- movement ---
 
-    def _positions(self, state: engine.Game) -> dict:
-        return dict(state.hex_of)
-
     def decide_movement(self, state: engine.Game, legal: list[Action], side: str) -> Action | None:
         key = (state.turn, state.phase.name, side)
         if self._move_key != key or self._expect != state.hex_of:
@@ -218,7 +215,7 @@ class HeuristicStrategy(BaseStrategy):
         declaring = any(isinstance(a, (DeclareAttack, CloseDeclarations)) for a in legal)
         if declaring:
             key = (state.turn, state.phase.name, side)
-            attacking = frozenset(getattr(state.ps, "attacking", ()))
+            attacking = attacking_units(state)
             if self._battle_key != (key, attacking):
                 plan = plan_battles(state, side, self.w)
                 self._battles = [(d, a) for d, attackers in plan for a in attackers]

@@ -1,18 +1,21 @@
 """The search player: the heuristic's plans, checked against the future by simulation.
 
-At the start of each of its movement phases and of each battle declaration, it builds a handful of
-candidate plans for the whole phase — the heuristic's own plan and the plans of heuristic variants (more
-or less aggressive, cautious, holding further forward or further back; for combat also the plan with a
-marginal battle left out or one more battle in) — and plays each of them out on copies of the game
-(:meth:`engine.Game.clone`): the plan, then both sides played by the heuristic until the end of the
-opponent's next turn (or the end of the game), scored by victory points plus a little for strength on
-the map. Every candidate is tried with the same dice (common random numbers: the copies get fresh dice
-seeds of the searcher's own, never the match's), rounds are added until the time budget of the decision
-runs out, and the best average wins. Everything else (pending battle decisions, replacements) is the
-heuristic's, so a game stays fast.
+At the start of each of its replacement and movement phases and of each battle declaration, it builds a
+handful of candidate plans for the whole phase — what the heuristic would do, and what heuristic
+variants would do (more or less aggressive or cautious, holding further forward or further back,
+restoring rather than bringing back units, ...; for combat also the plan with its weakest battles left
+out) — and plays each of them out on copies of the game (:meth:`engine.Game.clone`): the plan, then both
+sides played by the heuristic until the same point of the next turn (``horizon`` turns later) or the end
+of the game, scored by victory points plus a little for strength on the map and a bonus for the win.
+
+Every candidate is tried with the same dice (common random numbers: the copies get fresh dice seeds of
+the searcher's own — never the match's seed, which would show the real future rolls), rounds of play-outs
+are added until the time budget of the decision runs out, the weaker half of the candidates is dropped
+after every second round, and the best average wins. Pending battle decisions are the heuristic's, so a
+game stays fast: about 25 searched decisions per side and game.
 
 Parameters: ``budget`` (seconds per searched decision, default 0.2), ``horizon`` (turns to look ahead,
-default 1), ``max_candidates`` (default 5), plus the heuristic's weights.
+default 1), ``max_candidates`` (default 6), ``min_rounds`` (default 1), plus the heuristic's weights.
 """
 
 from __future__ import annotations
@@ -22,39 +25,62 @@ from dataclasses import replace
 from typing import Any
 
 import engine
-from engine import Action, CloseDeclarations, DeclareAttack, EndPhase, Move
+from engine import Action, CloseDeclarations, DeclareAttack, EndPhase
 
 from .analysis import other
 from .heuristic import HeuristicStrategy
-from .moves import MovePhase
-from .tactics import BattleJudge, Weights, plan_battles
+from .tactics import Weights, attacking_units, plan_battles
 
-#: weight variants tried as alternative plans, per side and phase kind
+#: weight variants tried as alternative plans: (side, phase) → overrides of the heuristic's weights
 VARIANTS: dict[tuple[str, str], list[dict[str, float]]] = {
-    ("german", "movement"): [
+    ("german", "german_replacement"): [
+        {"mat_german": 0.3},
+    ],
+    ("german", "german_panzer_movement"): [
+        {"attack_threshold": 0.4},
+        {"attack_threshold": -0.1, "economy": 0.0},
+        {"mat_german": 0.25},
+        {"hold": 0.9},
+        {"g_progress": 0.8},
+    ],
+    ("german", "german_movement"): [
         {"g_risk": 2.0, "g_support": 0.3},
         {"g_risk": 0.5, "g_progress": 0.6},
         {"g_contact": 0.6, "g_progress": 0.2},
         {"g_garrison": 2.0},
+        {"g_risk": 3.0, "g_contact": 0.1},
     ],
-    ("soviet", "movement"): [
-        {"s_concede": 0.2},
-        {"s_concede": 0.7},
-        {"s_exposure": 2.0},
-        {"s_garrison": 2.0, "s_concede": 0.3},
-    ],
-    ("german", "combat"): [
+    ("german", "german_combat"): [
         {"attack_threshold": -0.2},
         {"attack_threshold": 0.4},
         {"mat_german": 0.25},
     ],
-    ("soviet", "combat"): [
-        {"attack_threshold": -0.2},
-        {"attack_threshold": 0.4},
+    ("soviet", "soviet_replacement"): [
+        {"r_front": 4.0},
+        {"r_count": 15, "r_needs": 8.0},
+        {"r_front": 1.2, "r_count": 13},
+    ],
+    ("soviet", "soviet_rail_movement"): [
+        {"s_attack_threshold": 0.7},
+        {"s_attack_threshold": 0.0},
+        {"s_concede": 0.2},
+        {"s_concede": 0.7},
+        {"s_ring": 12.0, "s_ring_distance": 9},
+    ],
+    ("soviet", "soviet_movement"): [
+        {"s_concede": 0.2},
+        {"s_concede": 0.7},
+        {"s_exposure": 2.0},
+        {"s_ring": 12.0, "s_ring_distance": 9},
+        {"s_garrison": 2.0, "s_gap": 10.0},
+        {"s_exposure": 0.5, "s_concede": 0.55},
+    ],
+    ("soviet", "soviet_combat"): [
+        {"s_attack_threshold": -0.1},
+        {"s_attack_threshold": 0.7},
         {"mat_soviet": 0.12},
     ],
 }
-
 
 _ORDER = {"german_supply": 0, "german_replacement": 1, "german_panzer_movement": 2, "german_combat": 3,
           "german_movement": 4, "soviet_supply": 5, "soviet_replacement": 6, "soviet_rail_movement": 7,
@@ -98,33 +124,47 @@ class SearchStrategy(HeuristicStrategy):
     def __init__(self, seed: Any = None, **params: Any) -> None:
         self.budget = float(params.pop("budget", 0.2))
         self.horizon = int(params.pop("horizon", 1))
-        self.max_candidates = int(params.pop("max_candidates", 5))
+        self.max_candidates = int(params.pop("max_candidates", 6))
         self.min_rounds = int(params.pop("min_rounds", 1))
         super().__init__(seed, **params)
         self.searches = 0
         self.rollouts = 0
+        self._script: list[Action] = []
+        self._script_key: tuple | None = None
 
     # --- candidate plans ---
 
-    def _variant(self, overrides: dict[str, float]) -> Weights:
+    def _weights(self, overrides: dict[str, float]) -> Weights:
         return replace(self.w, **overrides)
 
-    def movement_candidates(self, state: engine.Game, legal: list[Action], side: str) -> list[list[Action]]:
+    def _params(self, w: Weights) -> dict[str, float]:
+        return {f: getattr(w, f) for f in w.__dataclass_fields__}
+
+    def phase_plan(self, state: engine.Game, w: Weights) -> list[Action]:
+        """What the heuristic with weights ``w`` would play in this phase (a dice-free phase), found by
+        playing it on a copy."""
+        sim = state.clone()
+        player = HeuristicStrategy(self.seed, **self._params(w))
+        side, phase, turn = state.current_player(), state.phase.name, state.turn
+        actions: list[Action] = []
+        while (not sim.is_terminal() and sim.current_player() == side and sim.phase.name == phase
+               and sim.turn == turn and len(actions) < 200):
+            action = player.choose(sim, sim.legal_actions())
+            actions.append(action)
+            sim.apply(action)
+        return actions
+
+    def phase_candidates(self, state: engine.Game, side: str) -> list[list[Action]]:
         plans: list[list[Action]] = []
         seen = set()
-        saved = self.w
-        try:
-            for overrides in [{}] + VARIANTS.get((side, "movement"), []):
-                self.w = self._variant(overrides)
-                moves = self.plan_movement(state, legal, side)
-                key = tuple(moves)
-                if key not in seen:
-                    seen.add(key)
-                    plans.append(list(moves) + [EndPhase()])
-                if len(plans) >= self.max_candidates:
-                    break
-        finally:
-            self.w = saved
+        for overrides in [{}] + VARIANTS.get((side, state.phase.name), []):
+            actions = self.phase_plan(state, self._weights(overrides))
+            key = tuple(actions)
+            if key not in seen:
+                seen.add(key)
+                plans.append(actions)
+            if len(plans) >= self.max_candidates:
+                break
         return plans
 
     def combat_candidates(self, state: engine.Game, side: str) -> list[list[Action]]:
@@ -141,15 +181,12 @@ class SearchStrategy(HeuristicStrategy):
 
         base = plan_battles(state, side, self.w)
         add(base)
-        # the plan without its weakest battle, and without its two weakest
         if base:
             add(base[:-1])
         if len(base) > 2:
             add(base[:-2])
-        for overrides in VARIANTS.get((side, "combat"), []):
-            add(plan_battles(state, side, self._variant(overrides)))
-            if len(plans) >= self.max_candidates:
-                break
+        for overrides in VARIANTS.get((side, state.phase.name), []):
+            add(plan_battles(state, side, self._weights(overrides)))
         return plans[: self.max_candidates]
 
     # --- simulation ---
@@ -158,34 +195,23 @@ class SearchStrategy(HeuristicStrategy):
         sim = state.clone()
         sim.seed = f"search:{self.seed}:{self.searches}:{round_index}"
         sim.fixed_dice = ()
-        policies = {s: HeuristicStrategy(f"{self.seed}:{round_index}:{s}", **self._weight_params())
-                    for s in ("german", "soviet")}
-        # the plan itself (stop at the first action that is no longer legal)
+        params = self._params(self.w)
+        policies = {s: HeuristicStrategy(f"{self.seed}:{round_index}:{s}", **params) for s in ("german", "soviet")}
         for action in plan:
             if sim.is_terminal() or sim.current_player() != side:
                 break
             legal = sim.legal_actions()
             if action not in legal:
-                if sim.pending_decision() is not None:
-                    sim.apply(policies[side].choose(sim, legal))
-                    if action in sim.legal_actions():
-                        sim.apply(action)
-                continue
-            sim.apply(action)
-        steps = 0
-        stop = (state.turn + self.horizon, phase_position(state)[1])
-        while not sim.is_terminal() and steps < 5000:
-            if phase_position(sim) >= stop:
                 break
+            sim.apply(action)
+        stop = (state.turn + self.horizon, phase_position(state)[1])
+        steps = 0
+        while not sim.is_terminal() and steps < 5000 and phase_position(sim) < stop:
             player = sim.current_player()
-            legal = sim.legal_actions()
-            sim.apply(policies[player].choose(sim, legal))
+            sim.apply(policies[player].choose(sim, sim.legal_actions()))
             steps += 1
         self.rollouts += 1
         return evaluate(sim, side)
-
-    def _weight_params(self) -> dict[str, float]:
-        return {f: getattr(self.w, f) for f in self.w.__dataclass_fields__}
 
     def pick(self, state: engine.Game, plans: list[list[Action]], side: str) -> list[Action]:
         """The plan with the best mean score over rounds of play-outs with shared dice."""
@@ -193,43 +219,45 @@ class SearchStrategy(HeuristicStrategy):
             return plans[0] if plans else []
         self.searches += 1
         deadline = time.perf_counter() + self.budget
+        alive = list(range(len(plans)))
         totals = [0.0] * len(plans)
         rounds = 0
         while True:
-            for i, plan in enumerate(plans):
-                totals[i] += self._rollout(state, plan, side, rounds)
+            for i in alive:
+                totals[i] += self._rollout(state, plans[i], side, rounds)
             rounds += 1
             if rounds >= self.min_rounds and time.perf_counter() >= deadline:
                 break
             if rounds >= 200:
                 break
-        best = max(range(len(plans)), key=lambda i: (totals[i], -i))
+            if rounds % 2 == 0 and len(alive) > 2:
+                alive.sort(key=lambda i: (-totals[i], i))
+                alive = sorted(alive[: max(2, (len(alive) + 1) // 2)])
+        best = max(alive, key=lambda i: (totals[i], -i))
         return plans[best]
 
     # --- hooks into the heuristic ---
 
-    def decide_movement(self, state: engine.Game, legal: list[Action], side: str) -> Action | None:
-        key = (state.turn, state.phase.name, side)
-        if self._move_key != key or self._expect != state.hex_of:
-            self._move_key = key
-            plans = self.movement_candidates(state, legal, side)
-            chosen = self.pick(state, plans, side)
-            self._moves = [a for a in chosen if isinstance(a, Move)]
-        while self._moves:
-            move = self._moves.pop(0)
-            if move in legal:
-                expect = dict(state.hex_of)
-                expect[move.unit] = state.board.index[move.to]
-                self._expect = expect
-                return move
-        self._expect = None
-        return next((a for a in legal if isinstance(a, EndPhase)), None)
+    def decide(self, state: engine.Game, legal: list[Action]) -> Action | None:
+        side = state.current_player()
+        kind = getattr(state.phase, "kind", None)
+        if state.pending_decision() is None and kind in ("replacement", "movement"):
+            key = (state.turn, state.phase.name, side)
+            if self._script_key != key:
+                self._script_key = key
+                self._script = self.pick(state, self.phase_candidates(state, side), side)
+            while self._script:
+                action = self._script.pop(0)
+                if action in legal:
+                    return action
+                self._script = []  # off the script: the heuristic takes over for the rest of the phase
+        return super().decide(state, legal)
 
     def decide_combat(self, state: engine.Game, legal: list[Action], side: str) -> Action | None:
         declaring = any(isinstance(a, (DeclareAttack, CloseDeclarations)) for a in legal)
         if declaring:
             key = (state.turn, state.phase.name, side)
-            attacking = frozenset(getattr(state.ps, "attacking", ()))
+            attacking = attacking_units(state)
             if self._battle_key != (key, attacking):
                 plans = self.combat_candidates(state, side)
                 chosen = self.pick(state, plans, side)

@@ -189,15 +189,17 @@ class SovietPlanner:
                 kill = self.w.kill + mat * strength
                 step = mat * strength / 2
                 half = strength <= 5
+                # next to several German units a retreat is likely cut off
+                trapped = sum(1 for n in info.neighbours[h] if n in self.germans) >= 3
                 crt = self.state.scenario.crt
                 for roll in range(1, 7):
                     r = crt.results[roll][col]
                     if r == "DE":
                         total += kill
                     elif r in ("DRL", "EX"):
-                        total += kill if half else step + 0.3
+                        total += kill if (half or trapped) else step + 0.3
                     elif r == "DR":
-                        total += 0.3
+                        total += kill if trapped else 0.3
                 total /= 6
         self._exposure[key] = total
         return total
@@ -234,9 +236,12 @@ class SovietPlanner:
         """Value of the Soviet cities a line through ``h`` leaves on the German side (same row, west)."""
         info, state = self.info, self.state
         total = 0.0
+        near = self.w.s_concede_near
         for c in self.cities_by_row.get(info.row[h], ()):
             if info.col[c] < info.col[h]:
-                total += city_swing(info, state, c, "soviet", self.w)
+                # a city the Germans are already next to is hard to keep anyway
+                keep = 1.0 if near <= 0 else min(1.0, max(0.2, (self.to_german[c] - 1) / near))
+                total += city_swing(info, state, c, "soviet", self.w) * keep
         return total
 
     def line(self, extra: dict[int, float] | None = None) -> list[int]:
@@ -256,7 +261,7 @@ class SovietPlanner:
                 c += w.s_gap
             behind = self.east.get(info.row[h], 0) - info.col[h]
             if behind >= 0:
-                c += 1.0 * (behind + 1)
+                c += w.s_behind * (behind + 1)
             if h in info.cities and self.state.control.get(h) == "soviet":
                 c -= 0.3
             c += w.s_concede * self.concession(h)

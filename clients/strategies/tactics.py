@@ -30,7 +30,8 @@ class Weights:
     capital: float = 40.0  # the swing of Moscow changing hands (20 + 20)
     hold: float = 0.45  # share of a city's swing credited when it is taken before the last turn
     advance_gain: float = 0.15  # a defender pushed back (ground gained)
-    attack_threshold: float = 0.05  # a battle must be worth at least this much to be fought
+    attack_threshold: float = 0.05  # a German battle must be worth at least this much to be fought
+    s_attack_threshold: float = 0.3  # the same for a Soviet battle (the Soviets need their units more)
     economy: float = 0.004  # per attacking strength point: use no more force than needed
     # movement (German)
     g_progress: float = 0.35  # per hex closer to the German objective
@@ -40,7 +41,9 @@ class Weights:
     g_garrison: float = 1.0  # scale of the value of holding a city at the end of the move
     # movement (Soviet)
     s_concede: float = 0.4  # share of a city's swing charged to a line that leaves it to the Germans
+    s_concede_near: float = 0.0  # if > 0: cities this close to the Germans count less in the concession
     s_exposure: float = 1.0  # scale of the expected loss of a line hex
+    s_behind: float = 3.0  # per column a line hex lies west of a German unit in its rows
     s_gap: float = 6.0  # cost of a line hex no unit can reach
     s_garrison: float = 1.0  # scale of city garrison values
     s_ring: float = 6.0  # a unit next to Moscow on the German side, when the Germans are near
@@ -49,6 +52,9 @@ class Weights:
     r_front: float = 2.5  # restoring a unit near the enemy, per strength point regained
     r_count: float = 11  # below this many units on the map, a new unit comes first
     r_needs: float = 5.0  # a new unit that can close a gap in the planned line
+
+    def threshold(self, side: str) -> float:
+        return self.attack_threshold if side == "german" else self.s_attack_threshold
 
     def mat(self, side: str) -> float:
         return self.mat_german if side == "german" else self.mat_soviet
@@ -103,6 +109,7 @@ class BattleJudge:
         self.state = state
         self.side = side
         self.enemy = other(side)
+        self.actual = my_hexes is None and their_hexes is None  # the position as it stands
         self.w = w
         self.info = board_info(state)
         self.mine = my_hexes if my_hexes is not None else units_by_hex(state, side)
@@ -127,6 +134,11 @@ class BattleJudge:
     def column(self, defender: str, attackers: Iterable[str]) -> int:
         state = self.state
         attackers = list(attackers)
+        if self.actual:
+            try:  # the engine's own odds, with every optional rule in force
+                return state.battle_odds(defender, attackers).final
+            except Exception:
+                pass
         target = self.hex_of[defender]
         board = self.info.board
         attack = sum(state.strength(a) for a in attackers) * self.factor
@@ -221,7 +233,7 @@ def plan_battles(state: engine.Game, side: str, w: Weights, available: Iterable[
     judge = judge or BattleJudge(state, side, w)
     info = judge.info
     if available is None:
-        attacking = getattr(getattr(state, "ps", None), "attacking", set())
+        attacking = attacking_units(state)
         available = [u for u in judge.mine.values() if u not in attacking]
     free = set(available)
     excluded = set(exclude)
@@ -252,7 +264,7 @@ def plan_battles(state: engine.Game, side: str, w: Weights, available: Iterable[
                     s = score(d, subset)
                     if best is None or s > best[0]:
                         best = (s, d, subset)
-        if best is None or best[0] < w.attack_threshold:
+        if best is None or best[0] < w.threshold(side):
             break
         _, d, subset = best
         plan.append((d, list(subset)))
@@ -263,6 +275,18 @@ def plan_battles(state: engine.Game, side: str, w: Weights, available: Iterable[
 
 
 # --- decisions inside a battle ----------------------------------------------------------------------
+
+def attacking_units(state: engine.Game) -> frozenset[str]:
+    """Units that already attack in this combat phase."""
+    ps = getattr(state, "ps", None)
+    attacking = getattr(ps, "attacking", None)
+    if attacking is not None:
+        return frozenset(attacking)
+    try:
+        return frozenset(state.to_json()["phase_state"]["attacking"])
+    except Exception:
+        return frozenset()
+
 
 def pending_battles(state: engine.Game) -> dict[str, list[str]]:
     ps = getattr(state, "ps", None)
