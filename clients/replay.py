@@ -610,7 +610,7 @@ class Replay:
         from clients.client import describe_event
         from clients.render import text_board
 
-        lines = [self.title(step), step.headline(self.last)]
+        lines = [(f"{self.label}: " if self.label else "") + step.headline(self.last)]
         if events:
             lines.extend("  " + describe_event(e) for e in step.events)
         lines.append(text_board(step.game))
@@ -750,6 +750,17 @@ def render_steps(replay: Replay, steps: list[Step], out: Path, formats: str = "s
     return written
 
 
+def _quiet_pipe(run):
+    """A command whose output may go to ``head``: a closed pipe ends it quietly."""
+    def wrapped(args) -> int:
+        try:
+            return run(args)
+        except BrokenPipeError:
+            sys.stderr.close()
+            return 0
+    return wrapped
+
+
 def register(commands) -> None:
     """Add ``replay verify|show|render|export`` to the ``typhoon`` command line."""
     replay = commands.add_parser("replay", help="audit and replay a match's event log (from a service or a file)")
@@ -763,7 +774,7 @@ def register(commands) -> None:
     source(verify)
     verify.add_argument("--max-problems", type=int, default=10, help="problems to list (default 10)")
     verify.add_argument("--json", action="store_true", help="the report as JSON")
-    verify.set_defaults(run=cli_verify)
+    verify.set_defaults(run=_quiet_pipe(cli_verify))
 
     show = sub.add_parser("show", help="step through the match as a text board")
     source(show)
@@ -774,7 +785,7 @@ def register(commands) -> None:
     show.add_argument("--interactive", "-i", action="store_true", default=None,
                       help="step with the keyboard (the default on a terminal)")
     show.add_argument("--no-interactive", dest="interactive", action="store_false")
-    show.set_defaults(run=cli_show)
+    show.set_defaults(run=_quiet_pipe(cli_show))
 
     render = sub.add_parser("render", help="draw the board as SVG and PNG at a step or as a series")
     source(render)
@@ -791,7 +802,7 @@ def register(commands) -> None:
     export.add_argument("match", help="the match id")
     export.add_argument("--server", default="127.0.0.1:50051", help="the service's gRPC address")
     export.add_argument("--output", "-o", help="the file (default <match>.jsonl; - for standard output)")
-    export.set_defaults(run=cli_export)
+    export.set_defaults(run=_quiet_pipe(cli_export))
 
 
 __all__ = ["CHECKS", "LogFormatError", "MatchEvent", "Problem", "Replay", "Report", "Source", "Step", "event_to_json",

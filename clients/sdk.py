@@ -54,7 +54,9 @@ from service.gen.typhoon.v1 import match_pb2
 
 ChooseFunction = Callable[[engine.Game, list[engine.Action]], engine.Action]
 
-_TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+# connection failures: retried (a submission with the same request id, so it is applied once). A
+# service shutting down may also cancel the calls in flight.
+_TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED)
 # refusals that mean "the match moved on while we were choosing": read again and choose anew
 _MOVED_ON = {(grpc.StatusCode.ABORTED, None), (grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN"),
              (grpc.StatusCode.FAILED_PRECONDITION, "GAME_OVER")}
@@ -162,7 +164,9 @@ class Bot:
         self.name = getattr(self.strategy, "name", type(self.strategy).__name__)
         self._owns_client = client is None
         # the bot does its own retrying (longer, with tenacity): the client's quick retries are off
-        self.client = client or TyphoonClient(target, retries=0)
+        self.client = client or TyphoonClient(target, retries=0, channel=grpc.insecure_channel(target, options=[
+            ("grpc.initial_reconnect_backoff_ms", 100), ("grpc.min_reconnect_backoff_ms", 100),
+            ("grpc.max_reconnect_backoff_ms", 1000)]))  # quick to find a restarted service
         self.match_id = match_id
         self.side = side
         self.token = token
@@ -202,9 +206,7 @@ class Bot:
             if not self.token:
                 self.claim()
             first = self._call(self.client.get_match, self.match_id)
-            self._watch = self.client.watch(self.match_id, after_sequence=first.match.last_sequence,
-                                            heartbeat_seconds=self.heartbeat_seconds, heartbeats=True)
-            events = iter(self._watch)
+            events = self._follow(first.match.last_sequence)
             while not self._stop.is_set():
                 legal = self._call(self.client.legal_actions, self.match_id)
                 self.result.version = legal.version
@@ -253,6 +255,25 @@ class Bot:
         if self.on_action:
             self.on_action(self, legal.version + 1, action, took)
 
+    def _follow(self, cursor: int) -> Iterator:
+        """The match's events and heartbeats after ``cursor``, for as long as the bot runs. The client's
+        watch resumes by itself after a disconnect; should it end anyway before the match is over (a
+        stream cancelled by a server going down), a new one starts from its cursor."""
+        while not self._stop.is_set():
+            self._watch = self.client.watch(self.match_id, after_sequence=cursor,
+                                            heartbeat_seconds=self.heartbeat_seconds, heartbeats=True)
+            try:
+                yield from self._watch
+            except TyphoonError as error:
+                if error.code not in _TRANSIENT:
+                    raise
+                self.result.retries += 1
+            cursor = self._watch.cursor
+            if self._watch.finished or self._stop.is_set():
+                return
+            time.sleep(0.2)
+            yield None  # let the bot look at the match again
+
     def _wait_past(self, events: Iterator, version: int) -> None:
         """Wait until the side to act may have changed after ``version`` (or the match is over, or the
         bot is stopped).
@@ -273,6 +294,8 @@ class Bot:
                 if kind == "seed_revealed" or (kind == "game_event"
                                                and item.game_event.WhichOneof("kind") in _WAKE_EVENTS):
                     return
+            elif item is None:
+                return  # the watch was restarted: look again
             elif self.idle_timeout is not None and time.monotonic() - self._last_event > self.idle_timeout:
                 raise BotError(f"the match did not move for {self.idle_timeout:.0f} s (version {version})")
             else:

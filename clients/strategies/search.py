@@ -15,7 +15,9 @@ after every second round, and the best average wins. Pending battle decisions ar
 game stays fast: about 25 searched decisions per side and game.
 
 Parameters: ``budget`` (seconds per searched decision, default 0.2), ``horizon`` (turns to look ahead,
-default 1), ``max_candidates`` (default 6), ``min_rounds`` (default 1), plus the heuristic's weights.
+default 1), ``max_candidates`` (default 6), ``min_rounds`` (default 1), ``prior`` (the head start, in
+points, of the heuristic's own plan, divided by the square root of the rounds played; default 2), plus
+the heuristic's weights.
 """
 
 from __future__ import annotations
@@ -126,6 +128,7 @@ class SearchStrategy(HeuristicStrategy):
         self.horizon = int(params.pop("horizon", 1))
         self.max_candidates = int(params.pop("max_candidates", 6))
         self.min_rounds = int(params.pop("min_rounds", 1))
+        self.prior = float(params.pop("prior", 2.0))
         super().__init__(seed, **params)
         self.searches = 0
         self.rollouts = 0
@@ -233,7 +236,9 @@ class SearchStrategy(HeuristicStrategy):
             if rounds % 2 == 0 and len(alive) > 2:
                 alive.sort(key=lambda i: (-totals[i], i))
                 alive = sorted(alive[: max(2, (len(alive) + 1) // 2)])
-        best = max(alive, key=lambda i: (totals[i], -i))
+        # the heuristic's own plan (candidate 0) keeps a head start that shrinks as evidence grows
+        bonus = [self.prior / rounds ** 0.5 if i == 0 else 0.0 for i in range(len(plans))]
+        best = max(alive, key=lambda i: (totals[i] / rounds + bonus[i], -i))
         return plans[best]
 
     # --- hooks into the heuristic ---

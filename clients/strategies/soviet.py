@@ -348,8 +348,11 @@ class SovietPlanner:
             if c in line_set:
                 continue
             if info.col[c] < front.get(info.row[c], 0) and not self.last_turn:
-                # in front of the line: only worth retaking, and only where it is not a trap
-                if state.control.get(c) == "soviet" or self.exposure(c, 8) > 0.3:
+                # in front of the line: a unit that cannot reach the line may as well hold it; retaking it
+                # is only worth it where it is not a trap
+                if state.control.get(c) == "soviet":
+                    city_slot[c] = min(city_slot[c], w.s_forward_city)
+                elif self.exposure(c, 8) > 0.3:
                     del city_slot[c]
                     continue
             slots.append(c)
