@@ -166,7 +166,22 @@ def _quitting(environment, **_kwargs) -> None:
 # --- transports ------------------------------------------------------------------------------------
 
 class CallFailed(Exception):
-    """A call failed (it is already reported to locust)."""
+    """A call failed (it is already reported to locust). ``retryable``: the service said "retry"
+    (503 UNAVAILABLE) or could not be reached."""
+
+    def __init__(self, message: str, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+
+
+RETRYABLE_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+MAX_ATTEMPTS = 8
+
+
+def _retryable(error: BaseException) -> bool:
+    if isinstance(error, TyphoonError):
+        return error.code in RETRYABLE_CODES
+    return isinstance(error, CallFailed) and error.retryable
 
 
 class Legal(NamedTuple):
@@ -233,8 +248,8 @@ class GrpcTransport:
         response = self.client.legal_actions(match_id)
         return Legal(response.version, response.side_to_act, response.actions)
 
-    def submit(self, match_id: str, token: str, action: Any, version: int) -> int:
-        response = self.client.submit(match_id, token, action, expected_version=version)
+    def submit(self, match_id: str, token: str, action: Any, version: int, request_id: str) -> int:
+        response = self.client.submit(match_id, token, action, expected_version=version, request_id=request_id)
         return response.events[-1].sequence if response.events else 0
 
     def resign(self, match_id: str, token: str) -> None:
@@ -304,7 +319,7 @@ class RestTransport:
                 except Exception:  # noqa: BLE001 - not an error body (connection refused: status 0)
                     message = f"HTTP {response.status_code} {response.error or ''}".strip()
             response.failure(message)
-        raise CallFailed(message)
+        raise CallFailed(message, retryable=response.status_code in (0, 502, 503, 504))
 
     def create(self, scenario: str) -> tuple[str, dict[str, str]]:
         created = self._call("POST", "/v1/matches", "/v1/matches",
@@ -320,9 +335,9 @@ class RestTransport:
         answer = self._call("GET", f"/v1/matches/{match_id}/legal-actions", "/v1/matches/{id}/legal-actions")
         return Legal(answer["version"], answer["side_to_act"], answer["actions"])
 
-    def submit(self, match_id: str, token: str, action: Any, version: int) -> int:
+    def submit(self, match_id: str, token: str, action: Any, version: int, request_id: str) -> int:
         answer = self._call("POST", f"/v1/matches/{match_id}/actions", "/v1/matches/{id}/actions",
-                            {"action": action, "expected_version": version, "request_id": uuid.uuid4().hex}, token)
+                            {"action": action, "expected_version": version, "request_id": request_id}, token)
         return answer["events"][-1]["sequence"] if answer["events"] else 0
 
     def resign(self, match_id: str, token: str) -> None:
@@ -391,9 +406,25 @@ def _ms(rfc3339: str) -> float:
 # --- players ---------------------------------------------------------------------------------------
 
 class MatchPlayer:
-    """The player's behaviour, whatever the transport: ``self.transport`` is set by on_start."""
+    """The player's behaviour, whatever the transport: ``self.transport`` is set by on_start.
+    Like a real client (docs/API.md), it retries a call the service answers UNAVAILABLE (every
+    attempt is still reported to locust, failures included); any other failure abandons the match."""
 
     transport: GrpcTransport | RestTransport
+
+    @staticmethod
+    def _retry(step, *args: Any) -> Any:
+        delay = 0.1
+        for attempt in range(MAX_ATTEMPTS):
+            try:
+                return step(*args)
+            except (TyphoonError, CallFailed) as error:
+                if not _retryable(error) or attempt == MAX_ATTEMPTS - 1:
+                    raise
+                METRICS.count(m.RETRIES)
+                gevent.sleep(delay)
+                delay = min(delay * 2, 2.0)
+        raise AssertionError("unreachable")
 
     def play_match(self) -> None:
         env = self.environment
@@ -402,9 +433,10 @@ class MatchPlayer:
         log_every = int(_opt(env, "event_log_every", 50) or 0)
         watch_every = int(_opt(env, "watch_every", 100) or 0)
         transport = self.transport
+        retry = self._retry
         started = time.perf_counter()
         try:
-            match_id, tokens = transport.create(_opt(env, "scenario", "standard") or "standard")
+            match_id, tokens = retry(transport.create, _opt(env, "scenario", "standard") or "standard")
         except (TyphoonError, CallFailed):
             METRICS.count(m.MATCHES_ABANDONED)
             gevent.sleep(1.0)  # do not spin on a service that refuses everything
@@ -414,25 +446,26 @@ class MatchPlayer:
         actions, last_sequence = 0, 0
         try:
             while True:
-                legal = transport.legal(match_id)
+                legal = retry(transport.legal, match_id)
                 if not legal.side:  # the game is over
                     outcome = m.MATCHES_FINISHED
                     break
                 if max_actions and actions >= max_actions:
-                    transport.resign(match_id, tokens[legal.side])
+                    retry(transport.resign, match_id, tokens[legal.side])
                     outcome = m.MATCHES_RESIGNED
                     break
-                last_sequence = transport.submit(match_id, tokens[legal.side], random.choice(legal.actions),
-                                                 legal.version) or last_sequence
+                # a retry reuses the request id: applied once, whatever happened to the first answer
+                last_sequence = retry(transport.submit, match_id, tokens[legal.side], random.choice(legal.actions),
+                                      legal.version, uuid.uuid4().hex) or last_sequence
                 actions += 1
                 METRICS.count(m.ACTIONS)
                 if log_every and actions % log_every == 0:
-                    transport.event_log(match_id, max(0, last_sequence - 50))
+                    retry(transport.event_log, match_id, max(0, last_sequence - 50))
                 if watch_every and actions % watch_every == 0:
-                    transport.catch_up(match_id, max(0, last_sequence - 30), last_sequence)
+                    retry(transport.catch_up, match_id, max(0, last_sequence - 30), last_sequence)
                 if think:
                     gevent.sleep(random.uniform(0.5 * think, 1.5 * think))
-            if not transport.finished(match_id):
+            if not retry(transport.finished, match_id):
                 raise CallFailed("the match is not finished after its last action")
         except (TyphoonError, CallFailed):
             METRICS.count(m.MATCHES_ABANDONED)
@@ -508,7 +541,9 @@ class _Watcher:
                         break
                     expected += 1
                     if committed_ms >= opened_ms:  # live, not caught up from before the stream opened
-                        METRICS.observe(m.EVENT_LAG_MS, max(0.0, time.time() * 1000 - committed_ms))
+                        lag = max(0.0, time.time() * 1000 - committed_ms)
+                        METRICS.observe(m.EVENT_LAG_MS, lag)
+                        METRICS.observe(f"{m.EVENT_LAG_MS}.{self.transport_label}", lag)
                 if now - started > seconds:
                     break
         except (grpc.RpcError, requests.RequestException, CallFailed) as error:
@@ -522,7 +557,7 @@ class _Watcher:
 class GrpcWatchUser(_Watcher, User):
     """Follows running matches over gRPC WatchMatch (reported latency: time to the first message)."""
 
-    stream_type, stream_name = "grpc", "WatchMatch (follow)"
+    stream_type, stream_name, transport_label = "grpc", "WatchMatch (follow)", "grpc"
 
     def on_start(self) -> None:
         self.client = LocustTyphoonClient(_choose(_targets(self.environment, "grpc_targets"), self.environment),
@@ -559,7 +594,7 @@ class GrpcWatchUser(_Watcher, User):
 class SseWatchUser(_Watcher, HttpUser):
     """Follows running matches over REST server-sent events (latency: time to the first message)."""
 
-    stream_type, stream_name = "SSE", "/v1/matches/{id}/watch (follow)"
+    stream_type, stream_name, transport_label = "SSE", "/v1/matches/{id}/watch (follow)", "rest"
     host = "http://127.0.0.1:8080"
 
     def on_start(self) -> None:

@@ -22,6 +22,7 @@ MATCHES_FINISHED = "matches_finished"  # played to the end of the game
 MATCHES_RESIGNED = "matches_resigned"  # ended by a resignation after --max-actions actions
 MATCHES_ABANDONED = "matches_abandoned"  # a call failed: the user left the match and started another
 ACTIONS = "actions"  # SubmitAction calls that applied an action
+RETRIES = "retries"  # calls retried after UNAVAILABLE (each failed attempt is also a locust failure)
 WATCH_SESSIONS = "watch_sessions"
 WATCH_EVENTS = "watch_events"
 WATCH_GAPS = "watch_gaps"  # a watcher saw a sequence number jump or repeat: must stay 0
@@ -125,8 +126,12 @@ def summary(metrics: Metrics, sampler: RunningSampler, seconds: float) -> dict[s
                     "duration_seconds": describe(metrics.histograms.get(MATCH_SECONDS)),
                     "actions_per_match": describe(metrics.histograms.get(MATCH_ACTIONS))},
         "actions": {"total": c[ACTIONS], "per_second": round(c[ACTIONS] / seconds, 1) if seconds else 0},
+        "retries": c[RETRIES],
         "watch": {"sessions": c[WATCH_SESSIONS], "events": c[WATCH_EVENTS], "gaps": c[WATCH_GAPS],
-                  "event_lag_ms": describe(metrics.histograms.get(EVENT_LAG_MS))},
+                  "event_lag_ms": describe(metrics.histograms.get(EVENT_LAG_MS)),
+                  "event_lag_ms_by_transport": {
+                      transport: describe(metrics.histograms.get(f"{EVENT_LAG_MS}.{transport}"))
+                      for transport in ("grpc", "rest") if f"{EVENT_LAG_MS}.{transport}" in metrics.histograms}},
     }
 
 

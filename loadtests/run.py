@@ -356,13 +356,17 @@ def report(result: dict[str, Any], out=sys.stdout) -> None:
         if duration["count"]:
             print(f"match duration: p50 {duration['p50']} s, p95 {duration['p95']} s, max {duration['max']} s; "
                   f"{per_match['mean']} actions per match", file=out)
-        print(f"actions: {typhoon['actions']['total']} ({typhoon['actions']['per_second']}/s)", file=out)
+        print(f"actions: {typhoon['actions']['total']} ({typhoon['actions']['per_second']}/s); "
+              f"calls retried after UNAVAILABLE: {typhoon.get('retries', 0)}", file=out)
         watch = typhoon["watch"]
         if watch["sessions"]:
             lag = watch["event_lag_ms"]
             print(f"watchers: {watch['sessions']} streams, {watch['events']} events, {watch['gaps']} gaps; "
                   f"delivery lag p50 {lag['p50']} ms, p95 {lag['p95']} ms, p99 {lag['p99']} ms, max {lag['max']} ms",
                   file=out)
+            for transport, lag in watch.get("event_lag_ms_by_transport", {}).items():
+                print(f"    {transport} watchers: lag p50 {lag['p50']} ms, p95 {lag['p95']} ms, p99 {lag['p99']} ms "
+                      f"({lag['count']} live events)", file=out)
     cpu = result.get("cpu") or {}
     if cpu:
         print("CPU (mean, % of one core): " + ", ".join(f"{name} {value}%" for name, value in cpu.items())
