@@ -175,7 +175,7 @@ def play_match(target: str, german: Any, soviet: Any, index: int = 1, seed: str 
                retry_seconds: float = 60.0) -> MatchRecord:
     """Create a match, let a ``german`` and a ``soviet`` bot (strategy names or objects) play it through
     the service at ``target``, and return its record (``error`` says what went wrong, if anything)."""
-    names = {side: spec if isinstance(spec, str) else getattr(spec, "name", "?")
+    names = {side: spec if isinstance(spec, str) else getattr(spec, "name", None) or getattr(spec, "__name__", "?")
              for side, spec in zip(SIDES, (german, soviet))}
     record = MatchRecord(index, names["german"], names["soviet"])
     started = time.monotonic()
@@ -312,7 +312,7 @@ class Series:
                          f"{p.mean(lambda r: r.seconds):.1f}"])
         lines = _format_table(head, rows)
         games = len(self.records)
-        lines.append(f"{games} matches through {'an embedded service at ' if self.embedded else ''}{self.target}, "
+        lines.append(f"{games} match{'es' if games != 1 else ''} through {'an embedded service at ' if self.embedded else ''}{self.target}, "
                      f"{self.parallel} at a time, in {self.seconds:.1f} s")
         scores = self.strategy_scores()
         both = {name: s for name, s in scores.items() if s["german"][1] and s["soviet"][1]}
