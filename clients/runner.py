@@ -82,7 +82,7 @@ class EmbeddedService:
             [sys.executable, "-m", "clients.cli", "serve", "--grpc-port", str(port), "--http-port", "0",
              "--data-dir", str(data_dir), "--log-level", "warning", "--grace", "2"],
             cwd=ROOT, env=dict(os.environ, REDIS_URL=""), stdin=subprocess.DEVNULL, stdout=self._log,
-            stderr=subprocess.STDOUT)
+            stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
         self.target = f"127.0.0.1:{port}"
         deadline = time.monotonic() + self.startup_timeout
         while True:
@@ -127,6 +127,18 @@ class EmbeddedService:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child
+    """On Linux the service gets SIGTERM when the thread that started it ends (a crashed runner
+    leaves no service behind)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        except OSError:
+            pass
 
 
 def _healthy(target: str) -> bool:
