@@ -385,8 +385,10 @@ def cli_bot(args) -> int:
             match, created_tokens = client.create_match(args.scenario, options=_options(args.options),
                                                         seats=[(args.side or "german", args.name or "")])
         match_id = match.match_id
-        print(f"created match {match_id}; the other seat is free: "
-              f"typhoon bot --match {match_id} --server {args.server} --strategy random", flush=True)
+        (side, token), = created_tokens.items()
+        print(f"created match {match_id} with the {side} seat; its token (to resume with --token): {token}\n"
+              f"the other seat is free: typhoon bot --match {match_id} --server {args.server} --strategy random",
+              flush=True)
 
     def on_action(bot: Bot, version: int, action: engine.Action, seconds: float) -> None:
         if not args.quiet:
