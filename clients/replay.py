@@ -38,15 +38,17 @@ import hashlib
 import json
 import sys
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Iterable
+from typing import IO, Any
 
 from google.protobuf import json_format
 
 import engine
 from service import convert
-from service.gen.typhoon.v1 import match_pb2, match_service_pb2 as api
+from service.gen.typhoon.v1 import match_pb2
+from service.gen.typhoon.v1 import match_service_pb2 as api
 
 MatchEvent = match_pb2.MatchEvent
 
@@ -433,10 +435,9 @@ def _replay(events: list[MatchEvent], game: engine.Game, seed: str, report: Repo
                                f"({logged.get('type')} logged, {replayed.get('type')} replayed)",
                                logged=logged, replayed=replayed, context=f"after the action at event #{action_at[0]}: "
                                f"{action_at[1]}")
-        elif kind == "seed_revealed":
-            if not stopped and not game.is_terminal():
-                report.add(seq, "end", "the seed is revealed but the replayed game is not over",
-                           context=f"the replay is at turn {game.turn}, {game.phase.name}")
+        elif kind == "seed_revealed" and not stopped and not game.is_terminal():
+            report.add(seq, "end", "the seed is revealed but the replayed game is not over",
+                       context=f"the replay is at turn {game.turn}, {game.phase.name}")
     report.rolls = rolls
     report.final_hash = game.state_hash()
     result = game.result()
@@ -589,9 +590,8 @@ class Replay:
             raise ValueError(f"series by turn, phase or action, not {every!r}")
         chosen = [self.steps[0]]
         for current, following in zip(self.steps, self.steps[1:] + [None]):
-            if following is None or key(following) != key(current):
-                if current is not chosen[-1]:
-                    chosen.append(current)
+            if (following is None or key(following) != key(current)) and current is not chosen[-1]:
+                chosen.append(current)
         return chosen
 
     def title(self, step: Step) -> str:

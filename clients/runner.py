@@ -17,6 +17,7 @@ The match seeds (and so the dice) are drawn by the service; ``--seed`` seeds the
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import subprocess
@@ -24,10 +25,11 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import grpc
 
@@ -77,12 +79,12 @@ class EmbeddedService:
         from service.embedded_redis import free_port
 
         port = self.port or free_port()
-        self._log = open(Path(self._tmp.name) / "service.log", "w+")
+        self._log = open(Path(self._tmp.name) / "service.log", "w+")  # noqa: SIM115 - closed by stop()
         self._child = subprocess.Popen(
             [sys.executable, "-m", "clients.cli", "serve", "--grpc-port", str(port), "--http-port", "0",
              "--data-dir", str(data_dir), "--log-level", "warning", "--grace", "2"],
             cwd=ROOT, env=dict(os.environ, REDIS_URL=""), stdin=subprocess.DEVNULL, stdout=self._log,
-            stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+            stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)  # noqa: PLW1509 - async-signal-safe
         self.target = f"127.0.0.1:{port}"
         deadline = time.monotonic() + self.startup_timeout
         while True:
@@ -133,8 +135,6 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child
     """On Linux the service gets SIGTERM when the thread that started it ends (a crashed runner
     leaves no service behind)."""
     if sys.platform.startswith("linux"):
-        import ctypes
-
         try:
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
         except OSError:
@@ -315,7 +315,9 @@ class Series:
         rows = []
         for p in self.pairings:
             n = len(p.finished)
-            pct = (lambda k: f"{k} ({100 * k / n:.0f}%)") if n else str
+
+            def pct(k: int, n: int = n) -> str:
+                return f"{k} ({100 * k / n:.0f}%)" if n else str(k)
             rows.append([p.german, p.soviet, str(len(p.records)), pct(p.wins("german")), pct(p.wins("soviet")),
                          str(n - p.wins("german") - p.wins("soviet")), str(len(p.failed)),
                          f"{p.mean(lambda r: r.points.get('german', 0)):.1f}",
@@ -380,9 +382,10 @@ def run_series(german: str, soviet: str, games: int = 10, target: str | None = N
         for number, (g, s, gp, sp) in enumerate(plan):
             for i in range(1, games + 1):
                 index = number * games + i
-                jobs.append((series.pairings[number], dict(
-                    german=g, soviet=s, index=index, seed=seed, scenario=scenario, options=options,
-                    german_params=gp, soviet_params=sp, verify=verify, timeout=timeout)))
+                jobs.append((series.pairings[number], {
+                    "german": g, "soviet": s, "index": index, "seed": seed, "scenario": scenario,
+                    "options": options, "german_params": gp, "soviet_params": sp, "verify": verify,
+                    "timeout": timeout}))
         bar = None
         if progress:
             from tqdm import tqdm

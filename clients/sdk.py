@@ -41,8 +41,9 @@ import json
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import grpc
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_exponential
@@ -154,8 +155,8 @@ class Bot:
                  token: str | None = None, client: TyphoonClient | None = None, player_name: str = "",
                  seed: Any = None, params: dict[str, Any] | None = None, retry_seconds: float = 120.0,
                  idle_timeout: float | None = None, heartbeat_seconds: int = 5,
-                 on_action: Callable[["Bot", int, engine.Action, float], None] | None = None,
-                 on_wait: Callable[["Bot", int], None] | None = None) -> None:
+                 on_action: Callable[[Bot, int, engine.Action, float], None] | None = None,
+                 on_wait: Callable[[Bot, int], None] | None = None) -> None:
         if client is None and target is None:
             raise ValueError("give the service's address (target) or a TyphoonClient (client)")
         if token and not side:

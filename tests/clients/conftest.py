@@ -3,7 +3,7 @@ embedded Redis in a temporary directory) for the bot SDK, replay and match runne
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 

@@ -14,7 +14,6 @@ import pytest
 import engine
 from clients.cli import main
 from clients.client import TyphoonClient
-from clients.render import hex_center
 from clients.replay import Replay, fetch_log, read_log, recompute_die, verify_log, write_log
 from clients.sdk import start_bot
 
