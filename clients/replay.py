@@ -114,6 +114,8 @@ def load_source(source: str, server: str | None = None) -> Source:
     path = Path(source)
     if source == "-" or path.is_file():
         return Source(path.stem if source != "-" else "stdin", read_log(source), f"file {source}")
+    if "/" in source or path.suffix in (".jsonl", ".json", ".ndjson"):
+        raise FileNotFoundError(f"there is no file {source}")
     if not server:
         raise FileNotFoundError(f"{source!r} is not a file; to read a match from a service give --server ADDR")
     from clients.client import TyphoonClient
@@ -751,13 +753,21 @@ def render_steps(replay: Replay, steps: list[Step], out: Path, formats: str = "s
 
 
 def _quiet_pipe(run):
-    """A command whose output may go to ``head``: a closed pipe ends it quietly."""
+    """A replay command: a closed pipe (``| head``) ends it quietly; a match or file that cannot be read,
+    or a step that does not exist, is a one-line error (exit code 2)."""
+    from clients.client import TyphoonError
+
     def wrapped(args) -> int:
         try:
             return run(args)
         except BrokenPipeError:
             sys.stderr.close()
             return 0
+        except TyphoonError as error:
+            print(f"typhoon replay: the service at {args.server}: {error}", file=sys.stderr)
+        except (OSError, LogFormatError, IndexError, ValueError) as error:
+            print(f"typhoon replay: {error}", file=sys.stderr)
+        return 2
     return wrapped
 
 
@@ -796,7 +806,7 @@ def register(commands) -> None:
     render.add_argument("--output", "-o", default="replay", help="directory for the pictures (default ./replay)")
     render.add_argument("--format", default="svg,png", help="svg, png or svg,png (default)")
     render.add_argument("--zoom", type=float, default=1.5, help="PNG scale (default 1.5)")
-    render.set_defaults(run=cli_render)
+    render.set_defaults(run=_quiet_pipe(cli_render))
 
     export = sub.add_parser("export", help="write a match's event log to a JSON lines file")
     export.add_argument("match", help="the match id")
