@@ -237,3 +237,14 @@ def test_dice_are_recomputed_like_the_engine_documents():
     assert (recompute_die("example", 0), recompute_die("example", 1)) == (2, 4)  # engine/dice.py's example
     for index in range(200):
         assert recompute_die("audit", index) == engine.die_roll("audit", index)
+
+
+def test_unreadable_sources_and_missing_steps_are_one_line_errors(played, tmp_path, capsys):
+    assert main(["replay", "show", str(played["path"]), "--step", "99999"]) == 2
+    assert "there is no step 99999" in capsys.readouterr().err
+    assert main(["replay", "verify", str(tmp_path / "missing.jsonl")]) == 2
+    assert "there is no file" in capsys.readouterr().err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"no_such_field": 1}\n')
+    assert main(["replay", "verify", str(bad)]) == 2
+    assert "line 1 is not a MatchEvent" in capsys.readouterr().err
