@@ -14,12 +14,9 @@
 
 from __future__ import annotations
 
-from typing import Iterable
-
 import engine
-from engine import Action, Move
 
-from .analysis import BoardInfo, other, retreat_status, units_by_hex, zoc
+from .analysis import BoardInfo, retreat_status, zoc
 from .moves import MovePhase
 from .tactics import BattleJudge, Weights, capture_gain, city_swing
 
@@ -168,7 +165,7 @@ def plan_german_movement(state: engine.Game, phase: MovePhase, w: Weights) -> di
         friendly = {x for x in positions if x != h}
         status = retreat_status(info, h, friendly, soviets, phase.their_zoc)
         loss = defender_loss(state, u, col, status, w)
-        if h in info.cities and state.control.get(h) == "german" or h in info.cities:
+        if h in info.cities:  # pushed out of a city, it loses the city too
             loss += 0.3 * city_swing(info, state, h, "german", w) * (col + 1) / 8
         return loss
 

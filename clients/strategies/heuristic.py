@@ -22,12 +22,12 @@ planned action is no longer legal) the phase is planned again from the current p
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import engine
 from engine import (
-    Action, Advance, ChooseAttackerLoss, ChooseLosses, ChooseRetreat, CloseDeclarations, DeclareAttack,
-    DeclineAdvance, EndPhase, Move, PlaceUnit, Replace, ResolveBattle, Restore, StandardSetup,
+    Action, CloseDeclarations, DeclareAttack, EndPhase, Move, PlaceUnit, Replace, Restore, StandardSetup,
 )
 
 from .analysis import board_info, other, units_by_hex, zoc
@@ -60,6 +60,16 @@ class HeuristicStrategy(BaseStrategy):
     # --- dispatch ---
 
     def decide(self, state: engine.Game, legal: list[Action]) -> Action | None:
+        saved = self.w
+        if state.turn >= state.scenario.last_turn and state.current_player() == "soviet":
+            # the last Soviet player turn: nothing comes after it, strength no longer counts, only points
+            self.w = replace(saved, mat_soviet=0.0, mat_german=0.0, s_attack_threshold=min(0.0, saved.s_attack_threshold))
+        try:
+            return self._decide(state, legal)
+        finally:
+            self.w = saved
+
+    def _decide(self, state: engine.Game, legal: list[Action]) -> Action | None:
         side = state.current_player()
         pending = state.pending_decision()
         if pending is not None:

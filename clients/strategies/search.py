@@ -27,7 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 import engine
-from engine import Action, CloseDeclarations, DeclareAttack, EndPhase
+from engine import Action, CloseDeclarations, DeclareAttack
 
 from .analysis import other
 from .heuristic import HeuristicStrategy
@@ -76,6 +76,7 @@ VARIANTS: dict[tuple[str, str], list[dict[str, float]]] = {
         {"s_ring": 12.0, "s_ring_distance": 9},
         {"s_garrison": 2.0, "s_gap": 10.0},
         {"s_exposure": 0.5, "s_concede": 0.55},
+        {"s_staging": 2.0},
     ],
     ("soviet", "soviet_combat"): [
         {"s_attack_threshold": -0.1},

@@ -373,8 +373,19 @@ class SovietPlanner:
                 if n not in line_set and n not in self.germans and self.to_german[n] > self.to_german[h] \
                         and n not in behind and n not in city_slot and n not in ring:
                     behind.append(n)
+        # rail hexes a little behind the front: from there a reserve rides to a counterattack next turn
+        staging = []
+        if w.s_staging > 0 and not self.last_turn:
+            for h in range(info.n):
+                if info.rail[h] and 2 <= self.to_german[h] <= 5 and h not in line_set and h not in self.germans \
+                        and h not in city_slot and h not in ring:
+                    staging.append(h)
+        for h in staging:
+            if h not in behind:
+                slots.append(h)
         slots.extend(behind)
         behind_set = set(behind)
+        staging_set = set(staging)
         for u in units:
             strength_now = state.strength(u)
             full = state.counters[u].full
@@ -391,6 +402,8 @@ class SovietPlanner:
                     v += ring[h]
                 if h in behind_set:
                     v += 1.0 + 0.1 * self.potential[h] / 10
+                if h in staging_set:
+                    v += w.s_staging * (strength_now / full)
                 if v:
                     v -= 0.02 * info.dist[here][h]
                     if h == here:

@@ -47,6 +47,7 @@ class Weights:
     s_gap: float = 6.0  # cost of a line hex no unit can reach
     s_garrison: float = 1.0  # scale of city garrison values
     s_forward_city: float = 0.0  # holding a Soviet city in front of the line (for units cut off from it)
+    s_staging: float = 0.0  # a spare unit on a rail hex a few hexes behind the front (counterattacks)
     s_ring: float = 6.0  # a unit next to Moscow on the German side, when the Germans are near
     s_ring_distance: float = 6  # "near": this many hexes from Moscow
     # replacements (Soviet)
