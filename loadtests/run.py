@@ -169,6 +169,7 @@ class Service:
     def log_summary(self) -> dict[str, Any]:
         """What the service's log says: calls by outcome code, warnings and errors."""
         codes: dict[str, int] = {}
+        handler_ms: dict[str, list[float]] = {}
         problems: list[str] = []
         stopped = False
         if self.log_path.exists():
@@ -181,12 +182,61 @@ class Service:
                     continue
                 if entry.get("event") == "rpc":
                     codes[entry.get("code", "?")] = codes.get(entry.get("code", "?"), 0) + 1
+                    if not entry.get("streaming") and "sent" not in entry and "ms" in entry:
+                        transport = "rest" if entry.get("transport") == "http" else "grpc"
+                        handler_ms.setdefault(f"{entry.get('rpc')} {transport}", []).append(entry["ms"])
                 elif entry.get("event") == "stopped":
                     stopped = True
                 if entry.get("level") in ("warning", "error", "critical"):
                     problems.append(line[:300])
         return {"calls_by_code": codes, "problems": len(problems), "first_problems": problems[:5],
-                "stopped_cleanly": stopped and self.returncode == 0}
+                "stopped_cleanly": stopped and self.returncode == 0, "handler_ms": handler_ms}
+
+
+def _percentiles(values: list[float]) -> dict[str, float]:
+    values = sorted(values)
+    if not values:
+        return {}
+    return {f"p{round(q * 100)}": values[min(len(values) - 1, int(q * len(values)))] for q in (0.50, 0.95, 0.99)}
+
+
+class Probe(threading.Thread):
+    """A lone plain gRPC client (outside locust, no gevent) calling GetMatch twice a second on a
+    match of its own: how fast the service answers one more caller, whatever locust's own CPU."""
+
+    def __init__(self, target: str, interval: float = 0.5) -> None:
+        super().__init__(name="probe", daemon=True)
+        self.target = target
+        self.interval = interval
+        self.latencies: list[float] = []
+        self.errors = 0
+        self._halt = threading.Event()
+
+    def run(self) -> None:
+        from clients.client import TyphoonClient, TyphoonError
+
+        with TyphoonClient(self.target, timeout=30, retries=0) as client:
+            try:
+                match_id = client.create_match()[0].match_id
+            except TyphoonError:
+                self.errors += 1
+                return
+            while not self._halt.wait(self.interval):
+                started = time.perf_counter()
+                try:
+                    client.get_match(match_id)
+                except TyphoonError:
+                    self.errors += 1
+                    continue
+                self.latencies.append((time.perf_counter() - started) * 1000)
+
+    def stop(self) -> None:
+        self._halt.set()
+        self.join(35)
+
+    def summary(self) -> dict[str, Any]:
+        return {"calls": len(self.latencies), "errors": self.errors,
+                **{k: round(v, 1) for k, v in _percentiles(self.latencies).items()}}
 
 
 class CpuMonitor(threading.Thread):
@@ -337,11 +387,20 @@ def report(result: dict[str, Any], out=sys.stdout) -> None:
           f"all calls p50 {total['p50']:.0f} ms, p95 {total['p95']:.0f} ms, p99 {total['p99']:.0f} ms", file=out)
     print(file=out)
     header = f"{'RPC':<22} {'transport':<9} {'requests':>9} {'req/s':>8} {'fail':>5} {'p50':>6} {'p95':>6} " \
-             f"{'p99':>6} {'max':>6}  (ms)"
+             f"{'p99':>6} {'max':>6} | {'svc p50':>7} {'p95':>5} {'p99':>5}  (ms)"
     print(header, file=out)
     for row in result["rpcs"]:
+        inside = row.get("service") or {}
+        inside_text = " ".join(f"{inside[k]:>{w}.0f}" if k in inside else f"{'-':>{w}}"
+                               for k, w in (("p50", 7), ("p95", 5), ("p99", 5)))
         print(f"{row['rpc']:<22} {row['transport']:<9} {row['requests']:>9} {row['rps']:>8} {row['failures']:>5} "
-              f"{row['p50']:>6.0f} {row['p95']:>6.0f} {row['p99']:>6.0f} {row['max']:>6}", file=out)
+              f"{row['p50']:>6.0f} {row['p95']:>6.0f} {row['p99']:>6.0f} {row['max']:>6} | {inside_text}", file=out)
+    print("(p50...max: latency as locust measured it, locust's own delays included; svc: the handler's own time "
+          "from the service log, queueing before the handler not included)", file=out)
+    if result.get("probe") and result["probe"].get("calls"):
+        probe = result["probe"]
+        print(f"lone-client probe (plain gRPC GetMatch, 2/s, outside locust): p50 {probe['p50']} ms, "
+              f"p95 {probe['p95']} ms, p99 {probe['p99']} ms, {probe['errors']} errors", file=out)
     print(file=out)
     typhoon = result.get("typhoon") or {}
     matches = typhoon.get("matches")
@@ -408,6 +467,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     services: list[Service] = []
     locust: subprocess.Popen | None = None
     monitor: CpuMonitor | None = None
+    probe: Probe | None = None
     interrupted = False
     redis_label = "?"
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if threading.current_thread() is threading.main_thread() \
@@ -464,6 +524,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             groups["redis"] = [embedded.process.pid]
         monitor = CpuMonitor(groups)
         monitor.start()
+        if grpc_targets:
+            probe = Probe(grpc_targets[0])
+            probe.start()
         started = time.monotonic()
         next_report = started + 10
         while locust.poll() is None:
@@ -486,6 +549,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             steps += [lambda: _stop_locust(locust), lambda: _kill_group(locust)]
         if monitor is not None:
             steps.append(monitor.stop)
+        if probe is not None:
+            steps.append(probe.stop)
         steps += [service.stop for service in services]
         if embedded is not None:
             steps.append(embedded.stop)
@@ -501,6 +566,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     typhoon = json.loads(summary_path.read_text()) if summary_path.exists() else None
     failures = read_failures(prefix)
     service_logs = [{"index": s.index, **s.log_summary()} for s in services]
+    handler_ms: dict[str, list[float]] = {}
+    for log in service_logs:
+        for name, values in log.pop("handler_ms").items():
+            handler_ms.setdefault(name, []).extend(values)
+    for row in rows:
+        row["service"] = _percentiles(handler_ms.get(f"{row['rpc']} {row['transport']}", []))
     ok = (not interrupted and total is not None and total["failures"] == 0 and typhoon is not None
           and typhoon["matches"]["abandoned"] == 0 and typhoon["watch"]["gaps"] == 0
           and all(s["stopped_cleanly"] for s in service_logs))
@@ -512,6 +583,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                      "think_time": args.think_time, "cpus": psutil.cpu_count(),
                      "command": " ".join(sys.argv)},
         "total": total, "rpcs": rows, "typhoon": typhoon, "failures": failures,
+        "probe": probe.summary() if probe else None,
         "cpu": monitor.summary() if monitor else {}, "cpu_seconds": monitor.cpu_seconds() if monitor else {},
         "services": service_logs,
         "interrupted": interrupted, "ok": ok, "files": str(workdir) if keep else None,
