@@ -26,6 +26,7 @@ import grpc
 from google.protobuf.struct_pb2 import Struct
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from service import convert
 from service.gen.typhoon.v1 import actions_pb2, match_pb2, match_service_pb2 as api, match_service_pb2_grpc
@@ -35,6 +36,12 @@ MatchEvent = match_pb2.MatchEvent
 Action = actions_pb2.Action
 
 _RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+
+
+def _transient(error: BaseException) -> bool:
+    """A failure worth retrying: the service unreachable, too slow, or cancelling calls as it stops."""
+    return isinstance(error, grpc.RpcError) and (error.code() in _RETRYABLE
+                                                 or error.code() == grpc.StatusCode.CANCELLED)
 
 
 class TyphoonError(Exception):
@@ -147,16 +154,17 @@ class Watch:
 
 
 class TyphoonClient:
-    """Synchronous client of ``typhoon.v1.MatchService``. Unary calls are retried on UNAVAILABLE
-    (SubmitAction and Resign with the same request id, so they never apply twice)."""
+    """Synchronous client of ``typhoon.v1.MatchService``. Unary calls are retried (``retries`` times,
+    backing off up to 2 s) while the service is unreachable or shutting down; SubmitAction and Resign
+    keep their request id, so they never apply twice."""
 
-    def __init__(self, target: str, *, timeout: float = 30.0, retries: int = 4,
+    def __init__(self, target: str, *, timeout: float = 30.0, retries: int = 8,
                  channel: grpc.Channel | None = None) -> None:
         self.target = target
         self.timeout = timeout
         self.retries = retries
         self.channel = channel or grpc.insecure_channel(target, options=[
-            ("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reconnect_backoff_ms", 5000)])
+            ("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reconnect_backoff_ms", 1000)])
         self.stub = match_service_pb2_grpc.MatchServiceStub(self.channel)
 
     def close(self) -> None:
@@ -173,16 +181,14 @@ class TyphoonClient:
         return [("authorization", f"Bearer {token}")] if token else []
 
     def _call(self, method: str, request: Any, token: str | None = None) -> Any:
-        delay = 0.1
-        for attempt in range(self.retries + 1):
-            try:
-                return getattr(self.stub, method)(request, timeout=self.timeout, metadata=self._metadata(token))
-            except grpc.RpcError as error:
-                if error.code() in _RETRYABLE and attempt < self.retries:
-                    time.sleep(delay)
-                    delay *= 2
-                    continue
-                raise TyphoonError.from_rpc_error(error) from None
+        retrying = Retrying(retry=retry_if_exception(_transient), stop=stop_after_attempt(self.retries + 1),
+                            wait=wait_exponential(multiplier=0.1, max=2.0), reraise=True)
+        try:
+            for attempt in retrying:
+                with attempt:
+                    return getattr(self.stub, method)(request, timeout=self.timeout, metadata=self._metadata(token))
+        except grpc.RpcError as error:
+            raise TyphoonError.from_rpc_error(error) from None
         raise AssertionError("unreachable")
 
     # --- matches -----------------------------------------------------------------------------------
