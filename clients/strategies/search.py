@@ -11,13 +11,15 @@ of the game, scored by victory points plus a little for strength on the map and 
 Every candidate is tried with the same dice (common random numbers: the copies get fresh dice seeds of
 the searcher's own — never the match's seed, which would show the real future rolls), rounds of play-outs
 are added until the time budget of the decision runs out, the weaker half of the candidates is dropped
-after every second round, and the best average wins. Pending battle decisions are the heuristic's, so a
-game stays fast: about 25 searched decisions per side and game.
+after every second round, and another plan replaces the heuristic's own only when it is clearly better
+(its lead, paired round by round, is well above the noise of the dice). From the turn before the last,
+play-outs go to the end of the game and score the real result. Pending battle decisions are the
+heuristic's, so a game stays fast: about 25 searched decisions per side and game.
 
 Parameters: ``budget`` (seconds per searched decision, default 0.2), ``horizon`` (turns to look ahead,
-default 1), ``max_candidates`` (default 6), ``min_rounds`` (default 1), ``prior`` (the head start, in
-points, of the heuristic's own plan, divided by the square root of the rounds played; default 2), plus
-the heuristic's weights.
+default 1), ``max_candidates`` (default 6), ``min_rounds`` (default 1), ``confidence`` (how many standard
+errors a plan must beat the heuristic's own plan by, default 1.5), ``margin`` (the lead in points needed
+after a single round, default 4), plus the heuristic's weights.
 """
 
 from __future__ import annotations
@@ -129,7 +131,8 @@ class SearchStrategy(HeuristicStrategy):
         self.horizon = int(params.pop("horizon", 1))
         self.max_candidates = int(params.pop("max_candidates", 6))
         self.min_rounds = int(params.pop("min_rounds", 1))
-        self.prior = float(params.pop("prior", 2.0))
+        self.confidence = float(params.pop("confidence", 1.5))
+        self.margin = float(params.pop("margin", 4.0))
         super().__init__(seed, **params)
         self.searches = 0
         self.rollouts = 0
@@ -209,6 +212,8 @@ class SearchStrategy(HeuristicStrategy):
                 break
             sim.apply(action)
         stop = (state.turn + self.horizon, phase_position(state)[1])
+        if state.turn + self.horizon >= state.scenario.last_turn:
+            stop = (10 ** 6, 0)  # the end is near: play to it and score the real result
         steps = 0
         while not sim.is_terminal() and steps < 5000 and phase_position(sim) < stop:
             player = sim.current_player()
@@ -218,28 +223,53 @@ class SearchStrategy(HeuristicStrategy):
         return evaluate(sim, side)
 
     def pick(self, state: engine.Game, plans: list[list[Action]], side: str) -> list[Action]:
-        """The plan with the best mean score over rounds of play-outs with shared dice."""
+        """The plan to play: the heuristic's own (candidate 0) unless another one beats it clearly.
+
+        Every round plays each live candidate once with the same dice; the comparison is on the paired
+        differences with candidate 0, so that the dice shared by both cancel out. A candidate replaces the
+        heuristic's plan only when its mean lead is above ``confidence`` standard errors (and above
+        ``margin`` points while there is only one round). The weaker half of the challengers is dropped
+        after every second round; a round the budget cuts short is not counted.
+        """
         if len(plans) <= 1 or self.budget <= 0:
             return plans[0] if plans else []
         self.searches += 1
         deadline = time.perf_counter() + self.budget
         alive = list(range(len(plans)))
-        totals = [0.0] * len(plans)
+        scores: list[list[float]] = [[] for _ in plans]
         rounds = 0
-        while True:
+        while rounds < 200:
+            partial = {}
             for i in alive:
-                totals[i] += self._rollout(state, plans[i], side, rounds)
+                partial[i] = self._rollout(state, plans[i], side, rounds)
+                if rounds >= self.min_rounds and time.perf_counter() >= deadline:
+                    break
+            if len(partial) < len(alive):
+                break
+            for i, v in partial.items():
+                scores[i].append(v)
             rounds += 1
             if rounds >= self.min_rounds and time.perf_counter() >= deadline:
                 break
-            if rounds >= 200:
-                break
             if rounds % 2 == 0 and len(alive) > 2:
-                alive.sort(key=lambda i: (-totals[i], i))
-                alive = sorted(alive[: max(2, (len(alive) + 1) // 2)])
-        # the heuristic's own plan (candidate 0) keeps a head start that shrinks as evidence grows
-        bonus = [self.prior / rounds ** 0.5 if i == 0 else 0.0 for i in range(len(plans))]
-        best = max(alive, key=lambda i: (totals[i] / rounds + bonus[i], -i))
+                challengers = sorted((i for i in alive if i != 0), key=lambda i: (-sum(scores[i]), i))
+                alive = [0] + sorted(challengers[: max(1, len(challengers) // 2)])
+        if rounds == 0:
+            return plans[0]
+        best, best_lead = 0, 0.0
+        for i in alive:
+            if i == 0:
+                continue
+            diffs = [a - b for a, b in zip(scores[i], scores[0])]
+            n = len(diffs)
+            mean = sum(diffs) / n
+            if n == 1:
+                clear = mean > self.margin
+            else:
+                var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+                clear = mean > 0 and mean > self.confidence * (var / n) ** 0.5
+            if clear and mean > best_lead:
+                best, best_lead = i, mean
         return plans[best]
 
     # --- hooks into the heuristic ---
