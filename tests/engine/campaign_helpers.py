@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-import pytest
 
 import engine
-from engine import EndPhase, IllegalAction
+from engine import EndPhase
 from engine.events import DieRolled, Event, PhaseStarted
+
+from bfm_helpers import (  # noqa: F401 (shared with the tests that import them from here)
+    destinations, distance, is_forest, legal, neighbours, of_type, one, pool_ids, refuse, river_between,
+    strength_of, unit_entry, where,
+)
 
 CAMPAIGN = engine.load_scenario("campaign")
 STANDARD = engine.load_scenario("standard")
@@ -31,42 +35,20 @@ SWITCHES = tuple(WAR_OF_ATTRITION)
 
 # --- the map -----------------------------------------------------------------------------------------
 
-def neighbours(hex_id: str) -> list[str]:
-    return [BOARD.ids[n] for n in BOARD.neighbours[BOARD.index[hex_id]]]
-
 
 def adjacent(a: str, b: str) -> bool:
     return b in neighbours(a)
-
-
-def river_between(a: str, b: str) -> bool:
-    return BOARD.river_between(BOARD.index[a], BOARD.index[b])
 
 
 def is_fort(hex_id: str) -> bool:
     return BOARD.index[hex_id] in BOARD.forts
 
 
-def is_forest(hex_id: str) -> bool:
-    return BOARD.forest[BOARD.index[hex_id]]
-
-
 def is_rail(hex_id: str) -> bool:
     return BOARD.is_rail(BOARD.index[hex_id])
 
 
-def distance(a: str, b: str) -> int:
-    return BOARD.distance(BOARD.index[a], BOARD.index[b])
-
-
 # --- positions ---------------------------------------------------------------------------------------
-
-def unit_entry(spec: str | dict) -> dict:
-    if isinstance(spec, dict):
-        return spec
-    parts = spec.split()
-    assert len(parts) in (2, 3), spec
-    return {"id": parts[0], "hex": parts[1], "strength": parts[2] if len(parts) == 3 else "full"}
 
 
 def position_data(units: Iterable[str | dict], turn: int, phase: str, options: dict | None = None,
@@ -85,25 +67,6 @@ def position(units: Iterable[str | dict], turn: int, phase: str, options: dict |
     return engine.game_from_position(position_data(units, turn, phase, options, scenario, **extra))
 
 
-def units_json(game: engine.Game) -> dict[str, dict]:
-    return {entry["id"]: entry for entry in game.to_json()["units"]}
-
-
-def where(game: engine.Game, unit: str) -> str | None:
-    entry = units_json(game).get(unit)
-    return entry["hex"] if entry else None
-
-
-def strength_of(game: engine.Game, unit: str) -> str | None:
-    """"full", "half", or None when the unit is not on the map."""
-    entry = units_json(game).get(unit)
-    return entry["strength"] if entry else None
-
-
-def pool_ids(game: engine.Game) -> set[str]:
-    return {entry["id"] for entry in game.to_json()["pool"]}
-
-
 def points_left(game: engine.Game) -> int:
     """Replacement points still to spend in this replacement phase."""
     return game.to_json()["phase_state"]["points"]
@@ -114,40 +77,6 @@ def supply(game: engine.Game) -> dict[str, int]:
 
 
 # --- actions, refusals and events --------------------------------------------------------------------
-
-def legal(game: engine.Game, kind: type | None = None) -> list:
-    return [a for a in game.legal_actions() if kind is None or isinstance(a, kind)]
-
-
-def destinations(game: engine.Game, unit: str) -> set[str]:
-    return {a.to for a in game.legal_actions() if isinstance(a, engine.Move) and a.unit == unit}
-
-
-def refuse(game: engine.Game, action: Any, reason: str, *fragments: str) -> IllegalAction:
-    """Assert ``action`` is refused for ``reason`` with a sentence containing ``fragments``, and that
-    neither the state nor the legal actions changed."""
-    before = game.state_hash()
-    legal_before = [a.to_json() for a in game.legal_actions()]
-    with pytest.raises(IllegalAction) as caught:
-        game.apply(action)
-    error = caught.value
-    assert error.reason == reason, f"expected {reason}, got {error.reason}: {error.message}"
-    assert isinstance(error.message, str) and len(error.message.split()) >= 3, error.message
-    for fragment in fragments:
-        assert fragment in error.message, f"{fragment!r} not in {error.message!r}"
-    assert game.state_hash() == before, "a refused action changed the state"
-    assert [a.to_json() for a in game.legal_actions()] == legal_before
-    return error
-
-
-def of_type(events: Iterable[Event], kind: type) -> list:
-    return [e for e in events if isinstance(e, kind)]
-
-
-def one(events: Iterable[Event], kind: type):
-    found = of_type(events, kind)
-    assert len(found) == 1, f"expected one {kind.__name__}, got {found}"
-    return found[0]
 
 
 def rolls_for(events: Iterable[Event], purpose: str) -> list[int]:
