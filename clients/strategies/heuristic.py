@@ -227,8 +227,7 @@ class HeuristicStrategy(BaseStrategy):
             key = (state.turn, state.phase.name, side)
             attacking = attacking_units(state)
             if self._battle_key != (key, attacking):
-                plan = plan_battles(state, side, self.w)
-                self._battles = [(d, a) for d, attackers in plan for a in attackers]
+                self._battles = self.plan_declarations(state, side)
             while self._battles:
                 d, a = self._battles.pop(0)
                 action = DeclareAttack((a,), d)
@@ -237,3 +236,7 @@ class HeuristicStrategy(BaseStrategy):
                     return action
             return next((a for a in legal if isinstance(a, CloseDeclarations)), None)
         return choose_battle_to_resolve(state, legal, side, self.w)
+
+    def plan_declarations(self, state: engine.Game, side: str) -> list[tuple[str, str]]:
+        """(defender, attacker) pairs to declare, one attacker at a time."""
+        return [(d, a) for d, attackers in plan_battles(state, side, self.w) for a in attackers]

@@ -52,7 +52,6 @@ class MovePhase:
         Units whose move cannot be made (a cycle, or a hex that stays occupied) stay where they are, and
         so does anything that needed their hex.
         """
-        state = self.state
         ids = self.info.board.ids
         occupied = dict(self.mine)  # hex -> unit
         where = {u: h for h, u in self.mine.items()}

@@ -33,7 +33,7 @@ from engine import Action, CloseDeclarations, DeclareAttack
 
 from .analysis import other
 from .heuristic import HeuristicStrategy
-from .tactics import Weights, attacking_units, plan_battles
+from .tactics import Weights, plan_battles
 
 #: weight variants tried as alternative plans: (side, phase) → overrides of the heuristic's weights
 VARIANTS: dict[tuple[str, str], list[dict[str, float]]] = {
@@ -289,20 +289,6 @@ class SearchStrategy(HeuristicStrategy):
                 self._script = []  # off the script: the heuristic takes over for the rest of the phase
         return super().decide(state, legal)
 
-    def decide_combat(self, state: engine.Game, legal: list[Action], side: str) -> Action | None:
-        declaring = any(isinstance(a, (DeclareAttack, CloseDeclarations)) for a in legal)
-        if declaring:
-            key = (state.turn, state.phase.name, side)
-            attacking = attacking_units(state)
-            if self._battle_key != (key, attacking):
-                plans = self.combat_candidates(state, side)
-                chosen = self.pick(state, plans, side)
-                self._battles = [(a.defender, a.attackers[0]) for a in chosen if isinstance(a, DeclareAttack)]
-            while self._battles:
-                d, a = self._battles.pop(0)
-                action = DeclareAttack((a,), d)
-                if action in legal:
-                    self._battle_key = (key, attacking | {a})
-                    return action
-            return next((a for a in legal if isinstance(a, CloseDeclarations)), None)
-        return super().decide_combat(state, legal, side)
+    def plan_declarations(self, state: engine.Game, side: str) -> list[tuple[str, str]]:
+        chosen = self.pick(state, self.combat_candidates(state, side), side)
+        return [(a.defender, a.attackers[0]) for a in chosen if isinstance(a, DeclareAttack)]

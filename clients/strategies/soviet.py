@@ -19,7 +19,7 @@ import heapq
 
 import engine
 
-from .analysis import BoardInfo, board_info, other, units_by_hex, zoc
+from .analysis import BoardInfo, board_info, units_by_hex, zoc
 from .german import column_for, plan_attack_setup
 from .moves import MovePhase, assign
 from .tactics import Weights, capture_gain, city_swing

@@ -8,7 +8,7 @@ strength more than Soviet: the Germans get one replacement point a turn, the Sov
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Iterable
 
 import engine
@@ -345,7 +345,6 @@ def choose_retreat(state: engine.Game, legal: list[Action], side: str, w: Weight
     mine = units_by_hex(state, side)
     theirs = units_by_hex(state, enemy)
     my_zoc = zoc(info, mine)
-    board = info.board
 
     def score(a: ChooseRetreat) -> tuple:
         path = [info.by_id[h] for h in a.path]
