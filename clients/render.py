@@ -54,7 +54,7 @@ def board_svg(game: Game, title: str | None = None) -> str:
     height = 2 * MARGIN + HEADER + HEIGHT * (board.rows + 0.5)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
            f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="DejaVu Sans, sans-serif">',
-           f'<rect width="100%" height="100%" fill="#ffffff"/>']
+           '<rect width="100%" height="100%" fill="#ffffff"/>']
     points = game.victory_points()
     heading = title or (f"Turn {game.turn} · {game.phase.name.replace('_', ' ')} · {game.weather().title} · "
                         f"VP German {points['german']} Soviet {points['soviet']}")

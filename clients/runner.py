@@ -17,9 +17,7 @@ The match seeds (and so the dice) are drawn by the service; ``--seed`` seeds the
 
 from __future__ import annotations
 
-import ctypes
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -35,6 +33,7 @@ import grpc
 
 from clients.client import TyphoonClient
 from clients.sdk import Bot, BotResult
+from service.processes import die_with_parent, stop_process
 
 SIDES = ("german", "soviet")
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,7 +83,7 @@ class EmbeddedService:
             [sys.executable, "-m", "clients.cli", "serve", "--grpc-port", str(port), "--http-port", "0",
              "--data-dir", str(data_dir), "--log-level", "warning", "--grace", "2"],
             cwd=ROOT, env=dict(os.environ, REDIS_URL=""), stdin=subprocess.DEVNULL, stdout=self._log,
-            stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)  # noqa: PLW1509 - async-signal-safe
+            stderr=subprocess.STDOUT, preexec_fn=die_with_parent)  # noqa: PLW1509 - async-signal-safe
         self.target = f"127.0.0.1:{port}"
         deadline = time.monotonic() + self.startup_timeout
         while True:
@@ -109,13 +108,7 @@ class EmbeddedService:
             self._background.stop()
             self._background = None
         if self._child is not None:
-            if self._child.poll() is None:
-                self._child.send_signal(signal.SIGTERM)
-                try:
-                    self._child.wait(30)
-                except subprocess.TimeoutExpired:
-                    self._child.kill()
-                    self._child.wait()
+            stop_process(self._child, 30)
             self._child = None
         if self._log is not None:
             self._log.close()
@@ -129,16 +122,6 @@ class EmbeddedService:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child
-    """On Linux the service gets SIGTERM when the thread that started it ends (a crashed runner
-    leaves no service behind)."""
-    if sys.platform.startswith("linux"):
-        try:
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-        except OSError:
-            pass
 
 
 def _healthy(target: str) -> bool:

@@ -43,6 +43,8 @@ from typing import Any
 
 import psutil
 
+from service.processes import stop_process
+
 ROOT = Path(__file__).resolve().parents[1]
 LOCUSTFILE = Path(__file__).resolve().parent / "locustfile.py"
 
@@ -157,14 +159,7 @@ class Service:
     def stop(self, timeout: float = 30.0) -> None:
         if self.process is None:
             return
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.returncode = self.process.returncode
+        self.returncode = stop_process(self.process, timeout)
 
     def log_summary(self) -> dict[str, Any]:
         """What the service's log says: calls by outcome code, warnings and errors."""

@@ -9,17 +9,16 @@ its append-only file on SIGTERM.
 
 from __future__ import annotations
 
-import ctypes
 import fcntl
 import os
-import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import redis
+
+from service.processes import die_with_parent, stop_process
 
 
 def redis_server_binary() -> str:
@@ -32,14 +31,6 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child
-    if sys.platform.startswith("linux"):
-        try:
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-        except OSError:
-            pass
 
 
 class EmbeddedRedisError(RuntimeError):
@@ -80,7 +71,7 @@ class EmbeddedRedis:
             args += ["--port", str(port), "--bind", "127.0.0.1"]
             self.url = f"redis://127.0.0.1:{port}/0"
         self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+                                        stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
         deadline = time.monotonic() + timeout
         client = redis.Redis.from_url(self.url)
         try:
@@ -110,13 +101,8 @@ class EmbeddedRedis:
         return self.url
 
     def stop(self, timeout: float = 10.0) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)  # redis flushes the append-only file and exits
-            try:
-                self.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        if self.process:
+            stop_process(self.process, timeout)
         self.process = None
         if self._lock:
             self._lock.close()

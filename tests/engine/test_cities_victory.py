@@ -15,7 +15,7 @@ import pytest
 
 import engine
 from engine import EndPhase, Move, Reason, Resign, StandardSetup
-from engine.events import CapitalOccupied, CityCaptured, GameEnded, UnitMoved
+from engine.events import CapitalOccupied, CityCaptured, GameEnded
 
 from bfm_helpers import advance_to, control, declare_and_resolve, of_type, one, pass_phase, position, refuse, where
 

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-import engine
 from engine import DataError
 from engine.data import DATA_DIR, load_scenario_file
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import pytest
 
-import engine
 from engine import EndPhase, Move, Reason
 from engine.events import CityCaptured, PhaseStarted, UnitMoved
 

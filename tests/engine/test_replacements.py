@@ -24,7 +24,7 @@ from engine import EndPhase, Reason, Replace, Restore, StandardSetup
 from engine.events import PhaseStarted, ReplacementPointsReceived, UnitReplaced, UnitRestored
 
 from bfm_helpers import (
-    advance_to, control, legal, neighbours, of_type, one, pool_ids, position, refuse, strength_of, where, zoc,
+    advance_to, control, legal, of_type, one, pool_ids, position, refuse, strength_of, where, zoc,
 )
 
 WALL = ["XL 1302", "XLVIII 1304", "LVI 1306", "XLVI 1308", "LVII 1310"]

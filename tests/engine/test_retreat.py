@@ -16,7 +16,6 @@ written here from those words, with its own hex geometry (the neighbour rule of 
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

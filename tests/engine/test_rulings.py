@@ -4,22 +4,21 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import pytest
 
 import engine
 from engine import (
-    Advance, ChooseAttackerLoss, ChooseLosses, ChooseRetreat, CloseDeclarations, DeclareAttack, DeclineAdvance,
+    Advance, ChooseLosses, ChooseRetreat, DeclareAttack, DeclineAdvance,
     EndPhase, Move, Reason, Replace, ResolveBattle, Restore, StandardSetup,
 )
 from engine.combat import compute_odds, exchange_choices
 from engine.events import (
-    AttackDeclared, BattleResolved, CapitalOccupied, CityCaptured, DeclarationsClosed, DieRolled, GameEnded,
+    AttackDeclared, CapitalOccupied, CityCaptured, DeclarationsClosed, DieRolled, GameEnded,
     PhaseStarted, StepLost, UnitAdvanced, UnitEliminated, UnitMoved, UnitReplaced, UnitRetreated,
 )
 
 from bfm_helpers import (
-    BOARD, COUNTERS, advance_to, battle, declare_and_resolve, destinations, distance, is_forest, legal, neighbours,
-    of_type, one, pass_phase, pool_ids, position, refuse, river_between, strength_of, where, zoc,
+    BOARD, advance_to, battle, declare_and_resolve, destinations, distance, is_forest, legal, neighbours,
+    of_type, one, pass_phase, pool_ids, position, refuse, strength_of, where, zoc,
 )
 
 CRT = engine.load_scenario("standard").crt

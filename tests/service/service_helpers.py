@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import signal
 import subprocess
 import sys
 import threading
@@ -15,6 +14,7 @@ from pathlib import Path
 import httpx
 
 from clients.client import TyphoonClient
+from service.processes import stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,14 +63,7 @@ class ServiceProcess:
         return f"http://127.0.0.1:{self.http_port}"
 
     def stop(self, timeout: float = 30.0) -> int:
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        return self.process.returncode if self.process else 0
+        return stop_process(self.process, timeout) if self.process else 0
 
     def client(self) -> TyphoonClient:
         return TyphoonClient(self.target, timeout=20)
