@@ -18,6 +18,7 @@ Service events in the log (``source`` ``service``; engine events have ``source``
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import json
@@ -25,7 +26,7 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable, Iterator
 
 import structlog
 from grpc import StatusCode
@@ -33,7 +34,7 @@ from grpc import StatusCode
 import engine
 from engine.data import SIDES
 from service import catalog, convert
-from service.errors import ServiceError
+from service.errors import ServiceError, shutting_down
 from service.gen.typhoon.v1 import match_pb2, match_service_pb2 as api
 from service.hub import StreamHub
 from service.store import Snapshot, Store, StoredEvent
@@ -83,6 +84,46 @@ class MatchService:
         self.store = store
         self.hub = hub or StreamHub(store)
         self.clock = clock
+        self.draining = False
+        self._last_refusal = 0.0
+        self._in_flight = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    @contextlib.contextmanager
+    def admit(self, *, counted: bool = True) -> Iterator[None]:
+        """Around every call of both transports: once :meth:`drain` has begun, a new call is refused
+        with UNAVAILABLE ``SHUTTING_DOWN`` (clients retry it, elsewhere if they can) instead of being
+        cancelled halfway. ``counted`` calls are waited for by :meth:`drain`; watch streams are not
+        (the hub ends them)."""
+        if self.draining:
+            self._last_refusal = time.monotonic()
+            raise shutting_down()
+        if not counted:
+            yield
+            return
+        self._in_flight += 1
+        self._idle.clear()
+        try:
+            yield
+        finally:
+            self._in_flight -= 1
+            if not self._in_flight:
+                self._idle.set()
+
+    async def drain(self, timeout: float, quiet: float = 0.2) -> int:
+        """Refuse new calls and wait up to ``timeout`` seconds for those in flight, then until no call
+        has come for ``quiet`` seconds: calls a busy process had received but not yet started are
+        answered SHUTTING_DOWN rather than cancelled by the transport's stop. Returns how many calls
+        were still running when the time was up."""
+        self.draining = True
+        self._last_refusal = time.monotonic()  # calls already received may not have reached admit() yet
+        deadline = self._last_refusal + timeout
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), timeout)
+            while time.monotonic() < min(deadline, self._last_refusal + quiet):
+                await asyncio.sleep(quiet / 4)
+        return self._in_flight
 
     def _now_ms(self) -> int:
         return int(self.clock() * 1000)

@@ -69,6 +69,11 @@ def internal_error() -> ServiceError:
     return ServiceError(StatusCode.INTERNAL, "INTERNAL", "internal error; it has been logged")
 
 
+def shutting_down() -> ServiceError:
+    return ServiceError(StatusCode.UNAVAILABLE, "SHUTTING_DOWN",
+                        "the service is shutting down; retry (with the same request_id), on another replica if any")
+
+
 def unavailable() -> ServiceError:
     return ServiceError(StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE",
                         "the match store is unavailable; retry (with the same request_id)")

@@ -64,14 +64,17 @@ def _call_context(context: grpc.aio.ServicerContext, request: Any) -> tuple[Call
     return CallContext(token=bearer_token(metadata.get("authorization"))), request_id
 
 
-def _unary(name: str, core_method):
+def _unary(name: str, core: MatchService):
+    core_method = getattr(core, snake(name))
+
     async def handler(self, request, context: grpc.aio.ServicerContext):
         ctx, request_id = _call_context(context, request)
         started = time.perf_counter()
         with structlog.contextvars.bound_contextvars(rpc=name, request_id=request_id, transport="grpc",
                                                      match_id=getattr(request, "match_id", None) or None):
             try:
-                response = await core_method(request, ctx)
+                with core.admit():
+                    response = await core_method(request, ctx)
             except Exception as error:  # noqa: BLE001 - every failure becomes a status
                 failure = as_service_error(error)
                 log.info("rpc", code=failure.code.name, reason=failure.reason,
@@ -85,7 +88,9 @@ def _unary(name: str, core_method):
     return handler
 
 
-def _stream(name: str, core_method):
+def _stream(name: str, core: MatchService):
+    core_method = getattr(core, snake(name))
+
     async def handler(self, request, context: grpc.aio.ServicerContext):
         ctx, request_id = _call_context(context, request)
         started = time.perf_counter()
@@ -93,7 +98,9 @@ def _stream(name: str, core_method):
         with structlog.contextvars.bound_contextvars(rpc=name, request_id=request_id, transport="grpc",
                                                      match_id=getattr(request, "match_id", None) or None):
             try:
-                async for item in await core_method(request, ctx):
+                with core.admit(counted=False):
+                    stream = await core_method(request, ctx)
+                async for item in stream:
                     yield item
                     sent += 1
             except Exception as error:  # noqa: BLE001
@@ -112,8 +119,7 @@ def servicer(core: MatchService) -> match_service_pb2_grpc.MatchServiceServicer:
     """A MatchServiceServicer whose every RPC calls the core method of the same (snake_case) name."""
     methods = {}
     for method in SERVICE.methods:
-        core_method = getattr(core, snake(method.name))
-        methods[method.name] = (_stream if method.server_streaming else _unary)(method.name, core_method)
+        methods[method.name] = (_stream if method.server_streaming else _unary)(method.name, core)
     cls = type("MatchServiceServicer", (match_service_pb2_grpc.MatchServiceServicer,), methods)
     return cls()
 

@@ -120,12 +120,14 @@ def _endpoint(route: Route, core: MatchService):
                     structlog.contextvars.bind_contextvars(request_id=message.request_id)
                 ctx = CallContext(token=bearer_token(request.headers.get("authorization")))
                 if method.server_streaming:
-                    stream = await core_method(message, ctx)
+                    with core.admit(counted=False):
+                        stream = await core_method(message, ctx)
                     log.info("rpc", code="OK", streaming=True, ms=round((time.perf_counter() - started) * 1000, 2))
                     context = structlog.contextvars.get_contextvars()
                     return StreamingResponse(_sse(stream, core, context), media_type="text/event-stream",
                                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-                response = await core_method(message, ctx)
+                with core.admit():
+                    response = await core_method(message, ctx)
             except Exception as error:  # noqa: BLE001 - every failure becomes an error body
                 failure = as_service_error(error)
                 log.info("rpc", code=failure.code.name, reason=failure.reason,

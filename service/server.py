@@ -5,7 +5,8 @@
 (default ``.typhoon/``). It serves gRPC health checking (``grpc.health.v1.Health``, service names ""
 and "typhoon.v1.MatchService") and server reflection, logs JSON lines with structlog, and on
 SIGTERM/SIGINT shuts down gracefully: health goes NOT_SERVING, watch streams end cleanly (clients
-resume elsewhere with their cursor), in-flight calls finish, then Redis is closed.
+resume elsewhere with their cursor), in-flight calls finish while new ones are refused with
+UNAVAILABLE/SHUTTING_DOWN, then Redis is closed.
 """
 
 from __future__ import annotations
@@ -151,10 +152,14 @@ class Server:
             await self._health.enter_graceful_shutdown()
         if self.hub:
             await self.hub.close()  # watch streams end now, cleanly
+        if self.core:
+            unfinished = await self.core.drain(self.config.grace_seconds)  # in-flight calls finish
+            if unfinished:
+                log.warning("calls_unfinished_at_shutdown", calls=unfinished, lifecycle=True)
         if self._http:
             self._http.should_exit = True
         if self._grpc:
-            await self._grpc.stop(self.config.grace_seconds)  # in-flight calls finish
+            await self._grpc.stop(1.0)
         if self._http_task:
             await self._http_task
         if self.store:
