@@ -36,6 +36,10 @@ import redis.asyncio as aioredis
 
 INDEX_KEY = "typhoon:matches"
 REQUEST_TTL_SECONDS = 24 * 3600
+#: Redis connections per service process: one per call waiting on Redis, plus one per watched match
+#: (its blocking stream read). A call that finds them all busy waits up to POOL_WAIT_SECONDS for one.
+MAX_CONNECTIONS = 1000
+POOL_WAIT_SECONDS = 10.0
 
 
 def key(match_id: str, part: str) -> str:
@@ -198,12 +202,15 @@ class Store:
         self._claim = client.register_script(_CLAIM)
 
     @classmethod
-    def from_url(cls, url: str, cluster: bool = False) -> "Store":
+    def from_url(cls, url: str, cluster: bool = False, max_connections: int = MAX_CONNECTIONS) -> "Store":
         if cluster:
             from redis.asyncio.cluster import RedisCluster
 
-            return cls(RedisCluster.from_url(url))
-        return cls(aioredis.from_url(url, health_check_interval=30))
+            return cls(RedisCluster.from_url(url, max_connections=max_connections))
+        # a blocking pool: under a burst, calls queue for a connection instead of failing at once
+        pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=max_connections,
+                                                        timeout=POOL_WAIT_SECONDS, health_check_interval=30)
+        return cls(aioredis.Redis.from_pool(pool))
 
     async def close(self) -> None:
         await self.redis.aclose()
