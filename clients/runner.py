@@ -32,6 +32,7 @@ from typing import Any
 import grpc
 
 from clients.client import TyphoonClient
+from clients.ratings import Ratings, player_label
 from clients.sdk import Bot, BotResult
 from service.processes import die_with_parent, stop_process
 
@@ -170,8 +171,9 @@ def play_match(target: str, german: Any, soviet: Any, index: int = 1, seed: str 
                retry_seconds: float = 60.0) -> MatchRecord:
     """Create a match, let a ``german`` and a ``soviet`` bot (strategy names or objects) play it through
     the service at ``target``, and return its record (``error`` says what went wrong, if anything)."""
-    names = {side: spec if isinstance(spec, str) else getattr(spec, "name", None) or getattr(spec, "__name__", "?")
-             for side, spec in zip(SIDES, (german, soviet))}
+    names = {side: player_label(spec if isinstance(spec, str) else getattr(spec, "name", None)
+                                or getattr(spec, "__name__", "?"), params)
+             for side, spec, params in zip(SIDES, (german, soviet), (german_params, soviet_params))}
     record = MatchRecord(index, names["german"], names["soviet"])
     started = time.monotonic()
     bots: list[Bot] = []
@@ -360,7 +362,8 @@ def run_series(german: str, soviet: str, games: int = 10, target: str | None = N
         plan = [(german, soviet, german_params, soviet_params)]
         if swap:
             plan.append((soviet, german, soviet_params, german_params))
-        series = Series(target, parallel, [Pairing(g, s) for g, s, _, _ in plan], embedded=embedded is not None)
+        series = Series(target, parallel, [Pairing(player_label(g, gp), player_label(s, sp)) for g, s, gp, sp in plan],
+                        embedded=embedded is not None)
         jobs = []
         for number, (g, s, gp, sp) in enumerate(plan):
             for i in range(1, games + 1):
@@ -411,6 +414,11 @@ def cli_match_run(args) -> int:
     except engine.IllegalAction as error:
         print(f"typhoon match run: {error.message}", file=sys.stderr)
         return 2
+    try:
+        ratings = Ratings.load(Path(args.ratings)) if args.ratings else Ratings()
+    except (OSError, ValueError, KeyError) as error:
+        print(f"typhoon match run: cannot read the ratings file: {error}", file=sys.stderr)
+        return 2
     where = args.server or "an embedded service"
     print(f"{args.german} (German) vs {args.soviet} (Soviet): {args.games} matches"
           + (" each way" if args.swap else "") + f" through {where}, {args.parallel} at a time", file=sys.stderr)
@@ -420,6 +428,14 @@ def cli_match_run(args) -> int:
                         swap=args.swap, verify=args.verify, progress=not args.no_progress,
                         embedded_process=not args.in_process, timeout=args.timeout)
     print(series.table())
+    for record in sorted(series.records, key=lambda r: r.index):
+        if record.ok:
+            ratings.record(record.german, record.soviet, record.winner)
+    print()
+    print(f"ratings (OpenSkill{', kept in ' + args.ratings if args.ratings else ', this series'}):")
+    print(ratings.table())
+    if args.ratings:
+        ratings.save(Path(args.ratings))
     if args.json:
         import json
 
@@ -454,5 +470,7 @@ def register(commands) -> None:
     run.add_argument("--in-process", action="store_true",
                      help="run the embedded service in this process (default: a child process)")
     run.add_argument("--json", metavar="FILE", help="also write every match's record to this JSON file")
+    run.add_argument("--ratings", metavar="FILE",
+                     help="a ladder's ratings file: read (if it exists), updated with this series, written back")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.set_defaults(run=cli_match_run)

@@ -7,6 +7,7 @@ import json
 
 import engine
 from clients.cli import main
+from clients.ratings import Ratings
 from clients.runner import Series, play_match, run_series
 
 
@@ -58,14 +59,25 @@ def test_a_failing_bot_makes_a_failed_row(typhoon_target):
     assert "1 failed:" in table and f"#7 broken vs hurry match {record.match_id}: german: " in table
 
 
-def test_typhoon_match_run_starts_its_own_service(tmp_path, capsys):
-    out = tmp_path / "records.json"
-    code = main(["match", "run", "--german", "heuristic", "--soviet", "random", "--games", "1",
-                 "--parallel", "1", "--no-progress", "--json", str(out)])
-    assert code == 0
+def test_typhoon_match_run_starts_its_own_service_and_keeps_ladder_ratings(tmp_path, capsys):
+    out, ladder = tmp_path / "records.json", tmp_path / "ladder.json"
+    for _ in range(2):
+        code = main(["match", "run", "--german", "heuristic", "--soviet", "random", "--games", "1",
+                     "--parallel", "1", "--no-progress", "--json", str(out), "--ratings", str(ladder)])
+        assert code == 0
     text = capsys.readouterr().out
     assert "1 match through an embedded service at 127.0.0.1:" in text and "no match failed" in text
     assert len(json.loads(out.read_text())["matches"]) == 1
+    assert f"ratings (OpenSkill, kept in {ladder}):" in text
+    standings = Ratings.load(ladder).standings()
+    assert [(row.player, row.games, row.wins) for row in standings] == [("heuristic", 2, 2), ("random", 2, 0)]
+
+
+def test_typhoon_match_run_refuses_a_file_that_is_not_a_ratings_file(tmp_path, capsys):
+    other = tmp_path / "other.json"
+    other.write_text('{"players": {}}')
+    assert main(["match", "run", "--ratings", str(other), "--no-progress"]) == 2
+    assert "not a Typhoon ratings file" in capsys.readouterr().err
 
 
 def test_typhoon_match_run_refuses_bad_options(capsys):
