@@ -72,10 +72,16 @@ class StreamHub:
         sequence sent) each time ``heartbeat`` seconds pass without one. Ends when the hub closes."""
         if self.closing:
             return
-        subscription = await self._subscribe(match_id)
+        subscription, ready = self._subscribe(match_id)
         getter: asyncio.Future | None = None
         last = after
         try:
+            # wait until the follower knows where the stream ends, so that whatever the watcher's own
+            # catch-up read does not see, the follower will; beat meanwhile (Redis may be down)
+            while not ready.done():
+                done, _ = await asyncio.wait({ready}, timeout=heartbeat)
+                if not done:
+                    yield last
             while not subscription.closed:
                 # from Redis: the catch-up, and any gap
                 while not subscription.closed:
@@ -111,21 +117,14 @@ class StreamHub:
                 getter.cancel()
             self._unsubscribe(subscription)
 
-    async def _subscribe(self, match_id: str) -> _Subscription:
+    def _subscribe(self, match_id: str) -> tuple[_Subscription, asyncio.Future]:
         subscription = _Subscription(match_id, self.queue_size)
         follower = self._followers.get(match_id)
         if follower is None:
             follower = self._followers[match_id] = _Follower()
             follower.task = asyncio.create_task(self._follow(match_id, follower), name=f"follow-{match_id}")
         follower.subscribers.add(subscription)
-        # wait until the follower knows where the stream ends, so that whatever the watcher's own
-        # catch-up read does not see, the follower will
-        try:
-            await asyncio.shield(follower.ready)
-        except BaseException:
-            self._unsubscribe(subscription)
-            raise
-        return subscription
+        return subscription, follower.ready
 
     def _unsubscribe(self, subscription: _Subscription) -> None:
         follower = self._followers.get(subscription.match_id)

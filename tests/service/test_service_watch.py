@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 import grpc
 
 import engine
+from service.embedded_redis import EmbeddedRedis
 from service.gen.typhoon.v1 import match_service_pb2 as api, match_service_pb2_grpc
+from service.hub import StreamHub
+from service.store import Store, StoredEvent
 from service_helpers import ServiceProcess, play_random, wait_for
 
 
@@ -100,3 +104,37 @@ def test_a_watcher_that_goes_away_is_released(service, client, http):
     assert {line["reason"] for line in lines} == {"client_gone"}
     assert {line.get("transport") for line in lines} == {"http", "grpc"}, lines
     assert not any("socket.send() raised" in str(line) for line in service.logs)
+
+
+def test_a_watcher_that_subscribes_while_redis_is_down_gets_heartbeats_then_the_events(tmp_path):
+    redis = EmbeddedRedis(tmp_path / "redis")
+    url = redis.start()
+    redis.stop()
+
+    async def scenario() -> list[object]:
+        store = Store.from_url(url)
+        hub = StreamHub(store)
+        stream = hub.follow("m1", 0, heartbeat=0.1)
+
+        async def next_item() -> object:
+            return await asyncio.wait_for(anext(stream), 5)
+
+        try:
+            seen = [await next_item(), await next_item()]  # beats while Redis is down
+            await asyncio.to_thread(redis.start)
+            first = StoredEvent(1, 0, 0, "service", {"type": "match_created"})
+            await store.create("m1", {"status": "open"}, "{}", 0, [first], created_ms=0)
+            while isinstance(item := await next_item(), int):
+                seen.append(item)
+            return [*seen, item]
+        finally:
+            await stream.aclose()
+            await hub.close()
+            await store.close()
+
+    try:
+        seen = asyncio.run(scenario())
+    finally:
+        redis.stop()
+    assert seen[:2] == [0, 0] and set(seen[2:-1]) <= {0}
+    assert seen[-1] == StoredEvent(1, 0, 0, "service", {"type": "match_created"})
