@@ -3,9 +3,12 @@ results of bot matches, kept in a JSON file from one series to the next.
 
 A player is a strategy with its parameters (``search budget=1.0`` is not ``search``). A rating is a
 mean ``mu`` and an uncertainty ``sigma``; players are ranked by the conservative estimate
-``mu - 3 sigma`` (the ``ordinal``), so a player needs games before it climbs. *Battle for Moscow* is
-not symmetric, so ratings compare players fairly only when each plays both sides about equally often
-(``typhoon match run --swap``).
+``mu - 3 sigma`` (the ``ordinal``), so a player needs games before it climbs.
+
+*Battle for Moscow* is not symmetric: between equal players one side wins most games. So each match
+is rated as two teams, a player and its side: the sides are rated too (as two more players, not shown
+in the standings), and a player is not credited for the games its side would have won anyway. Still
+compare players that played both sides about equally often (``typhoon match run --swap``).
 
 >>> ladder = Ratings()
 >>> for _ in range(3):
@@ -59,24 +62,29 @@ class Ratings:
 
     def __init__(self) -> None:
         self._players: dict[str, dict[str, float]] = {}
+        self._sides: dict[str, dict[str, float]] = {}
 
-    def _entry(self, player: str) -> dict[str, float]:
-        if player not in self._players:
+    @staticmethod
+    def _entry(table: dict[str, dict[str, float]], name: str) -> dict[str, float]:
+        if name not in table:
             fresh = _MODEL.rating()
-            self._players[player] = {"mu": fresh.mu, "sigma": fresh.sigma, "games": 0, "wins": 0, "draws": 0}
-        return self._players[player]
+            table[name] = {"mu": fresh.mu, "sigma": fresh.sigma, "games": 0, "wins": 0, "draws": 0}
+        return table[name]
 
     def record(self, german: str, soviet: str, winner: str) -> None:
         """One finished match: ``winner`` is ``"german"``, ``"soviet"`` or anything else for a draw."""
         if german == soviet:
             return  # a player against itself tells nothing about its skill
-        entries = {"german": self._entry(german), "soviet": self._entry(soviet)}
-        teams = [[_MODEL.rating(mu=e["mu"], sigma=e["sigma"])] for e in entries.values()]
-        draw = winner not in entries
-        ranks = [0, 0] if draw else [0 if side == winner else 1 for side in entries]
-        for (side, entry), (rating,) in zip(entries.items(), _MODEL.rate(teams, ranks=ranks)):
-            entry.update(mu=rating.mu, sigma=rating.sigma, games=entry["games"] + 1,
-                         wins=entry["wins"] + (winner == side), draws=entry["draws"] + draw)
+        teams = {"german": (self._entry(self._players, german), self._entry(self._sides, "german")),
+                 "soviet": (self._entry(self._players, soviet), self._entry(self._sides, "soviet"))}
+        draw = winner not in teams
+        ranks = [0, 0] if draw else [0 if side == winner else 1 for side in teams]
+        rated = _MODEL.rate([[_MODEL.rating(mu=e["mu"], sigma=e["sigma"]) for e in team] for team in teams.values()],
+                            ranks=ranks)
+        for (side, team), new in zip(teams.items(), rated):
+            for entry, rating in zip(team, new):
+                entry.update(mu=rating.mu, sigma=rating.sigma, games=entry["games"] + 1,
+                             wins=entry["wins"] + (winner == side), draws=entry["draws"] + draw)
 
     def standings(self) -> list[Standing]:
         rows = [Standing(player, e["mu"], e["sigma"], int(e["games"]), int(e["wins"]), int(e["draws"]))
@@ -89,9 +97,12 @@ class Ratings:
         rows = [[str(rank), row.player, f"{row.ordinal:.2f}", f"{row.mu:.2f}", f"{row.sigma:.2f}", str(row.games),
                  str(row.wins), str(row.draws)] for rank, row in enumerate(self.standings(), 1)]
         widths = [max(len(cells[i]) for cells in [head, *rows]) for i in range(len(head))]
-        return "\n".join("  ".join(cell.ljust(width) if i == 1 else cell.rjust(width)
-                                   for i, (cell, width) in enumerate(zip(cells, widths))).rstrip()
-                         for cells in [head, *rows])
+        lines = ["  ".join(cell.ljust(width) if i == 1 else cell.rjust(width)
+                           for i, (cell, width) in enumerate(zip(cells, widths))).rstrip() for cells in [head, *rows]]
+        if {"german", "soviet"} <= self._sides.keys():
+            advantage = self._sides["german"]["mu"] - self._sides["soviet"]["mu"]
+            lines.append(f"(the German side is rated {advantage:+.2f} mu against the Soviet side)")
+        return "\n".join(lines)
 
     # --- the file ----------------------------------------------------------------------------------
 
@@ -104,11 +115,12 @@ class Ratings:
             if data.get("model") != "openskill.PlackettLuce":
                 raise ValueError(f"{path} is not a Typhoon ratings file (no \"model\": \"openskill.PlackettLuce\")")
             ratings._players = {name: dict(entry) for name, entry in data["players"].items()}
+            ratings._sides = {name: dict(entry) for name, entry in data.get("sides", {}).items()}
         return ratings
 
     def save(self, path: Path) -> None:
         """Write the ratings to ``path`` (through a temporary file, so a crash leaves the old one)."""
-        payload = {"model": "openskill.PlackettLuce", "players": self._players}
+        payload = {"model": "openskill.PlackettLuce", "players": self._players, "sides": self._sides}
         temporary = path.with_name(path.name + ".tmp")
         temporary.write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         temporary.replace(path)

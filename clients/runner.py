@@ -17,6 +17,7 @@ The match seeds (and so the dice) are drawn by the service; ``--seed`` seeds the
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -428,9 +429,11 @@ def cli_match_run(args) -> int:
                         swap=args.swap, verify=args.verify, progress=not args.no_progress,
                         embedded_process=not args.in_process, timeout=args.timeout)
     print(series.table())
-    for record in sorted(series.records, key=lambda r: r.index):
-        if record.ok:
-            ratings.record(record.german, record.soviet, record.winner)
+    # the pairings' matches in turn (1st of each, 2nd of each...): an online rating is not blind to order
+    for round_ in itertools.zip_longest(*(p.records for p in series.pairings)):
+        for record in round_:
+            if record is not None and record.ok:
+                ratings.record(record.german, record.soviet, record.winner)
     print()
     print(f"ratings (OpenSkill{', kept in ' + args.ratings if args.ratings else ', this series'}):")
     print(ratings.table())

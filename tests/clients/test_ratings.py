@@ -15,6 +15,16 @@ def test_a_strategy_that_keeps_winning_from_both_sides_climbs_above_the_one_that
     assert top.ordinal > bottom.ordinal and top.sigma < 25 / 3
 
 
+def test_the_side_is_rated_apart_so_winning_only_with_the_stronger_side_earns_nothing():
+    ladder = Ratings()
+    for _ in range(10):
+        ladder.record("a", "b", "german")
+        ladder.record("b", "a", "german")
+    a, b = ladder.standings()
+    assert abs(a.mu - b.mu) < 0.5 and a.wins == b.wins == 10
+    assert "the German side is rated +" in ladder.table()
+
+
 def test_a_draw_moves_two_equal_players_nowhere_and_is_counted():
     ladder = Ratings()
     ladder.record("a", "b", "")
