@@ -95,30 +95,27 @@ def _stream(name: str, core: MatchService):
         ctx, request_id = _call_context(context, request)
         started = time.perf_counter()
         sent = 0
-        bound = {"rpc": name, "request_id": request_id, "transport": "grpc",
-                 "match_id": getattr(request, "match_id", None) or None}
-        stream = None
-        try:
-            with structlog.contextvars.bound_contextvars(**bound):
-                try:
-                    with core.admit(counted=False):
-                        stream = await core_method(request, ctx)
-                    async for item in stream:
-                        yield item
-                        sent += 1
-                except Exception as error:  # noqa: BLE001
-                    failure = as_service_error(error)
-                    log.info("rpc", code=failure.code.name, reason=failure.reason, sent=sent,
-                             ms=round((time.perf_counter() - started) * 1000, 2))
-                    status = status_of(failure)
-                    await context.abort(status.code, status.details, status.trailing_metadata)
-                log.info("rpc", code="OK", sent=sent, ms=round((time.perf_counter() - started) * 1000, 2))
-        finally:
-            if stream is not None:
-                # a client that goes away closes this generator, maybe from another task: close the
-                # core's stream here and now, with this call's log context, not later in the collector
-                with structlog.contextvars.bound_contextvars(**bound):
+        with structlog.contextvars.bound_contextvars(rpc=name, request_id=request_id, transport="grpc",
+                                                     match_id=getattr(request, "match_id", None) or None):
+            stream = None
+            try:
+                with core.admit(counted=False):
+                    stream = await core_method(request, ctx)
+                async for item in stream:
+                    yield item
+                    sent += 1
+            except Exception as error:  # noqa: BLE001
+                failure = as_service_error(error)
+                log.info("rpc", code=failure.code.name, reason=failure.reason, sent=sent,
+                         ms=round((time.perf_counter() - started) * 1000, 2))
+                status = status_of(failure)
+                await context.abort(status.code, status.details, status.trailing_metadata)
+            finally:
+                if stream is not None:
+                    # a client gone mid-stream closes this handler: close the core's stream now, in this
+                    # call's log context, rather than leave it to the async-generator collector's task
                     await stream.aclose()
+            log.info("rpc", code="OK", sent=sent, ms=round((time.perf_counter() - started) * 1000, 2))
 
     handler.__name__ = name
     return handler
