@@ -256,8 +256,8 @@ class GrpcTransport:
         response = self.client.submit(match_id, token, action, expected_version=version, request_id=request_id)
         return response.events[-1].sequence if response.events else 0
 
-    def resign(self, match_id: str, token: str) -> None:
-        self.client.resign(match_id, token)
+    def resign(self, match_id: str, token: str, request_id: str) -> None:
+        self.client.resign(match_id, token, request_id=request_id)
 
     def finished(self, match_id: str) -> bool:
         return self.client.get_match(match_id).match.status == match_pb2.MATCH_STATUS_FINISHED
@@ -344,9 +344,9 @@ class RestTransport:
                             {"action": action, "expected_version": version, "request_id": request_id}, token)
         return answer["events"][-1]["sequence"] if answer["events"] else 0
 
-    def resign(self, match_id: str, token: str) -> None:
+    def resign(self, match_id: str, token: str, request_id: str) -> None:
         self._call("POST", f"/v1/matches/{match_id}/resign", "/v1/matches/{id}/resign",
-                   {"request_id": uuid.uuid4().hex}, token)
+                   {"request_id": request_id}, token)
 
     def finished(self, match_id: str) -> bool:
         answer = self._call("GET", f"/v1/matches/{match_id}", "/v1/matches/{id}")
@@ -455,7 +455,7 @@ class MatchPlayer:
                     outcome = m.MATCHES_FINISHED
                     break
                 if max_actions and actions >= max_actions:
-                    retry(transport.resign, match_id, tokens[legal.side])
+                    retry(transport.resign, match_id, tokens[legal.side], uuid.uuid4().hex)
                     outcome = m.MATCHES_RESIGNED
                     break
                 # a retry reuses the request id: applied once, whatever happened to the first answer

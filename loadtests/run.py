@@ -38,11 +38,13 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import psutil
 
+from loadtests.metrics import percentile
 from service.processes import stop_process
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -189,10 +191,9 @@ class Service:
 
 
 def _percentiles(values: list[float]) -> dict[str, float]:
-    values = sorted(values)
-    if not values:
-        return {}
-    return {f"p{round(q * 100)}": values[min(len(values) - 1, int(q * len(values)))] for q in (0.50, 0.95, 0.99)}
+    """p50, p95, p99 as :func:`loadtests.metrics.percentile` defines them for the client-side figures."""
+    histogram = Counter(values)
+    return {f"p{round(q * 100)}": percentile(histogram, q) for q in (0.50, 0.95, 0.99)} if values else {}
 
 
 class Probe(threading.Thread):
@@ -313,16 +314,6 @@ class CpuMonitor(threading.Thread):
         result["other processes"] = round(max(0.0, result["machine"] - sum(v for k, v in result.items()
                                                                           if k != "machine")), 1)
         return result
-
-
-def _stop_locust(locust: subprocess.Popen) -> None:
-    if locust.poll() is None:
-        locust.send_signal(signal.SIGTERM)  # locust stops its users and writes its statistics
-        try:
-            locust.wait(30)
-        except subprocess.TimeoutExpired:
-            locust.kill()
-            locust.wait()
 
 
 def _kill_group(process: subprocess.Popen) -> None:
@@ -545,7 +536,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         # in order, each step whatever happened to the previous one
         steps = []
         if locust is not None:
-            steps += [lambda: _stop_locust(locust), lambda: _kill_group(locust)]
+            # SIGTERM: locust stops its users and writes its statistics
+            steps += [lambda: stop_process(locust, 30), lambda: _kill_group(locust)]
         if monitor is not None:
             steps.append(monitor.stop)
         if probe is not None:
