@@ -602,10 +602,7 @@ class Replay:
         text = (f"{self.label + ' · ' if self.label else ''}step {step.number}/{self.last} · Turn {game.turn} · "
                 f"{game.phase.name.replace('_', ' ')} · {game.weather().title} · "
                 f"VP German {points['german']} Soviet {points['soviet']}")
-        result = game.result()
-        if result:
-            text += " · " + ("draw" if result.winner == "draw" else f"{result.winner} wins")
-        return text
+        return text  # the board adds the result once the game is over
 
     def describe(self, step: Step, events: bool = True) -> str:
         """The step as text: what was played, the events it caused, and the board."""

@@ -280,14 +280,7 @@ def plan_battles(state: engine.Game, side: str, w: Weights, available: Iterable[
 
 def attacking_units(state: engine.Game) -> frozenset[str]:
     """Units that already attack in this combat phase."""
-    ps = getattr(state, "ps", None)
-    attacking = getattr(ps, "attacking", None)
-    if attacking is not None:
-        return frozenset(attacking)
-    try:
-        return frozenset(state.to_json()["phase_state"]["attacking"])
-    except Exception:
-        return frozenset()
+    return frozenset(state.ps.attacking)
 
 
 def pending_battles(state: engine.Game) -> dict[str, list[str]]:
