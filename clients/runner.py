@@ -209,7 +209,8 @@ def play_match(target: str, german: Any, soviet: Any, index: int = 1, seed: str 
                 for thread in threads:
                     thread.join(10)
                 errors.setdefault("runner", TimeoutError(f"not finished after {timeout:.0f} s"))
-            final = client.get_match(match.match_id).match
+            answer = client.get_match(match.match_id)
+            final = answer.match
             record.actions, record.turns = final.version, final.turn
             if final.result.winner:
                 record.winner, record.reason = final.result.winner, final.result.reason
@@ -225,7 +226,7 @@ def play_match(target: str, german: Any, soviet: Any, index: int = 1, seed: str 
                 from clients.replay import fetch_log, verify_log
 
                 report = verify_log(fetch_log(client, match.match_id), match_id=match.match_id,
-                                    final=client.get_match(match.match_id))
+                                    final=answer)
                 record.verified = report.ok
                 if not report.ok:
                     record.error = f"replay verify failed: {report.problems[0].describe()}"
@@ -407,13 +408,18 @@ __all__ = ["EmbeddedService", "MatchRecord", "Pairing", "Series", "play_match", 
 
 def cli_match_run(args) -> int:
     import engine
-    from clients.sdk import parse_params
+    from clients.sdk import checked_options, checked_strategy, parse_params
 
     try:
-        options = engine.Options.parse(args.options).to_json() if args.options else None
-        engine.new_game(args.scenario, options)
+        options = checked_options(args.scenario, args.options)
+        german_params, soviet_params = parse_params(args.german_param), parse_params(args.soviet_param)
+        checked_strategy(args.german, german_params)
+        checked_strategy(args.soviet, soviet_params)
     except engine.IllegalAction as error:
         print(f"typhoon match run: {error.message}", file=sys.stderr)
+        return 2
+    except ValueError as error:
+        print(f"typhoon match run: {error}", file=sys.stderr)
         return 2
     try:
         ratings = Ratings.load(Path(args.ratings)) if args.ratings else Ratings()
@@ -425,7 +431,7 @@ def cli_match_run(args) -> int:
           + (" each way" if args.swap else "") + f" through {where}, {args.parallel} at a time", file=sys.stderr)
     series = run_series(args.german, args.soviet, games=args.games, target=args.server, parallel=args.parallel,
                         seed=args.seed, scenario=args.scenario, options=options,
-                        german_params=parse_params(args.german_param), soviet_params=parse_params(args.soviet_param),
+                        german_params=german_params, soviet_params=soviet_params,
                         swap=args.swap, verify=args.verify, progress=not args.no_progress,
                         embedded_process=not args.in_process, timeout=args.timeout)
     print(series.table())

@@ -378,12 +378,21 @@ def parse_params(items: list[str] | None) -> dict[str, Any]:
 def cli_bot(args) -> int:
     import sys
 
-    params = parse_params(args.param)
+    try:
+        params = parse_params(args.param)
+        checked_strategy(args.strategy, params)
+        options = checked_options(args.scenario, args.options) if not args.match else None
+    except engine.IllegalAction as error:
+        print(f"typhoon bot: {error.message}", file=sys.stderr)
+        return 2
+    except ValueError as error:
+        print(f"typhoon bot: {error}", file=sys.stderr)
+        return 2
     match_id = args.match
     created_tokens: dict[str, str] = {}
     if not match_id:
         with TyphoonClient(args.server) as client:
-            match, created_tokens = client.create_match(args.scenario, options=_options(args.options),
+            match, created_tokens = client.create_match(args.scenario, options=options,
                                                         seats=[(args.side or "german", args.name or "")])
         match_id = match.match_id
         (side, token), = created_tokens.items()
@@ -421,10 +430,19 @@ def cli_bot(args) -> int:
     return 0 if result.finished else 1
 
 
-def _options(text: str) -> dict[str, Any] | None:
-    if not text:
-        return None
-    return engine.Options.parse(text).to_json()
+def checked_options(scenario: str, text: str) -> dict[str, Any] | None:
+    """The match options ``text`` names (as for ``typhoon selfplay``), checked against ``scenario``
+    before anything is created: :class:`engine.IllegalAction` when the engine refuses them."""
+    options = engine.Options.parse(text).to_json() if text else None
+    engine.new_game(scenario, options)
+    return options
+
+
+def checked_strategy(name: str, params: dict[str, Any]) -> None:
+    """ValueError when ``name`` is not a strategy or does not take ``params``."""
+    from clients.strategies import make_strategy
+
+    make_strategy(name, **params)
 
 
 def register(commands) -> None:

@@ -39,6 +39,15 @@ class BaseStrategy:
 
     name = "base"
 
+    @staticmethod
+    def refuse_unknown(params: dict[str, Any], known: set[str]) -> None:
+        """A ValueError naming any of ``params`` not in ``known`` (``strict`` is always known): a
+        misspelt parameter must not be silently ignored."""
+        unknown = sorted(set(params) - known - {"strict"})
+        if unknown:
+            raise ValueError(f"unknown strategy parameter{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+                             f"known: {', '.join(sorted(known | {'strict'}))}")
+
     def __init__(self, seed: Any = None, **params: Any) -> None:
         self.seed = seed
         self.rng = random.Random(seed if isinstance(seed, (int, str, bytes)) or seed is None else str(seed))

@@ -22,7 +22,7 @@ planned action is no longer legal) the phase is planned again from the current p
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any
 
 import engine
@@ -47,6 +47,7 @@ class HeuristicStrategy(BaseStrategy):
     name = "heuristic"
 
     def __init__(self, seed: Any = None, **params: Any) -> None:
+        self.refuse_unknown(params, {f.name for f in fields(Weights)})
         super().__init__(seed, **params)
         self.w = Weights.from_params(params)
         self._moves: list[Move] = []

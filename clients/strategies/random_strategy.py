@@ -13,5 +13,9 @@ class RandomStrategy(BaseStrategy):
 
     name = "random"
 
+    def __init__(self, seed=None, **params) -> None:
+        self.refuse_unknown(params, set())
+        super().__init__(seed, **params)
+
     def decide(self, state: engine.Game, legal_actions: list[Action]) -> Action:
         return self.rng.choice(legal_actions)

@@ -25,7 +25,7 @@ after a single round, default 4), plus the heuristic's weights.
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any
 
 import engine
@@ -127,6 +127,8 @@ class SearchStrategy(HeuristicStrategy):
     name = "search"
 
     def __init__(self, seed: Any = None, **params: Any) -> None:
+        self.refuse_unknown(params, {f.name for f in fields(Weights)}
+                            | {"budget", "horizon", "max_candidates", "min_rounds", "confidence", "margin"})
         self.budget = float(params.pop("budget", 0.2))
         self.horizon = int(params.pop("horizon", 1))
         self.max_candidates = int(params.pop("max_candidates", 6))

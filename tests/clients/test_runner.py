@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import engine
 from clients.cli import main
 from clients.ratings import Ratings
@@ -83,3 +85,17 @@ def test_typhoon_match_run_refuses_a_file_that_is_not_a_ratings_file(tmp_path, c
 def test_typhoon_match_run_refuses_bad_options(capsys):
     assert main(["match", "run", "--options", "advanced_crt", "--no-progress"]) == 2
     assert "Advanced Combat Results Table" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("arguments, sentence", [
+    (["--german-param", "budget"], "a strategy parameter is name=value, not 'budget'"),
+    (["--german", "search", "--german-param", "budgett=1"], "unknown strategy parameter budgett; known: "),
+    (["--soviet", "random", "--soviet-param", "g_risk=2"], "unknown strategy parameter g_risk; known: strict"),
+])
+def test_typhoon_match_run_and_bot_refuse_bad_strategy_parameters_before_playing(arguments, sentence, capsys):
+    assert main(["match", "run", "--no-progress", *arguments]) == 2
+    assert sentence in capsys.readouterr().err
+    bot_arguments = [a.replace("german-param", "param").replace("soviet-param", "param")
+                     .replace("--german", "--strategy").replace("--soviet", "--strategy") for a in arguments]
+    assert main(["bot", "--server", "127.0.0.1:1", *bot_arguments]) == 2
+    assert sentence in capsys.readouterr().err

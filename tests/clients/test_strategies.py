@@ -103,7 +103,7 @@ def test_unknown_actions_fall_back_to_something_legal():
     game.apply(engine.StandardSetup())
     strange = [Future()]
     for name in STRATEGIES:
-        strategy = make_strategy(name, 0, budget=0.001)
+        strategy = make_strategy(name, 0, **({"budget": 0.001} if name == "search" else {}))
         assert strategy.choose(game, strange) is strange[0]
         with_end = [Future(), engine.EndPhase()]
         assert strategy.choose(game, with_end) in with_end
@@ -114,6 +114,13 @@ def test_optional_rules_and_other_scenarios_do_not_break_the_heuristic():
         record, _ = play(make_strategy("heuristic", 1, strict=True), make_strategy("heuristic", 2, strict=True),
                          "options", scenario=scenario, options={"preset": "all"})
         assert record.winner in ("german", "soviet", "draw")
+
+
+def test_a_parameter_a_strategy_does_not_take_is_refused_not_ignored():
+    for name, misspelt in [("random", "budget"), ("heuristic", "g_riks"), ("search", "budgte")]:
+        with pytest.raises(ValueError, match=f"unknown strategy parameter {misspelt}; known: "):
+            make_strategy(name, 0, **{misspelt: 1})
+    assert make_strategy("search", 0, budget=0.5, g_risk=2.0).w.g_risk == 2.0
 
 
 def test_registry_and_protocol():
