@@ -35,13 +35,13 @@ Match = match_pb2.Match
 MatchEvent = match_pb2.MatchEvent
 Action = actions_pb2.Action
 
-_RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+#: Failures worth retrying: the service unreachable (or stopping), too slow, or a call cancelled on
+#: the way (a proxy or a server going away).
+TRANSIENT_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED)
 
 
 def _transient(error: BaseException) -> bool:
-    """A failure worth retrying: the service unreachable, too slow, or cancelling calls as it stops."""
-    return isinstance(error, grpc.RpcError) and (error.code() in _RETRYABLE
-                                                 or error.code() == grpc.StatusCode.CANCELLED)
+    return isinstance(error, grpc.RpcError) and error.code() in TRANSIENT_CODES
 
 
 class TyphoonError(Exception):
@@ -128,9 +128,7 @@ class Watch:
             except grpc.RpcError as error:
                 if self._closed:
                     return
-                # a server shutting down may cancel the streams it still serves: resume elsewhere
-                retryable = error.code() in _RETRYABLE or error.code() == grpc.StatusCode.CANCELLED
-                if not (self.resume and retryable):
+                if not (self.resume and _transient(error)):  # a stream cut by a server going away: resume
                     raise TyphoonError.from_rpc_error(error) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 2.0)
@@ -144,7 +142,7 @@ class Watch:
             try:
                 match = self.client.get_match(self.match_id).match
             except TyphoonError as error:
-                if error.code not in _RETRYABLE:
+                if error.code not in TRANSIENT_CODES:
                     raise
                 time.sleep(delay)
                 delay = min(delay * 2, 2.0)

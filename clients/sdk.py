@@ -49,15 +49,12 @@ import grpc
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_exponential
 
 import engine
-from clients.client import Seat, TyphoonClient, TyphoonError
+from clients.client import TRANSIENT_CODES, Seat, TyphoonClient, TyphoonError
 from service import convert
 from service.gen.typhoon.v1 import match_pb2
 
 ChooseFunction = Callable[[engine.Game, list[engine.Action]], engine.Action]
 
-# connection failures: retried (a submission with the same request id, so it is applied once). A
-# service shutting down may also cancel the calls in flight.
-_TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED)
 # refusals that mean "the match moved on while we were choosing": read again and choose anew
 _MOVED_ON = {(grpc.StatusCode.ABORTED, None), (grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN"),
              (grpc.StatusCode.FAILED_PRECONDITION, "GAME_OVER")}
@@ -266,7 +263,7 @@ class Bot:
             try:
                 yield from self._watch
             except TyphoonError as error:
-                if error.code not in _TRANSIENT:
+                if error.code not in TRANSIENT_CODES:
                     raise
                 self.result.retries += 1
             cursor = self._watch.cursor
@@ -319,7 +316,7 @@ class Bot:
     def _call(self, method: Callable, *args: Any, **kwargs: Any) -> Any:
         """Call the service, retrying on connection failures (service restarts, network drops)."""
         def transient(error: BaseException) -> bool:
-            return isinstance(error, TyphoonError) and error.code in _TRANSIENT and not self._stop.is_set()
+            return isinstance(error, TyphoonError) and error.code in TRANSIENT_CODES and not self._stop.is_set()
 
         def count(_state) -> None:
             self.result.retries += 1
