@@ -522,7 +522,7 @@ class _Watcher:
     watcher = True
     wait_time = constant(0.5)
 
-    def _follow_live(self, match_id: str, after: int, stream) -> None:
+    def _follow_live(self, after: int, stream) -> None:
         """Follow one stream: ``stream`` yields (sequence, commit ms) for events, None for heartbeats."""
         seconds = float(_opt(self.environment, "watch_seconds", 15.0) or 15.0)
         opened_ms = time.time() * 1000
@@ -590,7 +590,7 @@ class GrpcWatchUser(_Watcher, User):
                     yield None
 
         try:
-            self._follow_live(match.match_id, match.last_sequence, items())
+            self._follow_live(match.last_sequence, items())
         finally:
             call.cancel()
 
@@ -642,6 +642,6 @@ class SseWatchUser(_Watcher, HttpUser):
                     return
 
         try:
-            self._follow_live(match["match_id"], after, items())
+            self._follow_live(after, items())
         finally:
             response.close()

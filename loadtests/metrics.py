@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from collections import Counter
 from typing import Any
 
@@ -98,8 +97,6 @@ class RunningSampler:
 
     def __init__(self) -> None:
         self.samples: list[int] = []
-        self.started = time.monotonic()
-        self.stopped: float | None = None
 
     def add(self, value: int) -> None:
         self.samples.append(value)
