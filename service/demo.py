@@ -9,7 +9,6 @@ die roll and the final state hash again.
 
 from __future__ import annotations
 
-import hashlib
 import random
 import sys
 import tempfile
@@ -18,9 +17,7 @@ import time
 
 import grpc
 
-import engine
 from clients.client import Seat, TyphoonClient, TyphoonError, describe_event
-from service import convert
 from service.server import BackgroundServer, ServeConfig, configure_logging
 
 
@@ -62,34 +59,17 @@ class RandomBot:
 
 
 def verify(client: TyphoonClient, match_id: str) -> str:
-    """Re-simulate the match from its event log alone; return a sentence, raise if anything differs."""
-    log = list(client.event_log(match_id))
-    created = log[0].match_created
-    revealed = log[-1].seed_revealed
-    seed = revealed.seed
-    if hashlib.sha256(seed.encode()).hexdigest() != created.seed_commitment:
-        raise AssertionError("the revealed seed does not match the commitment")
-    game = engine.new_game(created.scenario, convert.struct_to_dict(created.options), seed=seed)
-    rolls = 0
-    expected_game_events: list[dict] = []
-    for entry in log:
-        kind = entry.WhichOneof("kind")
-        if kind == "action_submitted":
-            if expected_game_events:
-                raise AssertionError("the log has game events the replay did not produce")
-            action = engine.action_from_json(convert.action_from_proto(entry.action_submitted.action))
-            expected_game_events = [e.to_json() for e in game.apply(action)]
-            if game.state_hash() != entry.action_submitted.state_hash:
-                raise AssertionError(f"state hash differs at sequence {entry.sequence}")
-        elif kind == "game_event":
-            event = convert.event_from_proto(entry.game_event)
-            if not expected_game_events or expected_game_events.pop(0) != event:
-                raise AssertionError(f"event {entry.sequence} differs from the replay")
-            if event["type"] == "die_rolled":
-                if engine.die_roll(seed, event["index"]) != event["value"]:
-                    raise AssertionError(f"die roll {event['index']} does not derive from the seed")
-                rolls += 1
-    return f"seed matches its commitment; {rolls} die rolls recomputed; replaying the log gives the same game"
+    """Audit the match as ``typhoon replay verify`` does (seed against its commitment, every roll
+    recomputed, every event and state hash re-simulated); return a sentence, raise if anything differs."""
+    from clients.replay import fetch_log, verify_log
+
+    report = verify_log(fetch_log(client, match_id), match_id=match_id, final=client.get_match(match_id))
+    if not report.ok:
+        raise AssertionError(report.problems[0].describe())
+    if not report.seed:
+        raise AssertionError("the match is not over: its seed is not revealed yet")
+    return (f"seed matches its commitment; {report.rolls} die rolls recomputed; "
+            "replaying the log gives the same game")
 
 
 def run_demo(data_dir: str | None = None, bot_seed: str | None = None, out=sys.stdout) -> int:
