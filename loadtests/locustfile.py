@@ -364,7 +364,7 @@ class RestTransport:
                                   params={"after_sequence": after, "heartbeat_seconds": 5},
                                   stream=True, timeout=60) as response:
                 if response.status_code != 200:
-                    raise CallFailed(f"HTTP {response.status_code}")
+                    raise CallFailed(f"HTTP {response.status_code}", retryable=response.status_code in (502, 503, 504))
                 for kind, data in iter_sse(response):
                     if kind != "match_event":
                         if kind in ("end", "error"):
@@ -379,11 +379,13 @@ class RestTransport:
                         break
                 if expected <= upto:
                     raise CallFailed(f"the stream ended at {expected - 1}, before {upto}")
-        except (CallFailed, requests.RequestException) as error:
+        except CallFailed as error:
             failure = error
+        except requests.RequestException as error:  # no connection, or it broke: like a 503, worth a retry
+            failure = CallFailed(str(error), retryable=True)
         _fire(self.environment, "SSE", "/v1/matches/{id}/watch (catch-up)", started, received, failure)
         if failure:
-            raise CallFailed(str(failure))
+            raise failure
 
 
 def iter_sse(response) -> Iterator[tuple[str, dict]]:
