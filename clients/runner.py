@@ -407,7 +407,6 @@ __all__ = ["EmbeddedService", "MatchRecord", "Pairing", "Series", "play_match", 
 # --- the command line: typhoon match run -----------------------------------------------------------
 
 def cli_match_run(args) -> int:
-    import engine
     from clients.sdk import checked_options, checked_strategy, parse_params
 
     try:
@@ -415,9 +414,6 @@ def cli_match_run(args) -> int:
         german_params, soviet_params = parse_params(args.german_param), parse_params(args.soviet_param)
         checked_strategy(args.german, german_params)
         checked_strategy(args.soviet, soviet_params)
-    except engine.IllegalAction as error:
-        print(f"typhoon match run: {error.message}", file=sys.stderr)
-        return 2
     except ValueError as error:
         print(f"typhoon match run: {error}", file=sys.stderr)
         return 2

@@ -379,9 +379,6 @@ def cli_bot(args) -> int:
         params = parse_params(args.param)
         checked_strategy(args.strategy, params)
         options = checked_options(args.scenario, args.options) if not args.match else None
-    except engine.IllegalAction as error:
-        print(f"typhoon bot: {error.message}", file=sys.stderr)
-        return 2
     except ValueError as error:
         print(f"typhoon bot: {error}", file=sys.stderr)
         return 2
@@ -429,9 +426,12 @@ def cli_bot(args) -> int:
 
 def checked_options(scenario: str, text: str) -> dict[str, Any] | None:
     """The match options ``text`` names (as for ``typhoon selfplay``), checked against ``scenario``
-    before anything is created: :class:`engine.IllegalAction` when the engine refuses them."""
-    options = engine.Options.parse(text).to_json() if text else None
-    engine.new_game(scenario, options)
+    before anything is created: a ValueError with the engine's sentence when it refuses them."""
+    try:
+        options = engine.Options.parse(text).to_json() if text else None
+        engine.new_game(scenario, options)
+    except engine.IllegalAction as error:
+        raise ValueError(error.message) from None
     return options
 
 
