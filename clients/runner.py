@@ -18,8 +18,6 @@ The match seeds (and so the dice) are drawn by the service; ``--seed`` seeds the
 from __future__ import annotations
 
 import itertools
-import os
-import subprocess
 import sys
 import tempfile
 import threading
@@ -30,15 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import grpc
-
 from clients.client import TyphoonClient
 from clients.ratings import Ratings, player_label
 from clients.sdk import Bot, BotResult
-from service.processes import die_with_parent, stop_process
+from service.processes import ServeProcess
 
 SIDES = ("german", "soviet")
-ROOT = Path(__file__).resolve().parents[1]
 
 
 # --- an embedded service ---------------------------------------------------------------------------
@@ -60,8 +55,7 @@ class EmbeddedService:
         self.port = port
         self.target = ""
         self._tmp: tempfile.TemporaryDirectory | None = None
-        self._child: subprocess.Popen | None = None
-        self._log = None
+        self._child: ServeProcess | None = None
         self._background = None
 
     def start(self) -> str:
@@ -77,44 +71,19 @@ class EmbeddedService:
                                                             grace_seconds=2, log_level="warning")).start()
             self.target = f"127.0.0.1:{self._background.grpc_port}"
             return self.target
-        from service.embedded_redis import free_port
-
-        port = self.port or free_port()
-        self._log = open(Path(self._tmp.name) / "service.log", "w+")  # noqa: SIM115 - closed by stop()
-        self._child = subprocess.Popen(
-            [sys.executable, "-m", "clients.cli", "serve", "--grpc-port", str(port), "--http-port", "0",
-             "--data-dir", str(data_dir), "--log-level", "warning", "--grace", "2"],
-            cwd=ROOT, env=dict(os.environ, REDIS_URL=""), stdin=subprocess.DEVNULL, stdout=self._log,
-            stderr=subprocess.STDOUT, preexec_fn=die_with_parent)  # noqa: PLW1509 - async-signal-safe
-        self.target = f"127.0.0.1:{port}"
-        deadline = time.monotonic() + self.startup_timeout
-        while True:
-            if self._child.poll() is not None:
-                raise RuntimeError(f"the embedded service did not start:\n{self.log_tail()}")
-            if _healthy(self.target):
-                return self.target
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"the embedded service did not start in time:\n{self.log_tail()}")
-            time.sleep(0.1)
-
-    def log_tail(self, lines: int = 20) -> str:
-        if not self._log:
-            return ""
-        self._log.flush()
-        self._log.seek(0)
-        return "".join(self._log.readlines()[-lines:])
+        self._child = ServeProcess("--data-dir", str(data_dir), "--log-level", "warning", "--grace", "2",
+                                   grpc_port=self.port, env={"REDIS_URL": ""}, remember=50)
+        self._child.start(self.startup_timeout)
+        self.target = self._child.target
+        return self.target
 
     def stop(self) -> None:
         if self._background is not None:
             self._background.stop()
             self._background = None
         if self._child is not None:
-            stop_process(self._child, 30)
+            self._child.stop(30)
             self._child = None
-        if self._log is not None:
-            self._log.close()
-            self._log = None
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
@@ -124,17 +93,6 @@ class EmbeddedService:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-def _healthy(target: str) -> bool:
-    from grpc_health.v1 import health_pb2, health_pb2_grpc
-
-    with grpc.insecure_channel(target) as channel:
-        try:
-            reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service=""), timeout=1)
-        except grpc.RpcError:
-            return False
-        return reply.status == health_pb2.HealthCheckResponse.SERVING
 
 
 # --- one match -------------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ from typing import Any
 import psutil
 
 from loadtests.metrics import percentile
-from service.processes import stop_process
+from service.processes import ServeProcess, stop_process
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCUSTFILE = Path(__file__).resolve().parent / "locustfile.py"
@@ -122,46 +122,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 # --- processes ---------------------------------------------------------------------------------------
 
-class Service:
+class Service(ServeProcess):
     """One ``typhoon serve`` child process; its JSON log goes to a file."""
 
     def __init__(self, index: int, workdir: Path, redis_url: str | None, log_level: str) -> None:
-        self.index = index
-        self.log_path = workdir / f"service-{index}.log"
-        self.data_dir = workdir / f"data-{index}"
-        self.args = [sys.executable, "-m", "clients.cli", "serve", "--grpc-port", "0", "--http-port", "0",
-                     "--data-dir", str(self.data_dir), "--log-level", log_level, "--grace", "5"]
+        arguments = ["--data-dir", str(workdir / f"data-{index}"), "--log-level", log_level, "--grace", "5"]
         if redis_url:
-            self.args += ["--redis-url", redis_url]
-        self.process: subprocess.Popen | None = None
-        self.grpc_port = 0
-        self.http_port = 0
-        self.returncode: int | None = None
-
-    def start(self, timeout: float = 60.0) -> None:
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
-        env.pop("REDIS_URL", None)  # the URL, if any, is on the command line
-        with open(self.log_path, "wb") as log:
-            # its own session: a Ctrl-C in the terminal reaches the runner, which stops it in order
-            self.process = subprocess.Popen(self.args, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                            stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"service {self.index} exited with {self.process.returncode}: "
-                                   f"{self.log_path.read_text()[-2000:]}")
-            for line in self.log_path.read_text().splitlines():
-                if '"serving"' in line:
-                    entry = json.loads(line)
-                    self.grpc_port, self.http_port = entry["grpc_port"], entry["http_port"]
-                    return
-            time.sleep(0.05)
-        raise RuntimeError(f"service {self.index} did not start in {timeout:.0f} s")
-
-    def stop(self, timeout: float = 30.0) -> None:
-        if self.process is None:
-            return
-        self.returncode = stop_process(self.process, timeout)
+            arguments += ["--redis-url", redis_url]
+        # the URL, if any, is on the command line; the last lines are kept for a failed start
+        super().__init__(*arguments, env={"REDIS_URL": ""}, log_path=workdir / f"service-{index}.log",
+                         remember=50, own_session=True)
+        self.index = index
 
     def log_summary(self) -> dict[str, Any]:
         """What the service's log says: calls by outcome code, warnings and errors."""

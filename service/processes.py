@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import ctypes
+import json
+import os
 import signal
 import subprocess
 import sys
+import threading
+import time
+from collections import deque
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def die_with_parent() -> None:  # pragma: no cover - runs in the child
@@ -29,3 +37,89 @@ def stop_process(process: subprocess.Popen, timeout: float) -> int:
             process.kill()
             process.wait()
     return process.returncode
+
+
+class ServeProcess:
+    """``typhoon serve`` in a child process, for the match runner, the load test and the tests.
+
+    The child's JSON log lines are parsed as they arrive: the ``serving`` line gives the ports (ask for
+    port 0 and the service picks free ones), ``logs`` keeps the last ``remember`` lines (all of them
+    when ``None``) and ``log_path``, when given, receives every line as written.
+    """
+
+    def __init__(self, *serve_args: str, grpc_port: int = 0, env: dict[str, str] | None = None,
+                 log_path: Path | None = None, remember: int | None = None, own_session: bool = False) -> None:
+        self.args = [sys.executable, "-m", "clients.cli", "serve", "--grpc-port", str(grpc_port), "--http-port", "0",
+                     *serve_args]
+        self.env = env
+        self.log_path = log_path
+        self.own_session = own_session
+        self.logs: deque[dict] = deque(maxlen=remember)
+        self.process: subprocess.Popen | None = None
+        self.grpc_port = 0
+        self.http_port = 0
+        self.returncode: int | None = None
+        self._serving = threading.Event()
+        self._reader: threading.Thread | None = None
+
+    def start(self, timeout: float = 60.0) -> ServeProcess:
+        """Start the child and wait for its ``serving`` line; raise ``RuntimeError`` with the log's tail
+        if it exits or stays silent for ``timeout`` seconds."""
+        environment = dict(os.environ, PYTHONUNBUFFERED="1", **(self.env or {}))
+        self.process = subprocess.Popen(
+            self.args, cwd=ROOT, env=environment, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True, preexec_fn=die_with_parent,  # noqa: PLW1509 - async-signal-safe
+            # in its own session a Ctrl-C in the terminal reaches only the parent, which stops it in order
+            start_new_session=self.own_session)
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        deadline = time.monotonic() + timeout
+        while not self._serving.wait(0.05):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self._reader.join(5)
+                problem = f"exited with {self.process.returncode}" if self.process.poll() is not None else \
+                    f"did not start in {timeout:.0f} s"
+                self.stop(5)
+                raise RuntimeError(f"the service {problem}:\n{self.log_tail()}")
+        return self
+
+    def _read(self) -> None:
+        log_file = open(self.log_path, "w") if self.log_path else None  # noqa: SIM115 - closed below
+        try:
+            for line in self.process.stdout:
+                if log_file:
+                    log_file.write(line)
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    entry = {"event": "raw", "line": line.rstrip()}
+                self.logs.append(entry)
+                if entry.get("event") == "serving":
+                    self.grpc_port, self.http_port = entry["grpc_port"], entry["http_port"]
+                    self._serving.set()
+        finally:
+            if log_file:
+                log_file.close()
+
+    @property
+    def target(self) -> str:
+        """The gRPC address, ``host:port``."""
+        return f"127.0.0.1:{self.grpc_port}"
+
+    @property
+    def base_url(self) -> str:
+        """The REST address."""
+        return f"http://127.0.0.1:{self.http_port}"
+
+    def log_tail(self, lines: int = 20) -> str:
+        return "\n".join(entry["line"] if entry.get("event") == "raw" else json.dumps(entry)
+                         for entry in list(self.logs)[-lines:])
+
+    def stop(self, timeout: float = 30.0) -> int:
+        """Stop the child (see ``stop_process``) and wait until its log is read to the end."""
+        if self.process is None:
+            return 0
+        self.returncode = stop_process(self.process, timeout)
+        if self._reader is not None:
+            self._reader.join(10)
+        return self.returncode

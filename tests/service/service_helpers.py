@@ -2,68 +2,17 @@
 
 from __future__ import annotations
 
-import json
-import os
 import random
-import subprocess
-import sys
-import threading
 import time
-from pathlib import Path
 
 import httpx
 
 from clients.client import TyphoonClient
-from service.processes import stop_process
-
-ROOT = Path(__file__).resolve().parents[2]
+from service.processes import ServeProcess
 
 
-class ServiceProcess:
-    """`typhoon serve` in a child process; its JSON log lines are collected in ``logs``."""
-
-    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
-        self.args = list(args)
-        self.env = env
-        self.process: subprocess.Popen | None = None
-        self.logs: list[dict] = []
-        self.grpc_port = 0
-        self.http_port = 0
-        self._serving = threading.Event()
-
-    def start(self, timeout: float = 30.0) -> "ServiceProcess":
-        environment = dict(os.environ, PYTHONUNBUFFERED="1", **(self.env or {}))
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "clients.cli", "serve", "--grpc-port", "0", "--http-port", "0", *self.args],
-            cwd=ROOT, env=environment, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            text=True)
-        threading.Thread(target=self._read, daemon=True).start()
-        if not self._serving.wait(timeout):
-            self.stop()
-            raise RuntimeError(f"the service did not start: {self.logs[-5:]}")
-        return self
-
-    def _read(self) -> None:
-        for line in self.process.stdout:
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                entry = {"event": "raw", "line": line.rstrip()}
-            self.logs.append(entry)
-            if entry.get("event") == "serving":
-                self.grpc_port, self.http_port = entry["grpc_port"], entry["http_port"]
-                self._serving.set()
-
-    @property
-    def target(self) -> str:
-        return f"127.0.0.1:{self.grpc_port}"
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.http_port}"
-
-    def stop(self, timeout: float = 30.0) -> int:
-        return stop_process(self.process, timeout) if self.process else 0
+class ServiceProcess(ServeProcess):
+    """`typhoon serve` in a child process, with clients for both transports."""
 
     def client(self) -> TyphoonClient:
         return TyphoonClient(self.target, timeout=20)
