@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from openskill.models import PlackettLuce
+from tabulate import tabulate
 
 _MODEL = PlackettLuce()
 
@@ -96,9 +97,8 @@ class Ratings:
         head = ["rank", "player", "rating", "mu", "sigma", "games", "wins", "draws"]
         rows = [[str(rank), row.player, f"{row.ordinal:.2f}", f"{row.mu:.2f}", f"{row.sigma:.2f}", str(row.games),
                  str(row.wins), str(row.draws)] for rank, row in enumerate(self.standings(), 1)]
-        widths = [max(len(cells[i]) for cells in [head, *rows]) for i in range(len(head))]
-        lines = ["  ".join(cell.ljust(width) if i == 1 else cell.rjust(width)
-                           for i, (cell, width) in enumerate(zip(cells, widths))).rstrip() for cells in [head, *rows]]
+        lines = tabulate(rows, headers=head, colalign=["left" if i == 1 else "right" for i in range(len(head))],
+                         disable_numparse=True).splitlines()
         if {"german", "soviet"} <= self._sides.keys():
             advantage = self._sides["german"]["mu"] - self._sides["soviet"]["mu"]
             lines.append(f"(the German side is rated {advantage:+.2f} mu against the Soviet side)")
@@ -107,7 +107,7 @@ class Ratings:
     # --- the file ----------------------------------------------------------------------------------
 
     @classmethod
-    def load(cls, path: Path) -> "Ratings":
+    def load(cls, path: Path) -> Ratings:
         """The ratings in ``path``; empty if the file does not exist yet."""
         ratings = cls()
         if path.exists():

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tabulate import tabulate
+
 from clients.client import TyphoonClient
 from clients.ratings import Ratings, player_label
 from clients.sdk import Bot, BotResult
@@ -269,7 +271,8 @@ class Series:
                          f"{p.mean(lambda r: r.points.get('soviet', 0)):.1f}",
                          f"{p.mean(lambda r: r.actions):.0f}", f"{p.mean(lambda r: r.turns):.1f}",
                          f"{p.mean(lambda r: r.seconds):.1f}"])
-        lines = _format_table(head, rows)
+        lines = tabulate(rows, headers=head, colalign=("left", "left", *["right"] * (len(head) - 2)),
+                         disable_numparse=True).splitlines()
         games = len(self.records)
         lines.append(f"{games} match{'es' if games != 1 else ''} through {'an embedded service at ' if self.embedded else ''}{self.target}, "
                      f"{self.parallel} at a time, in {self.seconds:.1f} s")
@@ -298,13 +301,6 @@ class Series:
         if verified:
             lines.append(f"replay verified: {sum(bool(r.verified) for r in verified)} of {len(verified)} matches")
         return "\n".join(lines)
-
-
-def _format_table(head: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(len(head))]
-    def line(cells):
-        return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
-    return [line(head), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]
 
 
 def run_series(german: str, soviet: str, games: int = 10, target: str | None = None, parallel: int = 4,

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+from tabulate import tabulate
 
 from loadtests.metrics import percentile
 from service.processes import ServeProcess, stop_process
@@ -347,15 +348,15 @@ def report(result: dict[str, Any], out=sys.stdout) -> None:
     print(f"requests: {total['requests']} ({total['rps']}/s), failures: {total['failures']}; "
           f"all calls p50 {total['p50']:.0f} ms, p95 {total['p95']:.0f} ms, p99 {total['p99']:.0f} ms", file=out)
     print(file=out)
-    header = f"{'RPC':<22} {'transport':<9} {'requests':>9} {'req/s':>8} {'fail':>5} {'p50':>6} {'p95':>6} " \
-             f"{'p99':>6} {'max':>6} | {'svc p50':>7} {'p95':>5} {'p99':>5}  (ms)"
-    print(header, file=out)
+    head = ["RPC", "transport", "requests", "req/s", "fail", "p50", "p95", "p99", "max", "| svc p50", "p95", "p99"]
+    rows = []
     for row in result["rpcs"]:
         inside = row.get("service") or {}
-        inside_text = " ".join(f"{inside[k]:>{w}.0f}" if k in inside else f"{'-':>{w}}"
-                               for k, w in (("p50", 7), ("p95", 5), ("p99", 5)))
-        print(f"{row['rpc']:<22} {row['transport']:<9} {row['requests']:>9} {row['rps']:>8} {row['failures']:>5} "
-              f"{row['p50']:>6.0f} {row['p95']:>6.0f} {row['p99']:>6.0f} {row['max']:>6} | {inside_text}", file=out)
+        service_ms = [f"{inside[k]:.0f}" if k in inside else "-" for k in ("p50", "p95", "p99")]
+        rows.append([row["rpc"], row["transport"], row["requests"], row["rps"], row["failures"], f"{row['p50']:.0f}",
+                     f"{row['p95']:.0f}", f"{row['p99']:.0f}", row["max"], f"| {service_ms[0]}", *service_ms[1:]])
+    print(tabulate(rows, headers=head, tablefmt="plain", colalign=("left", "left", *["right"] * 10),
+                   disable_numparse=True) + "  (ms)", file=out)
     print("(p50...max: latency as locust measured it, locust's own delays included; svc: the handler's own time "
           "from the service log, queueing before the handler not included)", file=out)
     if result.get("probe") and result["probe"].get("calls"):
