@@ -38,9 +38,11 @@ class MovementPhase:
         counter = self.counters[unit]
         weather = self.weather()
         allowance = max(0, counter.ma + weather.ma_modifier.get(counter.type, 0))
-        # the Tank unit "may move during the Rail Movement phase but need not follow any rail lines"
-        if self.phase.movers == "rail" and counter.type != "tank":
-            return movement.MoveRules(allowance, self.board.rail_links, None, "rail")
+        if self.phase.movers == "rail":
+            # "A forest hex counts as only one hex for movement in this phase", and the Tank unit "may
+            # move during the Rail Movement phase but need not follow any rail lines"
+            lines = self.board.neighbours if counter.type == "tank" else self.board.rail_links
+            return movement.MoveRules(allowance, lines, None, "rail")
         if weather.max_hexes is not None:
             return movement.MoveRules(min(allowance, weather.max_hexes), self.board.neighbours, None, "mud")
         return movement.MoveRules(allowance, self.board.neighbours, self.board.move_cost, "normal")
@@ -143,7 +145,7 @@ class MovementPhase:
         path = movement.preferred_path(start, dest, unlimited, enemy_units, frozenset(), {})
         if path is not None:
             movement.check_path(unit, start, path, rules, enemy_units, enemy_zoc, self.board)
-        how = "along rail lines " if rules.kind == "rail" else ""
+        how = "along rail lines " if rules.neighbours is self.board.rail_links else ""
         raise IllegalAction(Reason.PATH_BROKEN, f"unit {unit} has no path {how}to {name} in this phase")
 
     def _check_stacking(self, unit: str, start: int, dest: int, occupant: str) -> None:

@@ -70,7 +70,9 @@ OPTIONS: dict[str, tuple[tuple[Any, ...], Any, str]] = {
     "war_of_attrition": (
         (False, True), False,
         'The "War of Attrition" Variant: supply points, a supply phase before each replacement phase, extra '
-        'supply, in-supply tracing, Assault and Winter Gear.'),
+        'supply, in-supply tracing, Assault and Winter Gear. The rules say to play it "in conjunction with all '
+        '\'Soviet Play Balance\' and \'Optional\' rules": the preset "war_of_attrition" does; the switch alone '
+        'is accepted for experiments and teaching.'),
 }
 
 #: Named sets of options. "war_of_attrition": the variant "in conjunction with all Soviet Play Balance

@@ -104,9 +104,11 @@ class ReplacementPhase:
     def _replacement_actions(self) -> list[Action]:
         side, ps = self.phase.side, self.ps
         if ps.attrition_rolls:
-            gear = (self.options.war_of_attrition and ps.winter_gear < ps.attrition_rolls
-                    and self.supply[side] >= self.scenario.rules.winter_gear_cost)
-            return [BuyWinterGear(), RollAttrition()] if gear else [RollAttrition()]
+            if self.options.war_of_attrition and ps.winter_gear < ps.attrition_rolls:
+                cost = self._winter_gear_cost(side)
+                if cost is not None and self.supply[side] >= cost:
+                    return [BuyWinterGear(), RollAttrition()]
+            return [RollAttrition()]
         if ps.frostbite:
             return [ChooseFrostbite(u) for u in self._frostbite_candidates()]
         actions: list[Action] = []
@@ -175,7 +177,7 @@ class ReplacementPhase:
         return lambda: self._restore(unit)
 
     def _check_attrition(self, action: Action):
-        side, ps, rules = self.phase.side, self.ps, self.scenario.rules
+        side, ps = self.phase.side, self.ps
         if not ps.attrition_rolls:
             raise IllegalAction(Reason.WRONG_PHASE, "there is no winter attrition roll to make now")
         if isinstance(action, RollAttrition):
@@ -184,13 +186,29 @@ class ReplacementPhase:
             raise IllegalAction(Reason.WRONG_PHASE, "Winter Gear is part of the War of Attrition variant, which is off")
         if ps.winter_gear >= ps.attrition_rolls:
             raise IllegalAction(Reason.LIMIT_REACHED, "Winter Gear is already bought for every roll of this phase")
-        if self.supply[side] < rules.winter_gear_cost:
-            raise IllegalAction(Reason.NOT_ENOUGH_SUPPLY, f"Winter Gear costs {rules.winter_gear_cost} supply points "
+        cost = self._winter_gear_cost(side)
+        if cost is None:
+            raise IllegalAction(Reason.NOT_IN_SUPPLY, f"no {side} unit is in supply to receive Winter Gear")
+        if self.supply[side] < cost:
+            raise IllegalAction(Reason.NOT_ENOUGH_SUPPLY, f"Winter Gear costs {cost} supply points "
                                                           f"and the {side} player has {self.supply[side]}")
-        return self._buy_winter_gear
+        return lambda: self._buy_winter_gear(cost)
 
-    def _buy_winter_gear(self) -> None:
-        side, cost = self.phase.side, self.scenario.rules.winter_gear_cost
+    def _winter_gear_cost(self, side: str) -> int | None:
+        """Supply points are "spent on units that are in supply": Winter Gear goes to the unit that is
+        cheapest to supply, so it costs 2 plus that unit's trace cost; None when no unit is in supply."""
+        cheapest = None
+        for unit, counter in self.counters.items():
+            if counter.side == side and unit in self.hex_of:
+                trace = self.supply_trace_cost(unit)
+                if trace is not None and (cheapest is None or trace < cheapest):
+                    cheapest = trace
+                    if not trace:
+                        break
+        return None if cheapest is None else self.scenario.rules.winter_gear_cost + cheapest
+
+    def _buy_winter_gear(self, cost: int) -> None:
+        side = self.phase.side
         self.ps.winter_gear += 1
         self._spend_supply(side, cost, "winter gear")
         self._emit(WinterGearBought(side, cost))

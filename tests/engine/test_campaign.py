@@ -368,6 +368,21 @@ def test_tank_moves_in_the_rail_movement_phase_without_rail_lines():
     assert where(game, "tank") == "1309"
 
 
+def test_tank_in_the_rail_movement_phase_counts_a_forest_as_one_hex_like_rail_movement():
+    # "A forest hex counts as only one hex for movement in this phase": along the railway 0601-0702
+    # (forest)-0802-0902 (forest)-1002 an army and the Tank (both movement allowance 4) reach 1002
+    for unit in ("3rd", "tank"):
+        game = position(["VII 0110", f"{unit} 0601"], 13, "soviet_rail_movement")
+        assert "1002" in destinations(game, unit)
+        game.apply(Move(unit, "1002", path=("0702", "0802", "0902", "1002")))
+        assert where(game, unit) == "1002"
+
+
+def test_tank_in_the_rail_movement_phase_is_not_slowed_by_mud():
+    game = position(["VII 0206", "XLVII 0305", "tank 1207"], 13, "soviet_rail_movement", weather="mud")
+    assert max(distance("1207", h) for h in destinations(game, "tank")) == 4
+
+
 def test_tank_that_moved_in_the_rail_phase_moves_again_in_the_movement_phase():
     units = ["VII 0206", "XLVII 0305", "tank 1207"]
     game = position(units, 14, "soviet_rail_movement")

@@ -26,7 +26,7 @@ from engine.events import (
 from engine.sequence import turn_phases
 
 from campaign_helpers import (
-    QUIET, enter_german_turn, enter_soviet_replacement, legal, of_type, one, phases_started,
+    QUIET, enter_german_turn, enter_soviet_replacement, legal, neighbours, of_type, one, phases_started,
     points_left, position, refuse, rolls_for, strength_of, supply,
 )
 
@@ -462,6 +462,30 @@ def test_winter_gear_needs_two_supply_points():
     game = winter_game(soviet_supply=1)
     assert BuyWinterGear() not in game.legal_actions()
     refuse(game, BuyWinterGear(), Reason.NOT_ENOUGH_SUPPLY, "2")
+
+
+def test_winter_gear_is_spent_on_a_unit_in_supply():
+    # "Supply points may be spent on units that are in supply ... for avoiding winter attrition":
+    # XX, the only German unit, is surrounded by six Soviet units and traces no supply
+    ring = ["3rd", "5th", "10th", "13th", "16th", "19th"]
+    units = ["XX 0807"] + [f"{unit} {hex_id} half" for unit, hex_id in zip(ring, neighbours("0807"))]
+    game = winter_game("german", german_supply=4, units=units)
+    assert game.supply_trace_cost("XX") is None
+    assert game.legal_actions() == [RollAttrition()]
+    refuse(game, BuyWinterGear(), Reason.NOT_IN_SUPPLY, "no german unit is in supply")
+
+
+def test_winter_gear_pays_the_supply_trace_of_the_cheapest_unit():
+    # XX in 0807 has one free neighbour, 0907, in a Soviet zone of control: tracing costs 1 more
+    ring = ["3rd", "5th", "10th", "13th", "16th"]
+    free = "0907"
+    hexes = [h for h in neighbours("0807") if h != free]
+    units = ["XX 0807"] + [f"{unit} {hex_id} half" for unit, hex_id in zip(ring, hexes)]
+    game = winter_game("german", german_supply=3, units=units)
+    assert game.supply_trace_cost("XX") == 1
+    events = game.apply(BuyWinterGear())
+    assert one(events, WinterGearBought) == WinterGearBought("german", 3)
+    assert supply(game)["german"] == 0
 
 
 def test_winter_gear_only_before_the_roll():
