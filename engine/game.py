@@ -113,7 +113,7 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         self._zoc_cache: dict[str, tuple[int, frozenset[int]]] = {}
         self._comm_cache: dict[str, tuple[int, frozenset[int]]] = {}
         self._reach_cache: dict[str, movement.Reach] = {}
-        self._moves_cache: dict[str, list[tuple[int, Move]]] = {}
+        self._moves_cache: dict[str, dict[int, Move]] = {}
         self._units_cache: dict[str, tuple[int, dict[int, str]]] = {}
         self._legal_cache: list[Action] | None = None
         for hex_index, unit in scenario.soviet_setup.items():

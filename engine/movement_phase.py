@@ -21,10 +21,15 @@ if TYPE_CHECKING:
 class MovementPhase:
     """Mixin of :class:`engine.game.Game`: moving units."""
 
-    def _movers(self) -> list[str]:
-        """Units that may still move in this phase."""
+    def _movers(self, unmoved: list[str] | None = None) -> list[str]:
+        """Units that may move now: the unit another has moved onto, or else every unit that may still
+        move in this phase (``unmoved``, when already known)."""
         if self.ps.stack:
             return [self.at[self.ps.stack[0]]]
+        return self._unmoved() if unmoved is None else unmoved
+
+    def _unmoved(self) -> list[str]:
+        """Units that may still move in this phase."""
         side, movers, moved = self.phase.side, self.phase.movers, self.ps.moved
         hex_of, counters = self.hex_of, self.counters
         if movers == "rail":
@@ -56,25 +61,60 @@ class MovementPhase:
             self._reach_cache[unit] = cached
         return cached
 
-    def _moves(self, unit: str) -> list[tuple[int, Move]]:
-        """(destination, action) for every hex ``unit`` can reach this phase, occupied or not."""
+    def _moves(self, unit: str) -> dict[int, Move]:
+        """Destination → action, for every hex ``unit`` can reach this phase, occupied or not."""
         moves = self._moves_cache.get(unit)
         if moves is None:
             ids = self.board.ids
-            moves = [(h, Move(unit, ids[h])) for h in self._reach(unit).cost]
+            moves = {h: Move(unit, ids[h]) for h in self._reach(unit).cost}
             self._moves_cache[unit] = moves
         return moves
 
     def _can_move(self) -> bool:
         at = self.at
-        return any(h not in at for u in self._movers() for h, _ in self._moves(u))
+        unmoved = self._unmoved()
+        movers = self._movers(unmoved)
+        return any(h not in at for u in movers for h in self._moves(u)) or \
+            bool(self._moves_onto_friends(movers, unmoved))
 
     def _movement_actions(self) -> list[Action]:
         at = self.at
-        actions: list[Action] = [m for u in self._movers() for h, m in self._moves(u) if h not in at]
+        unmoved = self._unmoved()
+        movers = self._movers(unmoved)
+        actions: list[Action] = [m for u in movers for h, m in self._moves(u).items() if h not in at]
+        actions.extend(self._moves_onto_friends(movers, unmoved))
         if not self.ps.stack:
             actions.append(EndPhase())
         return actions
+
+    def _moves_onto_friends(self, movers: list[str], unmoved: list[str]) -> list[Move]:
+        """Moves onto a friendly unit that can then move away, which is how units swap or rotate places
+        ("A unit can enter a hex containing a friendly unit, but there can only be one unit in a hex at
+        the end of the phase")."""
+        at = self.at
+        occupied = at.keys()
+        hosts = []  # (hex, unit there, whether it has an empty hex to go to, its reach)
+        for unit in unmoved:
+            reach = self._reach(unit).cost
+            hosts.append((self.hex_of[unit], unit, not reach.keys() <= occupied, reach))
+        moves = []
+        for unit in movers:
+            start = None if self.ps.stack else self.hex_of[unit]
+            reachable = self._moves(unit)
+            moves.extend(reachable[h] for h, occupant, free_exit, reach in hosts
+                         if h in reachable and occupant != unit and (free_exit or start in reach))
+        return moves
+
+    def _may_host(self, occupant: str, unmoved: set[str] | None = None) -> bool:
+        """Whether a friendly unit may be moved onto: it may still move this phase."""
+        return occupant in (unmoved if unmoved is not None else self._unmoved())
+
+    def _has_exit(self, occupant: str, vacated: int) -> bool:
+        """Whether ``occupant`` could move to an empty hex once a unit leaving ``vacated`` has moved onto
+        it (``vacated`` stays full when the leaving unit is itself the one underneath a stack)."""
+        at = self.at
+        freed = None if self.ps.stack else vacated
+        return any(h not in at or h == freed for h in self._reach(occupant).cost)
 
     def _check_movement(self, action: Action):
         if isinstance(action, EndPhase):
@@ -150,16 +190,12 @@ class MovementPhase:
 
     def _check_stacking(self, unit: str, start: int, dest: int, occupant: str) -> None:
         ids = self.board.ids
-        if self.ps.stack:
-            raise IllegalAction(Reason.HEX_OCCUPIED, f"{ids[dest]} holds unit {occupant}: the units already "
-                                                     f"sharing {ids[self.ps.stack[0]]} must be separated first")
-        if occupant in self.ps.moved or occupant not in self._movers():
+        if not self._may_host(occupant):
             raise IllegalAction(Reason.HEX_OCCUPIED,
                                 f"unit {unit} cannot end its move in {ids[dest]}: unit {occupant} is there and "
                                 f"cannot move away in this phase, and only one unit may be in a hex at the end "
                                 f"of the phase")
-        exits = [h for h in self._reach(occupant).cost if h not in self.at or h == start]
-        if not exits:
+        if not self._has_exit(occupant, start):
             raise IllegalAction(Reason.HEX_OCCUPIED,
                                 f"unit {unit} cannot end its move in {ids[dest]}: unit {occupant} there would "
                                 f"have no empty hex to move to")

@@ -186,7 +186,8 @@ def test_friendly_units_do_not_block_the_destinations_offered():
     # 1210's only ways lie past 1207-1209 (all friendly): it is still offered
     game = soviet_move_phase("16th 1206", "19th 1207", "20th 1208", "24th 1209")
     assert "1210" in destinations(game, "16th")
-    assert not destinations(game, "16th") & {"1207", "1208", "1209"}  # never onto a friendly unit
+    # onto a friendly unit only as a step of a swap or a rotation: that unit must move next
+    assert destinations(game, "16th") >= {"1207", "1208", "1209"}
 
 
 def test_a_unit_may_always_leave_an_enemy_zoc():
@@ -332,12 +333,13 @@ from bfm_map import MAP, forest, my_neighbours  # noqa: E402
 ALL_HEXES = sorted(MAP)
 SOVIET_ARMIES = ["19th", "20th", "24th", "29th", "30th"]
 GERMAN_CORPS = ["XL", "V", "XLI", "VI", "XX", "LVII"]
+PANZER_CORPS = {"XL", "XLI", "LVII"}
 
 
 def expected_destinations(start: str, ma: int, friendly: set[str], enemy: set[str], mode: str) -> set[str]:
     """Where a unit may end its move, from the rules: costs by terrain (forest 2), one hex in mud, rail
     links and cost 1 in rail movement; never into an enemy unit; entering an enemy ZOC ends the move;
-    friendly units may be passed through but not ended on."""
+    friendly units may be passed through but not ended on (see ``expected_hosts`` for swaps)."""
     enemy_zoc = {n for h in enemy for n in my_neighbours(h)}
     if mode == "rail":
         links = lambda h: MAP[h]["rail"]  # noqa: E731
@@ -361,6 +363,19 @@ def expected_destinations(start: str, ma: int, friendly: set[str], enemy: set[st
     return {h for h in best if h != start and h not in friendly}
 
 
+def expected_hosts(friendly: dict[str, int], enemy: set[str], mode: str) -> set[str]:
+    """The hexes of ``friendly`` units (hex → movement allowance, None when the unit may not move in
+    this phase) a unit may end its move on, as a step of a swap or a rotation: the unit there would have
+    an empty hex to go to (the mover's start among them)."""
+    hosts = set()
+    for here, ma in friendly.items():
+        if ma is None or (mode == "rail" and not MAP[here]["rail"]):
+            continue
+        if expected_destinations(here, ma, set(friendly) - {here}, enemy, mode):
+            hosts.add(here)
+    return hosts
+
+
 @settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.randoms(use_true_random=False), st.sampled_from(["normal", "mud", "rail", "panzer"]))
 def test_destinations_match_the_rules_in_random_positions(rnd, mode):
@@ -376,6 +391,7 @@ def test_destinations_match_the_rules_in_random_positions(rnd, mode):
         units += [f"{u} {h}" for u, h in zip(SOVIET_ARMIES, enemy)]
         game = position(units, turn=1, phase="german_panzer_movement")
         mover, ma, rules = "XLVII", 6, "normal"
+        friendly_ma = {h: 6 if u in PANZER_CORPS else None for u, h in zip(GERMAN_CORPS, friendly)}
     else:
         units = [f"16th {start}"] + [f"{u} {h}" for u, h in zip(SOVIET_ARMIES, friendly)]
         units += [f"{u} {h}" for u, h in zip(GERMAN_CORPS, enemy)]
@@ -383,8 +399,11 @@ def test_destinations_match_the_rules_in_random_positions(rnd, mode):
         phase = "soviet_rail_movement" if mode == "rail" else "soviet_movement"
         game = position(units, turn=turn, phase=phase)
         mover, ma, rules = "16th", 4, mode
+        friendly_ma = {h: 4 for h in friendly}
     expected = expected_destinations(start, ma, set(friendly), set(enemy), rules)
-    assert destinations(game, mover) == expected
+    onto_friends = expected_destinations(start, ma, set(), set(enemy), rules) & set(friendly)
+    hosts = onto_friends & expected_hosts(friendly_ma, set(enemy), rules)
+    assert destinations(game, mover) == expected | hosts
     # every offered move is accepted, along a path the rules allow
     enemy_zoc = {n for h in enemy for n in my_neighbours(h)}
     for hex_id in sorted(expected)[:4]:

@@ -26,17 +26,46 @@ CRT = engine.load_scenario("standard").crt
 
 def test_ruling_01_temporary_stacking():
     game = position(["16th 1206", "19th 1207", "20th 1306", "V 0104"], phase="soviet_movement")
-    # legal-action lists never offer a move onto a friendly unit ...
-    assert not any(a.to in ("1207", "1306") for a in legal(game, Move) if a.unit == "16th")
-    # ... but such a move is accepted; the unit underneath must move next and the phase cannot end
+    # a move onto a friendly unit that can still move away is offered and accepted ...
+    assert {"1207", "1306"} <= {a.to for a in legal(game, Move) if a.unit == "16th"}
     game.apply(Move("16th", "1207"))
+    # ... the unit underneath must move next and the phase cannot end
     assert game.pending_decision()["stage"] == "unstack"
     refuse(game, EndPhase(), Reason.STACKED_AT_PHASE_END, "1207")
     refuse(game, Move("20th", "1307"), Reason.MUST_MOVE_STACKED_UNIT)
-    refuse(game, Move("19th", "1306"), Reason.HEX_OCCUPIED)  # not onto another friendly unit now
     game.apply(Move("19th", "1208"))
     game.apply(EndPhase())
     assert (where(game, "16th"), where(game, "19th")) == ("1207", "1208")
+
+
+def test_ruling_01_two_units_swap_places():
+    game = position(["16th 1206", "19th 1207", "V 0104"], phase="soviet_movement")
+    assert Move("16th", "1207") in game.legal_actions()
+    game.apply(Move("16th", "1207"))
+    assert legal(game, Move) and all(a.unit == "19th" for a in legal(game, Move))
+    game.apply(Move("19th", "1206"))
+    game.apply(EndPhase())
+    assert (where(game, "16th"), where(game, "19th")) == ("1207", "1206")
+
+
+def test_ruling_01_three_units_rotate():
+    # VII 0606 -> 0607 (onto VIII), VIII -> 0707 (onto IX), IX -> 0606
+    game = position(["VII 0606", "VIII 0607", "IX 0707", "16th 1210"], phase="german_movement")
+    game.apply(Move("VII", "0607"))
+    assert Move("VIII", "0707") in game.legal_actions()
+    game.apply(Move("VIII", "0707"))
+    refuse(game, Move("VII", "0608"), Reason.MUST_MOVE_STACKED_UNIT, "IX must move next")
+    game.apply(Move("IX", "0606"))
+    game.apply(EndPhase())
+    assert [where(game, u) for u in ("VII", "VIII", "IX")] == ["0607", "0707", "0606"]
+
+
+def test_ruling_01_never_onto_a_unit_that_cannot_move_away():
+    # 19th has moved already; 20th in 1306 has every neighbour taken or out of its reach
+    game = position(["16th 1206", "19th 1207", "V 0104"], phase="soviet_movement")
+    game.apply(Move("19th", "1208"))
+    assert Move("16th", "1208") not in game.legal_actions()
+    refuse(game, Move("16th", "1208"), Reason.HEX_OCCUPIED, "cannot move away")
 
 
 def test_ruling_02_each_unit_moves_once_per_movement_phase():
