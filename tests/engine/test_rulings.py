@@ -379,3 +379,11 @@ def test_ruling_27_single_choices_are_taken_by_themselves_advance_is_always_offe
     game = position(["16th 1207 half", "XXIV 1107"], fixed_dice=[1])  # 3:1, roll 1: DRL: eliminated
     declare_and_resolve(game, ["XXIV"], "16th")
     assert set(game.legal_actions()) == {Advance("XXIV"), DeclineAdvance()}
+
+
+def test_ruling_48_moscow_counts_twenty_in_place_of_five():
+    game = position(["16th 1207", "XXIV 1107"])
+    control = game.to_json()["city_control"]
+    assert control[BOARD.ids[BOARD.capital]] == "soviet"
+    soviet_cities = sum(side == "soviet" for side in control.values())
+    assert game.victory_points()["soviet"] == 5 * (soviet_cities - 1) + 20
