@@ -104,11 +104,13 @@ class Options:
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> "Options":
         """Options from ``{name: value}``; ``"preset"`` names a set from PRESETS, applied first."""
+        if data is not None and not isinstance(data, dict):
+            raise IllegalAction(Reason.OPTION_UNAVAILABLE, f"options must be an object of name: value, not {data!r}")
         data = dict(data or {})
         values: dict[str, Any] = {}
         preset = data.pop("preset", None)
         if preset is not None:
-            if preset not in PRESETS:
+            if not isinstance(preset, str) or preset not in PRESETS:
                 raise IllegalAction(Reason.OPTION_UNAVAILABLE,
                                     f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
             values.update(PRESETS[preset])

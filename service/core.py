@@ -47,6 +47,7 @@ _STATUS = {"open": match_pb2.MATCH_STATUS_OPEN, "active": match_pb2.MATCH_STATUS
            "finished": match_pb2.MATCH_STATUS_FINISHED}
 _STATUS_NAMES = {value: name for name, value in _STATUS.items()}
 MAX_RETRIES = 16
+MAX_PLAYER_NAME = 64
 FINAL_EVENT = "seed_revealed"
 
 
@@ -135,7 +136,11 @@ class MatchService:
         if scenario not in engine.scenario_ids():
             raise _err(StatusCode.INVALID_ARGUMENT, "UNKNOWN_SCENARIO",
                        f"there is no scenario {scenario!r}; scenarios: {', '.join(engine.scenario_ids())}")
-        options = convert.struct_to_dict(request.options) if request.HasField("options") else {}
+        try:
+            options = convert.struct_to_dict(request.options) if request.HasField("options") else {}
+        except (ValueError, RecursionError) as error:  # NaN, infinity, nesting deeper than JSON allows
+            raise _err(StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST",
+                       f"options must be plain JSON values: {error}") from None
         seed = secrets.token_hex(32)
         try:
             game = engine.new_game(scenario, options, seed=seed)
@@ -144,6 +149,7 @@ class MatchService:
         claims: list[tuple[str, str]] = []
         for seat in request.seats:
             self._check_side(seat.side)
+            self._check_player_name(seat.player_name)
             if any(side == seat.side for side, _ in claims):
                 raise _err(StatusCode.INVALID_ARGUMENT, "DUPLICATE_SEAT", f"the {seat.side} seat is asked for twice")
             claims.append((seat.side, seat.player_name))
@@ -189,6 +195,7 @@ class MatchService:
         if meta["status"] == "finished":
             raise _err(StatusCode.FAILED_PRECONDITION, "MATCH_FINISHED", f"match {match_id} is over")
         sides = meta["sides"].split(",")
+        self._check_player_name(request.player_name)
         if request.side:
             self._check_side(request.side, sides)
             candidates = [request.side]
@@ -224,6 +231,10 @@ class MatchService:
         token = request.page_token
         if token and not re.fullmatch(r"\d{15}:[a-z0-9]{1,64}", token):
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_TOKEN", "page_token is not one this service gave")
+        if request.status and request.status not in _STATUS_NAMES:
+            raise _err(StatusCode.INVALID_ARGUMENT, "UNKNOWN_STATUS",
+                       f"status {request.status} is not a match status; statuses: "
+                       f"{', '.join(match_pb2.MatchStatus.Name(n) for n in _STATUS_NAMES)}")
         wanted = _STATUS_NAMES.get(request.status) if request.status else None
         matches: list[match_pb2.Match] = []
         for _ in range(20):  # a status filter may skip many; bound the work of one call
@@ -403,6 +414,7 @@ class MatchService:
                        f"the game is over: {result.winner} won ({result.reason})" if result else "the game is over")
         named = getattr(action, "side", None)
         if isinstance(named, str):
+            self._check_side(named)
             if named != side:
                 raise _err(StatusCode.PERMISSION_DENIED, "WRONG_SIDE",
                            f"your seat is {side}; you cannot act for {named}", seat=side)
@@ -428,6 +440,12 @@ class MatchService:
         if side not in sides:
             raise _err(StatusCode.INVALID_ARGUMENT, "UNKNOWN_SIDE",
                        f"{side!r} is not a side; sides: {', '.join(sides)}")
+
+    @staticmethod
+    def _check_player_name(name: str) -> None:
+        if len(name) > MAX_PLAYER_NAME:
+            raise _err(StatusCode.INVALID_ARGUMENT, "NAME_TOO_LONG",
+                       f"player_name has {len(name)} characters; at most {MAX_PLAYER_NAME} are allowed")
 
     async def _meta(self, match_id: str) -> dict[str, str]:
         (meta,) = await self.store.metas([match_id])

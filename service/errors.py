@@ -12,6 +12,9 @@ from grpc import StatusCode
 #: google.rpc.ErrorInfo domain of every error this service returns.
 DOMAIN = "typhoon.v1"
 
+#: The longest error sentence sent (gRPC carries it in a header, twice, within an 8 KB limit).
+MAX_MESSAGE = 500
+
 #: gRPC code → HTTP status (the mapping of google/rpc/code.proto).
 HTTP_STATUS: dict[StatusCode, int] = {
     StatusCode.OK: 200,
@@ -38,12 +41,16 @@ class ServiceError(Exception):
     """A refused or failed call: a gRPC code, a stable machine-readable reason, a sentence for people
     and string metadata (google.rpc.ErrorInfo.metadata). Raising one never leaves a partial write."""
 
-    def __init__(self, code: StatusCode, reason: str, message: str, **metadata: object) -> None:
+    def __init__(self, code: StatusCode, reason: str, message: str, http_status: int | None = None,
+                 **metadata: object) -> None:
+        if len(message) > MAX_MESSAGE:  # the sentence may quote the caller's input, which can be huge
+            message = message[:MAX_MESSAGE - 1] + "…"
         super().__init__(message)
         self.code = code
         self.reason = reason
         self.message = message
         self.metadata = {key: str(value) for key, value in metadata.items()}
+        self._http_status = http_status  # where HTTP is more precise than the gRPC code (413, 415)
 
     @property
     def status_name(self) -> str:
@@ -51,7 +58,7 @@ class ServiceError(Exception):
 
     @property
     def http_status(self) -> int:
-        return HTTP_STATUS.get(self.code, 500)
+        return self._http_status or HTTP_STATUS.get(self.code, 500)
 
     def to_json(self) -> dict:
         """The REST error body."""

@@ -14,14 +14,15 @@ from typing import Any
 
 import grpc
 import structlog
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, message_factory
+from google.protobuf.message import DecodeError
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 from redis.exceptions import RedisError
 
 from service.core import CallContext, MatchService
 from service.errors import DOMAIN, ServiceError, internal_error, unavailable
-from service.gen.typhoon.v1 import match_service_pb2, match_service_pb2_grpc
+from service.gen.typhoon.v1 import match_service_pb2
 
 log = structlog.get_logger("typhoon.grpc")
 
@@ -67,12 +68,14 @@ def _call_context(context: grpc.aio.ServicerContext, request: Any) -> tuple[Call
 def _unary(name: str, core: MatchService):
     core_method = getattr(core, snake(name))
 
-    async def handler(self, request, context: grpc.aio.ServicerContext):
+    async def handler(request, context: grpc.aio.ServicerContext):
         ctx, request_id = _call_context(context, request)
         started = time.perf_counter()
         with structlog.contextvars.bound_contextvars(rpc=name, request_id=request_id, transport="grpc",
                                                      match_id=getattr(request, "match_id", None) or None):
             try:
+                if isinstance(request, MalformedRequest):
+                    raise request.error()
                 with core.admit():
                     response = await core_method(request, ctx)
             except Exception as error:  # noqa: BLE001 - every failure becomes a status
@@ -91,7 +94,7 @@ def _unary(name: str, core: MatchService):
 def _stream(name: str, core: MatchService):
     core_method = getattr(core, snake(name))
 
-    async def handler(self, request, context: grpc.aio.ServicerContext):
+    async def handler(request, context: grpc.aio.ServicerContext):
         ctx, request_id = _call_context(context, request)
         started = time.perf_counter()
         sent = 0
@@ -99,6 +102,8 @@ def _stream(name: str, core: MatchService):
                                                      match_id=getattr(request, "match_id", None) or None):
             stream = None
             try:
+                if isinstance(request, MalformedRequest):
+                    raise request.error()
                 with core.admit(counted=False):
                     stream = await core_method(request, ctx)
                 async for item in stream:
@@ -121,14 +126,49 @@ def _stream(name: str, core: MatchService):
     return handler
 
 
-def servicer(core: MatchService) -> match_service_pb2_grpc.MatchServiceServicer:
-    """A MatchServiceServicer whose every RPC calls the core method of the same (snake_case) name."""
-    methods = {}
+class MalformedRequest:
+    """What a request that does not parse as its message becomes, so the handler can refuse it like
+    any other bad input instead of gRPC answering UNKNOWN."""
+
+    def __init__(self, message_name: str, problem: str) -> None:
+        self.message_name = message_name
+        self.problem = problem
+
+    def error(self) -> ServiceError:
+        return ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST",
+                            f"the request is not a valid {self.message_name} message: {self.problem}")
+
+
+def _deserializer(message_class):
+    name = message_class.DESCRIPTOR.full_name
+
+    def parse(data: bytes):
+        try:
+            return message_class.FromString(data)
+        except (DecodeError, RecursionError, ValueError) as error:
+            return MalformedRequest(name, str(error)[:200] or type(error).__name__)
+
+    return parse
+
+
+def method_handlers(core: MatchService) -> dict[str, grpc.RpcMethodHandler]:
+    """Every RPC of the service, bound to the core method of the same (snake_case) name."""
+    handlers = {}
     for method in SERVICE.methods:
-        methods[method.name] = (_stream if method.server_streaming else _unary)(method.name, core)
-    cls = type("MatchServiceServicer", (match_service_pb2_grpc.MatchServiceServicer,), methods)
-    return cls()
+        request_class = message_factory.GetMessageClass(method.input_type)
+        response_class = message_factory.GetMessageClass(method.output_type)
+        if method.server_streaming:
+            handlers[method.name] = grpc.unary_stream_rpc_method_handler(
+                _stream(method.name, core), request_deserializer=_deserializer(request_class),
+                response_serializer=response_class.SerializeToString)
+        else:
+            handlers[method.name] = grpc.unary_unary_rpc_method_handler(
+                _unary(method.name, core), request_deserializer=_deserializer(request_class),
+                response_serializer=response_class.SerializeToString)
+    return handlers
 
 
 def add_to_server(core: MatchService, server: grpc.aio.Server) -> None:
-    match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer(core), server)
+    handlers = method_handlers(core)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
+    server.add_registered_method_handlers(SERVICE_NAME, handlers)

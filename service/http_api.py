@@ -18,6 +18,8 @@ from typing import Any, AsyncIterator
 
 import structlog
 from fastapi import FastAPI, Request
+from grpc import StatusCode
+from starlette.exceptions import HTTPException
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
@@ -76,20 +78,46 @@ def error_response(error: ServiceError) -> JSONResponse:
 
 
 def _malformed(message: str) -> ServiceError:
-    from grpc import StatusCode
-
     return ServiceError(StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", message)
+
+
+#: The largest request body accepted (a request message is a few hundred bytes).
+MAX_BODY = 64 * 1024
+
+
+async def _body(request: Request) -> bytes:
+    """The request body, refused (413) once it passes MAX_BODY, before the rest is read."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        raise _too_large()
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise _too_large()
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_large() -> ServiceError:
+    return ServiceError(StatusCode.INVALID_ARGUMENT, "BODY_TOO_LARGE",
+                        f"the request body is larger than {MAX_BODY} bytes", http_status=413)
 
 
 async def _parse(route: Route, request: Request, message_type: type[Message]) -> Message:
     data: dict[str, Any] = {}
     if route.body:
-        raw = await request.body()
+        raw = await _body(request)
         if raw.strip():
+            media_type = request.headers.get("content-type", "application/json").partition(";")[0].strip().lower()
+            if media_type != "application/json" and not media_type.endswith("+json"):
+                raise ServiceError(StatusCode.INVALID_ARGUMENT, "UNSUPPORTED_MEDIA_TYPE",
+                                   f"the body must be application/json, not {media_type}",
+                                   http_status=415)
             try:
                 data = json.loads(raw)
-            except ValueError as error:
-                raise _malformed(f"the body is not JSON: {error}") from None
+            except (ValueError, RecursionError) as error:
+                raise _malformed(f"the body is not JSON: {str(error) or 'nested too deeply'}") from None
             if not isinstance(data, dict):
                 raise _malformed("the body must be a JSON object")
     else:
@@ -124,7 +152,8 @@ def _endpoint(route: Route, core: MatchService):
                         stream = await core_method(message, ctx)
                     log.info("rpc", code="OK", streaming=True, ms=round((time.perf_counter() - started) * 1000, 2))
                     context = structlog.contextvars.get_contextvars()
-                    return StreamingResponse(_sse(stream, core, context), media_type="text/event-stream",
+                    return StreamingResponse(_sse(stream, core, context, message.after_sequence),
+                                             media_type="text/event-stream",
                                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
                 with core.admit():
                     response = await core_method(message, ctx)
@@ -147,10 +176,11 @@ def _sse_frame(event: str, data: dict[str, Any], event_id: int | None = None) ->
 
 
 async def _sse(stream: AsyncIterator[api.WatchMatchResponse], core: MatchService,
-               context: dict[str, Any]) -> AsyncIterator[bytes]:
+               context: dict[str, Any], after_sequence: int) -> AsyncIterator[bytes]:
     """WatchMatch as server-sent events: ``match_event`` (id = sequence), ``heartbeat``, and a last
-    ``end`` event saying whether the match is finished (else the server is shutting down: resume)."""
-    last = 0
+    ``end`` event saying whether the match is finished (else the server is shutting down: resume from
+    its ``last_sequence``)."""
+    last = after_sequence
     with structlog.contextvars.bound_contextvars(**context):
         try:
             async for item in stream:
@@ -168,8 +198,23 @@ async def _sse(stream: AsyncIterator[api.WatchMatchResponse], core: MatchService
 
 
 def create_app(core: MatchService) -> FastAPI:
-    app = FastAPI(title="Typhoon", version="v1", openapi_url="/openapi.json",
+    app = FastAPI(title="Typhoon", version="v1", openapi_url="/openapi.json", redirect_slashes=False,
                   description="Battle for Moscow matches; see docs/API.md")
+
+    async def framework_error(request: Request, error: HTTPException) -> Response:
+        """Unknown paths and methods answer in the API's error format too."""
+        code, reason, message = {
+            404: (StatusCode.NOT_FOUND, "NO_SUCH_PATH",
+                  f"there is no {request.url.path} in this API (see /openapi.json)"),
+            405: (StatusCode.UNIMPLEMENTED, "METHOD_NOT_ALLOWED",
+                  f"{request.method} is not allowed on {request.url.path} (see /openapi.json)"),
+        }.get(error.status_code, (StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", str(error.detail)))
+        response = error_response(ServiceError(code, reason, message, http_status=error.status_code))
+        if error.headers:
+            response.headers.update(error.headers)
+        return response
+
+    app.add_exception_handler(HTTPException, framework_error)
     for route in ROUTES:
         app.add_api_route(route.path, _endpoint(route, core), methods=[route.method], include_in_schema=False)
 
@@ -203,6 +248,21 @@ _SCALARS = {
 _WELL_KNOWN = {
     "google.protobuf.Timestamp": {"type": "string", "format": "date-time"},
     "google.protobuf.Struct": {"type": "object", "additionalProperties": True},
+    "google.protobuf.Value": {"description": "any JSON value"},
+    "google.protobuf.ListValue": {"type": "array"},
+}
+
+#: What the core refuses beyond the types (0 is "the default" wherever a number has one).
+_LIMITS: dict[tuple[str, str], dict[str, Any]] = {
+    ("ListMatchesRequest", "page_size"): {"minimum": 0, "maximum": 100},
+    ("GetEventLogRequest", "page_size"): {"minimum": 0, "maximum": 1000},
+    ("GetEventLogRequest", "after_sequence"): {"minimum": 0},
+    ("WatchMatchRequest", "after_sequence"): {"minimum": 0},
+    ("WatchMatchRequest", "heartbeat_seconds"): {"minimum": 0, "maximum": 60},
+    ("SubmitActionRequest", "request_id"): {"maxLength": 128},
+    ("ResignRequest", "request_id"): {"maxLength": 128},
+    ("SeatClaim", "player_name"): {"maxLength": 64},
+    ("JoinMatchRequest", "player_name"): {"maxLength": 64},
 }
 
 
@@ -221,7 +281,7 @@ def _field_schema(field: FieldDescriptor, schemas: dict[str, Any]) -> dict[str, 
     elif field.type == FieldDescriptor.TYPE_ENUM:
         item = {"type": "string", "enum": [v.name for v in field.enum_type.values]}
     else:
-        item = dict(_SCALARS[field.type])
+        item = dict(_SCALARS[field.type]) | _LIMITS.get((field.containing_type.name, field.name), {})
     if field.is_repeated:
         return {"type": "array", "items": item}
     return item
@@ -232,7 +292,7 @@ def _message_schema(message: Descriptor, schemas: dict[str, Any]) -> None:
     if name in schemas:
         return
     schemas[name] = {}  # placeholder against recursion
-    schema: dict[str, Any] = {"type": "object", "properties": {}}
+    schema: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
     for field in message.fields:
         schema["properties"][field.name] = _field_schema(field, schemas)
     oneofs = [o for o in message.oneofs if not o.name.startswith("_")]
@@ -273,15 +333,15 @@ def openapi_document() -> dict[str, Any]:
             "responses": {"default": {"description": "an error",
                                       "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}
         if route.body:
-            operation["requestBody"] = {"required": False, "content": {"application/json": {
+            operation["requestBody"] = {"required": route.rpc == "SubmitAction", "content": {"application/json": {
                 "schema": {"$ref": f"#/components/schemas/{_schema_name(method.input_type)}"}}},
                 "description": "the request message; path parameters override the same fields"}
         if method.server_streaming:
             operation["responses"]["200"] = {
                 "description": "text/event-stream: `match_event` events (id = sequence, data = MatchEvent), "
-                               "`heartbeat` events (data = Heartbeat), then `end` ({finished, last_sequence})",
-                "content": {"text/event-stream": {"schema": {
-                    "$ref": f"#/components/schemas/{_schema_name(method.output_type)}"}}}}
+                               "`heartbeat` events (data = Heartbeat), then `end` ({finished, last_sequence}) "
+                               "or `error` (data = Error)",
+                "content": {"text/event-stream": {"schema": {"type": "string"}}}}
         else:
             operation["responses"]["200"] = {"description": "OK", "content": {"application/json": {"schema": {
                 "$ref": f"#/components/schemas/{_schema_name(method.output_type)}"}}}}

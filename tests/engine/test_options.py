@@ -574,6 +574,14 @@ def test_preset_then_single_options_override_it():
     assert options.soviet_replacements == 4
 
 
+@pytest.mark.parametrize("data", [{"preset": ["all"]}, {"preset": {}}, {"preset": 3}, ["all"],
+                                  {"soviet_replacements": float("nan")}, {"victory": ["points"]}])
+def test_options_of_the_wrong_type_are_refused(data):
+    with pytest.raises(IllegalAction) as caught:
+        Options.from_json(data)
+    assert caught.value.reason == Reason.OPTION_UNAVAILABLE
+
+
 def test_every_option_documents_its_rule_and_default():
     for name, (allowed, default, rule) in OPTIONS.items():
         assert default in allowed and isinstance(rule, str) and len(rule) > 20, name
