@@ -252,6 +252,9 @@ _WELL_KNOWN = {
     "google.protobuf.ListValue": {"type": "array"},
 }
 
+#: Fields without which the core refuses a request (MISSING_FIELD).
+_REQUIRED = {"SubmitActionRequest": ["action"]}
+
 #: What the core refuses beyond the types (0 is "the default" wherever a number has one).
 _LIMITS: dict[tuple[str, str], dict[str, Any]] = {
     ("ListMatchesRequest", "page_size"): {"minimum": 0, "maximum": 100},
@@ -295,6 +298,8 @@ def _message_schema(message: Descriptor, schemas: dict[str, Any]) -> None:
     schema: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
     for field in message.fields:
         schema["properties"][field.name] = _field_schema(field, schemas)
+    if name in _REQUIRED:
+        schema["required"] = _REQUIRED[name]
     oneofs = [o for o in message.oneofs if not o.name.startswith("_")]
     for oneof in oneofs:
         schema["description"] = (f"exactly one of {', '.join(f.name for f in oneof.fields)} "
