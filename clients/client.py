@@ -17,6 +17,7 @@ raise :class:`TyphoonError` with the gRPC code, the machine-readable reason (``S
 
 from __future__ import annotations
 
+import secrets
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -153,8 +154,9 @@ class Watch:
 
 class TyphoonClient:
     """Synchronous client of ``typhoon.v1.MatchService``. Unary calls are retried (``retries`` times,
-    backing off up to 2 s) while the service is unreachable or shutting down; SubmitAction and Resign
-    keep their request id, so they never apply twice."""
+    backing off up to 2 s) while the service is unreachable or shutting down; SubmitAction, Resign and
+    CreateMatch keep their request id and CreateMatch and JoinMatch their seat tokens, so none of them
+    applies twice."""
 
     def __init__(self, target: str, *, timeout: float = 30.0, retries: int = 8,
                  channel: grpc.Channel | None = None) -> None:
@@ -194,20 +196,24 @@ class TyphoonClient:
     def create_match(self, scenario: str = "standard", options: dict[str, Any] | None = None,
                      seats: Iterable[str | tuple[str, str]] = ()) -> tuple[Match, dict[str, str]]:
         """Create a match; ``seats`` (sides, or (side, player name) pairs) are claimed at once.
-        Returns the match and the tokens of the claimed seats by side."""
-        request = api.CreateMatchRequest(scenario=scenario)
+        Returns the match and the tokens of the claimed seats by side. The client chooses the seat
+        tokens and a request id, so a retry after a lost answer gets the same match and seats."""
+        request = api.CreateMatchRequest(scenario=scenario, request_id=uuid.uuid4().hex)
         if options:
             struct = Struct()
             struct.update(options)
             request.options.CopyFrom(struct)
         for seat in seats:
             side, name = (seat, "") if isinstance(seat, str) else seat
-            request.seats.add(side=side, player_name=name)
+            request.seats.add(side=side, player_name=name, seat_token=secrets.token_urlsafe(32))
         response = self._call("CreateMatch", request)
         return response.match, {t.side: t.token for t in response.seat_tokens}
 
     def join_match(self, match_id: str, side: str = "", player_name: str = "") -> Seat:
-        response = self._call("JoinMatch", api.JoinMatchRequest(match_id=match_id, side=side, player_name=player_name))
+        """Claim a seat (``side``, or the first free one), with a token the client chooses, so a retry
+        after a lost answer gets the same seat."""
+        response = self._call("JoinMatch", api.JoinMatchRequest(match_id=match_id, side=side, player_name=player_name,
+                                                                seat_token=secrets.token_urlsafe(32)))
         return Seat(match_id, response.side, response.seat_token)
 
     def get_match(self, match_id: str) -> api.GetMatchResponse:

@@ -42,6 +42,7 @@ from service.store import Snapshot, Store, StoredEvent
 log = structlog.get_logger("typhoon.service")
 
 _MATCH_ID = re.compile(r"^[a-z0-9]{1,64}$")
+_SEAT_TOKEN = re.compile(r"[A-Za-z0-9_-]{32,128}")
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 _STATUS = {"open": match_pb2.MATCH_STATUS_OPEN, "active": match_pb2.MATCH_STATUS_ACTIVE,
            "finished": match_pb2.MATCH_STATUS_FINISHED}
@@ -146,13 +147,18 @@ class MatchService:
             game = engine.new_game(scenario, options, seed=seed)
         except engine.IllegalAction as error:
             raise _illegal(error) from None
-        claims: list[tuple[str, str]] = []
+        claims: list[tuple[str, str, str]] = []  # side, player name, token
         for seat in request.seats:
             self._check_side(seat.side)
             self._check_player_name(seat.player_name)
-            if any(side == seat.side for side, _ in claims):
+            self._check_seat_token(seat.seat_token)
+            if any(side == seat.side for side, _, _ in claims):
                 raise _err(StatusCode.INVALID_ARGUMENT, "DUPLICATE_SEAT", f"the {seat.side} seat is asked for twice")
-            claims.append((seat.side, seat.player_name))
+            if seat.seat_token and any(token == seat.seat_token for _, _, token in claims):
+                raise _err(StatusCode.INVALID_ARGUMENT, "SEAT_TOKEN_IN_USE", "each seat needs a token of its own")
+            claims.append((seat.side, seat.player_name, seat.seat_token or secrets.token_urlsafe(32)))
+        self._check_request_id(request.request_id)
+        fingerprint = hashlib.sha256(request.SerializeToString(deterministic=True)).hexdigest()
 
         now = self._now_ms()
         commitment = engine.seed_commitment(seed)
@@ -165,9 +171,8 @@ class MatchService:
                 "seed": seed, "seed_commitment": commitment, "created_at": str(now), "updated_at": str(now),
                 "version": "0", "turn": str(game.turn), "phase": game.phase.name,
                 "side_to_act": game.current_player() or "", "result": "",
-                "status": "active" if {s for s, _ in claims} == set(SIDES) else "open"}
-        for side, player in claims:
-            token = secrets.token_urlsafe(32)
+                "status": "active" if {s for s, _, _ in claims} == set(SIDES) else "open"}
+        for side, player, token in claims:
             tokens.append(api.SeatToken(side=side, token=token))
             meta |= {f"seat:{side}:token": token_hash(token), f"seat:{side}:player": player,
                      f"seat:{side}:claimed_at": str(now)}
@@ -175,39 +180,75 @@ class MatchService:
                                       {"type": "seat_claimed", "side": side, "player_name": player}))
         meta["last_sequence"] = str(len(events))
         state_json = game.canonical_json()
+        match_id = new_match_id()
+        if request.request_id:
+            earlier = await self.store.reserve_creation(request.request_id, match_id, fingerprint)
+            if earlier is not None:
+                return await self._created_before(request, fingerprint, *earlier)
         for _ in range(MAX_RETRIES):
-            match_id = new_match_id()
             meta["id"] = match_id
             if await self.store.create(match_id, meta, state_json, 0, events, now):
                 break
+            match_id = new_match_id()
+            if request.request_id:  # pragma: no cover - 36**16 ids
+                await self.store.move_reservation(request.request_id, match_id, fingerprint)
         else:  # pragma: no cover - 36**16 ids
             raise _err(StatusCode.INTERNAL, "INTERNAL", "could not draw a free match id")
         structlog.contextvars.bind_contextvars(match_id=match_id)
         log.info("match_created", scenario=scenario, options=effective_options, seed_commitment=commitment,
-                 seats=[s for s, _ in claims])
+                 seats=[s for s, _, _ in claims])
+        return api.CreateMatchResponse(match=self._match(meta), seat_tokens=tokens)
+
+    async def _created_before(self, request: api.CreateMatchRequest, fingerprint: str, match_id: str,
+                              earlier_fingerprint: str) -> api.CreateMatchResponse:
+        """The answer to a repeated CreateMatch: the match the first request created, with the seat
+        tokens this request chose (the first request may still be writing it: wait a little)."""
+        if not hmac.compare_digest(earlier_fingerprint, fingerprint):
+            raise _err(StatusCode.INVALID_ARGUMENT, "REQUEST_ID_REUSED",
+                       f"request_id {request.request_id!r} was already used for a different request")
+        for _ in range(50):
+            (meta,) = await self.store.metas([match_id])
+            if meta is not None:
+                break
+            await asyncio.sleep(0.1)
+        else:
+            raise _err(StatusCode.ABORTED, "CONTENTION",
+                       "the first request with this request_id is still creating the match; retry")
+        tokens = [api.SeatToken(side=seat.side, token=seat.seat_token) for seat in request.seats
+                  if seat.seat_token and hmac.compare_digest(meta.get(f"seat:{seat.side}:token", ""),
+                                                             token_hash(seat.seat_token))]
+        structlog.contextvars.bind_contextvars(match_id=match_id)
+        log.info("request_replayed", request_id=request.request_id)
         return api.CreateMatchResponse(match=self._match(meta), seat_tokens=tokens)
 
     # --- JoinMatch ---------------------------------------------------------------------------------
 
     async def join_match(self, request: api.JoinMatchRequest, ctx: CallContext) -> api.JoinMatchResponse:
         match_id = self._match_id(request.match_id)
-        meta = await self._meta(match_id)
-        if meta["status"] == "finished":
-            raise _err(StatusCode.FAILED_PRECONDITION, "MATCH_FINISHED", f"match {match_id} is over")
-        sides = meta["sides"].split(",")
         self._check_player_name(request.player_name)
+        self._check_seat_token(request.seat_token)
+        meta = await self._meta(match_id)
+        sides = meta["sides"].split(",")
         if request.side:
             self._check_side(request.side, sides)
-            candidates = [request.side]
-        else:
-            candidates = [side for side in sides if f"seat:{side}:token" not in meta]
+        token = request.seat_token or secrets.token_urlsafe(32)
+        if request.seat_token:  # a repeat: the seat this token already holds
+            held = [side for side in sides if meta.get(f"seat:{side}:token") == token_hash(token)]
+            if held and request.side and held[0] != request.side:
+                raise _err(StatusCode.INVALID_ARGUMENT, "SEAT_TOKEN_IN_USE",
+                           f"this token holds the {held[0]} seat; each seat needs a token of its own")
+            if held:
+                log.info("request_replayed", side=held[0])
+                return api.JoinMatchResponse(side=held[0], seat_token=token, match=self._match(meta))
+        if meta["status"] == "finished":
+            raise _err(StatusCode.FAILED_PRECONDITION, "MATCH_FINISHED", f"match {match_id} is over")
+        candidates = [request.side] if request.side else [side for side in sides if f"seat:{side}:token" not in meta]
         for side in candidates:
-            token = secrets.token_urlsafe(32)
             claim = await self.store.claim_seat(match_id, side, token_hash(token), request.player_name,
                                                 self._now_ms(), {"type": "seat_claimed", "side": side,
                                                                  "player_name": request.player_name})
-            if claim.outcome == "OK":
-                log.info("seat_claimed", side=side, sequence=claim.seq)
+            if claim.outcome in ("OK", "SAME"):  # SAME: a repeat that raced its first request
+                log.info("seat_claimed" if claim.outcome == "OK" else "request_replayed", side=side)
                 return api.JoinMatchResponse(side=side, seat_token=token, match=self._match(await self._meta(match_id)))
             if claim.outcome == "NOT_FOUND":
                 raise _not_found(match_id)
@@ -341,8 +382,7 @@ class MatchService:
 
     async def _act(self, match_id: str, ctx: CallContext, action: engine.Action | None, expected: int | None,
                    request_id: str, rpc: str, response_type: type) -> Any:
-        if len(request_id) > 128:
-            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_REQUEST_ID", "request_id is longer than 128 characters")
+        self._check_request_id(request_id)
         for _ in range(MAX_RETRIES):
             snapshot = await self._snapshot(match_id, request_id)
             side = self._seat_of(snapshot.meta, ctx.token)
@@ -440,6 +480,17 @@ class MatchService:
         if side not in sides:
             raise _err(StatusCode.INVALID_ARGUMENT, "UNKNOWN_SIDE",
                        f"{side!r} is not a side; sides: {', '.join(sides)}")
+
+    @staticmethod
+    def _check_seat_token(token: str) -> None:
+        if token and not _SEAT_TOKEN.fullmatch(token):
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_SEAT_TOKEN",
+                       "a seat token chosen by the caller must have 32 to 128 characters from A-Z, a-z, 0-9, - and _")
+
+    @staticmethod
+    def _check_request_id(request_id: str) -> None:
+        if len(request_id) > 128:
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_REQUEST_ID", "request_id is longer than 128 characters")
 
     @staticmethod
     def _check_player_name(name: str) -> None:

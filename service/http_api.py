@@ -264,7 +264,10 @@ _LIMITS: dict[tuple[str, str], dict[str, Any]] = {
     ("WatchMatchRequest", "heartbeat_seconds"): {"minimum": 0, "maximum": 60},
     ("SubmitActionRequest", "request_id"): {"maxLength": 128},
     ("ResignRequest", "request_id"): {"maxLength": 128},
+    ("CreateMatchRequest", "request_id"): {"maxLength": 128},
     ("SeatClaim", "player_name"): {"maxLength": 64},
+    ("SeatClaim", "seat_token"): {"pattern": "^([A-Za-z0-9_-]{32,128})?$"},
+    ("JoinMatchRequest", "seat_token"): {"pattern": "^([A-Za-z0-9_-]{32,128})?$"},
     ("JoinMatchRequest", "player_name"): {"maxLength": 64},
 }
 

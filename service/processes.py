@@ -10,7 +10,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections import deque
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,7 +53,8 @@ class ServeProcess:
         self.env = env
         self.log_path = log_path
         self.own_session = own_session
-        self.logs: deque[dict] = deque(maxlen=remember)
+        self.logs: list[dict] = []  # a list, not a deque: readers iterate it while the reader thread appends
+        self.remember = remember
         self.process: subprocess.Popen | None = None
         self.grpc_port = 0
         self.http_port = 0
@@ -94,6 +94,8 @@ class ServeProcess:
                 except ValueError:
                     entry = {"event": "raw", "line": line.rstrip()}
                 self.logs.append(entry)
+                if self.remember is not None and len(self.logs) > 2 * self.remember:
+                    del self.logs[:-self.remember]
                 if entry.get("event") == "serving":
                     self.grpc_port, self.http_port = entry["grpc_port"], entry["http_port"]
                     self._serving.set()

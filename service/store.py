@@ -17,6 +17,9 @@ script below touches a single slot):
     for game events; see ``service.core`` for the service events).
 ``typhoon:{m:<id>}:req:<request_id>``
     hash ``fingerprint response``: the first answer to a SubmitAction/Resign request id (24 h).
+``typhoon:create:<SHA-256 of a CreateMatch request_id>``
+    string ``<match id> <request fingerprint>``: the match that request creates (24 h), written before
+    the match, so a retry finds it.
 ``typhoon:matches``
     sorted set (all scores 0) of ``<created_at ms, 15 digits>:<id>``: the ListMatches index, newest
     last. It is written after the match's own keys, so every id it lists exists.
@@ -28,6 +31,7 @@ writes nothing.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +48,11 @@ POOL_WAIT_SECONDS = 10.0
 
 def key(match_id: str, part: str) -> str:
     return f"typhoon:{{m:{match_id}}}:{part}"
+
+
+def creation_key(request_id: str) -> str:
+    """The key recording which match a CreateMatch request id created (the id hashed: any characters)."""
+    return "typhoon:create:" + hashlib.sha256(request_id.encode()).hexdigest()
 
 
 @dataclass
@@ -88,7 +97,7 @@ class CommitResult:
 
 @dataclass
 class ClaimResult:
-    outcome: str  # OK | TAKEN | FINISHED | NOT_FOUND
+    outcome: str  # OK | SAME (the seat already has this token) | TAKEN | FINISHED | NOT_FOUND
     seq: int = 0
     version: int = 0
 
@@ -174,7 +183,10 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_FOUND'} end
 local side = ARGV[1]
 local m = redis.call('HMGET', KEYS[1], 'status', 'seat:' .. side .. ':token', 'sides')
 if m[1] == 'finished' then return {'FINISHED'} end
-if m[2] then return {'TAKEN'} end
+if m[2] then
+  if m[2] == ARGV[2] then return {'SAME'} end
+  return {'TAKEN'}
+end
 local st = redis.call('HMGET', KEYS[2], 'version', 'seq')
 local seq = tostring(tonumber(st[2]) + 1)
 redis.call('XADD', KEYS[3], seq .. '-0', 'seq', seq, 'version', st[1], 'time', ARGV[4], 'source', 'service',
@@ -263,6 +275,24 @@ class Store:
         if outcome == "OK":
             return ClaimResult(outcome, int(reply[1]), int(reply[2]))
         return ClaimResult(outcome)
+
+    async def reserve_creation(self, request_id: str, match_id: str, fingerprint: str) -> tuple[str, str] | None:
+        """Record that CreateMatch ``request_id`` creates ``match_id`` (for REQUEST_TTL_SECONDS), before
+        creating it; None if recorded, else the (match id, fingerprint) an earlier request recorded."""
+        name = creation_key(request_id)
+        value = f"{match_id} {fingerprint}"
+        if await self.redis.set(name, value, nx=True, ex=REQUEST_TTL_SECONDS):
+            return None
+        recorded = _text(await self.redis.get(name) or b"")
+        if not recorded:  # expired in between: take it
+            await self.redis.set(name, value, ex=REQUEST_TTL_SECONDS)
+            return None
+        earlier_id, _, earlier_fingerprint = recorded.partition(" ")
+        return earlier_id, earlier_fingerprint
+
+    async def move_reservation(self, request_id: str, match_id: str, fingerprint: str) -> None:
+        """Point a reservation at another match id (the first one drawn was taken)."""
+        await self.redis.set(creation_key(request_id), f"{match_id} {fingerprint}", ex=REQUEST_TTL_SECONDS)
 
     # --- reads -------------------------------------------------------------------------------------
 

@@ -109,3 +109,58 @@ def test_two_processes_serve_one_match_act_through_one_watch_through_the_other(s
         assert seen == log
         assert seen[-1].WhichOneof("kind") == "seed_revealed"
         assert sum(e.WhichOneof("kind") == "action_submitted" for e in seen) == played
+
+
+# --- CreateMatch and JoinMatch are safe to retry -----------------------------------------------------
+
+def _token(n: int) -> str:
+    return f"seat-token-{n:02d}-" + "x" * 32
+
+
+def test_a_repeated_create_match_gets_the_same_match_and_its_chosen_tokens(service, service_b, redis_url):
+    import redis
+
+    from service.gen.typhoon.v1 import match_service_pb2 as api
+
+    request = api.CreateMatchRequest(request_id="create-1", seats=[
+        api.SeatClaim(side="german", player_name="Bock", seat_token=_token(1)),
+        api.SeatClaim(side="soviet", player_name="Zhukov")])  # the service draws this one's token
+    with service.client() as a, service_b.client() as b:
+        count = redis.Redis.from_url(redis_url).zcard("typhoon:matches")
+        results = _race([lambda c=c: c.stub.CreateMatch(request, timeout=20) for c in (a, b, a, b)])
+        assert len({r.match.match_id for r in results}) == 1
+        assert redis.Redis.from_url(redis_url).zcard("typhoon:matches") == count + 1
+        for result in results:
+            chosen = {t.side: t.token for t in result.seat_tokens}
+            assert chosen["german"] == _token(1)
+        drawn = {t.side: t.token for r in results for t in r.seat_tokens if t.side == "soviet"}
+        assert len(drawn) <= 1  # shown to the request that created the match only
+        match_id = results[0].match.match_id
+        a.submit(match_id, _token(1), engine.StandardSetup(), expected_version=0)  # the chosen token acts
+        # the same request id for another request changes nothing
+        other = api.CreateMatchRequest(request_id="create-1", scenario="campaign")
+        with pytest.raises(grpc.RpcError) as reused:
+            a.stub.CreateMatch(other, timeout=20)
+        assert TyphoonError.from_rpc_error(reused.value).reason == "REQUEST_ID_REUSED"
+
+
+def test_a_repeated_join_match_gets_the_same_seat(service, service_b):
+    from service.gen.typhoon.v1 import match_service_pb2 as api
+
+    with service.client() as a, service_b.client() as b:
+        match, _ = a.create_match()
+        join = api.JoinMatchRequest(match_id=match.match_id, seat_token=_token(2), player_name="Bock")
+        results = _race([lambda c=c: c.stub.JoinMatch(join, timeout=20) for c in (a, b, a, b)])
+        assert {r.side for r in results} == {"german"} and {r.seat_token for r in results} == {_token(2)}
+        log = list(a.event_log(match.match_id))
+        assert sum(e.WhichOneof("kind") == "seat_claimed" for e in log) == 1
+        # the other seat with another token; the same token for the other seat is refused
+        with pytest.raises(grpc.RpcError) as in_use:
+            a.stub.JoinMatch(api.JoinMatchRequest(match_id=match.match_id, side="soviet", seat_token=_token(2)),
+                             timeout=20)
+        assert TyphoonError.from_rpc_error(in_use.value).reason == "SEAT_TOKEN_IN_USE"
+        seat = b.join_match(match.match_id, "soviet")
+        assert seat.side == "soviet" and seat.token != _token(2)
+        with pytest.raises(grpc.RpcError) as short:
+            a.stub.JoinMatch(api.JoinMatchRequest(match_id=match.match_id, seat_token="short"), timeout=20)
+        assert TyphoonError.from_rpc_error(short.value).reason == "BAD_SEAT_TOKEN"

@@ -14,12 +14,14 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class SeatClaim(_message.Message):
-    __slots__ = ("side", "player_name")
+    __slots__ = ("side", "player_name", "seat_token")
     SIDE_FIELD_NUMBER: _ClassVar[int]
     PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     side: str
     player_name: str
-    def __init__(self, side: _Optional[str] = ..., player_name: _Optional[str] = ...) -> None: ...
+    seat_token: str
+    def __init__(self, side: _Optional[str] = ..., player_name: _Optional[str] = ..., seat_token: _Optional[str] = ...) -> None: ...
 
 class SeatToken(_message.Message):
     __slots__ = ("side", "token")
@@ -30,14 +32,16 @@ class SeatToken(_message.Message):
     def __init__(self, side: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("scenario", "options", "seats")
+    __slots__ = ("scenario", "options", "seats", "request_id")
     SCENARIO_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     scenario: str
     options: _struct_pb2.Struct
     seats: _containers.RepeatedCompositeFieldContainer[SeatClaim]
-    def __init__(self, scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatClaim, _Mapping]]] = ...) -> None: ...
+    request_id: str
+    def __init__(self, scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatClaim, _Mapping]]] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
     __slots__ = ("match", "seat_tokens")
@@ -48,14 +52,16 @@ class CreateMatchResponse(_message.Message):
     def __init__(self, match: _Optional[_Union[_match_pb2.Match, _Mapping]] = ..., seat_tokens: _Optional[_Iterable[_Union[SeatToken, _Mapping]]] = ...) -> None: ...
 
 class JoinMatchRequest(_message.Message):
-    __slots__ = ("match_id", "side", "player_name")
+    __slots__ = ("match_id", "side", "player_name", "seat_token")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SIDE_FIELD_NUMBER: _ClassVar[int]
     PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     side: str
     player_name: str
-    def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., player_name: _Optional[str] = ...) -> None: ...
+    seat_token: str
+    def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., player_name: _Optional[str] = ..., seat_token: _Optional[str] = ...) -> None: ...
 
 class JoinMatchResponse(_message.Message):
     __slots__ = ("side", "seat_token", "match")
