@@ -14,8 +14,8 @@ class MovePhase:
     """The movement options of the side to move, read once at the start of a phase.
 
     ``dests[u]`` is every hex unit ``u`` may end in (its own hex included): the legal destinations plus
-    hexes of friendly units that may themselves move away (the engine lists only empty hexes, but every
-    final arrangement can be reached by moving the occupant first).
+    hexes of friendly units that may themselves move away (the plan is carried out by moving each
+    occupant first, so only moves to empty hexes are made, and a plan that needs a swap loses it).
     """
 
     def __init__(self, state: engine.Game, legal: list[Action]) -> None:
