@@ -91,30 +91,29 @@ class MovementPhase:
         """Moves onto a friendly unit that can then move away, which is how units swap or rotate places
         ("A unit can enter a hex containing a friendly unit, but there can only be one unit in a hex at
         the end of the phase")."""
-        at = self.at
-        occupied = at.keys()
-        hosts = []  # (hex, unit there, whether it has an empty hex to go to, its reach)
-        for unit in unmoved:
-            reach = self._reach(unit).cost
-            hosts.append((self.hex_of[unit], unit, not reach.keys() <= occupied, reach))
+        hosts = self._hosts(unmoved)
         moves = []
         for unit in movers:
-            start = None if self.ps.stack else self.hex_of[unit]
+            start = self.hex_of[unit]
             reachable = self._moves(unit)
-            moves.extend(reachable[h] for h, occupant, free_exit, reach in hosts
-                         if h in reachable and occupant != unit and (free_exit or start in reach))
+            moves.extend(reachable[h] for h, host in hosts.items()
+                         if h in reachable and host[0] != unit and self._has_exit(host, start))
         return moves
 
-    def _may_host(self, occupant: str, unmoved: set[str] | None = None) -> bool:
-        """Whether a friendly unit may be moved onto: it may still move this phase."""
-        return occupant in (unmoved if unmoved is not None else self._unmoved())
+    def _hosts(self, units: list[str]) -> dict[int, tuple[str, bool, dict[int, int]]]:
+        """Hex → (the unit there, whether it can reach an empty hex, its reach), for ``units``."""
+        occupied = self.at.keys()
+        hosts = {}
+        for unit in units:
+            reach = self._reach(unit).cost
+            hosts[self.hex_of[unit]] = (unit, not reach.keys() <= occupied, reach)
+        return hosts
 
-    def _has_exit(self, occupant: str, vacated: int) -> bool:
-        """Whether ``occupant`` could move to an empty hex once a unit leaving ``vacated`` has moved onto
-        it (``vacated`` stays full when the leaving unit is itself the one underneath a stack)."""
-        at = self.at
-        freed = None if self.ps.stack else vacated
-        return any(h not in at or h == freed for h in self._reach(occupant).cost)
+    def _has_exit(self, host: tuple[str, bool, dict[int, int]], vacated: int) -> bool:
+        """Whether a host (see ``_hosts``) could move to an empty hex once a unit leaving ``vacated`` has
+        moved onto it (``vacated`` stays full when the leaving unit is itself the one underneath a stack)."""
+        _, free_exit, reach = host
+        return free_exit or (not self.ps.stack and vacated in reach)
 
     def _check_movement(self, action: Action):
         if isinstance(action, EndPhase):
@@ -190,12 +189,12 @@ class MovementPhase:
 
     def _check_stacking(self, unit: str, start: int, dest: int, occupant: str) -> None:
         ids = self.board.ids
-        if not self._may_host(occupant):
+        if occupant not in self._unmoved():
             raise IllegalAction(Reason.HEX_OCCUPIED,
                                 f"unit {unit} cannot end its move in {ids[dest]}: unit {occupant} is there and "
                                 f"cannot move away in this phase, and only one unit may be in a hex at the end "
                                 f"of the phase")
-        if not self._has_exit(occupant, start):
+        if not self._has_exit(self._hosts([occupant])[dest], start):
             raise IllegalAction(Reason.HEX_OCCUPIED,
                                 f"unit {unit} cannot end its move in {ids[dest]}: unit {occupant} there would "
                                 f"have no empty hex to move to")
