@@ -42,13 +42,18 @@ from service.store import Snapshot, Store, StoredEvent
 log = structlog.get_logger("typhoon.service")
 
 _MATCH_ID = re.compile(r"^[a-z0-9]{1,64}$")
-_SEAT_TOKEN = re.compile(r"[A-Za-z0-9_-]{32,128}")
+SEAT_TOKEN = re.compile(r"[A-Za-z0-9_-]{32,128}")
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 _STATUS = {"open": match_pb2.MATCH_STATUS_OPEN, "active": match_pb2.MATCH_STATUS_ACTIVE,
            "finished": match_pb2.MATCH_STATUS_FINISHED}
 _STATUS_NAMES = {value: name for name, value in _STATUS.items()}
 MAX_RETRIES = 16
+#: Limits on requests (the OpenAPI document states them from here).
 MAX_PLAYER_NAME = 64
+MAX_REQUEST_ID = 128
+MAX_MATCHES_PAGE = 100
+MAX_EVENTS_PAGE = 1000
+MAX_HEARTBEAT_SECONDS = 60
 FINAL_EVENT = "seed_revealed"
 
 
@@ -69,6 +74,23 @@ def new_match_id() -> str:
 
 def _err(code: StatusCode, reason: str, message: str, **metadata: object) -> ServiceError:
     return ServiceError(code, reason, message, **metadata)
+
+
+def _side_holding(meta: dict[str, str], token: str) -> str | None:
+    """The side whose seat ``token`` holds in a match, if any (only its hash is stored)."""
+    digest = token_hash(token)
+    for side in meta["sides"].split(","):
+        stored = meta.get(f"seat:{side}:token")
+        if stored and hmac.compare_digest(stored, digest):
+            return side
+    return None
+
+
+def _check_same_request(recorded_fingerprint: str, fingerprint: str, request_id: str) -> None:
+    """A request id seen before must come with the same request."""
+    if not hmac.compare_digest(recorded_fingerprint, fingerprint):
+        raise _err(StatusCode.INVALID_ARGUMENT, "REQUEST_ID_REUSED",
+                   f"request_id {request_id!r} was already used for a different request")
 
 
 def _not_found(match_id: str) -> ServiceError:
@@ -158,7 +180,6 @@ class MatchService:
                 raise _err(StatusCode.INVALID_ARGUMENT, "SEAT_TOKEN_IN_USE", "each seat needs a token of its own")
             claims.append((seat.side, seat.player_name, seat.seat_token or secrets.token_urlsafe(32)))
         self._check_request_id(request.request_id)
-        fingerprint = hashlib.sha256(request.SerializeToString(deterministic=True)).hexdigest()
 
         now = self._now_ms()
         commitment = engine.seed_commitment(seed)
@@ -182,6 +203,7 @@ class MatchService:
         state_json = game.canonical_json()
         match_id = new_match_id()
         if request.request_id:
+            fingerprint = hashlib.sha256(request.SerializeToString(deterministic=True)).hexdigest()
             earlier = await self.store.reserve_creation(request.request_id, match_id, fingerprint)
             if earlier is not None:
                 return await self._created_before(request, fingerprint, *earlier)
@@ -203,9 +225,7 @@ class MatchService:
                               earlier_fingerprint: str) -> api.CreateMatchResponse:
         """The answer to a repeated CreateMatch: the match the first request created, with the seat
         tokens this request chose (the first request may still be writing it: wait a little)."""
-        if not hmac.compare_digest(earlier_fingerprint, fingerprint):
-            raise _err(StatusCode.INVALID_ARGUMENT, "REQUEST_ID_REUSED",
-                       f"request_id {request.request_id!r} was already used for a different request")
+        _check_same_request(earlier_fingerprint, fingerprint, request.request_id)
         for _ in range(50):
             (meta,) = await self.store.metas([match_id])
             if meta is not None:
@@ -215,8 +235,7 @@ class MatchService:
             raise _err(StatusCode.ABORTED, "CONTENTION",
                        "the first request with this request_id is still creating the match; retry")
         tokens = [api.SeatToken(side=seat.side, token=seat.seat_token) for seat in request.seats
-                  if seat.seat_token and hmac.compare_digest(meta.get(f"seat:{seat.side}:token", ""),
-                                                             token_hash(seat.seat_token))]
+                  if seat.seat_token and _side_holding(meta, seat.seat_token) == seat.side]
         structlog.contextvars.bind_contextvars(match_id=match_id)
         log.info("request_replayed", request_id=request.request_id)
         return api.CreateMatchResponse(match=self._match(meta), seat_tokens=tokens)
@@ -232,17 +251,17 @@ class MatchService:
         if request.side:
             self._check_side(request.side, sides)
         token = request.seat_token or secrets.token_urlsafe(32)
-        if request.seat_token:  # a repeat: the seat this token already holds
-            held = [side for side in sides if meta.get(f"seat:{side}:token") == token_hash(token)]
-            if held and request.side and held[0] != request.side:
+        held = _side_holding(meta, request.seat_token) if request.seat_token else None
+        if held is not None:  # a repeat: the seat this token already holds
+            if request.side and held != request.side:
                 raise _err(StatusCode.INVALID_ARGUMENT, "SEAT_TOKEN_IN_USE",
-                           f"this token holds the {held[0]} seat; each seat needs a token of its own")
-            if held:
-                log.info("request_replayed", side=held[0])
-                return api.JoinMatchResponse(side=held[0], seat_token=token, match=self._match(meta))
+                           f"this token holds the {held} seat; each seat needs a token of its own")
+            log.info("request_replayed", side=held)
+            return api.JoinMatchResponse(side=held, seat_token=token, match=self._match(meta))
         if meta["status"] == "finished":
             raise _err(StatusCode.FAILED_PRECONDITION, "MATCH_FINISHED", f"match {match_id} is over")
-        candidates = [request.side] if request.side else [side for side in sides if f"seat:{side}:token" not in meta]
+        candidates = [request.side] if request.side else \
+            [side for side in sides if f"seat:{side}:token" not in meta]
         for side in candidates:
             claim = await self.store.claim_seat(match_id, side, token_hash(token), request.player_name,
                                                 self._now_ms(), {"type": "seat_claimed", "side": side,
@@ -267,8 +286,8 @@ class MatchService:
 
     async def list_matches(self, request: api.ListMatchesRequest, ctx: CallContext) -> api.ListMatchesResponse:
         size = request.page_size or 20
-        if not 1 <= size <= 100:
-            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_SIZE", "page_size must be from 1 to 100")
+        if not 1 <= size <= MAX_MATCHES_PAGE:
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_SIZE", f"page_size must be from 1 to {MAX_MATCHES_PAGE}")
         token = request.page_token
         if token and not re.fullmatch(r"\d{15}:[a-z0-9]{1,64}", token):
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_TOKEN", "page_token is not one this service gave")
@@ -314,8 +333,8 @@ class MatchService:
     async def get_event_log(self, request: api.GetEventLogRequest, ctx: CallContext) -> api.GetEventLogResponse:
         match_id = self._match_id(request.match_id)
         size = request.page_size or 100
-        if not 1 <= size <= 1000:
-            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_SIZE", "page_size must be from 1 to 1000")
+        if not 1 <= size <= MAX_EVENTS_PAGE:
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_SIZE", f"page_size must be from 1 to {MAX_EVENTS_PAGE}")
         if request.after_sequence < 0:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_CURSOR", "after_sequence cannot be negative")
         await self._meta(match_id)
@@ -331,8 +350,9 @@ class MatchService:
         """Check the request, then return the stream (so a refusal comes before anything is sent)."""
         match_id = self._match_id(request.match_id)
         heartbeat = request.heartbeat_seconds or 15
-        if not 1 <= heartbeat <= 60:
-            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_HEARTBEAT", "heartbeat_seconds must be from 1 to 60")
+        if not 1 <= heartbeat <= MAX_HEARTBEAT_SECONDS:
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_HEARTBEAT",
+                       f"heartbeat_seconds must be from 1 to {MAX_HEARTBEAT_SECONDS}")
         if request.after_sequence < 0:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_CURSOR", "after_sequence cannot be negative")
         meta = await self._meta(match_id)
@@ -439,9 +459,7 @@ class MatchService:
 
     def _replay(self, record: tuple[str, bytes], fingerprint: str, request_id: str, response_type: type) -> Any:
         stored_fingerprint, payload = record
-        if not hmac.compare_digest(stored_fingerprint, fingerprint):
-            raise _err(StatusCode.INVALID_ARGUMENT, "REQUEST_ID_REUSED",
-                       f"request_id {request_id!r} was already used for a different request")
+        _check_same_request(stored_fingerprint, fingerprint, request_id)
         log.info("request_replayed", request_id=request_id)
         return response_type.FromString(payload)
 
@@ -483,14 +501,15 @@ class MatchService:
 
     @staticmethod
     def _check_seat_token(token: str) -> None:
-        if token and not _SEAT_TOKEN.fullmatch(token):
+        if token and not SEAT_TOKEN.fullmatch(token):
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_SEAT_TOKEN",
                        "a seat token chosen by the caller must have 32 to 128 characters from A-Z, a-z, 0-9, - and _")
 
     @staticmethod
     def _check_request_id(request_id: str) -> None:
-        if len(request_id) > 128:
-            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_REQUEST_ID", "request_id is longer than 128 characters")
+        if len(request_id) > MAX_REQUEST_ID:
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_REQUEST_ID",
+                       f"request_id is longer than {MAX_REQUEST_ID} characters")
 
     @staticmethod
     def _check_player_name(name: str) -> None:
@@ -519,12 +538,10 @@ class MatchService:
         if not token:
             raise _err(StatusCode.UNAUTHENTICATED, "TOKEN_MISSING",
                        "acting needs a seat token: send 'authorization: Bearer <token>'")
-        digest = token_hash(token)
-        for side in meta["sides"].split(","):
-            stored = meta.get(f"seat:{side}:token")
-            if stored and hmac.compare_digest(stored, digest):
-                return side
-        raise _err(StatusCode.UNAUTHENTICATED, "TOKEN_INVALID", "the token is not a seat token of this match")
+        side = _side_holding(meta, token)
+        if side is None:
+            raise _err(StatusCode.UNAUTHENTICATED, "TOKEN_INVALID", "the token is not a seat token of this match")
+        return side
 
     @staticmethod
     def _match(meta: dict[str, str]) -> match_pb2.Match:

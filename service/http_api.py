@@ -26,7 +26,10 @@ from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescript
 from google.protobuf.message import Message
 
 from service.convert import whole_numbers
-from service.core import CallContext, MatchService
+from service.core import (
+    MAX_EVENTS_PAGE, MAX_HEARTBEAT_SECONDS, MAX_MATCHES_PAGE, MAX_PLAYER_NAME, MAX_REQUEST_ID, SEAT_TOKEN,
+    CallContext, MatchService,
+)
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.grpc_api import SERVICE, as_service_error, bearer_token, snake
@@ -256,19 +259,20 @@ _WELL_KNOWN = {
 _REQUIRED = {"SubmitActionRequest": ["action"]}
 
 #: What the core refuses beyond the types (0 is "the default" wherever a number has one).
+_TOKEN_PATTERN = {"pattern": f"^({SEAT_TOKEN.pattern})?$"}
 _LIMITS: dict[tuple[str, str], dict[str, Any]] = {
-    ("ListMatchesRequest", "page_size"): {"minimum": 0, "maximum": 100},
-    ("GetEventLogRequest", "page_size"): {"minimum": 0, "maximum": 1000},
+    ("ListMatchesRequest", "page_size"): {"minimum": 0, "maximum": MAX_MATCHES_PAGE},
+    ("GetEventLogRequest", "page_size"): {"minimum": 0, "maximum": MAX_EVENTS_PAGE},
     ("GetEventLogRequest", "after_sequence"): {"minimum": 0},
     ("WatchMatchRequest", "after_sequence"): {"minimum": 0},
-    ("WatchMatchRequest", "heartbeat_seconds"): {"minimum": 0, "maximum": 60},
-    ("SubmitActionRequest", "request_id"): {"maxLength": 128},
-    ("ResignRequest", "request_id"): {"maxLength": 128},
-    ("CreateMatchRequest", "request_id"): {"maxLength": 128},
-    ("SeatClaim", "player_name"): {"maxLength": 64},
-    ("SeatClaim", "seat_token"): {"pattern": "^([A-Za-z0-9_-]{32,128})?$"},
-    ("JoinMatchRequest", "seat_token"): {"pattern": "^([A-Za-z0-9_-]{32,128})?$"},
-    ("JoinMatchRequest", "player_name"): {"maxLength": 64},
+    ("WatchMatchRequest", "heartbeat_seconds"): {"minimum": 0, "maximum": MAX_HEARTBEAT_SECONDS},
+    ("SubmitActionRequest", "request_id"): {"maxLength": MAX_REQUEST_ID},
+    ("ResignRequest", "request_id"): {"maxLength": MAX_REQUEST_ID},
+    ("CreateMatchRequest", "request_id"): {"maxLength": MAX_REQUEST_ID},
+    ("SeatClaim", "player_name"): {"maxLength": MAX_PLAYER_NAME},
+    ("SeatClaim", "seat_token"): _TOKEN_PATTERN,
+    ("JoinMatchRequest", "seat_token"): _TOKEN_PATTERN,
+    ("JoinMatchRequest", "player_name"): {"maxLength": MAX_PLAYER_NAME},
 }
 
 
@@ -341,7 +345,8 @@ def openapi_document() -> dict[str, Any]:
             "responses": {"default": {"description": "an error",
                                       "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}
         if route.body:
-            operation["requestBody"] = {"required": route.rpc == "SubmitAction", "content": {"application/json": {
+            required = _schema_name(method.input_type) in _REQUIRED  # a body without them is refused
+            operation["requestBody"] = {"required": required, "content": {"application/json": {
                 "schema": {"$ref": f"#/components/schemas/{_schema_name(method.input_type)}"}}},
                 "description": "the request message; path parameters override the same fields"}
         if method.server_streaming:
