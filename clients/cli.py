@@ -24,12 +24,13 @@ def main(argv: list[str] | None = None) -> int:
                                                     "(see engine/options.py)")
     play.set_defaults(run=_selfplay)
 
-    from service.cli import register  # serve, demo
+    from service.cli import register  # serve
 
     register(commands)
 
-    from clients import replay, runner, sdk  # bot, match run, replay
+    from clients import demo, replay, runner, sdk  # demo, bot, match run, replay
 
+    demo.register(commands)
     sdk.register(commands)
     runner.register(commands)
     replay.register(commands)

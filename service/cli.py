@@ -1,4 +1,4 @@
-"""The ``serve`` and ``demo`` subcommands of the ``typhoon`` command (registered by clients/cli.py)."""
+"""The ``serve`` subcommand of the ``typhoon`` command (registered by clients/cli.py)."""
 
 from __future__ import annotations
 
@@ -24,11 +24,6 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _demo(args: argparse.Namespace) -> int:
-    from service.demo import run_demo
-
-    return run_demo(args.data_dir, args.bot_seed)
-
 
 def register(commands: argparse._SubParsersAction) -> None:
     serve = commands.add_parser("serve", help="run the game service (gRPC and REST over Redis)")
@@ -44,7 +39,3 @@ def register(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.set_defaults(run=_serve)
 
-    demo = commands.add_parser("demo", help="start the service, let two random bots play a match, show it")
-    demo.add_argument("--data-dir", default=None, help="keep the demo's Redis data here (default: temporary)")
-    demo.add_argument("--bot-seed", default=None, help="seed of the bots' choices")
-    demo.set_defaults(run=_demo)

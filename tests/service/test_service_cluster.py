@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from service.demo import verify
+from clients.demo import verify
 from service.embedded_redis import redis_server_binary
 from service_helpers import ServiceProcess, play_random
 

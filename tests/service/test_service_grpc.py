@@ -12,7 +12,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoRe
 
 import engine
 from clients.client import TyphoonError
-from service.demo import verify
+from clients.demo import verify
 from service.gen.typhoon.v1 import match_pb2
 from service_helpers import play_random
 

@@ -11,7 +11,7 @@ import pytest
 
 import engine
 from clients.client import TyphoonClient, TyphoonError
-from service.demo import verify
+from clients.demo import verify
 from service.embedded_redis import EmbeddedRedis, free_port
 from service_helpers import ServiceProcess, play_random, wait_for
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 from clients.cli import main
-from service.demo import run_demo
+from clients.demo import run_demo
 
 
 def test_the_demo_plays_a_match_to_the_end(tmp_path):

@@ -9,6 +9,7 @@ die roll and the final state hash again.
 
 from __future__ import annotations
 
+import argparse
 import random
 import sys
 import tempfile
@@ -106,3 +107,14 @@ def run_demo(data_dir: str | None = None, bot_seed: str | None = None, out=sys.s
                 print("dice check: " + verify(client, match.match_id), file=out)
         print(f"service stopped cleanly after {time.monotonic() - started:.1f}s", file=out)
     return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    return run_demo(args.data_dir, args.bot_seed)
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    demo = commands.add_parser("demo", help="start the service, let two random bots play a match, show it")
+    demo.add_argument("--data-dir", default=None, help="keep the demo's Redis data here (default: temporary)")
+    demo.add_argument("--bot-seed", default=None, help="seed of the bots' choices")
+    demo.set_defaults(run=_demo)
