@@ -11,7 +11,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@
 
-.PHONY: install demo test bench
+.PHONY: install demo test bench bench-service
 install: $(VENV)/.installed
 
 demo: $(VENV)/.installed
@@ -22,3 +22,7 @@ test: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/engine_selfplay.py
+
+# a call to typhoon serve against a no-op gRPC server and a no-op ASGI app, same client, same run
+bench-service: $(VENV)/.installed
+	$(PY) benchmarks/service_floor.py

@@ -1,0 +1,439 @@
+"""Benchmark: what a call to ``typhoon serve`` costs, against the transport's floor, in one run.
+
+The floor is a server doing nothing: a grpc.aio server answering ListLegalActions and SubmitAction
+with empty messages, and a bare ASGI app under uvicorn answering the same two REST routes with ``{}``
+(both in one process on one event loop, as ``typhoon serve`` runs gRPC and REST). The same client
+loop runs against each: over 50 matches at once, ListLegalActions, then SubmitAction of a random
+legal action with ``expected_version`` and a fresh ``request_id`` (the floor offers no actions: the
+client sends a fixed one). The service runs as a new user starts it, ``typhoon serve`` with its
+embedded Redis and its default log level.
+
+Where the machine has two cores or more, the server (and its Redis) run on core 0 and the client
+on core 1. Server CPU per call is the server process's own CPU time (psutil) over the measured
+window divided by the calls answered in it; Redis's CPU is shown beside it.
+
+    .venv/bin/python benchmarks/service_floor.py                  # or: make bench-service
+    .venv/bin/python benchmarks/service_floor.py --seconds 30 --matches 50 --transport grpc
+    .venv/bin/python benchmarks/service_floor.py --serve-args="--workers 2" --no-pin
+
+Machines are noisy: read the ratios (service / floor, same run), and the load line, which says how
+much CPU other processes took meanwhile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import shlex
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import aiohttp  # noqa: E402
+import grpc  # noqa: E402
+import psutil  # noqa: E402
+from tabulate import tabulate  # noqa: E402
+
+from service.gen.typhoon.v1 import actions_pb2, match_service_pb2 as api  # noqa: E402
+from service.gen.typhoon.v1 import match_service_pb2_grpc  # noqa: E402
+from service.processes import die_with_parent, stop_process  # noqa: E402
+
+SERVICE_NAME = "typhoon.v1.MatchService"
+#: The floor offers no legal action: the client submits this one instead.
+FIXED_ACTION = actions_pb2.Action(move=actions_pb2.Action.Move(unit="XLVII", to="0704"))
+FIXED_ACTION_JSON = {"move": {"unit": "XLVII", "to": "0704"}}
+#: The issue's targets: service / floor.
+TARGETS = {"grpc": {"cpu": 2.5, "throughput": 0.5, "p99": 2.0}, "rest": {"cpu": 3.0}}
+
+
+# --- the floor server (a child process) -------------------------------------------------------------
+
+async def _serve_floor() -> None:
+    import uvicorn
+
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+
+    def empty(response_type):
+        async def handler(request, context):
+            return response_type()
+        return handler
+
+    handlers = {
+        "ListLegalActions": grpc.unary_unary_rpc_method_handler(
+            empty(api.ListLegalActionsResponse), request_deserializer=api.ListLegalActionsRequest.FromString,
+            response_serializer=api.ListLegalActionsResponse.SerializeToString),
+        "SubmitAction": grpc.unary_unary_rpc_method_handler(
+            empty(api.SubmitActionResponse), request_deserializer=api.SubmitActionRequest.FromString,
+            response_serializer=api.SubmitActionResponse.SerializeToString),
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
+    grpc_port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+
+    async def app(scope, receive, send):
+        if scope["type"] != "http":
+            return
+        more = True
+        while more:
+            message = await receive()
+            more = message.get("more_body", False)
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", b"2")]})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    # the same listening socket and uvicorn settings as service/server.py
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(1024)
+    sock.setblocking(False)
+    http = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off"))
+    task = asyncio.create_task(http.serve(sockets=[sock]))
+    while not http.started:
+        await asyncio.sleep(0.01)
+    print(json.dumps({"event": "serving", "grpc_port": grpc_port, "http_port": sock.getsockname()[1]}), flush=True)
+    await task
+
+
+# --- starting servers -------------------------------------------------------------------------------
+
+class ServerProcess:
+    """A server child process, pinned to ``cores`` if given; its log goes to a file."""
+
+    def __init__(self, args: list[str], log_path: Path, cores: set[int] | None) -> None:
+        self.log_path = log_path
+        self.cores = cores
+
+        def prepare() -> None:  # pragma: no cover - runs in the child
+            die_with_parent()
+            if cores:
+                os.sched_setaffinity(0, cores)  # the child's threads and children inherit it
+
+        self.log = open(log_path, "w")  # noqa: SIM115 - closed in stop()
+        self.process = subprocess.Popen(args, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=self.log,
+                                        stderr=subprocess.STDOUT, preexec_fn=prepare,  # noqa: PLW1509
+                                        env=dict(os.environ, REDIS_URL="", PYTHONUNBUFFERED="1"))
+        self.grpc_port = self.http_port = 0
+
+    def wait_serving(self, timeout: float = 60.0) -> "ServerProcess":
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for line in self.log_path.read_text().splitlines():
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    continue
+                if entry.get("event") == "serving":
+                    self.grpc_port, self.http_port = entry["grpc_port"], entry["http_port"]
+                    return self
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"the server did not start:\n{self.log_path.read_text()[-2000:]}")
+
+    def family(self) -> list[psutil.Process]:
+        root = psutil.Process(self.process.pid)
+        return [root, *root.children(recursive=True)]
+
+    def cpu_seconds(self) -> tuple[float, float]:
+        """CPU seconds used so far by the server's Python processes, and by its Redis."""
+        server = redis = 0.0
+        for process in self.family():
+            try:
+                times = process.cpu_times()
+                is_redis = "redis-server" in process.name()
+            except psutil.Error:
+                continue
+            if is_redis:
+                redis += times.user + times.system
+            else:
+                server += times.user + times.system
+        return server, redis
+
+    def stop(self) -> None:
+        stop_process(self.process, 30)
+        self.log.close()
+
+
+# --- the client loop --------------------------------------------------------------------------------
+
+@dataclass
+class Result:
+    target: str
+    transport: str
+    calls: int = 0
+    errors: int = 0
+    seconds: float = 0.0
+    latencies_ms: list[float] = field(default_factory=list, repr=False)
+    server_cpu_s: float = 0.0
+    redis_cpu_s: float = 0.0
+    other_cpu_s: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        return self.calls / self.seconds if self.seconds else 0.0
+
+    def percentile(self, q: float) -> float:
+        values = sorted(self.latencies_ms)
+        return values[min(len(values) - 1, int(q * len(values)))] if values else 0.0
+
+    @property
+    def cpu_ms(self) -> float:
+        return self.server_cpu_s * 1000 / self.calls if self.calls else 0.0
+
+    @property
+    def redis_ms(self) -> float:
+        return self.redis_cpu_s * 1000 / self.calls if self.calls else 0.0
+
+    def row(self) -> dict:
+        return {"target": self.target, "transport": self.transport, "calls": self.calls, "errors": self.errors,
+                "calls_per_s": round(self.rate, 1), "p50_ms": round(self.percentile(0.50), 2),
+                "p99_ms": round(self.percentile(0.99), 2), "server_cpu_ms_per_call": round(self.cpu_ms, 3),
+                "redis_cpu_ms_per_call": round(self.redis_ms, 3),
+                "other_processes_cores": round(self.other_cpu_s / self.seconds, 2) if self.seconds else 0}
+
+
+class Window:
+    """The measured part of a phase: calls, latencies and CPU only between open() and close()."""
+
+    def __init__(self, result: Result, server: ServerProcess) -> None:
+        self.result = result
+        self.server = server
+        self.open_at: float | None = None
+
+    def open(self) -> None:
+        self.cpu = self.server.cpu_seconds()
+        self.machine = _machine_busy()
+        self.client = _own_cpu()
+        self.open_at = time.perf_counter()
+
+    def close(self) -> None:
+        self.result.seconds = time.perf_counter() - self.open_at
+        server, redis = self.server.cpu_seconds()
+        self.result.server_cpu_s = server - self.cpu[0]
+        self.result.redis_cpu_s = redis - self.cpu[1]
+        machine = _machine_busy() - self.machine
+        self.result.other_cpu_s = max(0.0, machine - self.result.server_cpu_s - self.result.redis_cpu_s
+                                      - (_own_cpu() - self.client))
+        self.open_at = None
+
+    def record(self, started: float, ok: bool) -> None:
+        if self.open_at is None or started < self.open_at:
+            return
+        self.result.calls += 1
+        self.result.latencies_ms.append((time.perf_counter() - started) * 1000)
+        if not ok:
+            self.result.errors += 1
+
+
+def _machine_busy() -> float:
+    times = psutil.cpu_times()
+    return sum(times) - times.idle - getattr(times, "iowait", 0.0)
+
+
+def _own_cpu() -> float:
+    times = psutil.Process().cpu_times()
+    return times.user + times.system
+
+
+async def _new_match(stub, rng: random.Random) -> tuple[str, dict[str, str]]:
+    request = api.CreateMatchRequest(scenario="standard", request_id=uuid.uuid4().hex)
+    tokens = {}
+    for side in ("german", "soviet"):
+        token = f"{side}-{rng.getrandbits(128):032x}"
+        tokens[side] = token
+        request.seats.add(side=side, player_name=f"bench {side}", seat_token=token)
+    response = await stub.CreateMatch(request)
+    return response.match.match_id, tokens
+
+
+async def _grpc_player(stub, window: Window, stop: asyncio.Event, floor: bool, rng: random.Random) -> None:
+    match_id, tokens = ("floor", {"german": "x", "soviet": "x"}) if floor else await _new_match(stub, rng)
+    while not stop.is_set():
+        started = time.perf_counter()
+        try:
+            legal = await stub.ListLegalActions(api.ListLegalActionsRequest(match_id=match_id))
+        except grpc.aio.AioRpcError:
+            window.record(started, False)
+            continue
+        window.record(started, True)
+        if not floor and not legal.side_to_act:  # over: play another (not measured)
+            match_id, tokens = await _new_match(stub, rng)
+            continue
+        action = rng.choice(legal.actions) if legal.actions else FIXED_ACTION
+        token = tokens.get(legal.side_to_act or "german")
+        started = time.perf_counter()
+        try:
+            await stub.SubmitAction(api.SubmitActionRequest(match_id=match_id, action=action,
+                                                            expected_version=legal.version,
+                                                            request_id=uuid.uuid4().hex),
+                                    metadata=(("authorization", f"Bearer {token}"),))
+            window.record(started, True)
+        except grpc.aio.AioRpcError:
+            window.record(started, False)
+
+
+async def _rest_player(http: aiohttp.ClientSession, stub, window: Window, stop: asyncio.Event, floor: bool,
+                       rng: random.Random) -> None:
+    match_id, tokens = ("floor", {"german": "x", "soviet": "x"}) if floor else await _new_match(stub, rng)
+    while not stop.is_set():
+        started = time.perf_counter()
+        try:
+            async with http.get(f"/v1/matches/{match_id}/legal-actions") as reply:
+                legal = await reply.json()
+                ok = reply.status == 200
+        except aiohttp.ClientError:
+            legal, ok = {}, False
+        window.record(started, ok)
+        if not ok:
+            continue
+        side = legal.get("side_to_act") or ""
+        if not floor and not side:
+            match_id, tokens = await _new_match(stub, rng)
+            continue
+        actions = legal.get("actions") or [FIXED_ACTION_JSON]
+        body = {"action": rng.choice(actions), "expected_version": legal.get("version", 0),
+                "request_id": uuid.uuid4().hex}
+        started = time.perf_counter()
+        try:
+            async with http.post(f"/v1/matches/{match_id}/actions", json=body,
+                                 headers={"authorization": f"Bearer {tokens.get(side or 'german')}"}) as reply:
+                await reply.read()
+                ok = reply.status == 200
+        except aiohttp.ClientError:
+            ok = False
+        window.record(started, ok)
+
+
+async def run_phase(server: ServerProcess, target: str, transport: str, matches: int, warmup: float,
+                    seconds: float, seed: str) -> Result:
+    result = Result(target, transport)
+    window = Window(result, server)
+    stop = asyncio.Event()
+    floor = target == "floor"
+    rng = random.Random(seed)
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.grpc_port}") as channel:
+        stub = match_service_pb2_grpc.MatchServiceStub(channel)
+        connector = aiohttp.TCPConnector(limit=matches)
+        async with aiohttp.ClientSession(f"http://127.0.0.1:{server.http_port}", connector=connector,
+                                         timeout=aiohttp.ClientTimeout(total=60)) as http:
+            if transport == "grpc":
+                players = [_grpc_player(stub, window, stop, floor, random.Random(rng.random())) for _ in range(matches)]
+            else:
+                players = [_rest_player(http, stub, window, stop, floor, random.Random(rng.random()))
+                           for _ in range(matches)]
+            tasks = [asyncio.create_task(p) for p in players]
+            await asyncio.sleep(warmup)
+            window.open()
+            await asyncio.sleep(seconds)
+            window.close()
+            stop.set()
+            await asyncio.gather(*tasks, return_exceptions=True)
+    return result
+
+
+# --- the run ----------------------------------------------------------------------------------------
+
+def ratios(floor: Result, service: Result) -> dict[str, float]:
+    def div(a: float, b: float) -> float:
+        return round(a / b, 2) if b else float("inf")
+
+    return {"cpu": div(service.cpu_ms, floor.cpu_ms), "throughput": div(service.rate, floor.rate),
+            "p99": div(service.percentile(0.99), floor.percentile(0.99)),
+            "p50": div(service.percentile(0.50), floor.percentile(0.50))}
+
+
+def verdict(transport: str, ratio: dict[str, float]) -> str:
+    parts = []
+    for name, limit in TARGETS[transport].items():
+        good = ratio[name] >= limit if name == "throughput" else ratio[name] <= limit
+        sign = "≥" if name == "throughput" else "≤"
+        parts.append(f"{name} {ratio[name]}× ({'met' if good else 'MISSED'}: {sign} {limit}×)")
+    return ", ".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--matches", type=int, default=50, help="matches played at once (50)")
+    parser.add_argument("--seconds", type=float, default=15.0, help="measured seconds per phase (15)")
+    parser.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring (3)")
+    parser.add_argument("--transport", choices=["grpc", "rest", "both"], default="both")
+    parser.add_argument("--serve-args", default="", help="more arguments for typhoon serve, e.g. '--workers 2'")
+    parser.add_argument("--no-pin", action="store_true", help="do not pin the server and the client to cores")
+    parser.add_argument("--seed", default="bench")
+    parser.add_argument("--json", default=None, help="write the figures as JSON to this file")
+    parser.add_argument("--serve-floor", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve_floor:
+        asyncio.run(_serve_floor())
+        return 0
+
+    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    pin = len(cores) >= 2 and not args.no_pin
+    server_cores = {cores[0]} if pin else None
+    if pin:
+        os.sched_setaffinity(0, {cores[1]})  # before any thread exists: gRPC's threads inherit it
+    transports = ["grpc", "rest"] if args.transport == "both" else [args.transport]
+    workdir = Path(tempfile.mkdtemp(prefix="typhoon-bench-"))
+    commands = {
+        "floor": [sys.executable, str(Path(__file__).resolve()), "--serve-floor"],
+        "typhoon serve": [sys.executable, "-m", "clients.cli", "serve", "--grpc-port", "0", "--http-port", "0",
+                          "--data-dir", str(workdir / "data"), *shlex.split(args.serve_args)],
+    }
+    load_before = os.getloadavg()
+    results: dict[tuple[str, str], Result] = {}
+    for target, command in commands.items():
+        server = ServerProcess(command, workdir / f"{target.replace(' ', '-')}.log", server_cores).wait_serving()
+        try:
+            for transport in transports:
+                results[target, transport] = asyncio.run(run_phase(
+                    server, target, transport, args.matches, args.warmup, args.seconds, args.seed))
+        finally:
+            server.stop()
+    load_after = os.getloadavg()
+
+    print(f"{args.matches} matches at once, {args.seconds:.0f} s measured per phase after {args.warmup:.0f} s; "
+          + (f"server on core {cores[0]}, client on core {cores[1]}" if pin else "not pinned")
+          + f"; {psutil.cpu_count()} cores; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after"
+          + (f"; typhoon serve {args.serve_args}" if args.serve_args else ""))
+    rows, summary = [], {}
+    for transport in transports:
+        floor, service = results["floor", transport], results["typhoon serve", transport]
+        ratio = ratios(floor, service)
+        summary[transport] = {"floor": floor.row(), "service": service.row(), "ratios": ratio,
+                              "verdict": verdict(transport, ratio)}
+        for result in (floor, service):
+            row = result.row()
+            rows.append([transport, result.target, row["calls_per_s"], row["p50_ms"], row["p99_ms"],
+                         row["server_cpu_ms_per_call"], row["redis_cpu_ms_per_call"], row["errors"],
+                         row["other_processes_cores"]])
+        rows.append([transport, "service / floor", f"{ratio['throughput']}×", f"{ratio['p50']}×",
+                     f"{ratio['p99']}×", f"{ratio['cpu']}×", "", "", ""])
+    print(tabulate(rows, headers=["", "server", "calls/s", "p50 ms", "p99 ms", "server CPU ms/call",
+                                  "Redis CPU ms/call", "errors", "other procs (cores)"],
+                   tablefmt="simple", disable_numparse=True))
+    for transport in transports:
+        print(f"{transport}: {summary[transport]['verdict']}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"settings": vars(args), "cores": len(cores), "pinned": pin,
+                                               "load": [load_before, load_after], "results": summary}, indent=2))
+    errors = sum(r.errors for r in results.values())
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
