@@ -319,7 +319,7 @@ async def _rest_player(http: aiohttp.ClientSession, stub, window: Window, stop: 
 
 
 async def run_phase(server: ServerProcess, target: str, transport: str, matches: int, warmup: float,
-                    seconds: float, seed: str) -> Result:
+                    seconds: float, seed: str, profile: Path | None = None) -> Result:
     result = Result(target, transport)
     window = Window(result, server)
     stop = asyncio.Event()
@@ -337,12 +337,24 @@ async def run_phase(server: ServerProcess, target: str, transport: str, matches:
                            for _ in range(matches)]
             tasks = [asyncio.create_task(p) for p in players]
             await asyncio.sleep(warmup)
+            profiler = _profiler(server, profile / f"{transport}.txt", seconds) if profile else None
             window.open()
             await asyncio.sleep(seconds)
             window.close()
+            if profiler:
+                await asyncio.to_thread(profiler.wait, 60)
             stop.set()
             await asyncio.gather(*tasks, return_exceptions=True)
     return result
+
+
+def _profiler(server: ServerProcess, out: Path, seconds: float) -> subprocess.Popen:
+    """py-spy sampling the server's Python processes (collapsed stacks, one line per stack and count)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    beside = Path(sys.executable).parent / "py-spy"
+    return subprocess.Popen([str(beside) if beside.exists() else "py-spy", "record", "--format", "raw", "--nonblocking", "-d", str(int(seconds)),
+                             "-o", str(out), "-p", str(server.process.pid), "--subprocesses"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 # --- the run ----------------------------------------------------------------------------------------
@@ -376,6 +388,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-pin", action="store_true", help="do not pin the server and the client to cores")
     parser.add_argument("--seed", default="bench")
     parser.add_argument("--json", default=None, help="write the figures as JSON to this file")
+    parser.add_argument("--profile", default=None,
+                        help="record py-spy profiles of typhoon serve into this directory (py-spy on PATH)")
     parser.add_argument("--serve-floor", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_floor:
@@ -400,8 +414,9 @@ def main(argv: list[str] | None = None) -> int:
         server = ServerProcess(command, workdir / f"{target.replace(' ', '-')}.log", server_cores).wait_serving()
         try:
             for transport in transports:
+                profile = Path(args.profile) if args.profile and target != "floor" else None
                 results[target, transport] = asyncio.run(run_phase(
-                    server, target, transport, args.matches, args.warmup, args.seconds, args.seed))
+                    server, target, transport, args.matches, args.warmup, args.seconds, args.seed, profile))
         finally:
             server.stop()
     load_after = os.getloadavg()
