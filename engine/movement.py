@@ -3,7 +3,8 @@
 The search is a cheapest-path search over movement points that honours the rules:
 
 * a unit never enters a hex holding an enemy unit;
-* a unit that enters an enemy zone of control stops there (it may always leave the one it starts in);
+* a unit that enters an enemy zone of control stops there (it may always leave the one it starts in,
+  but coming back into its start hex is entering it);
 * friendly units may be passed through;
 * each hex costs its terrain cost (forest 2) unless the phase makes every hex cost 1 (rail movement,
   mud's one hex per phase).
@@ -55,6 +56,10 @@ def search(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc
     Without ``capture`` a label is a hex. With ``capture`` (hex → bit of an enemy-controlled city) a
     label is ``hex * 4096 + cities passed through`` so that paths capturing different cities are
     kept apart. Returns (label → cost, label → parent label).
+
+    Only the start label is where the unit has not entered: a path back into the start hex (which
+    labels keep only when it has passed through a city since) has entered it, and stops there when it
+    is in an enemy zone of control.
     """
     neighbours, costs, allowance = rules.neighbours, rules.costs, rules.allowance
     width = 4096 if capture is not None else 1
@@ -68,10 +73,10 @@ def search(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc
             if best[label] != spent:
                 continue
             here, mask = divmod(label, width)
-            if here != start and here in enemy_zoc:
+            if label != start_label and here in enemy_zoc:
                 continue
             for nxt in neighbours[here]:
-                if nxt in enemy_units or nxt == start:
+                if nxt in enemy_units:
                     continue
                 total = spent + (costs[nxt] if costs is not None else 1)
                 if total > allowance:
@@ -117,7 +122,7 @@ def check_path(unit: str, start: int, path: Sequence[int], rules: MoveRules, ene
         raise IllegalAction(Reason.PATH_BROKEN, f"unit {unit} needs at least one hex to move to")
     spent = 0
     here = start
-    for nxt in path:
+    for entered, nxt in enumerate(path):  # ``entered``: whether the unit entered ``here`` (start included)
         name = ids[nxt]
         if nxt not in rules.neighbours[here]:
             if rules.kind == "rail" and board.adjacent(here, nxt):
@@ -129,10 +134,11 @@ def check_path(unit: str, start: int, path: Sequence[int], rules: MoveRules, ene
         if nxt in enemy_units:
             raise IllegalAction(Reason.ENEMY_OCCUPIED,
                                 f"unit {unit} cannot enter {name}: it holds the enemy unit {enemy_units[nxt]}")
-        if here != start and here in enemy_zoc:
+        if entered and here in enemy_zoc:
+            again = " (its start hex, entered again)" if here == start else ""
             raise IllegalAction(Reason.STOPPED_BY_ZOC,
                                 f"unit {unit} cannot enter {name}: it stopped on entering the enemy zone "
-                                f"of control at {ids[here]}")
+                                f"of control at {ids[here]}{again}")
         spent += rules.costs[nxt] if rules.costs is not None else 1
         if spent > rules.allowance:
             if rules.kind == "mud":

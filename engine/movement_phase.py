@@ -169,6 +169,8 @@ class MovementPhase:
             else:
                 path = reach.path_to(dest)
         occupant = self.at.get(dest)
+        if occupant == unit:  # a named path back to its own hex: the unit that moved onto it, if any, is there
+            occupant = self.ps.stack[1] if self.ps.stack and self.ps.stack[0] == dest else None
         if occupant is not None:
             self._check_stacking(unit, start, dest, occupant)
         return lambda: self._move(unit, start, path)

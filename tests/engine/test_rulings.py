@@ -137,6 +137,13 @@ def test_ruling_06_leaving_a_zoc_directly_into_another():
     assert one(events, UnitMoved).path == ("1208",)
 
 
+def test_ruling_06_coming_back_into_the_start_hex_is_entering_it():
+    # issue 10: 16th in 0203 is in VII's zone; out to Smolensk (0204) and back into 0203, it stops there
+    game = position(["16th 0203", "VII 0103"], turn=6, phase="soviet_movement", city_control={"0204": "german"})
+    refuse(game, Move("16th", "0303", ("0204", "0203", "0303")), Reason.STOPPED_BY_ZOC, "0203 (its start hex")
+    assert one(game.apply(Move("16th", "0203", ("0204", "0203"))), CityCaptured).city == "Smolensk"
+
+
 def test_ruling_07_rail_movement_links_costs_enemies_and_zones():
     game = position(["16th 1402", "19th 1210", "V 0104"], phase="soviet_rail_movement")
     game.apply(Move("16th", "1102", ("1303", "1202", "1103", "1102")))  # forest 1303 counts 1
