@@ -9,6 +9,9 @@
 ...     for event in client.watch(match.match_id):                    # resumes by itself after a disconnect
 ...         print(event.sequence, event.WhichOneof("kind"))
 
+A match may have clocks: ``client.create_match(time_control="300+5")`` (or a preset, ``"blitz"``);
+``match.clock`` then says whose time runs and until when (:func:`time_left`).
+
 Actions may be given as engine actions (``engine.Move("XLVII", "0704")``), as their JSON form
 (``{"type": "move", "unit": "XLVII", "to": "0704"}``) or as ``typhoon.v1.Action`` messages. Refusals
 raise :class:`TyphoonError` with the gRPC code, the machine-readable reason (``STOPPED_BY_ZOC``,
@@ -30,9 +33,11 @@ from grpc_status import rpc_status
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from service import convert
+from service.clock import PRESETS, TimeControl
 from service.gen.typhoon.v1 import actions_pb2, match_pb2, match_service_pb2 as api, match_service_pb2_grpc
 
 Match = match_pb2.Match
+TimeControlMessage = match_pb2.TimeControl
 MatchEvent = match_pb2.MatchEvent
 Action = actions_pb2.Action
 
@@ -69,6 +74,34 @@ class TyphoonError(Exception):
         code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
         message = error.details() if hasattr(error, "details") else str(error)
         return cls(code, reason or code.name, message or "", metadata)
+
+
+def as_time_control(value: str | TimeControlMessage) -> TimeControlMessage:
+    """A time control message from a preset name or ``"INITIAL+INCREMENT"`` in seconds (ValueError if
+    neither), or the message itself.
+
+    >>> as_time_control("300+5").increment.seconds
+    5
+    """
+    if isinstance(value, TimeControlMessage):
+        return value
+    if value in PRESETS:
+        return TimeControlMessage(preset=value)
+    return TimeControl.parse(value).to_proto()
+
+
+def time_left(match: Match, now: float | None = None) -> dict[str, float]:
+    """Each side's time left in seconds now (``now``: Unix seconds), from a Match with a clock
+    (empty without). The service's clock is the authority: this is a reading, as good as the two
+    machines' clocks agree."""
+    if not match.HasField("clock"):
+        return {}
+    clock = match.clock
+    now = time.time() if now is None else now
+    left = {side: value.ToMilliseconds() / 1000 for side, value in clock.remaining.items()}
+    if clock.running and not clock.awaiting_first_action:
+        left[clock.running] = max(0.0, left[clock.running] - (now - clock.since.ToMilliseconds() / 1000))
+    return left
 
 
 def to_action(action: Any) -> actions_pb2.Action:
@@ -194,11 +227,15 @@ class TyphoonClient:
     # --- matches -----------------------------------------------------------------------------------
 
     def create_match(self, scenario: str = "standard", options: dict[str, Any] | None = None,
-                     seats: Iterable[str | tuple[str, str]] = ()) -> tuple[Match, dict[str, str]]:
-        """Create a match; ``seats`` (sides, or (side, player name) pairs) are claimed at once.
+                     seats: Iterable[str | tuple[str, str]] = (),
+                     time_control: str | TimeControlMessage | None = None) -> tuple[Match, dict[str, str]]:
+        """Create a match; ``seats`` (sides, or (side, player name) pairs) are claimed at once;
+        ``time_control`` (a preset name, ``"300+5"`` or a TimeControl message) gives it clocks.
         Returns the match and the tokens of the claimed seats by side. The client chooses the seat
         tokens and a request id, so a retry after a lost answer gets the same match and seats."""
         request = api.CreateMatchRequest(scenario=scenario, request_id=uuid.uuid4().hex)
+        if time_control is not None:
+            request.time_control.CopyFrom(as_time_control(time_control))
         if options:
             struct = Struct()
             struct.update(options)
@@ -282,7 +319,9 @@ def describe_event(event: MatchEvent) -> str:
         action = convert.action_from_proto(event.action_submitted.action)
         name = action.pop("type")
         details = " ".join(f"{k}={_plain(v)}" for k, v in action.items())
-        return f"{head} {event.action_submitted.side} plays {name} {details}".rstrip()
+        clocks = ", ".join(f"{side} {value.ToMilliseconds() / 1000:.1f}s"
+                           for side, value in sorted(event.action_submitted.time_left.items()))
+        return f"{head} {event.action_submitted.side} plays {name} {details}".rstrip() + (f" [{clocks}]" if clocks else "")
     if kind == "match_created":
         created = event.match_created
         return (f"{head} match created: scenario {created.scenario}, seed commitment "
@@ -291,6 +330,8 @@ def describe_event(event: MatchEvent) -> str:
         return f"{head} {event.seat_claimed.side} seat claimed by {event.seat_claimed.player_name or 'someone'}"
     if kind == "seed_revealed":
         return f"{head} seed revealed: {event.seed_revealed.seed}"
+    if kind == "match_aborted":
+        return f"{head} match aborted: {event.match_aborted.reason}"
     return f"{head} {kind}"
 
 
@@ -301,4 +342,4 @@ def _plain(value: Any) -> str:
 
 
 __all__ = ["Action", "Match", "MatchEvent", "Seat", "TyphoonClient", "TyphoonError", "Watch", "describe_event",
-           "to_action"]
+           "as_time_control", "time_left", "to_action"]

@@ -19,8 +19,14 @@ protobuf's JSON mapping (proto field names), in sequence order::
    ``action_submitted`` action in order: the engine must accept it from the side that submitted it,
    the game events it produces must be the logged ``game_event`` entries that follow, one by one, and
    its ``state_hash()`` after each action must be the logged one;
-5. the end: the replayed game is over when the seed is revealed, and (from the service) the match's
-   final state hash, result, version and last sequence agree with the replay.
+5. the end: the replayed game is over when the seed is revealed (unless the match was aborted), and
+   (from the service) the match's final state hash, result, version and last sequence agree with the
+   replay;
+6. the clocks, for a match with a time control: each side's time left after every action is
+   recomputed from the time control and the actions' times (implemented again here, independently of
+   service/clock.py) and must be the logged one; no action comes after its side's time ran out; a
+   time forfeit comes only once the side's time has run out, an abort only once a side's first-action
+   time has.
 
 >>> events = read_log("abc.jsonl")                      # doctest: +SKIP
 >>> report = verify_log(events, match_id="abc")         # doctest: +SKIP
@@ -151,6 +157,7 @@ CHECKS = {
     "events": "the engine reproduces every game event from the actions",
     "hashes": "the state hash after every action matches",
     "end": "the end agrees: the game is over when the seed is revealed",
+    "clock": "the clocks agree: every time left, flag fall and abort recomputed from the time control",
 }
 
 
@@ -206,6 +213,8 @@ class Report:
     commitment: str = ""
     final_hash: str = ""
     result: dict[str, Any] | None = None
+    aborted: str = ""
+    time_control: str = ""
     finished: bool = False
     problems: list[Problem] = field(default_factory=list)
     skipped: set[str] = field(default_factory=set)
@@ -241,7 +250,11 @@ class Report:
             "events": f"{self.game_events} events from {self.actions} actions",
             "hashes": f"final state hash {self.final_hash[:16]}..." if self.final_hash else "",
         }
+        if self.time_control:
+            lines.append(f"  time control {self.time_control}")
         for check, sentence in CHECKS.items():
+            if check == "clock" and not self.time_control:
+                continue
             if check not in failing and (check in self.skipped or (not self.finished and check != "log")):
                 lines.append(f"  [ -- ] {sentence}: not checked")
                 continue
@@ -249,6 +262,8 @@ class Report:
             mark = "[FAIL]" if count else "[ ok ]"
             extra = f"{count} problem{'s' if count > 1 else ''}" if count else details.get(check, "")
             lines.append(f"  {mark} {sentence}" + (f" ({extra})" if extra else ""))
+        if self.aborted:
+            lines.append(f"  aborted: {self.aborted}")
         if self.result:
             points = ", ".join(f"{k} {v}" for k, v in sorted(self.result.get("points", {}).items()))
             outcome = "draw" if self.result["winner"] == "draw" else f"{self.result['winner']} wins"
@@ -277,7 +292,7 @@ class Report:
         first = self.first
         return {"match": self.label, "ok": self.ok, "finished": self.finished, "entries": self.entries,
                 "actions": self.actions, "game_events": self.game_events, "rolls": self.rolls,
-                "final_state_hash": self.final_hash, "result": self.result,
+                "final_state_hash": self.final_hash, "result": self.result, "aborted": self.aborted or None,
                 "first_bad_event": first.sequence if first else None,
                 "problems": [p.to_json() for p in self.problems]}
 
@@ -356,6 +371,10 @@ def verify_log(events: list[MatchEvent], match_id: str = "", final: api.GetMatch
 
 
 def _replay(events: list[MatchEvent], game: engine.Game, seed: str, report: Report) -> None:
+    created = events[0]
+    clocks = None
+    if created.match_created.HasField("time_control"):
+        clocks = _Clocks(created.match_created, game.current_player(), created.time.ToMilliseconds(), report)
     version = 0
     expected: deque[dict] = deque()
     action_at = None  # (sequence, description) of the last action
@@ -394,7 +413,8 @@ def _replay(events: list[MatchEvent], game: engine.Game, seed: str, report: Repo
                 report.add(seq, "actions", "an action after the end of the game", logged=data)
                 stopped = True
                 continue
-            acting = action.side if isinstance(action, engine.Resign) else game.current_player()
+            named = getattr(action, "side", None)  # Resign and TimeForfeit name their side
+            acting = named if isinstance(named, str) else game.current_player()
             if submitted.side != acting:
                 report.add(seq, "actions", f"submitted by the {submitted.side} seat, but the {acting} side was "
                            f"to act", logged=submitted.side, replayed=acting, context=action_at[1])
@@ -407,6 +427,8 @@ def _replay(events: list[MatchEvent], game: engine.Game, seed: str, report: Repo
                 continue
             # normalised through the API's conversion, as the logged events were
             expected = deque(convert.event_from_proto(convert.event_to_proto(e.to_json())) for e in produced)
+            if clocks is not None:
+                clocks.action(event, isinstance(action, engine.TimeForfeit), game.current_player())
             replayed_hash = game.state_hash()
             if submitted.state_hash != replayed_hash:
                 report.add(seq, "hashes", "the state hash after the action differs from the replay",
@@ -437,13 +459,75 @@ def _replay(events: list[MatchEvent], game: engine.Game, seed: str, report: Repo
                                f"({logged.get('type')} logged, {replayed.get('type')} replayed)",
                                logged=logged, replayed=replayed, context=f"after the action at event #{action_at[0]}: "
                                f"{action_at[1]}")
-        elif kind == "seed_revealed" and not stopped and not game.is_terminal():
+        elif kind == "match_aborted":
+            report.aborted = event.match_aborted.reason or "aborted"
+            if clocks is None:
+                report.add(seq, "end", "a match without a time control was aborted")
+            else:
+                clocks.abort(event)
+        elif kind == "seed_revealed" and not stopped and not game.is_terminal() and not report.aborted:
             report.add(seq, "end", "the seed is revealed but the replayed game is not over",
                        context=f"the replay is at turn {game.turn}, {game.phase.name}")
     report.rolls = rolls
     report.final_hash = game.state_hash()
     result = game.result()
     report.result = result.to_json() if result else None
+
+
+class _Clocks:
+    """The clocks of a match recomputed from its log (the rules of proto TimeControl): the running
+    side's time runs from the previous action's time, except before its first action, when its
+    first-action time runs instead; a side gains the increment after each of its actions while the game
+    goes on."""
+
+    def __init__(self, created: MatchEvent.MatchCreated, first_side: str | None, start_ms: int,
+                 report: Report) -> None:
+        control = created.time_control
+        self.report = report
+        self.initial, self.increment = control.initial.ToMilliseconds(), control.increment.ToMilliseconds()
+        self.first_action = control.first_action.ToMilliseconds()
+        report.time_control = f"{self.initial / 1000:g}+{self.increment / 1000:g}" + \
+            (f" ({control.preset})" if control.preset else "") + f", first action within {self.first_action / 1000:g} s"
+        self.left = {side: self.initial for side in created.sides}
+        self.running, self.first, self.since, self.acted = first_side or "", True, start_ms, set()
+
+    def _budget(self) -> int:
+        return self.first_action if self.first else self.left[self.running]
+
+    def action(self, event: MatchEvent, forfeit: bool, next_side: str | None) -> None:
+        submitted, now, seq = event.action_submitted, event.time.ToMilliseconds(), event.sequence
+        running, used = self.running, event.time.ToMilliseconds() - self.since
+        if running:
+            if forfeit and self.first:
+                self.report.add(seq, "clock", f"a time forfeit while the {running} side had not acted yet (its "
+                                f"first-action time runs out by an abort, not a loss)")
+            elif forfeit and used < self.left[running]:
+                self.report.add(seq, "clock", f"a time forfeit while the {running} side had "
+                                f"{self.left[running] - used} ms left")
+            elif not forfeit and used >= self._budget():
+                self.report.add(seq, "clock", f"an action {used - self._budget()} ms after the {running} side's "
+                                f"time ran out", context=f"{submitted.side} {_show(convert.action_from_proto(submitted.action))}")
+            if not self.first:
+                self.left[running] = max(0, self.left[running] - max(0, used))
+        self.acted.add(submitted.side)
+        if next_side is None:
+            self.running = ""
+        else:
+            if submitted.side == running:
+                self.left[running] += self.increment
+            self.running, self.first, self.since = next_side, next_side not in self.acted, now
+        logged = {side: value.ToMilliseconds() for side, value in submitted.time_left.items()}
+        if logged != self.left:
+            self.report.add(seq, "clock", "the time left after the action differs from the recomputed clocks",
+                            logged=logged, replayed=dict(self.left))
+
+    def abort(self, event: MatchEvent) -> None:
+        used = event.time.ToMilliseconds() - self.since
+        if not (self.running and self.first and used >= self.first_action):
+            self.report.add(event.sequence, "clock", "the match was aborted, but no side's first-action time had "
+                            "run out" + (f" ({self.running} had {self.first_action - used} ms left)"
+                                         if self.running and self.first else ""))
+        self.running = ""
 
 
 def _compare_final(final: api.GetMatchResponse, game: engine.Game, report: Report) -> None:
@@ -482,6 +566,12 @@ def _changed_options(options: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in options.items() if defaults.get(k) != v}
 
 
+def _clock_text(ms: int) -> str:
+    """A clock reading: ``4:05.3`` (minutes, seconds, tenths)."""
+    minutes, rest = divmod(ms, 60_000)
+    return f"{minutes}:{rest / 1000:04.1f}"
+
+
 def _show(value: Any) -> str:
     if isinstance(value, dict):
         data = dict(value)
@@ -508,6 +598,7 @@ class Step:
     action: dict[str, Any] | None
     events: list[MatchEvent]
     game: engine.Game
+    time_left: dict[str, int] = field(default_factory=dict)  # ms by side after the action (with clocks)
 
     @property
     def turn(self) -> int:
@@ -521,7 +612,9 @@ class Step:
         head = f"step {self.number}/{total}"
         if self.action is None:
             return head + ": the match at creation (the Soviet set-up)"
-        return f"{head} (event #{self.sequence}): {self.side} plays {_show(self.action)}"
+        clocks = ("; time left " + ", ".join(f"{side} {_clock_text(ms)}" for side, ms in sorted(self.time_left.items()))
+                  if self.time_left else "")
+        return f"{head} (event #{self.sequence}): {self.side} plays {_show(self.action)}{clocks}"
 
 
 class Replay:
@@ -560,7 +653,8 @@ class Replay:
                     self.stopped_at = (event.sequence, str(error))
                     current = None
                     continue
-                current = Step(len(self.steps), event.sequence, event.action_submitted.side, data, [], game.clone())
+                current = Step(len(self.steps), event.sequence, event.action_submitted.side, data, [], game.clone(),
+                               {side: left.ToMilliseconds() for side, left in event.action_submitted.time_left.items()})
                 self.steps.append(current)
             elif kind == "game_event" and current is not None:
                 current.events.append(event)

@@ -33,6 +33,7 @@ from tabulate import tabulate
 from clients.client import TyphoonClient
 from clients.ratings import Ratings, player_label
 from clients.sdk import Bot, BotResult
+from service.gen.typhoon.v1 import match_pb2
 from service.processes import ServeProcess
 
 SIDES = ("german", "soviet")
@@ -117,6 +118,7 @@ class MatchRecord:
     illegal: int = 0
     error: str = ""
     verified: bool | None = None
+    time_control: str = ""
 
     @property
     def ok(self) -> bool:
@@ -129,9 +131,10 @@ class MatchRecord:
 def play_match(target: str, german: Any, soviet: Any, index: int = 1, seed: str = "runner",
                scenario: str = "standard", options: dict | None = None, german_params: dict | None = None,
                soviet_params: dict | None = None, verify: bool = False, timeout: float = 3600.0,
-               retry_seconds: float = 60.0) -> MatchRecord:
+               retry_seconds: float = 60.0, time_control: str | None = None) -> MatchRecord:
     """Create a match, let a ``german`` and a ``soviet`` bot (strategy names or objects) play it through
-    the service at ``target``, and return its record (``error`` says what went wrong, if anything)."""
+    the service at ``target``, and return its record (``error`` says what went wrong, if anything).
+    ``time_control`` (a preset or ``"300+5"``) gives the match clocks: a bot too slow loses on time."""
     names = {side: player_label(spec if isinstance(spec, str) else getattr(spec, "name", None)
                                 or getattr(spec, "__name__", "?"), params)
              for side, spec, params in zip(SIDES, (german, soviet), (german_params, soviet_params))}
@@ -140,7 +143,7 @@ def play_match(target: str, german: Any, soviet: Any, index: int = 1, seed: str 
     bots: list[Bot] = []
     try:
         with TyphoonClient(target) as client:
-            match, _ = client.create_match(scenario, options=options or None)
+            match, _ = client.create_match(scenario, options=options or None, time_control=time_control)
             record.match_id = match.match_id
             errors: dict[str, BaseException] = {}
             threads = []
@@ -180,6 +183,8 @@ def play_match(target: str, german: Any, soviet: Any, index: int = 1, seed: str 
             record.illegal = sum(result.illegal for result in results.values())
             if errors:
                 record.error = "; ".join(f"{side}: {type(error).__name__}: {error}" for side, error in errors.items())
+            elif final.status == match_pb2.MATCH_STATUS_ABORTED:
+                record.error = "aborted: a side made no first action in time"
             elif not record.winner:
                 record.error = "the match did not finish"
             if verify and record.winner and not record.error:
@@ -294,6 +299,10 @@ class Series:
                              f"{r.error or 'no result'}")
         else:
             lines.append("no match failed")
+        on_time = [r for r in self.records if r.ok and r.reason == "time"]
+        if on_time:
+            lines.append(f"{len(on_time)} match{'es' if len(on_time) != 1 else ''} lost on time: "
+                         + ", ".join(f"#{r.index} ({'soviet' if r.winner == 'german' else 'german'})" for r in on_time))
         illegal = sum(r.illegal for r in self.records)
         if illegal:
             lines.append(f"{illegal} illegal choices were replaced by the fallback")
@@ -307,7 +316,7 @@ def run_series(german: str, soviet: str, games: int = 10, target: str | None = N
                seed: str = "runner", scenario: str = "standard", options: dict | None = None,
                german_params: dict | None = None, soviet_params: dict | None = None, swap: bool = False,
                verify: bool = False, progress: bool = False, embedded_process: bool = True,
-               timeout: float = 3600.0) -> Series:
+               timeout: float = 3600.0, time_control: str | None = None) -> Series:
     """Play ``games`` matches of ``german`` against ``soviet`` (and as many with the sides swapped if
     ``swap``) through the service at ``target`` (an embedded one when None), ``parallel`` at a time."""
     embedded = EmbeddedService(process=embedded_process) if target is None else None
@@ -327,7 +336,7 @@ def run_series(german: str, soviet: str, games: int = 10, target: str | None = N
                 jobs.append((series.pairings[number], {
                     "german": g, "soviet": s, "index": index, "seed": seed, "scenario": scenario,
                     "options": options, "german_params": gp, "soviet_params": sp, "verify": verify,
-                    "timeout": timeout}))
+                    "timeout": timeout, "time_control": time_control}))
         bar = None
         if progress:
             from tqdm import tqdm
@@ -361,6 +370,7 @@ __all__ = ["EmbeddedService", "MatchRecord", "Pairing", "Series", "play_match", 
 # --- the command line: typhoon match run -----------------------------------------------------------
 
 def cli_match_run(args) -> int:
+    from clients.client import as_time_control
     from clients.sdk import checked_options, checked_strategy, parse_params
 
     try:
@@ -368,6 +378,8 @@ def cli_match_run(args) -> int:
         german_params, soviet_params = parse_params(args.german_param), parse_params(args.soviet_param)
         checked_strategy(args.german, german_params)
         checked_strategy(args.soviet, soviet_params)
+        if args.time_control:
+            as_time_control(args.time_control)
     except ValueError as error:
         print(f"typhoon match run: {error}", file=sys.stderr)
         return 2
@@ -378,12 +390,14 @@ def cli_match_run(args) -> int:
         return 2
     where = args.server or "an embedded service"
     print(f"{args.german} (German) vs {args.soviet} (Soviet): {args.games} matches"
-          + (" each way" if args.swap else "") + f" through {where}, {args.parallel} at a time", file=sys.stderr)
+          + (" each way" if args.swap else "") + f" through {where}, {args.parallel} at a time"
+          + (f", time control {args.time_control}" if args.time_control else ""), file=sys.stderr)
     series = run_series(args.german, args.soviet, games=args.games, target=args.server, parallel=args.parallel,
                         seed=args.seed, scenario=args.scenario, options=options,
                         german_params=german_params, soviet_params=soviet_params,
                         swap=args.swap, verify=args.verify, progress=not args.no_progress,
-                        embedded_process=not args.in_process, timeout=args.timeout)
+                        embedded_process=not args.in_process, timeout=args.timeout,
+                        time_control=args.time_control)
     print(series.table())
     # the pairings' matches in turn (1st of each, 2nd of each...): an online rating is not blind to order
     for round_ in itertools.zip_longest(*(p.records for p in series.pairings)):
@@ -425,6 +439,9 @@ def register(commands) -> None:
     run.add_argument("--german-param", action="append", metavar="NAME=VALUE", help="German strategy parameter")
     run.add_argument("--soviet-param", action="append", metavar="NAME=VALUE", help="Soviet strategy parameter")
     run.add_argument("--verify", action="store_true", help="replay-verify every finished match")
+    run.add_argument("--time-control", default=None, metavar="PRESET|INITIAL+INCREMENT",
+                     help="clocks for every match: a preset (bullet, blitz, rapid, classical) or seconds such as "
+                          "300+5; a bot whose time runs out loses (default: no clocks)")
     run.add_argument("--timeout", type=float, default=3600.0, help="seconds one match may take (default 3600)")
     run.add_argument("--in-process", action="store_true",
                      help="run the embedded service in this process (default: a child process)")

@@ -49,7 +49,7 @@ import grpc
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_exponential
 
 import engine
-from clients.client import TRANSIENT_CODES, Seat, TyphoonClient, TyphoonError
+from clients.client import TRANSIENT_CODES, Seat, TyphoonClient, TyphoonError, as_time_control
 from service import convert
 from service.gen.typhoon.v1 import match_pb2
 
@@ -57,7 +57,7 @@ ChooseFunction = Callable[[engine.Game, list[engine.Action]], engine.Action]
 
 # refusals that mean "the match moved on while we were choosing": read again and choose anew
 _MOVED_ON = {(grpc.StatusCode.ABORTED, None), (grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN"),
-             (grpc.StatusCode.FAILED_PRECONDITION, "GAME_OVER")}
+             (grpc.StatusCode.FAILED_PRECONDITION, "GAME_OVER"), (grpc.StatusCode.FAILED_PRECONDITION, "MATCH_ABORTED")}
 
 
 # game events after which the side to act may have changed
@@ -76,6 +76,7 @@ class BotResult:
     side: str
     strategy: str
     finished: bool = False
+    aborted: bool = False     # called off by the clock before a side's first action (no result)
     winner: str = ""
     reason: str = ""
     points: dict[str, int] = field(default_factory=dict)
@@ -94,6 +95,8 @@ class BotResult:
         return self.finished and self.winner == self.side
 
     def summary(self) -> str:
+        if self.aborted:
+            return f"{self.side} ({self.strategy}): the match was aborted (a side made no first action in time)"
         if not self.finished:
             return f"{self.side} ({self.strategy}): stopped at version {self.version}, match not finished"
         outcome = "draw" if self.winner == "draw" else f"{self.winner} wins"
@@ -306,6 +309,7 @@ class Bot:
         except Exception:  # noqa: BLE001 - the result stays as far as it got
             return
         self.result.version, self.result.turn = match.version, match.turn
+        self.result.aborted = match.status == match_pb2.MATCH_STATUS_ABORTED
         if match.status == match_pb2.MATCH_STATUS_FINISHED:
             self.result.finished = True
             self.result.winner, self.result.reason = match.result.winner, match.result.reason
@@ -379,6 +383,8 @@ def cli_bot(args) -> int:
         params = parse_params(args.param)
         checked_strategy(args.strategy, params)
         options = checked_options(args.scenario, args.options) if not args.match else None
+        if args.time_control:
+            as_time_control(args.time_control)
     except ValueError as error:
         print(f"typhoon bot: {error}", file=sys.stderr)
         return 2
@@ -387,7 +393,8 @@ def cli_bot(args) -> int:
     if not match_id:
         with TyphoonClient(args.server) as client:
             match, created_tokens = client.create_match(args.scenario, options=options,
-                                                        seats=[(args.side or "german", args.name or "")])
+                                                        seats=[(args.side or "german", args.name or "")],
+                                                        time_control=args.time_control)
         match_id = match.match_id
         (side, token), = created_tokens.items()
         print(f"created match {match_id} with the {side} seat; its token (to resume with --token): {token}\n"
@@ -458,6 +465,9 @@ def register(commands) -> None:
     bot.add_argument("--name", default="", help="player name shown on the seat")
     bot.add_argument("--scenario", default="standard", help="with a new match: its scenario")
     bot.add_argument("--options", default="", help="with a new match: its options (as for selfplay)")
+    bot.add_argument("--time-control", default=None, metavar="PRESET|INITIAL+INCREMENT",
+                     help="with a new match: clocks, a preset (bullet, blitz, rapid, classical) or seconds "
+                          "such as 300+5 (default: none)")
     bot.add_argument("--retry-seconds", type=float, default=300.0,
                      help="how long to keep retrying while the service is unreachable (default 300)")
     bot.add_argument("--idle-timeout", type=float, default=None, help="give up when the match does not move for "

@@ -11,7 +11,8 @@
 from .actions import (
     ACTIONS, Action, Advance, Assault, BuyExtraSupply, BuyWinterGear, ChooseAttackerLoss, ChooseFrostbite,
     ChooseLosses, ChooseRetreat, CloseDeclarations, DeclareAttack, DeclineAdvance, DesignateTank, EndPhase, Move,
-    PlaceUnit, Replace, Resign, ResolveBattle, Restore, RollAttrition, StandardSetup, action_from_json,
+    PlaceUnit, Replace, Resign, ResolveBattle, Restore, RollAttrition, StandardSetup, TimeForfeit,
+    action_from_json,
 )
 from .catalog import describe_options, describe_presets, describe_scenario
 from .data import Scenario, load_scenario, scenario_ids
@@ -28,6 +29,6 @@ __all__ = [
     "ChooseFrostbite", "ChooseLosses", "ChooseRetreat", "DesignateTank", "RollAttrition",
     "CloseDeclarations", "DataError", "DeclareAttack", "DeclineAdvance", "EndPhase", "Event", "Game",
     "IllegalAction", "Move", "OPTIONS", "Options", "PlaceUnit", "PositionError", "Reason", "Replace", "Resign",
-    "ResolveBattle", "Restore", "Result", "Scenario", "StandardSetup", "action_from_json", "die_roll",
+    "ResolveBattle", "Restore", "Result", "Scenario", "StandardSetup", "TimeForfeit", "action_from_json", "die_roll",
     "describe_options", "describe_presets", "describe_scenario", "event_from_json", "game_from_position", "load_scenario", "new_game", "scenario_ids", "seed_commitment",
 ]

@@ -137,6 +137,15 @@ class Resign(Action):
     side: str
 
 
+@register(ACTIONS)
+class TimeForfeit(Action):
+    """``side``'s clock ran out; the other side wins (reason ``time``). The engine has no clock: a game
+    service applies this when its clock says the flag fell, so a replay ends the same way. Accepted at
+    any time, like Resign; never among the legal actions."""
+    type: ClassVar[str] = "time_forfeit"
+    side: str
+
+
 # --- winter, the Tank unit and supply (campaign, optional rules, War of Attrition) -----------------
 
 @register(ACTIONS)

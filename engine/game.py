@@ -22,7 +22,9 @@ from hashlib import sha256
 from typing import Any, Iterable
 
 from . import combat, movement
-from .actions import Action, ChooseLosses, EndPhase, Move, Resign, StandardSetup, action_from_json  # noqa: F401
+from .actions import (  # noqa: F401
+    Action, ChooseLosses, EndPhase, Move, Resign, StandardSetup, TimeForfeit, action_from_json,
+)
 from .combat_phase import CombatPhase, answers_stage
 from .data import SIDES, CombatTable, CounterInfo, Scenario, Weather, load_crt, load_scenario
 from .dice import die_roll
@@ -217,6 +219,10 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
                 raise IllegalAction(Reason.MALFORMED_ACTION, f"{action.side!r} is not a side")
             return lambda: self._finish(Result(other(action.side), f"{action.side} resigned",
                                                self.victory_points()))
+        if isinstance(action, TimeForfeit):
+            if action.side not in SIDES:
+                raise IllegalAction(Reason.MALFORMED_ACTION, f"{action.side!r} is not a side")
+            return lambda: self._finish(Result(other(action.side), "time", self.victory_points()))
         pending = self.ps.pending
         if pending:
             if isinstance(action, ChooseLosses):

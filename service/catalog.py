@@ -12,6 +12,7 @@ from typing import Any
 from google.protobuf import json_format
 
 import engine
+from service.clock import PRESETS
 from service.gen.typhoon.v1 import match_service_pb2 as api, scenario_pb2
 
 
@@ -40,4 +41,5 @@ def scenarios_response() -> api.ListScenariosResponse:
     for name, options in engine.describe_presets().items():
         preset = response.presets.add(name=name)
         preset.options.update(options)
+    response.time_controls.extend(control.to_proto() for control in PRESETS.values())
     return response

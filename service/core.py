@@ -13,6 +13,11 @@ Service events in the log (``source`` ``service``; engine events have ``source``
     {"type": "seat_claimed", "side": "german", "player_name": "..."}
     {"type": "action_submitted", "side": "german", "action": {<engine action JSON>}, "state_hash": "<hex>"}
     {"type": "seed_revealed", "seed": "<seed>", "seed_commitment": "<hex>"}
+    {"type": "match_aborted", "side": "soviet", "reason": "..."}
+
+A match with a time control has clocks (``service.clock``): ``match_created`` then also holds
+``"time_control"``, ``action_submitted`` ``"time_left"`` (ms by side), and those entries' times are
+Redis times.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from grpc import StatusCode
 import engine
 from engine.data import SIDES
 from service import catalog, convert
+from service import clock as clock_module
 from service.errors import ServiceError, shutting_down
 from service.gen.typhoon.v1 import match_pb2, match_service_pb2 as api
 from service.hub import StreamHub
@@ -45,7 +51,8 @@ _MATCH_ID = re.compile(r"^[a-z0-9]{1,64}$")
 SEAT_TOKEN = re.compile(r"[A-Za-z0-9_-]{32,128}")
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 _STATUS = {"open": match_pb2.MATCH_STATUS_OPEN, "active": match_pb2.MATCH_STATUS_ACTIVE,
-           "finished": match_pb2.MATCH_STATUS_FINISHED}
+           "finished": match_pb2.MATCH_STATUS_FINISHED, "aborted": match_pb2.MATCH_STATUS_ABORTED}
+ENDED = ("finished", "aborted")
 _STATUS_NAMES = {value: name for name, value in _STATUS.items()}
 MAX_RETRIES = 16
 #: Limits on requests (the OpenAPI document states them from here).
@@ -62,6 +69,8 @@ class CallContext:
     """What a transport knows about a call besides the request: the bearer token, if any."""
 
     token: str | None = None
+    #: Set only by the service itself (the clock sweeper), never by a transport: act for this side.
+    service_side: str | None = None
 
 
 def token_hash(token: str) -> str:
@@ -108,6 +117,7 @@ class MatchService:
         self.store = store
         self.hub = hub or StreamHub(store)
         self.clock = clock
+        self.clocks = clock_module.Clocks(store)
         self.draining = False
         self._last_refusal = 0.0
         self._in_flight = 0
@@ -180,6 +190,7 @@ class MatchService:
                 raise _err(StatusCode.INVALID_ARGUMENT, "SEAT_TOKEN_IN_USE", "each seat needs a token of its own")
             claims.append((seat.side, seat.player_name, seat.seat_token or secrets.token_urlsafe(32)))
         self._check_request_id(request.request_id)
+        control = self.clocks.control_of(request.time_control if request.HasField("time_control") else None)
 
         now = self._now_ms()
         commitment = engine.seed_commitment(seed)
@@ -201,6 +212,7 @@ class MatchService:
                                       {"type": "seat_claimed", "side": side, "player_name": player}))
         meta["last_sequence"] = str(len(events))
         state_json = game.canonical_json()
+        deadline = await self.clocks.start(control, game, meta, events) if control else None
         match_id = new_match_id()
         if request.request_id:
             fingerprint = hashlib.sha256(request.SerializeToString(deterministic=True)).hexdigest()
@@ -209,7 +221,7 @@ class MatchService:
                 return await self._created_before(request, fingerprint, *earlier)
         for _ in range(MAX_RETRIES):
             meta["id"] = match_id
-            if await self.store.create(match_id, meta, state_json, 0, events, now):
+            if await self.store.create(match_id, meta, state_json, 0, events, now, deadline):
                 break
             match_id = new_match_id()
             if request.request_id:  # pragma: no cover - 36**16 ids
@@ -258,7 +270,7 @@ class MatchService:
                            f"this token holds the {held} seat; each seat needs a token of its own")
             log.info("request_replayed", side=held)
             return api.JoinMatchResponse(side=held, seat_token=token, match=self._match(meta))
-        if meta["status"] == "finished":
+        if meta["status"] in ENDED:
             raise _err(StatusCode.FAILED_PRECONDITION, "MATCH_FINISHED", f"match {match_id} is over")
         candidates = [request.side] if request.side else \
             [side for side in sides if f"seat:{side}:token" not in meta]
@@ -322,6 +334,8 @@ class MatchService:
     async def list_legal_actions(self, request: api.ListLegalActionsRequest,
                                  ctx: CallContext) -> api.ListLegalActionsResponse:
         snapshot = await self._snapshot(self._match_id(request.match_id))
+        if snapshot.meta.get("status") == "aborted":
+            return api.ListLegalActionsResponse(version=snapshot.version)
         game = self._game(snapshot)
         response = api.ListLegalActionsResponse(version=snapshot.version, side_to_act=game.current_player() or "",
                                                 actions=[convert.action_to_proto(a) for a in game.legal_actions()])
@@ -356,7 +370,7 @@ class MatchService:
         if request.after_sequence < 0:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_CURSOR", "after_sequence cannot be negative")
         meta = await self._meta(match_id)
-        finished = meta["status"] == "finished" and request.after_sequence >= int(meta["last_sequence"])
+        finished = meta["status"] in ENDED and request.after_sequence >= int(meta["last_sequence"])
         return self._watch(match_id, request.after_sequence, heartbeat, finished)
 
     async def _watch(self, match_id: str, after: int, heartbeat: float, finished: bool) -> AsyncIterator[api.WatchMatchResponse]:
@@ -392,6 +406,9 @@ class MatchService:
             action = engine.action_from_json(convert.action_from_proto(request.action))
         except engine.IllegalAction as error:
             raise _illegal(error) from None
+        if isinstance(action, engine.TimeForfeit):
+            raise _err(StatusCode.INVALID_ARGUMENT, "SERVICE_ACTION",
+                       "time_forfeit is applied by the service when a clock runs out; to give up, resign")
         expected = request.expected_version if request.HasField("expected_version") else None
         return await self._act(match_id, ctx, action, expected, request.request_id, "SubmitAction",
                                api.SubmitActionResponse)
@@ -400,12 +417,18 @@ class MatchService:
         match_id = self._match_id(request.match_id)
         return await self._act(match_id, ctx, None, None, request.request_id, "Resign", api.ResignResponse)
 
+    async def forfeit_on_time(self, match_id: str, ctx: CallContext) -> api.SubmitActionResponse:
+        """The clock sweeper's TimeForfeit for ``ctx.service_side`` (see service.clock)."""
+        return await self._act(match_id, ctx, engine.TimeForfeit(ctx.service_side), None, "", "TimeForfeit",
+                               api.SubmitActionResponse)
+
     async def _act(self, match_id: str, ctx: CallContext, action: engine.Action | None, expected: int | None,
                    request_id: str, rpc: str, response_type: type) -> Any:
         self._check_request_id(request_id)
         for _ in range(MAX_RETRIES):
             snapshot = await self._snapshot(match_id, request_id)
-            side = self._seat_of(snapshot.meta, ctx.token)
+            side = ctx.service_side or self._seat_of(snapshot.meta, ctx.token)
+            self.clocks.check_not_aborted(snapshot.meta)
             if action is None:  # Resign: the caller's own side
                 action = engine.Resign(side)
             fingerprint = hashlib.sha256(json.dumps(
@@ -436,12 +459,13 @@ class MatchService:
                 "result": json.dumps(result.to_json()) if result else ""}
             if result:
                 meta_update["status"] = "finished"
+            deadline = await self.clocks.settle(snapshot.meta, side, action, game, stored, meta_update)
             meta = snapshot.meta | meta_update
             response = response_type(version=version, events=[match_event(e) for e in stored],
                                      match=self._match(meta))
             outcome = await self.store.commit(match_id, snapshot.version, snapshot.seq, version,
                                               game.canonical_json(), meta_update, stored, request_id, fingerprint,
-                                              response.SerializeToString())
+                                              response.SerializeToString(), deadline)
             if outcome.outcome == "OK":
                 log.info("action_applied", side=side, action=action.type, version=version,
                          events=len(stored), finished=bool(result))
@@ -452,6 +476,10 @@ class MatchService:
                 raise _not_found(match_id)
             if outcome.outcome == "STALE" and expected is not None:
                 raise _stale(outcome.current_version, expected)
+            if outcome.outcome == "FLAG":  # the clock ran out before this commit: the flag wins
+                await self.clocks.too_late(self, match_id)
+            if outcome.outcome == "EARLY":
+                raise _err(StatusCode.FAILED_PRECONDITION, "CLOCK_RUNNING", "the clock has not run out")
             log.debug("commit_retry", outcome=outcome.outcome)  # lost a race: read again and retry
             if rpc == "Resign":
                 action = None
@@ -551,13 +579,14 @@ class MatchService:
             match_id=meta["id"], scenario=meta["scenario"], options=convert.dict_to_struct(json.loads(meta["options"])),
             status=_STATUS[status], version=int(meta["version"]), last_sequence=int(meta["last_sequence"]),
             turn=int(meta["turn"]), phase=meta["phase"], side_to_act=meta["side_to_act"],
-            seed_commitment=meta["seed_commitment"], seed=meta["seed"] if status == "finished" else "",
+            seed_commitment=meta["seed_commitment"], seed=meta["seed"] if status in ENDED else "",
             created_at=convert.timestamp(meta["created_at"]), updated_at=convert.timestamp(meta["updated_at"]))
         for side in sides:
             claimed = f"seat:{side}:token" in meta
             seat = match.seats.add(side=side, claimed=claimed, player_name=meta.get(f"seat:{side}:player", ""))
             if claimed:
                 seat.claimed_at.CopyFrom(convert.timestamp(meta.get(f"seat:{side}:claimed_at")))
+        clock_module.describe(meta, match)
         result = convert.result_to_proto(json.loads(meta["result"]) if meta.get("result") else None)
         if result:
             match.result.CopyFrom(result)
@@ -574,13 +603,15 @@ class MatchService:
             city_control=position["city_control"], victory_points=game.victory_points(),
             elimination_points=position["elimination_points"], capital_bonus=position["capital_bonus"],
             rolls=position["rolls"], state_hash=game.state_hash())
+        if meta.get("status") == "aborted":
+            state.side_to_act = ""
         pending = convert.pending_to_proto(game.pending_decision())
         if pending:
             state.pending_decision.CopyFrom(pending)
         result = convert.result_to_proto(position.get("result"))
         if result:
             state.result.CopyFrom(result)
-        if meta.get("status") != "finished":
+        if meta.get("status") not in ENDED:
             position.pop("seed", None)
         state.position_json = json.dumps(position, sort_keys=True, separators=(",", ":"))
         return state
@@ -604,15 +635,20 @@ def match_event(event: StoredEvent) -> match_pb2.MatchEvent:
         out.match_created.CopyFrom(match_pb2.MatchEvent.MatchCreated(
             scenario=data["scenario"], options=convert.dict_to_struct(data["options"]),
             seed_commitment=data["seed_commitment"], sides=data["sides"]))
+        if "time_control" in data:
+            out.match_created.time_control.CopyFrom(clock_module.TimeControl.from_json(data["time_control"]).to_proto())
     elif kind == "seat_claimed":
         out.seat_claimed.CopyFrom(match_pb2.MatchEvent.SeatClaimed(side=data["side"],
                                                                   player_name=data.get("player_name", "")))
     elif kind == "action_submitted":
         out.action_submitted.CopyFrom(match_pb2.MatchEvent.ActionSubmitted(
             side=data["side"], action=convert.action_to_proto(data["action"]), state_hash=data["state_hash"]))
+        clock_module.time_left_to_proto(data, out.action_submitted)
     elif kind == FINAL_EVENT:
         out.seed_revealed.CopyFrom(match_pb2.MatchEvent.SeedRevealed(seed=data["seed"],
                                                                     seed_commitment=data["seed_commitment"]))
+    elif kind == "match_aborted":
+        out.match_aborted.CopyFrom(match_pb2.MatchEvent.MatchAborted(side=data["side"], reason=data["reason"]))
     else:
         raise convert.ConversionError(f"unknown service event {kind!r}")
     return out

@@ -250,6 +250,8 @@ _SCALARS = {
 }
 _WELL_KNOWN = {
     "google.protobuf.Timestamp": {"type": "string", "format": "date-time"},
+    "google.protobuf.Duration": {"type": "string", "pattern": r"^-?\d+(\.\d{1,9})?s$",
+                                 "description": "a duration in seconds, e.g. \"300s\" or \"2.5s\""},
     "google.protobuf.Struct": {"type": "object", "additionalProperties": True},
     "google.protobuf.Value": {"description": "any JSON value"},
     "google.protobuf.ListValue": {"type": "array"},

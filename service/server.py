@@ -29,6 +29,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from service import grpc_api, http_api
+from service.clock import Sweeper
 from service.core import MatchService
 from service.embedded_redis import EmbeddedRedis
 from service.hub import StreamHub
@@ -93,6 +94,7 @@ class Server:
         self._http_task: asyncio.Task | None = None
         self._health: health.aio.HealthServicer | None = None
         self.core: MatchService | None = None
+        self.sweeper: Sweeper | None = None
         self.hub: StreamHub | None = None
         self.store: Store | None = None
 
@@ -108,6 +110,8 @@ class Server:
         await self.store.ping()
         self.hub = StreamHub(self.store)
         self.core = MatchService(self.store, self.hub)
+        self.sweeper = Sweeper(self.core)
+        self.sweeper.start()
 
         self._grpc = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
         grpc_api.add_to_server(self.core, self._grpc)
@@ -158,6 +162,8 @@ class Server:
                 log.warning("calls_unfinished_at_shutdown", calls=unfinished, lifecycle=True)
         if self._http:
             self._http.should_exit = True
+        if self.sweeper:
+            await self.sweeper.stop()
         if self._grpc:
             await self._grpc.stop(1.0)
         if self._http_task:

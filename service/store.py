@@ -23,6 +23,10 @@ script below touches a single slot):
 ``typhoon:matches``
     sorted set (all scores 0) of ``<created_at ms, 15 digits>:<id>``: the ListMatches index, newest
     last. It is written after the match's own keys, so every id it lists exists.
+``typhoon:deadlines``
+    sorted set of match ids by the Redis time (ms) of their clock's next deadline (matches with a time
+    control, see ``service.clock``): written by the same script as the match's commit, so it never
+    disagrees with the match (this one key is why clocks need a single Redis, not a Cluster).
 
 All writes to a match are Lua scripts, so each is atomic: a commit checks the version and the
 sequence, appends the events, writes the state and the summary, and records the request id — or
@@ -39,6 +43,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 INDEX_KEY = "typhoon:matches"
+DEADLINES_KEY = "typhoon:deadlines"
 REQUEST_TTL_SECONDS = 24 * 3600
 #: Redis connections per service process: one per call waiting on Redis, plus one per watched match
 #: (its blocking stream read). A call that finds them all busy waits up to POOL_WAIT_SECONDS for one.
@@ -93,6 +98,17 @@ class CommitResult:
     current_version: int | None = None
     fingerprint: str | None = None
     response: bytes | None = None
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """The clock part of a commit (see ``service.clock``): ``mode`` "live" refuses the commit (FLAG)
+    once the match's stored ``clock:deadline`` has passed by Redis time, "expired" refuses it (EARLY)
+    before, "" checks nothing; on success the match's entry in DEADLINES_KEY becomes ``deadline_ms``
+    (None: removed)."""
+
+    mode: str
+    deadline_ms: int | None
 
 
 @dataclass
@@ -182,7 +198,7 @@ _CLAIM = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_FOUND'} end
 local side = ARGV[1]
 local m = redis.call('HMGET', KEYS[1], 'status', 'seat:' .. side .. ':token', 'sides')
-if m[1] == 'finished' then return {'FINISHED'} end
+if m[1] == 'finished' or m[1] == 'aborted' then return {'FINISHED'} end
 if m[2] then
   if m[2] == ARGV[2] then return {'SAME'} end
   return {'TAKEN'}
@@ -203,6 +219,36 @@ return {'OK', seq, st[1]}
 """
 
 
+def _with_deadline(body: str) -> str:
+    """``body`` (a script above) run inside the clock check of :class:`Deadline`. KEYS: the body's,
+    then DEADLINES_KEY. ARGV: mode, match id, new deadline ('' = none), then the body's."""
+    return f"""
+local function body(KEYS, ARGV)
+{body}
+end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if ARGV[1] ~= '' then
+  local deadline = tonumber(redis.call('HGET', KEYS[1], 'clock:deadline'))
+  if ARGV[1] == 'live' and deadline and now >= deadline then return {{'FLAG', tostring(now)}} end
+  if ARGV[1] == 'expired' and not (deadline and now >= deadline) then return {{'EARLY', tostring(now)}} end
+end
+local keys, args = {{}}, {{}}
+for i = 1, #KEYS - 1 do keys[i] = KEYS[i] end
+for i = 4, #ARGV do args[#args + 1] = ARGV[i] end
+local reply = body(keys, args)
+if reply == 1 or (type(reply) == 'table' and reply[1] == 'OK') then
+  if ARGV[3] == '' then redis.call('ZREM', KEYS[#KEYS], ARGV[2])
+  else redis.call('ZADD', KEYS[#KEYS], ARGV[3], ARGV[2]) end
+end
+return reply
+"""
+
+
+def _deadline_args(match_id: str, deadline: Deadline) -> list[str]:
+    return [deadline.mode, match_id, "" if deadline.deadline_ms is None else str(deadline.deadline_ms)]
+
+
 class Store:
     """Async access to the matches in Redis (a ``redis.asyncio`` Redis or RedisCluster client)."""
 
@@ -212,6 +258,20 @@ class Store:
         self._load = client.register_script(_LOAD)
         self._commit = client.register_script(_COMMIT)
         self._claim = client.register_script(_CLAIM)
+        self._create_clocked = client.register_script(_with_deadline(_CREATE))
+        self._commit_clocked = client.register_script(_with_deadline(_COMMIT))
+
+    @property
+    def clustered(self) -> bool:
+        """Whether the client is a Redis Cluster's (no clocks then: see DEADLINES_KEY)."""
+        from redis.asyncio.cluster import RedisCluster
+
+        return isinstance(self.redis, RedisCluster)
+
+    async def time_ms(self) -> int:
+        """Redis's clock, in Unix milliseconds: the one clock of every service process."""
+        seconds, microseconds = await self.redis.time()
+        return seconds * 1000 + microseconds // 1000
 
     @classmethod
     def from_url(cls, url: str, cluster: bool = False, max_connections: int = MAX_CONNECTIONS) -> "Store":
@@ -233,23 +293,31 @@ class Store:
     # --- writes ------------------------------------------------------------------------------------
 
     async def create(self, match_id: str, meta: dict[str, str], state_json: str, version: int,
-                     events: list[StoredEvent], created_ms: int) -> bool:
-        """Write a new match; False if the id is taken (nothing written then)."""
+                     events: list[StoredEvent], created_ms: int, deadline: Deadline | None = None) -> bool:
+        """Write a new match; False if the id is taken (nothing written then). With a ``deadline``, the
+        match's clock deadline is recorded in the same script."""
         args: list[str] = [str(len(meta))]
         for name, value in meta.items():
             args += [name, value]
         args += [state_json, str(version), str(events[-1].seq if events else 0)]
         for event in events:
             args += event.fields()
-        created = await self._create(keys=[key(match_id, "meta"), key(match_id, "state"),
-                                           key(match_id, "events")], args=args)
+        keys = [key(match_id, "meta"), key(match_id, "state"), key(match_id, "events")]
+        if deadline is None:
+            created = await self._create(keys=keys, args=args)
+        else:
+            created = await self._create_clocked(keys=keys + [DEADLINES_KEY],
+                                                 args=_deadline_args(match_id, deadline) + args)
         if created:
             await self.redis.zadd(INDEX_KEY, {f"{created_ms:015d}:{match_id}": 0})
         return bool(created)
 
     async def commit(self, match_id: str, expected_version: int, expected_seq: int, new_version: int,
                      state_json: str, meta: dict[str, str], events: list[StoredEvent],
-                     request_id: str = "", fingerprint: str = "", response: bytes = b"") -> CommitResult:
+                     request_id: str = "", fingerprint: str = "", response: bytes = b"",
+                     deadline: Deadline | None = None) -> CommitResult:
+        """Apply a change to a match if it is still at ``expected_version`` and ``expected_seq``; with a
+        ``deadline``, also only if its clock allows (outcome FLAG or EARLY otherwise, see Deadline)."""
         args: list[Any] = [str(expected_version), str(expected_seq), str(new_version),
                            str(events[-1].seq if events else expected_seq), state_json,
                            fingerprint if request_id else "", response, str(REQUEST_TTL_SECONDS), str(len(meta))]
@@ -257,8 +325,13 @@ class Store:
             args += [name, value]
         for event in events:
             args += event.fields()
-        reply = await self._commit(keys=[key(match_id, "meta"), key(match_id, "state"), key(match_id, "events"),
-                                         key(match_id, f"req:{request_id}")], args=args)
+        keys = [key(match_id, "meta"), key(match_id, "state"), key(match_id, "events"),
+                key(match_id, f"req:{request_id}")]
+        if deadline is None:
+            reply = await self._commit(keys=keys, args=args)
+        else:
+            reply = await self._commit_clocked(keys=keys + [DEADLINES_KEY],
+                                               args=_deadline_args(match_id, deadline) + args)
         outcome = _text(reply[0])
         if outcome == "DUPLICATE":
             return CommitResult(outcome, fingerprint=_text(reply[1]), response=bytes(reply[2]))

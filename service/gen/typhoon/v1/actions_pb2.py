@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18typhoon/v1/actions.proto\x12\ntyphoon.v1\"\xa3\x0e\n\x06\x41\x63tion\x12\x32\n\nplace_unit\x18\x01 \x01(\x0b\x32\x1c.typhoon.v1.Action.PlaceUnitH\x00\x12:\n\x0estandard_setup\x18\x02 \x01(\x0b\x32 .typhoon.v1.Action.StandardSetupH\x00\x12\'\n\x04move\x18\x03 \x01(\x0b\x32\x17.typhoon.v1.Action.MoveH\x00\x12\x30\n\tend_phase\x18\x04 \x01(\x0b\x32\x1b.typhoon.v1.Action.EndPhaseH\x00\x12:\n\x0e\x64\x65\x63lare_attack\x18\x05 \x01(\x0b\x32 .typhoon.v1.Action.DeclareAttackH\x00\x12\x42\n\x12\x63lose_declarations\x18\x06 \x01(\x0b\x32$.typhoon.v1.Action.CloseDeclarationsH\x00\x12:\n\x0eresolve_battle\x18\x07 \x01(\x0b\x32 .typhoon.v1.Action.ResolveBattleH\x00\x12:\n\x0e\x63hoose_retreat\x18\x08 \x01(\x0b\x32 .typhoon.v1.Action.ChooseRetreatH\x00\x12\x38\n\rchoose_losses\x18\t \x01(\x0b\x32\x1f.typhoon.v1.Action.ChooseLossesH\x00\x12\x45\n\x14\x63hoose_attacker_loss\x18\n \x01(\x0b\x32%.typhoon.v1.Action.ChooseAttackerLossH\x00\x12-\n\x07\x61\x64vance\x18\x0b \x01(\x0b\x32\x1a.typhoon.v1.Action.AdvanceH\x00\x12<\n\x0f\x64\x65\x63line_advance\x18\x0c \x01(\x0b\x32!.typhoon.v1.Action.DeclineAdvanceH\x00\x12-\n\x07replace\x18\r \x01(\x0b\x32\x1a.typhoon.v1.Action.ReplaceH\x00\x12-\n\x07restore\x18\x0e \x01(\x0b\x32\x1a.typhoon.v1.Action.RestoreH\x00\x12+\n\x06resign\x18\x0f \x01(\x0b\x32\x19.typhoon.v1.Action.ResignH\x00\x12;\n\x0f\x62uy_winter_gear\x18\x10 \x01(\x0b\x32 .typhoon.v1.Action.BuyWinterGearH\x00\x12:\n\x0eroll_attrition\x18\x11 \x01(\x0b\x32 .typhoon.v1.Action.RollAttritionH\x00\x12>\n\x10\x63hoose_frostbite\x18\x12 \x01(\x0b\x32\".typhoon.v1.Action.ChooseFrostbiteH\x00\x12:\n\x0e\x64\x65signate_tank\x18\x13 \x01(\x0b\x32 .typhoon.v1.Action.DesignateTankH\x00\x12=\n\x10\x62uy_extra_supply\x18\x14 \x01(\x0b\x32!.typhoon.v1.Action.BuyExtraSupplyH\x00\x12-\n\x07\x61ssault\x18\x15 \x01(\x0b\x32\x1a.typhoon.v1.Action.AssaultH\x00\x1a&\n\tPlaceUnit\x12\x0c\n\x04unit\x18\x01 \x01(\t\x12\x0b\n\x03hex\x18\x02 \x01(\t\x1a\x0f\n\rStandardSetup\x1a.\n\x04Move\x12\x0c\n\x04unit\x18\x01 \x01(\t\x12\n\n\x02to\x18\x02 \x01(\t\x12\x0c\n\x04path\x18\x03 \x03(\t\x1a\n\n\x08\x45ndPhase\x1a\x34\n\rDeclareAttack\x12\x11\n\tattackers\x18\x01 \x03(\t\x12\x10\n\x08\x64\x65\x66\x65nder\x18\x02 \x01(\t\x1a\x13\n\x11\x43loseDeclarations\x1a!\n\rResolveBattle\x12\x10\n\x08\x64\x65\x66\x65nder\x18\x01 \x01(\t\x1a\x1d\n\rChooseRetreat\x12\x0c\n\x04path\x18\x01 \x03(\t\x1a\x1d\n\x0c\x43hooseLosses\x12\r\n\x05units\x18\x01 \x03(\t\x1a\"\n\x12\x43hooseAttackerLoss\x12\x0c\n\x04unit\x18\x01 \x01(\t\x1a\x17\n\x07\x41\x64vance\x12\x0c\n\x04unit\x18\x01 \x01(\t\x1a\x10\n\x0e\x44\x65\x63lineAdvance\x1a$\n\x07Replace\x12\x0c\n\x04unit\x18\x01 \x01(\t\x12\x0b\n\x03hex\x18\x02 \x01(\t\x1a\x17\n\x07Restore\x12\x0c\n\x04unit\x18\x01 \x01(\t\x1a\x16\n\x06Resign\x12\x0c\n\x04side\x18\x01 \x01(\t\x1a\x0f\n\rBuyWinterGear\x1a\x0f\n\rRollAttrition\x1a\x1f\n\x0f\x43hooseFrostbite\x12\x0c\n\x04unit\x18\x01 \x01(\t\x1a\x1d\n\rDesignateTank\x12\x0c\n\x04unit\x18\x01 \x01(\t\x1a\x10\n\x0e\x42uyExtraSupply\x1a\x37\n\x07\x41ssault\x12\x0c\n\x04unit\x18\x01 \x01(\t\x12\x13\n\x06points\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\t\n\x07_pointsB\x06\n\x04kindb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18typhoon/v1/actions.proto\x12\ntyphoon.v1\"\xf8\x0e\n\x06\x41\x63tion\x12\x32\n\nplace_unit\x18\x01 \x01(\x0b\x32\x1c.typhoon.v1.Action.PlaceUnitH\x00\x12:\n\x0estandard_setup\x18\x02 \x01(\x0b\x32 .typhoon.v1.Action.StandardSetupH\x00\x12\'\n\x04move\x18\x03 \x01(\x0b\x32\x17.typhoon.v1.Action.MoveH\x00\x12\x30\n\tend_phase\x18\x04 \x01(\x0b\x32\x1b.typhoon.v1.Action.EndPhaseH\x00\x12:\n\x0e\x64\x65\x63lare_attack\x18\x05 \x01(\x0b\x32 .typhoon.v1.Action.DeclareAttackH\x00\x12\x42\n\x12\x63lose_declarations\x18\x06 \x01(\x0b\x32$.typhoon.v1.Action.CloseDeclarationsH\x00\x12:\n\x0eresolve_battle\x18\x07 \x01(\x0b\x32 .typhoon.v1.Action.ResolveBattleH\x00\x12:\n\x0e\x63hoose_retreat\x18\x08 \x01(\x0b\x32 .typhoon.v1.Action.ChooseRetreatH\x00\x12\x38\n\rchoose_losses\x18\t \x01(\x0b\x32\x1f.typhoon.v1.Action.ChooseLossesH\x00\x12\x45\n\x14\x63hoose_attacker_loss\x18\n \x01(\x0b\x32%.typhoon.v1.Action.ChooseAttackerLossH\x00\x12-\n\x07\x61\x64vance\x18\x0b \x01(\x0b\x32\x1a.typhoon.v1.Action.AdvanceH\x00\x12<\n\x0f\x64\x65\x63line_advance\x18\x0c \x01(\x0b\x32!.typhoon.v1.Action.DeclineAdvanceH\x00\x12-\n\x07replace\x18\r \x01(\x0b\x32\x1a.typhoon.v1.Action.ReplaceH\x00\x12-\n\x07restore\x18\x0e \x01(\x0b\x32\x1a.typhoon.v1.Action.RestoreH\x00\x12+\n\x06resign\x18\x0f \x01(\x0b\x32\x19.typhoon.v1.Action.ResignH\x00\x12;\n\x0f\x62uy_winter_gear\x18\x10 \x01(\x0b\x32 .typhoon.v1.Action.BuyWinterGearH\x00\x12:\n\x0eroll_attrition\x18\x11 \x01(\x0b\x32 .typhoon.v1.Action.RollAttritionH\x00\x12>\n\x10\x63hoose_frostbite\x18\x12 \x01(\x0b\x32\".typhoon.v1.Action.ChooseFrostbiteH\x00\x12:\n\x0e\x64\x65signate_tank\x18\x13 \x01(\x0b\x32 .typhoon.v1.Action.DesignateTankH\x00\x12=\n\x10\x62uy_extra_supply\x18\x14 \x01(\x0b\x32!.typhoon.v1.Action.BuyExtraSupplyH\x00\x12-\n\x07\x61ssault\x18\x15 \x01(\x0b\x32\x1a.typhoon.v1.Action.AssaultH\x00\x12\x36\n\x0ctime_forfeit\x18\x16 \x01(\x0b\x32\x1e.typhoon.v1.Action.TimeForfeitH\x00\x1a&\n\tPlaceUnit\x12\x0c\n\x04unit\x18\x01 \x01(\t\x12\x0b\n\x03hex\x18\x02 \x01(\t\x1a\x0f\n\rStandardSetup\x1a.\n\x04Move\x12\x0c\n\x04unit\x18\x01 \x01(\t\x12\n\n\x02to\x18\x02 \x01(\t\x12\x0c\n\x04path\x18\x03 \x03(\t\x1a\n\n\x08\x45ndPhase\x1a\x34\n\rDeclareAttack\x12\x11\n\tattackers\x18\x01 \x03(\t\x12\x10\n\x08\x64\x65\x66\x65nder\x18\x02 \x01(\t\x1a\x13\n\x11\x43loseDeclarations\x1a!\n\rResolveBattle\x12\x10\n\x08\x64\x65\x66\x65nder\x18\x01 \x01(\t\x1a\x1d\n\rChooseRetreat\x12\x0c\n\x04path\x18\x01 \x03(\t\x1a\x1d\n\x0c\x43hooseLosses\x12\r\n\x05units\x18\x01 \x03(\t\x1a\"\n\x12\x43hooseAttackerLoss\x12\x0c\n\x04unit\x18\x01 \x01(\t\x1a\x17\n\x07\x41\x64vance\x12\x0c\n\x04unit\x18\x01 \x01(\t\x1a\x10\n\x0e\x44\x65\x63lineAdvance\x1a$\n\x07Replace\x12\x0c\n\x04unit\x18\x01 \x01(\t\x12\x0b\n\x03hex\x18\x02 \x01(\t\x1a\x17\n\x07Restore\x12\x0c\n\x04unit\x18\x01 \x01(\t\x1a\x16\n\x06Resign\x12\x0c\n\x04side\x18\x01 \x01(\t\x1a\x1b\n\x0bTimeForfeit\x12\x0c\n\x04side\x18\x01 \x01(\t\x1a\x0f\n\rBuyWinterGear\x1a\x0f\n\rRollAttrition\x1a\x1f\n\x0f\x43hooseFrostbite\x12\x0c\n\x04unit\x18\x01 \x01(\t\x1a\x1d\n\rDesignateTank\x12\x0c\n\x04unit\x18\x01 \x01(\t\x1a\x10\n\x0e\x42uyExtraSupply\x1a\x37\n\x07\x41ssault\x12\x0c\n\x04unit\x18\x01 \x01(\t\x12\x13\n\x06points\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\t\n\x07_pointsB\x06\n\x04kindb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,47 +32,49 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'typhoon.v1.actions_pb2', _g
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_ACTION']._serialized_start=41
-  _globals['_ACTION']._serialized_end=1868
-  _globals['_ACTION_PLACEUNIT']._serialized_start=1234
-  _globals['_ACTION_PLACEUNIT']._serialized_end=1272
-  _globals['_ACTION_STANDARDSETUP']._serialized_start=1274
-  _globals['_ACTION_STANDARDSETUP']._serialized_end=1289
-  _globals['_ACTION_MOVE']._serialized_start=1291
-  _globals['_ACTION_MOVE']._serialized_end=1337
-  _globals['_ACTION_ENDPHASE']._serialized_start=1339
-  _globals['_ACTION_ENDPHASE']._serialized_end=1349
-  _globals['_ACTION_DECLAREATTACK']._serialized_start=1351
-  _globals['_ACTION_DECLAREATTACK']._serialized_end=1403
-  _globals['_ACTION_CLOSEDECLARATIONS']._serialized_start=1405
-  _globals['_ACTION_CLOSEDECLARATIONS']._serialized_end=1424
-  _globals['_ACTION_RESOLVEBATTLE']._serialized_start=1426
-  _globals['_ACTION_RESOLVEBATTLE']._serialized_end=1459
-  _globals['_ACTION_CHOOSERETREAT']._serialized_start=1461
-  _globals['_ACTION_CHOOSERETREAT']._serialized_end=1490
-  _globals['_ACTION_CHOOSELOSSES']._serialized_start=1492
-  _globals['_ACTION_CHOOSELOSSES']._serialized_end=1521
-  _globals['_ACTION_CHOOSEATTACKERLOSS']._serialized_start=1523
-  _globals['_ACTION_CHOOSEATTACKERLOSS']._serialized_end=1557
-  _globals['_ACTION_ADVANCE']._serialized_start=1559
-  _globals['_ACTION_ADVANCE']._serialized_end=1582
-  _globals['_ACTION_DECLINEADVANCE']._serialized_start=1584
-  _globals['_ACTION_DECLINEADVANCE']._serialized_end=1600
-  _globals['_ACTION_REPLACE']._serialized_start=1602
-  _globals['_ACTION_REPLACE']._serialized_end=1638
-  _globals['_ACTION_RESTORE']._serialized_start=1640
-  _globals['_ACTION_RESTORE']._serialized_end=1663
-  _globals['_ACTION_RESIGN']._serialized_start=1665
-  _globals['_ACTION_RESIGN']._serialized_end=1687
-  _globals['_ACTION_BUYWINTERGEAR']._serialized_start=1689
-  _globals['_ACTION_BUYWINTERGEAR']._serialized_end=1704
-  _globals['_ACTION_ROLLATTRITION']._serialized_start=1706
-  _globals['_ACTION_ROLLATTRITION']._serialized_end=1721
-  _globals['_ACTION_CHOOSEFROSTBITE']._serialized_start=1723
-  _globals['_ACTION_CHOOSEFROSTBITE']._serialized_end=1754
-  _globals['_ACTION_DESIGNATETANK']._serialized_start=1756
-  _globals['_ACTION_DESIGNATETANK']._serialized_end=1785
-  _globals['_ACTION_BUYEXTRASUPPLY']._serialized_start=1787
-  _globals['_ACTION_BUYEXTRASUPPLY']._serialized_end=1803
-  _globals['_ACTION_ASSAULT']._serialized_start=1805
-  _globals['_ACTION_ASSAULT']._serialized_end=1860
+  _globals['_ACTION']._serialized_end=1953
+  _globals['_ACTION_PLACEUNIT']._serialized_start=1290
+  _globals['_ACTION_PLACEUNIT']._serialized_end=1328
+  _globals['_ACTION_STANDARDSETUP']._serialized_start=1330
+  _globals['_ACTION_STANDARDSETUP']._serialized_end=1345
+  _globals['_ACTION_MOVE']._serialized_start=1347
+  _globals['_ACTION_MOVE']._serialized_end=1393
+  _globals['_ACTION_ENDPHASE']._serialized_start=1395
+  _globals['_ACTION_ENDPHASE']._serialized_end=1405
+  _globals['_ACTION_DECLAREATTACK']._serialized_start=1407
+  _globals['_ACTION_DECLAREATTACK']._serialized_end=1459
+  _globals['_ACTION_CLOSEDECLARATIONS']._serialized_start=1461
+  _globals['_ACTION_CLOSEDECLARATIONS']._serialized_end=1480
+  _globals['_ACTION_RESOLVEBATTLE']._serialized_start=1482
+  _globals['_ACTION_RESOLVEBATTLE']._serialized_end=1515
+  _globals['_ACTION_CHOOSERETREAT']._serialized_start=1517
+  _globals['_ACTION_CHOOSERETREAT']._serialized_end=1546
+  _globals['_ACTION_CHOOSELOSSES']._serialized_start=1548
+  _globals['_ACTION_CHOOSELOSSES']._serialized_end=1577
+  _globals['_ACTION_CHOOSEATTACKERLOSS']._serialized_start=1579
+  _globals['_ACTION_CHOOSEATTACKERLOSS']._serialized_end=1613
+  _globals['_ACTION_ADVANCE']._serialized_start=1615
+  _globals['_ACTION_ADVANCE']._serialized_end=1638
+  _globals['_ACTION_DECLINEADVANCE']._serialized_start=1640
+  _globals['_ACTION_DECLINEADVANCE']._serialized_end=1656
+  _globals['_ACTION_REPLACE']._serialized_start=1658
+  _globals['_ACTION_REPLACE']._serialized_end=1694
+  _globals['_ACTION_RESTORE']._serialized_start=1696
+  _globals['_ACTION_RESTORE']._serialized_end=1719
+  _globals['_ACTION_RESIGN']._serialized_start=1721
+  _globals['_ACTION_RESIGN']._serialized_end=1743
+  _globals['_ACTION_TIMEFORFEIT']._serialized_start=1745
+  _globals['_ACTION_TIMEFORFEIT']._serialized_end=1772
+  _globals['_ACTION_BUYWINTERGEAR']._serialized_start=1774
+  _globals['_ACTION_BUYWINTERGEAR']._serialized_end=1789
+  _globals['_ACTION_ROLLATTRITION']._serialized_start=1791
+  _globals['_ACTION_ROLLATTRITION']._serialized_end=1806
+  _globals['_ACTION_CHOOSEFROSTBITE']._serialized_start=1808
+  _globals['_ACTION_CHOOSEFROSTBITE']._serialized_end=1839
+  _globals['_ACTION_DESIGNATETANK']._serialized_start=1841
+  _globals['_ACTION_DESIGNATETANK']._serialized_end=1870
+  _globals['_ACTION_BUYEXTRASUPPLY']._serialized_start=1872
+  _globals['_ACTION_BUYEXTRASUPPLY']._serialized_end=1888
+  _globals['_ACTION_ASSAULT']._serialized_start=1890
+  _globals['_ACTION_ASSAULT']._serialized_end=1945
 # @@protoc_insertion_point(module_scope)

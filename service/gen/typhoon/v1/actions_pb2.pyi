@@ -7,7 +7,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Action(_message.Message):
-    __slots__ = ("place_unit", "standard_setup", "move", "end_phase", "declare_attack", "close_declarations", "resolve_battle", "choose_retreat", "choose_losses", "choose_attacker_loss", "advance", "decline_advance", "replace", "restore", "resign", "buy_winter_gear", "roll_attrition", "choose_frostbite", "designate_tank", "buy_extra_supply", "assault")
+    __slots__ = ("place_unit", "standard_setup", "move", "end_phase", "declare_attack", "close_declarations", "resolve_battle", "choose_retreat", "choose_losses", "choose_attacker_loss", "advance", "decline_advance", "replace", "restore", "resign", "buy_winter_gear", "roll_attrition", "choose_frostbite", "designate_tank", "buy_extra_supply", "assault", "time_forfeit")
     class PlaceUnit(_message.Message):
         __slots__ = ("unit", "hex")
         UNIT_FIELD_NUMBER: _ClassVar[int]
@@ -85,6 +85,11 @@ class Action(_message.Message):
         SIDE_FIELD_NUMBER: _ClassVar[int]
         side: str
         def __init__(self, side: _Optional[str] = ...) -> None: ...
+    class TimeForfeit(_message.Message):
+        __slots__ = ("side",)
+        SIDE_FIELD_NUMBER: _ClassVar[int]
+        side: str
+        def __init__(self, side: _Optional[str] = ...) -> None: ...
     class BuyWinterGear(_message.Message):
         __slots__ = ()
         def __init__(self) -> None: ...
@@ -132,6 +137,7 @@ class Action(_message.Message):
     DESIGNATE_TANK_FIELD_NUMBER: _ClassVar[int]
     BUY_EXTRA_SUPPLY_FIELD_NUMBER: _ClassVar[int]
     ASSAULT_FIELD_NUMBER: _ClassVar[int]
+    TIME_FORFEIT_FIELD_NUMBER: _ClassVar[int]
     place_unit: Action.PlaceUnit
     standard_setup: Action.StandardSetup
     move: Action.Move
@@ -153,4 +159,5 @@ class Action(_message.Message):
     designate_tank: Action.DesignateTank
     buy_extra_supply: Action.BuyExtraSupply
     assault: Action.Assault
-    def __init__(self, place_unit: _Optional[_Union[Action.PlaceUnit, _Mapping]] = ..., standard_setup: _Optional[_Union[Action.StandardSetup, _Mapping]] = ..., move: _Optional[_Union[Action.Move, _Mapping]] = ..., end_phase: _Optional[_Union[Action.EndPhase, _Mapping]] = ..., declare_attack: _Optional[_Union[Action.DeclareAttack, _Mapping]] = ..., close_declarations: _Optional[_Union[Action.CloseDeclarations, _Mapping]] = ..., resolve_battle: _Optional[_Union[Action.ResolveBattle, _Mapping]] = ..., choose_retreat: _Optional[_Union[Action.ChooseRetreat, _Mapping]] = ..., choose_losses: _Optional[_Union[Action.ChooseLosses, _Mapping]] = ..., choose_attacker_loss: _Optional[_Union[Action.ChooseAttackerLoss, _Mapping]] = ..., advance: _Optional[_Union[Action.Advance, _Mapping]] = ..., decline_advance: _Optional[_Union[Action.DeclineAdvance, _Mapping]] = ..., replace: _Optional[_Union[Action.Replace, _Mapping]] = ..., restore: _Optional[_Union[Action.Restore, _Mapping]] = ..., resign: _Optional[_Union[Action.Resign, _Mapping]] = ..., buy_winter_gear: _Optional[_Union[Action.BuyWinterGear, _Mapping]] = ..., roll_attrition: _Optional[_Union[Action.RollAttrition, _Mapping]] = ..., choose_frostbite: _Optional[_Union[Action.ChooseFrostbite, _Mapping]] = ..., designate_tank: _Optional[_Union[Action.DesignateTank, _Mapping]] = ..., buy_extra_supply: _Optional[_Union[Action.BuyExtraSupply, _Mapping]] = ..., assault: _Optional[_Union[Action.Assault, _Mapping]] = ...) -> None: ...
+    time_forfeit: Action.TimeForfeit
+    def __init__(self, place_unit: _Optional[_Union[Action.PlaceUnit, _Mapping]] = ..., standard_setup: _Optional[_Union[Action.StandardSetup, _Mapping]] = ..., move: _Optional[_Union[Action.Move, _Mapping]] = ..., end_phase: _Optional[_Union[Action.EndPhase, _Mapping]] = ..., declare_attack: _Optional[_Union[Action.DeclareAttack, _Mapping]] = ..., close_declarations: _Optional[_Union[Action.CloseDeclarations, _Mapping]] = ..., resolve_battle: _Optional[_Union[Action.ResolveBattle, _Mapping]] = ..., choose_retreat: _Optional[_Union[Action.ChooseRetreat, _Mapping]] = ..., choose_losses: _Optional[_Union[Action.ChooseLosses, _Mapping]] = ..., choose_attacker_loss: _Optional[_Union[Action.ChooseAttackerLoss, _Mapping]] = ..., advance: _Optional[_Union[Action.Advance, _Mapping]] = ..., decline_advance: _Optional[_Union[Action.DeclineAdvance, _Mapping]] = ..., replace: _Optional[_Union[Action.Replace, _Mapping]] = ..., restore: _Optional[_Union[Action.Restore, _Mapping]] = ..., resign: _Optional[_Union[Action.Resign, _Mapping]] = ..., buy_winter_gear: _Optional[_Union[Action.BuyWinterGear, _Mapping]] = ..., roll_attrition: _Optional[_Union[Action.RollAttrition, _Mapping]] = ..., choose_frostbite: _Optional[_Union[Action.ChooseFrostbite, _Mapping]] = ..., designate_tank: _Optional[_Union[Action.DesignateTank, _Mapping]] = ..., buy_extra_supply: _Optional[_Union[Action.BuyExtraSupply, _Mapping]] = ..., assault: _Optional[_Union[Action.Assault, _Mapping]] = ..., time_forfeit: _Optional[_Union[Action.TimeForfeit, _Mapping]] = ...) -> None: ...

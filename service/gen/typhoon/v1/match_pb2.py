@@ -22,19 +22,22 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from service.gen.typhoon.v1 import actions_pb2 as typhoon_dot_v1_dot_actions__pb2
 from service.gen.typhoon.v1 import events_pb2 as typhoon_dot_v1_dot_events__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16typhoon/v1/match.proto\x12\ntyphoon.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18typhoon/v1/actions.proto\x1a\x17typhoon/v1/events.proto\"j\n\x04Seat\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\x0f\n\x07\x63laimed\x18\x02 \x01(\x08\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\x12.\n\nclaimed_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x91\x01\n\x0bMatchResult\x12\x0e\n\x06winner\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x33\n\x06points\x18\x03 \x03(\x0b\x32#.typhoon.v1.MatchResult.PointsEntry\x1a-\n\x0bPointsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"\xa9\x03\n\x05Match\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x10\n\x08scenario\x18\x02 \x01(\t\x12(\n\x07options\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\'\n\x06status\x18\x04 \x01(\x0e\x32\x17.typhoon.v1.MatchStatus\x12\x1f\n\x05seats\x18\x05 \x03(\x0b\x32\x10.typhoon.v1.Seat\x12\x0f\n\x07version\x18\x06 \x01(\x05\x12\x15\n\rlast_sequence\x18\x07 \x01(\x05\x12\x0c\n\x04turn\x18\x08 \x01(\x05\x12\r\n\x05phase\x18\t \x01(\t\x12\x13\n\x0bside_to_act\x18\n \x01(\t\x12\'\n\x06result\x18\x0b \x01(\x0b\x32\x17.typhoon.v1.MatchResult\x12\x17\n\x0fseed_commitment\x18\x0c \x01(\t\x12\x0c\n\x04seed\x18\r \x01(\t\x12.\n\ncreated_at\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x0f \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"1\n\x04Unit\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0b\n\x03hex\x18\x02 \x01(\t\x12\x10\n\x08strength\x18\x03 \x01(\t\".\n\x08PoolUnit\x12\n\n\x02id\x18\x01 \x01(\t\x12\x16\n\x0e\x61vailable_from\x18\x02 \x01(\x05\"\xa5\x01\n\x0fPendingDecision\x12\r\n\x05stage\x18\x01 \x01(\t\x12\x10\n\x08\x64\x65\x66\x65nder\x18\x02 \x01(\t\x12\x11\n\tattackers\x18\x03 \x03(\t\x12\x0b\n\x03hex\x18\x04 \x01(\t\x12\x10\n\x08required\x18\x05 \x01(\x05\x12\x0c\n\x04then\x18\x06 \x03(\t\x12\x0c\n\x04unit\x18\x07 \x01(\t\x12\r\n\x05mover\x18\x08 \x01(\t\x12\x14\n\x0c\x64\x65tails_json\x18\t \x01(\t\"\xb2\x05\n\tGameState\x12\x0c\n\x04turn\x18\x01 \x01(\x05\x12\r\n\x05phase\x18\x02 \x01(\t\x12\x13\n\x0bside_to_act\x18\x03 \x01(\t\x12\x0f\n\x07weather\x18\x04 \x01(\t\x12\x35\n\x10pending_decision\x18\x05 \x01(\x0b\x32\x1b.typhoon.v1.PendingDecision\x12\x1f\n\x05units\x18\x06 \x03(\x0b\x32\x10.typhoon.v1.Unit\x12\"\n\x04pool\x18\x07 \x03(\x0b\x32\x14.typhoon.v1.PoolUnit\x12<\n\x0c\x63ity_control\x18\x08 \x03(\x0b\x32&.typhoon.v1.GameState.CityControlEntry\x12@\n\x0evictory_points\x18\t \x03(\x0b\x32(.typhoon.v1.GameState.VictoryPointsEntry\x12H\n\x12\x65limination_points\x18\n \x03(\x0b\x32,.typhoon.v1.GameState.EliminationPointsEntry\x12\x15\n\rcapital_bonus\x18\x0b \x01(\x08\x12\r\n\x05rolls\x18\x0c \x01(\x05\x12\'\n\x06result\x18\r \x01(\x0b\x32\x17.typhoon.v1.MatchResult\x12\x12\n\nstate_hash\x18\x0e \x01(\t\x12\x15\n\rposition_json\x18\x0f \x01(\t\x1a\x32\n\x10\x43ityControlEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x34\n\x12VictoryPointsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\x1a\x38\n\x16\x45liminationPointsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"\xbc\x05\n\nMatchEvent\x12\x10\n\x08sequence\x18\x01 \x01(\x05\x12\x0f\n\x07version\x18\x02 \x01(\x05\x12(\n\x04time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12<\n\rmatch_created\x18\n \x01(\x0b\x32#.typhoon.v1.MatchEvent.MatchCreatedH\x00\x12:\n\x0cseat_claimed\x18\x0b \x01(\x0b\x32\".typhoon.v1.MatchEvent.SeatClaimedH\x00\x12\x42\n\x10\x61\x63tion_submitted\x18\x0c \x01(\x0b\x32&.typhoon.v1.MatchEvent.ActionSubmittedH\x00\x12<\n\rseed_revealed\x18\r \x01(\x0b\x32#.typhoon.v1.MatchEvent.SeedRevealedH\x00\x12\'\n\ngame_event\x18\x0e \x01(\x0b\x32\x11.typhoon.v1.EventH\x00\x1ar\n\x0cMatchCreated\x12\x10\n\x08scenario\x18\x01 \x01(\t\x12(\n\x07options\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x17\n\x0fseed_commitment\x18\x03 \x01(\t\x12\r\n\x05sides\x18\x04 \x03(\t\x1a\x30\n\x0bSeatClaimed\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\x13\n\x0bplayer_name\x18\x02 \x01(\t\x1aW\n\x0f\x41\x63tionSubmitted\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x12.typhoon.v1.Action\x12\x12\n\nstate_hash\x18\x03 \x01(\t\x1a\x35\n\x0cSeedRevealed\x12\x0c\n\x04seed\x18\x01 \x01(\t\x12\x17\n\x0fseed_commitment\x18\x02 \x01(\tB\x06\n\x04kind*v\n\x0bMatchStatus\x12\x1c\n\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x15\n\x11MATCH_STATUS_OPEN\x10\x01\x12\x17\n\x13MATCH_STATUS_ACTIVE\x10\x02\x12\x19\n\x15MATCH_STATUS_FINISHED\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16typhoon/v1/match.proto\x12\ntyphoon.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18typhoon/v1/actions.proto\x1a\x17typhoon/v1/events.proto\"\xa8\x01\n\x0bTimeControl\x12\x0e\n\x06preset\x18\x01 \x01(\t\x12*\n\x07initial\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\tincrement\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12/\n\x0c\x66irst_action\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\"\x92\x02\n\x05\x43lock\x12\x33\n\tremaining\x18\x01 \x03(\x0b\x32 .typhoon.v1.Clock.RemainingEntry\x12\x0f\n\x07running\x18\x02 \x01(\t\x12)\n\x05since\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x64\x65\x61\x64line\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x1d\n\x15\x61waiting_first_action\x18\x05 \x01(\x08\x1aK\n\x0eRemainingEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12(\n\x05value\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration:\x02\x38\x01\"j\n\x04Seat\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\x0f\n\x07\x63laimed\x18\x02 \x01(\x08\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\x12.\n\nclaimed_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x91\x01\n\x0bMatchResult\x12\x0e\n\x06winner\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x33\n\x06points\x18\x03 \x03(\x0b\x32#.typhoon.v1.MatchResult.PointsEntry\x1a-\n\x0bPointsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"\xfa\x03\n\x05Match\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x10\n\x08scenario\x18\x02 \x01(\t\x12(\n\x07options\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\'\n\x06status\x18\x04 \x01(\x0e\x32\x17.typhoon.v1.MatchStatus\x12\x1f\n\x05seats\x18\x05 \x03(\x0b\x32\x10.typhoon.v1.Seat\x12\x0f\n\x07version\x18\x06 \x01(\x05\x12\x15\n\rlast_sequence\x18\x07 \x01(\x05\x12\x0c\n\x04turn\x18\x08 \x01(\x05\x12\r\n\x05phase\x18\t \x01(\t\x12\x13\n\x0bside_to_act\x18\n \x01(\t\x12\'\n\x06result\x18\x0b \x01(\x0b\x32\x17.typhoon.v1.MatchResult\x12\x17\n\x0fseed_commitment\x18\x0c \x01(\t\x12\x0c\n\x04seed\x18\r \x01(\t\x12.\n\ncreated_at\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x0f \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12-\n\x0ctime_control\x18\x10 \x01(\x0b\x32\x17.typhoon.v1.TimeControl\x12 \n\x05\x63lock\x18\x11 \x01(\x0b\x32\x11.typhoon.v1.Clock\"1\n\x04Unit\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0b\n\x03hex\x18\x02 \x01(\t\x12\x10\n\x08strength\x18\x03 \x01(\t\".\n\x08PoolUnit\x12\n\n\x02id\x18\x01 \x01(\t\x12\x16\n\x0e\x61vailable_from\x18\x02 \x01(\x05\"\xa5\x01\n\x0fPendingDecision\x12\r\n\x05stage\x18\x01 \x01(\t\x12\x10\n\x08\x64\x65\x66\x65nder\x18\x02 \x01(\t\x12\x11\n\tattackers\x18\x03 \x03(\t\x12\x0b\n\x03hex\x18\x04 \x01(\t\x12\x10\n\x08required\x18\x05 \x01(\x05\x12\x0c\n\x04then\x18\x06 \x03(\t\x12\x0c\n\x04unit\x18\x07 \x01(\t\x12\r\n\x05mover\x18\x08 \x01(\t\x12\x14\n\x0c\x64\x65tails_json\x18\t \x01(\t\"\xb2\x05\n\tGameState\x12\x0c\n\x04turn\x18\x01 \x01(\x05\x12\r\n\x05phase\x18\x02 \x01(\t\x12\x13\n\x0bside_to_act\x18\x03 \x01(\t\x12\x0f\n\x07weather\x18\x04 \x01(\t\x12\x35\n\x10pending_decision\x18\x05 \x01(\x0b\x32\x1b.typhoon.v1.PendingDecision\x12\x1f\n\x05units\x18\x06 \x03(\x0b\x32\x10.typhoon.v1.Unit\x12\"\n\x04pool\x18\x07 \x03(\x0b\x32\x14.typhoon.v1.PoolUnit\x12<\n\x0c\x63ity_control\x18\x08 \x03(\x0b\x32&.typhoon.v1.GameState.CityControlEntry\x12@\n\x0evictory_points\x18\t \x03(\x0b\x32(.typhoon.v1.GameState.VictoryPointsEntry\x12H\n\x12\x65limination_points\x18\n \x03(\x0b\x32,.typhoon.v1.GameState.EliminationPointsEntry\x12\x15\n\rcapital_bonus\x18\x0b \x01(\x08\x12\r\n\x05rolls\x18\x0c \x01(\x05\x12\'\n\x06result\x18\r \x01(\x0b\x32\x17.typhoon.v1.MatchResult\x12\x12\n\nstate_hash\x18\x0e \x01(\t\x12\x15\n\rposition_json\x18\x0f \x01(\t\x1a\x32\n\x10\x43ityControlEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x34\n\x12VictoryPointsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\x1a\x38\n\x16\x45liminationPointsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"\xee\x07\n\nMatchEvent\x12\x10\n\x08sequence\x18\x01 \x01(\x05\x12\x0f\n\x07version\x18\x02 \x01(\x05\x12(\n\x04time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12<\n\rmatch_created\x18\n \x01(\x0b\x32#.typhoon.v1.MatchEvent.MatchCreatedH\x00\x12:\n\x0cseat_claimed\x18\x0b \x01(\x0b\x32\".typhoon.v1.MatchEvent.SeatClaimedH\x00\x12\x42\n\x10\x61\x63tion_submitted\x18\x0c \x01(\x0b\x32&.typhoon.v1.MatchEvent.ActionSubmittedH\x00\x12<\n\rseed_revealed\x18\r \x01(\x0b\x32#.typhoon.v1.MatchEvent.SeedRevealedH\x00\x12\'\n\ngame_event\x18\x0e \x01(\x0b\x32\x11.typhoon.v1.EventH\x00\x12<\n\rmatch_aborted\x18\x0f \x01(\x0b\x32#.typhoon.v1.MatchEvent.MatchAbortedH\x00\x1a\xa1\x01\n\x0cMatchCreated\x12\x10\n\x08scenario\x18\x01 \x01(\t\x12(\n\x07options\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x17\n\x0fseed_commitment\x18\x03 \x01(\t\x12\r\n\x05sides\x18\x04 \x03(\t\x12-\n\x0ctime_control\x18\x05 \x01(\x0b\x32\x17.typhoon.v1.TimeControl\x1a\x30\n\x0bSeatClaimed\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\x13\n\x0bplayer_name\x18\x02 \x01(\t\x1a\xec\x01\n\x0f\x41\x63tionSubmitted\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x12.typhoon.v1.Action\x12\x12\n\nstate_hash\x18\x03 \x01(\t\x12G\n\ttime_left\x18\x04 \x03(\x0b\x32\x34.typhoon.v1.MatchEvent.ActionSubmitted.TimeLeftEntry\x1aJ\n\rTimeLeftEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12(\n\x05value\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration:\x02\x38\x01\x1a,\n\x0cMatchAborted\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x1a\x35\n\x0cSeedRevealed\x12\x0c\n\x04seed\x18\x01 \x01(\t\x12\x17\n\x0fseed_commitment\x18\x02 \x01(\tB\x06\n\x04kind*\x90\x01\n\x0bMatchStatus\x12\x1c\n\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x15\n\x11MATCH_STATUS_OPEN\x10\x01\x12\x17\n\x13MATCH_STATUS_ACTIVE\x10\x02\x12\x19\n\x15MATCH_STATUS_FINISHED\x10\x03\x12\x18\n\x14MATCH_STATUS_ABORTED\x10\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'typhoon.v1.match_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_CLOCK_REMAININGENTRY']._loaded_options = None
+  _globals['_CLOCK_REMAININGENTRY']._serialized_options = b'8\001'
   _globals['_MATCHRESULT_POINTSENTRY']._loaded_options = None
   _globals['_MATCHRESULT_POINTSENTRY']._serialized_options = b'8\001'
   _globals['_GAMESTATE_CITYCONTROLENTRY']._loaded_options = None
@@ -43,38 +46,50 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GAMESTATE_VICTORYPOINTSENTRY']._serialized_options = b'8\001'
   _globals['_GAMESTATE_ELIMINATIONPOINTSENTRY']._loaded_options = None
   _globals['_GAMESTATE_ELIMINATIONPOINTSENTRY']._serialized_options = b'8\001'
-  _globals['_MATCHSTATUS']._serialized_start=2499
-  _globals['_MATCHSTATUS']._serialized_end=2617
-  _globals['_SEAT']._serialized_start=152
-  _globals['_SEAT']._serialized_end=258
-  _globals['_MATCHRESULT']._serialized_start=261
-  _globals['_MATCHRESULT']._serialized_end=406
-  _globals['_MATCHRESULT_POINTSENTRY']._serialized_start=361
-  _globals['_MATCHRESULT_POINTSENTRY']._serialized_end=406
-  _globals['_MATCH']._serialized_start=409
-  _globals['_MATCH']._serialized_end=834
-  _globals['_UNIT']._serialized_start=836
-  _globals['_UNIT']._serialized_end=885
-  _globals['_POOLUNIT']._serialized_start=887
-  _globals['_POOLUNIT']._serialized_end=933
-  _globals['_PENDINGDECISION']._serialized_start=936
-  _globals['_PENDINGDECISION']._serialized_end=1101
-  _globals['_GAMESTATE']._serialized_start=1104
-  _globals['_GAMESTATE']._serialized_end=1794
-  _globals['_GAMESTATE_CITYCONTROLENTRY']._serialized_start=1632
-  _globals['_GAMESTATE_CITYCONTROLENTRY']._serialized_end=1682
-  _globals['_GAMESTATE_VICTORYPOINTSENTRY']._serialized_start=1684
-  _globals['_GAMESTATE_VICTORYPOINTSENTRY']._serialized_end=1736
-  _globals['_GAMESTATE_ELIMINATIONPOINTSENTRY']._serialized_start=1738
-  _globals['_GAMESTATE_ELIMINATIONPOINTSENTRY']._serialized_end=1794
-  _globals['_MATCHEVENT']._serialized_start=1797
-  _globals['_MATCHEVENT']._serialized_end=2497
-  _globals['_MATCHEVENT_MATCHCREATED']._serialized_start=2181
-  _globals['_MATCHEVENT_MATCHCREATED']._serialized_end=2295
-  _globals['_MATCHEVENT_SEATCLAIMED']._serialized_start=2297
-  _globals['_MATCHEVENT_SEATCLAIMED']._serialized_end=2345
-  _globals['_MATCHEVENT_ACTIONSUBMITTED']._serialized_start=2347
-  _globals['_MATCHEVENT_ACTIONSUBMITTED']._serialized_end=2434
-  _globals['_MATCHEVENT_SEEDREVEALED']._serialized_start=2436
-  _globals['_MATCHEVENT_SEEDREVEALED']._serialized_end=2489
+  _globals['_MATCHEVENT_ACTIONSUBMITTED_TIMELEFTENTRY']._loaded_options = None
+  _globals['_MATCHEVENT_ACTIONSUBMITTED_TIMELEFTENTRY']._serialized_options = b'8\001'
+  _globals['_MATCHSTATUS']._serialized_start=3367
+  _globals['_MATCHSTATUS']._serialized_end=3511
+  _globals['_TIMECONTROL']._serialized_start=185
+  _globals['_TIMECONTROL']._serialized_end=353
+  _globals['_CLOCK']._serialized_start=356
+  _globals['_CLOCK']._serialized_end=630
+  _globals['_CLOCK_REMAININGENTRY']._serialized_start=555
+  _globals['_CLOCK_REMAININGENTRY']._serialized_end=630
+  _globals['_SEAT']._serialized_start=632
+  _globals['_SEAT']._serialized_end=738
+  _globals['_MATCHRESULT']._serialized_start=741
+  _globals['_MATCHRESULT']._serialized_end=886
+  _globals['_MATCHRESULT_POINTSENTRY']._serialized_start=841
+  _globals['_MATCHRESULT_POINTSENTRY']._serialized_end=886
+  _globals['_MATCH']._serialized_start=889
+  _globals['_MATCH']._serialized_end=1395
+  _globals['_UNIT']._serialized_start=1397
+  _globals['_UNIT']._serialized_end=1446
+  _globals['_POOLUNIT']._serialized_start=1448
+  _globals['_POOLUNIT']._serialized_end=1494
+  _globals['_PENDINGDECISION']._serialized_start=1497
+  _globals['_PENDINGDECISION']._serialized_end=1662
+  _globals['_GAMESTATE']._serialized_start=1665
+  _globals['_GAMESTATE']._serialized_end=2355
+  _globals['_GAMESTATE_CITYCONTROLENTRY']._serialized_start=2193
+  _globals['_GAMESTATE_CITYCONTROLENTRY']._serialized_end=2243
+  _globals['_GAMESTATE_VICTORYPOINTSENTRY']._serialized_start=2245
+  _globals['_GAMESTATE_VICTORYPOINTSENTRY']._serialized_end=2297
+  _globals['_GAMESTATE_ELIMINATIONPOINTSENTRY']._serialized_start=2299
+  _globals['_GAMESTATE_ELIMINATIONPOINTSENTRY']._serialized_end=2355
+  _globals['_MATCHEVENT']._serialized_start=2358
+  _globals['_MATCHEVENT']._serialized_end=3364
+  _globals['_MATCHEVENT_MATCHCREATED']._serialized_start=2805
+  _globals['_MATCHEVENT_MATCHCREATED']._serialized_end=2966
+  _globals['_MATCHEVENT_SEATCLAIMED']._serialized_start=2968
+  _globals['_MATCHEVENT_SEATCLAIMED']._serialized_end=3016
+  _globals['_MATCHEVENT_ACTIONSUBMITTED']._serialized_start=3019
+  _globals['_MATCHEVENT_ACTIONSUBMITTED']._serialized_end=3255
+  _globals['_MATCHEVENT_ACTIONSUBMITTED_TIMELEFTENTRY']._serialized_start=3181
+  _globals['_MATCHEVENT_ACTIONSUBMITTED_TIMELEFTENTRY']._serialized_end=3255
+  _globals['_MATCHEVENT_MATCHABORTED']._serialized_start=3257
+  _globals['_MATCHEVENT_MATCHABORTED']._serialized_end=3301
+  _globals['_MATCHEVENT_SEEDREVEALED']._serialized_start=3303
+  _globals['_MATCHEVENT_SEEDREVEALED']._serialized_end=3356
 # @@protoc_insertion_point(module_scope)

@@ -1,5 +1,6 @@
 import datetime
 
+from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from service.gen.typhoon.v1 import actions_pb2 as _actions_pb2
@@ -19,10 +20,45 @@ class MatchStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     MATCH_STATUS_OPEN: _ClassVar[MatchStatus]
     MATCH_STATUS_ACTIVE: _ClassVar[MatchStatus]
     MATCH_STATUS_FINISHED: _ClassVar[MatchStatus]
+    MATCH_STATUS_ABORTED: _ClassVar[MatchStatus]
 MATCH_STATUS_UNSPECIFIED: MatchStatus
 MATCH_STATUS_OPEN: MatchStatus
 MATCH_STATUS_ACTIVE: MatchStatus
 MATCH_STATUS_FINISHED: MatchStatus
+MATCH_STATUS_ABORTED: MatchStatus
+
+class TimeControl(_message.Message):
+    __slots__ = ("preset", "initial", "increment", "first_action")
+    PRESET_FIELD_NUMBER: _ClassVar[int]
+    INITIAL_FIELD_NUMBER: _ClassVar[int]
+    INCREMENT_FIELD_NUMBER: _ClassVar[int]
+    FIRST_ACTION_FIELD_NUMBER: _ClassVar[int]
+    preset: str
+    initial: _duration_pb2.Duration
+    increment: _duration_pb2.Duration
+    first_action: _duration_pb2.Duration
+    def __init__(self, preset: _Optional[str] = ..., initial: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., increment: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., first_action: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+
+class Clock(_message.Message):
+    __slots__ = ("remaining", "running", "since", "deadline", "awaiting_first_action")
+    class RemainingEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: _duration_pb2.Duration
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+    REMAINING_FIELD_NUMBER: _ClassVar[int]
+    RUNNING_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    AWAITING_FIRST_ACTION_FIELD_NUMBER: _ClassVar[int]
+    remaining: _containers.MessageMap[str, _duration_pb2.Duration]
+    running: str
+    since: _timestamp_pb2.Timestamp
+    deadline: _timestamp_pb2.Timestamp
+    awaiting_first_action: bool
+    def __init__(self, remaining: _Optional[_Mapping[str, _duration_pb2.Duration]] = ..., running: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., awaiting_first_action: _Optional[bool] = ...) -> None: ...
 
 class Seat(_message.Message):
     __slots__ = ("side", "claimed", "player_name", "claimed_at")
@@ -54,7 +90,7 @@ class MatchResult(_message.Message):
     def __init__(self, winner: _Optional[str] = ..., reason: _Optional[str] = ..., points: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
 class Match(_message.Message):
-    __slots__ = ("match_id", "scenario", "options", "status", "seats", "version", "last_sequence", "turn", "phase", "side_to_act", "result", "seed_commitment", "seed", "created_at", "updated_at")
+    __slots__ = ("match_id", "scenario", "options", "status", "seats", "version", "last_sequence", "turn", "phase", "side_to_act", "result", "seed_commitment", "seed", "created_at", "updated_at", "time_control", "clock")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SCENARIO_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
@@ -70,6 +106,8 @@ class Match(_message.Message):
     SEED_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     scenario: str
     options: _struct_pb2.Struct
@@ -85,7 +123,9 @@ class Match(_message.Message):
     seed: str
     created_at: _timestamp_pb2.Timestamp
     updated_at: _timestamp_pb2.Timestamp
-    def __init__(self, match_id: _Optional[str] = ..., scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., version: _Optional[int] = ..., last_sequence: _Optional[int] = ..., turn: _Optional[int] = ..., phase: _Optional[str] = ..., side_to_act: _Optional[str] = ..., result: _Optional[_Union[MatchResult, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    time_control: TimeControl
+    clock: Clock
+    def __init__(self, match_id: _Optional[str] = ..., scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., version: _Optional[int] = ..., last_sequence: _Optional[int] = ..., turn: _Optional[int] = ..., phase: _Optional[str] = ..., side_to_act: _Optional[str] = ..., result: _Optional[_Union[MatchResult, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ...) -> None: ...
 
 class Unit(_message.Message):
     __slots__ = ("id", "hex", "strength")
@@ -183,18 +223,20 @@ class GameState(_message.Message):
     def __init__(self, turn: _Optional[int] = ..., phase: _Optional[str] = ..., side_to_act: _Optional[str] = ..., weather: _Optional[str] = ..., pending_decision: _Optional[_Union[PendingDecision, _Mapping]] = ..., units: _Optional[_Iterable[_Union[Unit, _Mapping]]] = ..., pool: _Optional[_Iterable[_Union[PoolUnit, _Mapping]]] = ..., city_control: _Optional[_Mapping[str, str]] = ..., victory_points: _Optional[_Mapping[str, int]] = ..., elimination_points: _Optional[_Mapping[str, int]] = ..., capital_bonus: _Optional[bool] = ..., rolls: _Optional[int] = ..., result: _Optional[_Union[MatchResult, _Mapping]] = ..., state_hash: _Optional[str] = ..., position_json: _Optional[str] = ...) -> None: ...
 
 class MatchEvent(_message.Message):
-    __slots__ = ("sequence", "version", "time", "match_created", "seat_claimed", "action_submitted", "seed_revealed", "game_event")
+    __slots__ = ("sequence", "version", "time", "match_created", "seat_claimed", "action_submitted", "seed_revealed", "game_event", "match_aborted")
     class MatchCreated(_message.Message):
-        __slots__ = ("scenario", "options", "seed_commitment", "sides")
+        __slots__ = ("scenario", "options", "seed_commitment", "sides", "time_control")
         SCENARIO_FIELD_NUMBER: _ClassVar[int]
         OPTIONS_FIELD_NUMBER: _ClassVar[int]
         SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
         SIDES_FIELD_NUMBER: _ClassVar[int]
+        TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
         scenario: str
         options: _struct_pb2.Struct
         seed_commitment: str
         sides: _containers.RepeatedScalarFieldContainer[str]
-        def __init__(self, scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., sides: _Optional[_Iterable[str]] = ...) -> None: ...
+        time_control: TimeControl
+        def __init__(self, scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., sides: _Optional[_Iterable[str]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ...) -> None: ...
     class SeatClaimed(_message.Message):
         __slots__ = ("side", "player_name")
         SIDE_FIELD_NUMBER: _ClassVar[int]
@@ -203,14 +245,30 @@ class MatchEvent(_message.Message):
         player_name: str
         def __init__(self, side: _Optional[str] = ..., player_name: _Optional[str] = ...) -> None: ...
     class ActionSubmitted(_message.Message):
-        __slots__ = ("side", "action", "state_hash")
+        __slots__ = ("side", "action", "state_hash", "time_left")
+        class TimeLeftEntry(_message.Message):
+            __slots__ = ("key", "value")
+            KEY_FIELD_NUMBER: _ClassVar[int]
+            VALUE_FIELD_NUMBER: _ClassVar[int]
+            key: str
+            value: _duration_pb2.Duration
+            def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
         SIDE_FIELD_NUMBER: _ClassVar[int]
         ACTION_FIELD_NUMBER: _ClassVar[int]
         STATE_HASH_FIELD_NUMBER: _ClassVar[int]
+        TIME_LEFT_FIELD_NUMBER: _ClassVar[int]
         side: str
         action: _actions_pb2.Action
         state_hash: str
-        def __init__(self, side: _Optional[str] = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ..., state_hash: _Optional[str] = ...) -> None: ...
+        time_left: _containers.MessageMap[str, _duration_pb2.Duration]
+        def __init__(self, side: _Optional[str] = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ..., state_hash: _Optional[str] = ..., time_left: _Optional[_Mapping[str, _duration_pb2.Duration]] = ...) -> None: ...
+    class MatchAborted(_message.Message):
+        __slots__ = ("side", "reason")
+        SIDE_FIELD_NUMBER: _ClassVar[int]
+        REASON_FIELD_NUMBER: _ClassVar[int]
+        side: str
+        reason: str
+        def __init__(self, side: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
     class SeedRevealed(_message.Message):
         __slots__ = ("seed", "seed_commitment")
         SEED_FIELD_NUMBER: _ClassVar[int]
@@ -226,6 +284,7 @@ class MatchEvent(_message.Message):
     ACTION_SUBMITTED_FIELD_NUMBER: _ClassVar[int]
     SEED_REVEALED_FIELD_NUMBER: _ClassVar[int]
     GAME_EVENT_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ABORTED_FIELD_NUMBER: _ClassVar[int]
     sequence: int
     version: int
     time: _timestamp_pb2.Timestamp
@@ -234,4 +293,5 @@ class MatchEvent(_message.Message):
     action_submitted: MatchEvent.ActionSubmitted
     seed_revealed: MatchEvent.SeedRevealed
     game_event: _events_pb2.Event
-    def __init__(self, sequence: _Optional[int] = ..., version: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., match_created: _Optional[_Union[MatchEvent.MatchCreated, _Mapping]] = ..., seat_claimed: _Optional[_Union[MatchEvent.SeatClaimed, _Mapping]] = ..., action_submitted: _Optional[_Union[MatchEvent.ActionSubmitted, _Mapping]] = ..., seed_revealed: _Optional[_Union[MatchEvent.SeedRevealed, _Mapping]] = ..., game_event: _Optional[_Union[_events_pb2.Event, _Mapping]] = ...) -> None: ...
+    match_aborted: MatchEvent.MatchAborted
+    def __init__(self, sequence: _Optional[int] = ..., version: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., match_created: _Optional[_Union[MatchEvent.MatchCreated, _Mapping]] = ..., seat_claimed: _Optional[_Union[MatchEvent.SeatClaimed, _Mapping]] = ..., action_submitted: _Optional[_Union[MatchEvent.ActionSubmitted, _Mapping]] = ..., seed_revealed: _Optional[_Union[MatchEvent.SeedRevealed, _Mapping]] = ..., game_event: _Optional[_Union[_events_pb2.Event, _Mapping]] = ..., match_aborted: _Optional[_Union[MatchEvent.MatchAborted, _Mapping]] = ...) -> None: ...

@@ -29,7 +29,7 @@ from service.gen.typhoon.v1 import match_pb2 as typhoon_dot_v1_dot_match__pb2
 from service.gen.typhoon.v1 import scenario_pb2 as typhoon_dot_v1_dot_scenario__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1etyphoon/v1/match_service.proto\x12\ntyphoon.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18typhoon/v1/actions.proto\x1a\x16typhoon/v1/match.proto\x1a\x19typhoon/v1/scenario.proto\"B\n\tSeatClaim\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\x13\n\x0bplayer_name\x18\x02 \x01(\t\x12\x12\n\nseat_token\x18\x03 \x01(\t\"(\n\tSeatToken\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"\x8a\x01\n\x12\x43reateMatchRequest\x12\x10\n\x08scenario\x18\x01 \x01(\t\x12(\n\x07options\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\x12$\n\x05seats\x18\x03 \x03(\x0b\x32\x15.typhoon.v1.SeatClaim\x12\x12\n\nrequest_id\x18\x04 \x01(\t\"c\n\x13\x43reateMatchResponse\x12 \n\x05match\x18\x01 \x01(\x0b\x32\x11.typhoon.v1.Match\x12*\n\x0bseat_tokens\x18\x02 \x03(\x0b\x32\x15.typhoon.v1.SeatToken\"[\n\x10JoinMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04side\x18\x02 \x01(\t\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\x12\x12\n\nseat_token\x18\x04 \x01(\t\"W\n\x11JoinMatchResponse\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12 \n\x05match\x18\x03 \x01(\x0b\x32\x11.typhoon.v1.Match\"#\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"Z\n\x10GetMatchResponse\x12 \n\x05match\x18\x01 \x01(\x0b\x32\x11.typhoon.v1.Match\x12$\n\x05state\x18\x02 \x01(\x0b\x32\x15.typhoon.v1.GameState\"d\n\x12ListMatchesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\'\n\x06status\x18\x03 \x01(\x0e\x32\x17.typhoon.v1.MatchStatus\"R\n\x13ListMatchesResponse\x12\"\n\x07matches\x18\x01 \x03(\x0b\x32\x11.typhoon.v1.Match\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"+\n\x17ListLegalActionsRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"\x9c\x01\n\x18ListLegalActionsResponse\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12\x13\n\x0bside_to_act\x18\x02 \x01(\t\x12#\n\x07\x61\x63tions\x18\x03 \x03(\x0b\x32\x12.typhoon.v1.Action\x12\x35\n\x10pending_decision\x18\x04 \x01(\x0b\x32\x1b.typhoon.v1.PendingDecision\"\x93\x01\n\x13SubmitActionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x12.typhoon.v1.Action\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x13\n\x11_expected_version\"q\n\x14SubmitActionResponse\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12&\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x16.typhoon.v1.MatchEvent\x12 \n\x05match\x18\x03 \x01(\x0b\x32\x11.typhoon.v1.Match\"5\n\rResignRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"k\n\x0eResignResponse\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12&\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x16.typhoon.v1.MatchEvent\x12 \n\x05match\x18\x03 \x01(\x0b\x32\x11.typhoon.v1.Match\"Q\n\x12GetEventLogRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x16\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x05\x12\x11\n\tpage_size\x18\x03 \x01(\x05\"l\n\x13GetEventLogResponse\x12&\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x16.typhoon.v1.MatchEvent\x12\x1b\n\x13next_after_sequence\x18\x02 \x01(\x05\x12\x10\n\x08has_more\x18\x03 \x01(\x08\"X\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x16\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x05\x12\x19\n\x11heartbeat_seconds\x18\x03 \x01(\x05\"L\n\tHeartbeat\x12\x15\n\rlast_sequence\x18\x01 \x01(\x05\x12(\n\x04time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"q\n\x12WatchMatchResponse\x12\'\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x16.typhoon.v1.MatchEventH\x00\x12*\n\theartbeat\x18\x02 \x01(\x0b\x32\x15.typhoon.v1.HeartbeatH\x00\x42\x06\n\x04kind\"\x16\n\x14ListScenariosRequest\"\x9c\x01\n\x15ListScenariosResponse\x12.\n\tscenarios\x18\x01 \x03(\x0b\x32\x1b.typhoon.v1.ScenarioSummary\x12(\n\x07options\x18\x02 \x03(\x0b\x32\x17.typhoon.v1.MatchOption\x12)\n\x07presets\x18\x03 \x03(\x0b\x32\x18.typhoon.v1.OptionPreset\")\n\x12GetScenarioRequest\x12\x13\n\x0bscenario_id\x18\x01 \x01(\t\"=\n\x13GetScenarioResponse\x12&\n\x08scenario\x18\x01 \x01(\x0b\x32\x14.typhoon.v1.Scenario2\xf7\x06\n\x0cMatchService\x12N\n\x0b\x43reateMatch\x12\x1e.typhoon.v1.CreateMatchRequest\x1a\x1f.typhoon.v1.CreateMatchResponse\x12H\n\tJoinMatch\x12\x1c.typhoon.v1.JoinMatchRequest\x1a\x1d.typhoon.v1.JoinMatchResponse\x12\x45\n\x08GetMatch\x12\x1b.typhoon.v1.GetMatchRequest\x1a\x1c.typhoon.v1.GetMatchResponse\x12N\n\x0bListMatches\x12\x1e.typhoon.v1.ListMatchesRequest\x1a\x1f.typhoon.v1.ListMatchesResponse\x12]\n\x10ListLegalActions\x12#.typhoon.v1.ListLegalActionsRequest\x1a$.typhoon.v1.ListLegalActionsResponse\x12Q\n\x0cSubmitAction\x12\x1f.typhoon.v1.SubmitActionRequest\x1a .typhoon.v1.SubmitActionResponse\x12?\n\x06Resign\x12\x19.typhoon.v1.ResignRequest\x1a\x1a.typhoon.v1.ResignResponse\x12N\n\x0bGetEventLog\x12\x1e.typhoon.v1.GetEventLogRequest\x1a\x1f.typhoon.v1.GetEventLogResponse\x12M\n\nWatchMatch\x12\x1d.typhoon.v1.WatchMatchRequest\x1a\x1e.typhoon.v1.WatchMatchResponse0\x01\x12T\n\rListScenarios\x12 .typhoon.v1.ListScenariosRequest\x1a!.typhoon.v1.ListScenariosResponse\x12N\n\x0bGetScenario\x12\x1e.typhoon.v1.GetScenarioRequest\x1a\x1f.typhoon.v1.GetScenarioResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1etyphoon/v1/match_service.proto\x12\ntyphoon.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18typhoon/v1/actions.proto\x1a\x16typhoon/v1/match.proto\x1a\x19typhoon/v1/scenario.proto\"B\n\tSeatClaim\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\x13\n\x0bplayer_name\x18\x02 \x01(\t\x12\x12\n\nseat_token\x18\x03 \x01(\t\"(\n\tSeatToken\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"\xb9\x01\n\x12\x43reateMatchRequest\x12\x10\n\x08scenario\x18\x01 \x01(\t\x12(\n\x07options\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\x12$\n\x05seats\x18\x03 \x03(\x0b\x32\x15.typhoon.v1.SeatClaim\x12\x12\n\nrequest_id\x18\x04 \x01(\t\x12-\n\x0ctime_control\x18\x05 \x01(\x0b\x32\x17.typhoon.v1.TimeControl\"c\n\x13\x43reateMatchResponse\x12 \n\x05match\x18\x01 \x01(\x0b\x32\x11.typhoon.v1.Match\x12*\n\x0bseat_tokens\x18\x02 \x03(\x0b\x32\x15.typhoon.v1.SeatToken\"[\n\x10JoinMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04side\x18\x02 \x01(\t\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\x12\x12\n\nseat_token\x18\x04 \x01(\t\"W\n\x11JoinMatchResponse\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12 \n\x05match\x18\x03 \x01(\x0b\x32\x11.typhoon.v1.Match\"#\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"Z\n\x10GetMatchResponse\x12 \n\x05match\x18\x01 \x01(\x0b\x32\x11.typhoon.v1.Match\x12$\n\x05state\x18\x02 \x01(\x0b\x32\x15.typhoon.v1.GameState\"d\n\x12ListMatchesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\'\n\x06status\x18\x03 \x01(\x0e\x32\x17.typhoon.v1.MatchStatus\"R\n\x13ListMatchesResponse\x12\"\n\x07matches\x18\x01 \x03(\x0b\x32\x11.typhoon.v1.Match\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"+\n\x17ListLegalActionsRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"\x9c\x01\n\x18ListLegalActionsResponse\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12\x13\n\x0bside_to_act\x18\x02 \x01(\t\x12#\n\x07\x61\x63tions\x18\x03 \x03(\x0b\x32\x12.typhoon.v1.Action\x12\x35\n\x10pending_decision\x18\x04 \x01(\x0b\x32\x1b.typhoon.v1.PendingDecision\"\x93\x01\n\x13SubmitActionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x12.typhoon.v1.Action\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x13\n\x11_expected_version\"q\n\x14SubmitActionResponse\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12&\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x16.typhoon.v1.MatchEvent\x12 \n\x05match\x18\x03 \x01(\x0b\x32\x11.typhoon.v1.Match\"5\n\rResignRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"k\n\x0eResignResponse\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12&\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x16.typhoon.v1.MatchEvent\x12 \n\x05match\x18\x03 \x01(\x0b\x32\x11.typhoon.v1.Match\"Q\n\x12GetEventLogRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x16\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x05\x12\x11\n\tpage_size\x18\x03 \x01(\x05\"l\n\x13GetEventLogResponse\x12&\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x16.typhoon.v1.MatchEvent\x12\x1b\n\x13next_after_sequence\x18\x02 \x01(\x05\x12\x10\n\x08has_more\x18\x03 \x01(\x08\"X\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x16\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x05\x12\x19\n\x11heartbeat_seconds\x18\x03 \x01(\x05\"L\n\tHeartbeat\x12\x15\n\rlast_sequence\x18\x01 \x01(\x05\x12(\n\x04time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"q\n\x12WatchMatchResponse\x12\'\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x16.typhoon.v1.MatchEventH\x00\x12*\n\theartbeat\x18\x02 \x01(\x0b\x32\x15.typhoon.v1.HeartbeatH\x00\x42\x06\n\x04kind\"\x16\n\x14ListScenariosRequest\"\xcc\x01\n\x15ListScenariosResponse\x12.\n\tscenarios\x18\x01 \x03(\x0b\x32\x1b.typhoon.v1.ScenarioSummary\x12(\n\x07options\x18\x02 \x03(\x0b\x32\x17.typhoon.v1.MatchOption\x12)\n\x07presets\x18\x03 \x03(\x0b\x32\x18.typhoon.v1.OptionPreset\x12.\n\rtime_controls\x18\x04 \x03(\x0b\x32\x17.typhoon.v1.TimeControl\")\n\x12GetScenarioRequest\x12\x13\n\x0bscenario_id\x18\x01 \x01(\t\"=\n\x13GetScenarioResponse\x12&\n\x08scenario\x18\x01 \x01(\x0b\x32\x14.typhoon.v1.Scenario2\xf7\x06\n\x0cMatchService\x12N\n\x0b\x43reateMatch\x12\x1e.typhoon.v1.CreateMatchRequest\x1a\x1f.typhoon.v1.CreateMatchResponse\x12H\n\tJoinMatch\x12\x1c.typhoon.v1.JoinMatchRequest\x1a\x1d.typhoon.v1.JoinMatchResponse\x12\x45\n\x08GetMatch\x12\x1b.typhoon.v1.GetMatchRequest\x1a\x1c.typhoon.v1.GetMatchResponse\x12N\n\x0bListMatches\x12\x1e.typhoon.v1.ListMatchesRequest\x1a\x1f.typhoon.v1.ListMatchesResponse\x12]\n\x10ListLegalActions\x12#.typhoon.v1.ListLegalActionsRequest\x1a$.typhoon.v1.ListLegalActionsResponse\x12Q\n\x0cSubmitAction\x12\x1f.typhoon.v1.SubmitActionRequest\x1a .typhoon.v1.SubmitActionResponse\x12?\n\x06Resign\x12\x19.typhoon.v1.ResignRequest\x1a\x1a.typhoon.v1.ResignResponse\x12N\n\x0bGetEventLog\x12\x1e.typhoon.v1.GetEventLogRequest\x1a\x1f.typhoon.v1.GetEventLogResponse\x12M\n\nWatchMatch\x12\x1d.typhoon.v1.WatchMatchRequest\x1a\x1e.typhoon.v1.WatchMatchResponse0\x01\x12T\n\rListScenarios\x12 .typhoon.v1.ListScenariosRequest\x1a!.typhoon.v1.ListScenariosResponse\x12N\n\x0bGetScenario\x12\x1e.typhoon.v1.GetScenarioRequest\x1a\x1f.typhoon.v1.GetScenarioResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -41,51 +41,51 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SEATTOKEN']._serialized_start=254
   _globals['_SEATTOKEN']._serialized_end=294
   _globals['_CREATEMATCHREQUEST']._serialized_start=297
-  _globals['_CREATEMATCHREQUEST']._serialized_end=435
-  _globals['_CREATEMATCHRESPONSE']._serialized_start=437
-  _globals['_CREATEMATCHRESPONSE']._serialized_end=536
-  _globals['_JOINMATCHREQUEST']._serialized_start=538
-  _globals['_JOINMATCHREQUEST']._serialized_end=629
-  _globals['_JOINMATCHRESPONSE']._serialized_start=631
-  _globals['_JOINMATCHRESPONSE']._serialized_end=718
-  _globals['_GETMATCHREQUEST']._serialized_start=720
-  _globals['_GETMATCHREQUEST']._serialized_end=755
-  _globals['_GETMATCHRESPONSE']._serialized_start=757
-  _globals['_GETMATCHRESPONSE']._serialized_end=847
-  _globals['_LISTMATCHESREQUEST']._serialized_start=849
-  _globals['_LISTMATCHESREQUEST']._serialized_end=949
-  _globals['_LISTMATCHESRESPONSE']._serialized_start=951
-  _globals['_LISTMATCHESRESPONSE']._serialized_end=1033
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=1035
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=1078
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=1081
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=1237
-  _globals['_SUBMITACTIONREQUEST']._serialized_start=1240
-  _globals['_SUBMITACTIONREQUEST']._serialized_end=1387
-  _globals['_SUBMITACTIONRESPONSE']._serialized_start=1389
-  _globals['_SUBMITACTIONRESPONSE']._serialized_end=1502
-  _globals['_RESIGNREQUEST']._serialized_start=1504
-  _globals['_RESIGNREQUEST']._serialized_end=1557
-  _globals['_RESIGNRESPONSE']._serialized_start=1559
-  _globals['_RESIGNRESPONSE']._serialized_end=1666
-  _globals['_GETEVENTLOGREQUEST']._serialized_start=1668
-  _globals['_GETEVENTLOGREQUEST']._serialized_end=1749
-  _globals['_GETEVENTLOGRESPONSE']._serialized_start=1751
-  _globals['_GETEVENTLOGRESPONSE']._serialized_end=1859
-  _globals['_WATCHMATCHREQUEST']._serialized_start=1861
-  _globals['_WATCHMATCHREQUEST']._serialized_end=1949
-  _globals['_HEARTBEAT']._serialized_start=1951
-  _globals['_HEARTBEAT']._serialized_end=2027
-  _globals['_WATCHMATCHRESPONSE']._serialized_start=2029
-  _globals['_WATCHMATCHRESPONSE']._serialized_end=2142
-  _globals['_LISTSCENARIOSREQUEST']._serialized_start=2144
-  _globals['_LISTSCENARIOSREQUEST']._serialized_end=2166
-  _globals['_LISTSCENARIOSRESPONSE']._serialized_start=2169
-  _globals['_LISTSCENARIOSRESPONSE']._serialized_end=2325
-  _globals['_GETSCENARIOREQUEST']._serialized_start=2327
-  _globals['_GETSCENARIOREQUEST']._serialized_end=2368
-  _globals['_GETSCENARIORESPONSE']._serialized_start=2370
-  _globals['_GETSCENARIORESPONSE']._serialized_end=2431
-  _globals['_MATCHSERVICE']._serialized_start=2434
-  _globals['_MATCHSERVICE']._serialized_end=3321
+  _globals['_CREATEMATCHREQUEST']._serialized_end=482
+  _globals['_CREATEMATCHRESPONSE']._serialized_start=484
+  _globals['_CREATEMATCHRESPONSE']._serialized_end=583
+  _globals['_JOINMATCHREQUEST']._serialized_start=585
+  _globals['_JOINMATCHREQUEST']._serialized_end=676
+  _globals['_JOINMATCHRESPONSE']._serialized_start=678
+  _globals['_JOINMATCHRESPONSE']._serialized_end=765
+  _globals['_GETMATCHREQUEST']._serialized_start=767
+  _globals['_GETMATCHREQUEST']._serialized_end=802
+  _globals['_GETMATCHRESPONSE']._serialized_start=804
+  _globals['_GETMATCHRESPONSE']._serialized_end=894
+  _globals['_LISTMATCHESREQUEST']._serialized_start=896
+  _globals['_LISTMATCHESREQUEST']._serialized_end=996
+  _globals['_LISTMATCHESRESPONSE']._serialized_start=998
+  _globals['_LISTMATCHESRESPONSE']._serialized_end=1080
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=1082
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=1125
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=1128
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=1284
+  _globals['_SUBMITACTIONREQUEST']._serialized_start=1287
+  _globals['_SUBMITACTIONREQUEST']._serialized_end=1434
+  _globals['_SUBMITACTIONRESPONSE']._serialized_start=1436
+  _globals['_SUBMITACTIONRESPONSE']._serialized_end=1549
+  _globals['_RESIGNREQUEST']._serialized_start=1551
+  _globals['_RESIGNREQUEST']._serialized_end=1604
+  _globals['_RESIGNRESPONSE']._serialized_start=1606
+  _globals['_RESIGNRESPONSE']._serialized_end=1713
+  _globals['_GETEVENTLOGREQUEST']._serialized_start=1715
+  _globals['_GETEVENTLOGREQUEST']._serialized_end=1796
+  _globals['_GETEVENTLOGRESPONSE']._serialized_start=1798
+  _globals['_GETEVENTLOGRESPONSE']._serialized_end=1906
+  _globals['_WATCHMATCHREQUEST']._serialized_start=1908
+  _globals['_WATCHMATCHREQUEST']._serialized_end=1996
+  _globals['_HEARTBEAT']._serialized_start=1998
+  _globals['_HEARTBEAT']._serialized_end=2074
+  _globals['_WATCHMATCHRESPONSE']._serialized_start=2076
+  _globals['_WATCHMATCHRESPONSE']._serialized_end=2189
+  _globals['_LISTSCENARIOSREQUEST']._serialized_start=2191
+  _globals['_LISTSCENARIOSREQUEST']._serialized_end=2213
+  _globals['_LISTSCENARIOSRESPONSE']._serialized_start=2216
+  _globals['_LISTSCENARIOSRESPONSE']._serialized_end=2420
+  _globals['_GETSCENARIOREQUEST']._serialized_start=2422
+  _globals['_GETSCENARIOREQUEST']._serialized_end=2463
+  _globals['_GETSCENARIORESPONSE']._serialized_start=2465
+  _globals['_GETSCENARIORESPONSE']._serialized_end=2526
+  _globals['_MATCHSERVICE']._serialized_start=2529
+  _globals['_MATCHSERVICE']._serialized_end=3416
 # @@protoc_insertion_point(module_scope)

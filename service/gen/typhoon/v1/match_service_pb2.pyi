@@ -32,16 +32,18 @@ class SeatToken(_message.Message):
     def __init__(self, side: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("scenario", "options", "seats", "request_id")
+    __slots__ = ("scenario", "options", "seats", "request_id", "time_control")
     SCENARIO_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     scenario: str
     options: _struct_pb2.Struct
     seats: _containers.RepeatedCompositeFieldContainer[SeatClaim]
     request_id: str
-    def __init__(self, scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatClaim, _Mapping]]] = ..., request_id: _Optional[str] = ...) -> None: ...
+    time_control: _match_pb2.TimeControl
+    def __init__(self, scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatClaim, _Mapping]]] = ..., request_id: _Optional[str] = ..., time_control: _Optional[_Union[_match_pb2.TimeControl, _Mapping]] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
     __slots__ = ("match", "seat_tokens")
@@ -214,14 +216,16 @@ class ListScenariosRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class ListScenariosResponse(_message.Message):
-    __slots__ = ("scenarios", "options", "presets")
+    __slots__ = ("scenarios", "options", "presets", "time_controls")
     SCENARIOS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     PRESETS_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROLS_FIELD_NUMBER: _ClassVar[int]
     scenarios: _containers.RepeatedCompositeFieldContainer[_scenario_pb2.ScenarioSummary]
     options: _containers.RepeatedCompositeFieldContainer[_scenario_pb2.MatchOption]
     presets: _containers.RepeatedCompositeFieldContainer[_scenario_pb2.OptionPreset]
-    def __init__(self, scenarios: _Optional[_Iterable[_Union[_scenario_pb2.ScenarioSummary, _Mapping]]] = ..., options: _Optional[_Iterable[_Union[_scenario_pb2.MatchOption, _Mapping]]] = ..., presets: _Optional[_Iterable[_Union[_scenario_pb2.OptionPreset, _Mapping]]] = ...) -> None: ...
+    time_controls: _containers.RepeatedCompositeFieldContainer[_match_pb2.TimeControl]
+    def __init__(self, scenarios: _Optional[_Iterable[_Union[_scenario_pb2.ScenarioSummary, _Mapping]]] = ..., options: _Optional[_Iterable[_Union[_scenario_pb2.MatchOption, _Mapping]]] = ..., presets: _Optional[_Iterable[_Union[_scenario_pb2.OptionPreset, _Mapping]]] = ..., time_controls: _Optional[_Iterable[_Union[_match_pb2.TimeControl, _Mapping]]] = ...) -> None: ...
 
 class GetScenarioRequest(_message.Message):
     __slots__ = ("scenario_id",)
