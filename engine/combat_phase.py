@@ -113,6 +113,13 @@ class CombatPhase:
         raise self._wrong_phase(action)
 
     def _declare(self, action: DeclareAttack) -> None:
+        # the optional shifts are judged now, when the defender is targeted and the attackers committed
+        # (rulings 34 and 35), so the order the battles are resolved in cannot change them
+        earned = self.ps.strongpoint_shifts
+        if action.defender not in self.ps.battles and self._in_defensive_line(action.defender):
+            earned.add(action.defender)
+        if self.scenario.rules.first_shock in action.attackers and self._first_shock_supported():
+            earned.add(self.scenario.rules.first_shock)
         self.ps.battles.setdefault(action.defender, []).extend(action.attackers)
         self.ps.attacking.update(action.attackers)
         self._emit(AttackDeclared(tuple(action.attackers), action.defender))
@@ -122,38 +129,51 @@ class CombatPhase:
         self._emit(DeclarationsClosed(len(self.ps.battles)))
 
     def battle_odds(self, defender: str, attackers: Iterable[str]) -> combat.Odds:
-        """The odds a battle would be fought at now, with every shift the rules in force give."""
+        """The odds a battle would be fought at now, with every shift the rules in force give.
+
+        The Stronger Soviet Defensive Line and Improved 1st Shock shifts of a declared battle are the
+        ones judged at its declaration (rulings 34 and 35); for a battle not declared, they are judged on
+        the position now.
+        """
         attackers = list(attackers)
-        board, rules, options = self.board, self.scenario.rules, self.options
+        board, rules, ps = self.board, self.scenario.rules, self.ps
         target = self.hex_of[defender]
-        assault = sum(self.ps.assault.get(a, 0) for a in attackers)
+        assault = sum(ps.assault.get(a, 0) for a in attackers)
         attack = Fraction(sum(self.strength(a) for a in attackers) + assault) * self.weather().attack_factor
-        defender_side = self.side_of(defender)
-        left = combat.defensive_shift(board, target, defender_side)
-        if left and options.stronger_defensive_line and defender_side == "soviet" and self._in_defensive_line(defender):
+        left = combat.defensive_shift(board, target, self.side_of(defender))
+        in_line = defender in ps.strongpoint_shifts if defender in ps.battles else self._in_defensive_line(defender)
+        if left and in_line:
             left = rules.defensive_line_shift
         left += combat.river_shift(board, target, [self.hex_of[a] for a in attackers])
         right = 0
         if rules.tank in attackers:
             right += rules.tank_shift
         shock = rules.first_shock
-        if (options.improved_first_shock and shock in attackers and self.in_communication(shock)
-                and (self.hex_of[shock] == board.capital or self.hex_of[shock] in board.forts)):
+        if shock in attackers and (shock in ps.strongpoint_shifts if shock in ps.attacking
+                                   else self._first_shock_supported()):
             right += rules.first_shock_shift
         return combat.compute_odds(self.crt, attack, self.strength(defender), left, right)
 
+    def _strongpoint(self, hex_index: int) -> bool:
+        return hex_index == self.board.capital or hex_index in self.board.forts
+
     def _in_defensive_line(self, unit: str) -> bool:
-        """A Soviet unit in Moscow or a fortification next to another Soviet unit also in one."""
-        board = self.board
-
-        def strongpoint(hex_index: int) -> bool:
-            return hex_index == board.capital or hex_index in board.forts
-
-        here = self.hex_of[unit]
-        if not strongpoint(here):
+        """Stronger Soviet Defensive Line: a Soviet unit in Moscow or a fortification next to another
+        Soviet unit also in one (and the option on)."""
+        if not self.options.stronger_defensive_line or self.side_of(unit) != "soviet":
             return False
-        return any(strongpoint(n) and (friend := self.at.get(n)) is not None and self.side_of(friend) == "soviet"
-                   for n in board.neighbours[here])
+        here = self.hex_of[unit]
+        if not self._strongpoint(here):
+            return False
+        return any(self._strongpoint(n) and (friend := self.at.get(n)) is not None and self.side_of(friend) == "soviet"
+                   for n in self.board.neighbours[here])
+
+    def _first_shock_supported(self) -> bool:
+        """Improved 1st Shock: the 1st Shock stands in Moscow or a fortification and is in communication
+        (and the option on)."""
+        shock = self.scenario.rules.first_shock
+        return (self.options.improved_first_shock and shock in self.hex_of
+                and self._strongpoint(self.hex_of[shock]) and self.in_communication(shock))
 
     def _assault_candidates(self) -> list[str]:
         """Declared attackers that could take one more point of Assault now."""
@@ -201,9 +221,9 @@ class CombatPhase:
         self._emit(AssaultSupported(unit, points, cost))
 
     def _resolve(self, defender: str) -> None:
+        odds = self.battle_odds(defender, self.ps.battles[defender])
         attackers = tuple(self.ps.battles.pop(defender))
         crt = self.crt
-        odds = self.battle_odds(defender, attackers)
         if odds.final < 0:
             self._emit(BattleResolved(defender, attackers, str(odds.attack), odds.defence, odds.raw_label(crt),
                                       odds.shifts, "below", "NE"))

@@ -488,6 +488,7 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
                 "frostbite": ps.frostbite,
                 "extra_supply": ps.extra_supply,
                 "assault": dict(sorted(ps.assault.items())),
+                "strongpoint_shifts": sorted(ps.strongpoint_shifts),
             },
             "result": self.outcome.to_json() if self.outcome else None,
         }

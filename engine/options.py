@@ -33,12 +33,13 @@ OPTIONS: dict[str, tuple[tuple[Any, ...], Any, str]] = {
         (False, True), False,
         'Soviet Play Balance, Improved Soviet 1st Shock Unit: "The Soviet 1st Shock unit creates one column '
         'shift to the right when attacking from Moscow or a fortification hex if in communication." (It '
-        'arrives at half strength as one of the replacements, as it always does.)'),
+        'arrives at half strength as one of the replacements, as it always does; the shift is judged when its '
+        'attack is declared.)'),
     "stronger_defensive_line": (
         (False, True), False,
         'Soviet Play Balance, Stronger Soviet Defensive Line: "Any Soviet unit that is targeted as defender '
         'while within Moscow or a fortification hex while adjacent to another Soviet unit also in such '
-        'creates 2 left odds-ratio shifts instead of just 1."'),
+        'creates 2 left odds-ratio shifts instead of just 1." (Judged when the attack on it is declared.)'),
     "german_logistics": (
         (False, True), False,
         'Soviet Play Balance, German Logistics Problems: "The German player receives Replacement points only '

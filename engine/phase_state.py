@@ -40,3 +40,6 @@ class PhaseState:
     frostbite: int = 0  # frostbite step losses still to assign
     extra_supply: int = 0  # replacement points spent on extra supply this phase
     assault: dict[str, int] = field(default_factory=dict)  # attacker → extra strength bought
+    # units whose optional Moscow-or-fortification shift held when their battle was declared (a Soviet
+    # defender in the Stronger Soviet Defensive Line, the 1st Shock under Improved 1st Shock)
+    strongpoint_shifts: set[str] = field(default_factory=set)

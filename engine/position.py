@@ -193,6 +193,13 @@ def _load_phase_state(game: Game, state: dict[str, Any], hex_index) -> None:
     _expect(isinstance(assault, dict) and all(u in counters and isinstance(v, int) for u, v in assault.items()),
             "phase_state.assault maps unit ids to points")
     ps.assault = dict(assault)
+    if "strongpoint_shifts" in state:
+        ps.strongpoint_shifts = units("strongpoint_shifts")
+    else:  # judged on the position given, for the battles it has declared
+        game.ps = ps
+        ps.strongpoint_shifts = {d for d in ps.battles if d in game.hex_of and game._in_defensive_line(d)}
+        if game.scenario.rules.first_shock in ps.attacking and game._first_shock_supported():
+            ps.strongpoint_shifts.add(game.scenario.rules.first_shock)
     pending = state.get("pending")
     if pending:
         ps.pending = Pending(pending["stage"], pending["defender"], tuple(pending["attackers"]),

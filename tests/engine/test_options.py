@@ -194,6 +194,69 @@ def test_stronger_line_only_for_soviet_defenders():
     assert game.battle_odds("XXII", ["3rd", "10th"]).shifts == 0
 
 
+
+# --- both shifts are judged when the battle is declared (rulings 34 and 35) --------------------------
+
+def resolve_in_order(game, order, answer=lambda game: game.legal_actions()[-1]):
+    """Resolve the declared battles in ``order``, answering every decision; the BattleResolved events."""
+    if game.ps.declaring:
+        game.apply(engine.CloseDeclarations())
+    resolved = {}
+    for defender in order:
+        resolved[defender] = one(game.apply(engine.ResolveBattle(defender)), engine.events.BattleResolved)
+        while game.pending_decision():
+            game.apply(answer(game))
+    return resolved
+
+
+@pytest.mark.parametrize("order", [("3rd", "16th"), ("16th", "3rd")])
+def test_stronger_line_is_judged_when_the_defender_is_targeted_in_either_order(order):
+    # 16th (1107) and 3rd (1106): neighbouring fortifications, each the other's line; 3rd is eliminated
+    # (DE) in its battle, yet the battle against 16th keeps its two shifts whichever is resolved first
+    units = ["VII 0206", "16th 1107 half", "3rd 1106 half", "XLVII 1207", "LVII 1206", "XLI 1205", "XXIV 1006"]
+    dice = [1, 6] if order[0] == "3rd" else [6, 1]
+    game = position(units, 5, "german_combat", {"stronger_defensive_line": True}, fixed_dice=dice)
+    game.apply(engine.DeclareAttack(("XLVII", "LVII"), "16th"))
+    game.apply(engine.DeclareAttack(("XLI", "XXIV"), "3rd"))
+    assert game.to_json()["phase_state"]["strongpoint_shifts"] == ["16th", "3rd"]
+    resolved = resolve_in_order(game, order)
+    assert resolved["3rd"].result == "DE" and "3rd" not in game.hex_of
+    assert (resolved["16th"].shifts, resolved["16th"].column) == (-2, "3:1")
+    assert (resolved["3rd"].shifts, resolved["3rd"].column) == (-2, "4:1")
+
+
+def test_stronger_line_judgement_survives_a_saved_position():
+    units = ["VII 0206", "16th 1107 half", "3rd 1106 half", "XLVII 1207", "LVII 1206", "XLI 1205", "XXIV 1006"]
+    game = position(units, 5, "german_combat", {"stronger_defensive_line": True}, fixed_dice=[1])
+    game.apply(engine.DeclareAttack(("XLVII", "LVII"), "16th"))
+    game.apply(engine.DeclareAttack(("XLI", "XXIV"), "3rd"))
+    resolve_in_order(game, ["3rd"])
+    again = engine.game_from_position(game.to_json())
+    assert again.battle_odds("16th", ["XLVII", "LVII"]).shifts == -2
+    # not yet declared, the defender is judged on the position now: its neighbour is gone
+    fresh = position([u for u in units if not u.startswith("3rd")], 5, "german_combat",
+                     {"stronger_defensive_line": True})
+    assert fresh.battle_odds("16th", ["XLVII", "LVII"]).shifts == -1
+
+
+@pytest.mark.parametrize("order", [("XLII", "XXXIV"), ("XXXIV", "XLII")])
+def test_improved_first_shock_is_judged_when_it_is_declared_in_either_order(order):
+    # the 1st Shock in the fortification 1107 is cut off by XLII (1206), XII (1108) and XXXIV (1007) when
+    # the battles are declared; eliminating XLII first opens its communication, but its attack on XXXIV
+    # gets no shift in either order
+    units = ["VII 0206", "XXXIV 1007", "1st-shock 1107 half", "XLII 1206", "XII 1108", "3rd 1306", "5th 1205"]
+    dice = [1, 6] if order[0] == "XLII" else [6, 1]
+    game = position(units, 5, "soviet_combat", {"improved_first_shock": True}, fixed_dice=dice)
+    assert not game.in_communication("1st-shock")
+    game.apply(engine.DeclareAttack(("3rd", "5th"), "XLII"))
+    game.apply(engine.DeclareAttack(("1st-shock",), "XXXIV"))
+    resolved = resolve_in_order(game, order)
+    assert resolved["XLII"].result == "DE"
+    assert (resolved["XXXIV"].shifts, resolved["XXXIV"].column) == (0, "1:1")
+    if "1st-shock" in game.hex_of:
+        assert game.in_communication("1st-shock")  # it would have had the shift, judged at resolution
+
+
 # --- Soviet Play Balance: German Logistics Problems --------------------------------------------------
 
 @pytest.mark.parametrize("turn", range(2, 8))
