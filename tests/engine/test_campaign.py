@@ -355,6 +355,49 @@ def test_tank_made_from_an_army_brought_back_this_phase_cannot_be_restored_this_
     refuse(game, Restore("tank"), Reason.REPLACED_THIS_PHASE)
 
 
+@pytest.mark.parametrize("strength, tank_strength", [("full", "full"), ("half", "half")])
+def test_tank_designation_of_the_1st_shock_army(strength, tank_strength):
+    # "designate any one army which is in communication": the "1st Shock Army" is an army; "If that unit
+    # was at full-strength, then so is the Soviet Tank unit – otherwise it will be at half-strength", so a
+    # 10-5 army becomes an 8-4 Tank on the same side
+    game = tank_turn(WALL + ["1st-shock 1409 " + strength, "VII 0206"])
+    assert DesignateTank("1st-shock") in legal(game, DesignateTank)
+    events = game.apply(DesignateTank("1st-shock"))
+    assert one(events, TankDesignated) == TankDesignated("1st-shock", "tank", "1409", tank_strength)
+    assert game.strength("tank") == {"full": 8, "half": 4}[tank_strength]
+    # the 1st Shock leaves play (ruling 31): not eliminated, not in the pool, no points, no coming back
+    assert where(game, "1st-shock") is None and "1st-shock" not in pool_ids(game)
+    assert not of_type(events, UnitEliminated) and game.to_json()["elimination_points"] == {"german": 0, "soviet": 0}
+    refuse(game, Replace("1st-shock", "1405"), Reason.NOT_IN_POOL)
+    assert points_left(game) == 1
+
+
+def test_an_eliminated_tank_is_rebuilt_from_the_pool_at_half_strength():
+    # "Spending a Replacement point will create a new half-strength unit (using one which was previously
+    # eliminated)": the Tank is a Soviet unit like any other once eliminated; the army it replaced stays
+    # out of play, and the Tank cannot be designated again while it is in the pool
+    units = ["tank 1207 half", "XXIV 1107", "XLI 1108", "3rd 1409 half"]
+    game = position(units, 13, "german_combat", fixed_dice=[1], pool=[])
+    game.apply(DeclareAttack(("XXIV", "XLI"), "tank"))
+    events = game.apply(engine.ResolveBattle("tank"))  # 24 against 4: 6:1, roll 1: DE
+    eliminated = one(events, UnitEliminated)
+    assert (eliminated.unit, eliminated.points_to) == ("tank", "german")
+    assert "tank" in pool_ids(game) and game.to_json()["elimination_points"]["german"] == 1
+    game.apply(engine.DeclineAdvance())
+    end_phase(game)  # the German movement phase
+    assert (game.turn, game.phase.name) == (13, "soviet_replacement")
+    assert not legal(game, DesignateTank)
+    refuse(game, DesignateTank("3rd"), Reason.TANK_NOT_AVAILABLE, "already in play")
+    assert Replace("tank", "1405") in game.legal_actions()
+    events = game.apply(Replace("tank", "1405"))
+    assert where(game, "tank") == "1405" and strength_of(game, "tank") == "half"
+    refuse(game, Restore("tank"), Reason.REPLACED_THIS_PHASE)  # ruling 20
+    # it is the Tank again: it moves in the rail movement phase off the rail lines
+    end_phase(game)
+    assert game.phase.name == "soviet_rail_movement" and not is_rail("1404") and not is_rail("1306")
+    assert {"1404", "1306"} <= destinations(game, "tank")
+
+
 def test_tank_moves_in_the_rail_movement_phase_without_rail_lines():
     assert not is_rail("1207")
     units = ["VII 0206", "XLVII 0305", "tank 1207", "3rd 1208"]

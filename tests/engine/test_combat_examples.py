@@ -16,7 +16,7 @@ import pytest
 import engine
 from engine import (
     Advance, ChooseAttackerLoss, ChooseLosses, ChooseRetreat, CloseDeclarations, DeclareAttack, DeclineAdvance,
-    Reason, ResolveBattle,
+    Move, Reason, ResolveBattle,
 )
 from engine.events import (
     AttackDeclared, BattleResolved, CityCaptured, DieRolled, StepLost, UnitAdvanced, UnitEliminated, UnitRetreated,
@@ -203,6 +203,55 @@ def test_exchange_the_defender_eliminated_in_its_retreat_is_not_matched_again():
     events = game.apply(ChooseLosses(("XLVII",)))
     assert one(events, UnitEliminated).unit == "19th"
     assert len(of_type(events, StepLost)) == 1  # only XLVII's step
+
+
+def test_exchange_then_the_reduced_defender_retreats_and_a_last_resort_retreat_eliminates_it_unmatched():
+    # "First, the defending unit takes a step loss. Then the attacking player must lose at least the
+    # same amount ... Finally, the defending unit, if it survives, must retreat as for DR above. (Note
+    # that the defending unit may be eliminated in its retreat, but the attacking player is not required
+    # to match this loss)." VII in 1407 puts every retreat from 1207 through a German zone of control, so
+    # the only retreats are last resorts, which eliminate a half-strength unit (ruling 15).
+    game = position(["16th 1207", "XLVII 1107", "V 1108", "VII 1407"], fixed_dice=[4])
+    events = declare_and_resolve(game, ["XLVII", "V"], "16th")  # 15 against 8: 1:1, roll 4: EX
+    assert battle(game, events).result == "EX"
+    assert one(events, StepLost).unit == "16th" and where(game, "16th") == "1207"  # the step loss first
+    pending = game.pending_decision()
+    assert (pending["stage"], pending["required"], pending["then"]) == ("exchange_losses", 4, ["retreat", "advance"])
+    events = game.apply(ChooseLosses(("XLVII",)))  # then the attacker's loss, before any retreat
+    assert [(e.unit, e.cause) for e in of_type(events, StepLost)] == [("XLVII", "exchange")]
+    eliminated = one(events, UnitEliminated)
+    assert (eliminated.unit, eliminated.cause) == ("16th", "retreat through enemy zone of control")
+    assert not of_type(events, UnitRetreated) and strength_of(game, "V") == "full"  # not matched
+    assert game.pending_decision()["stage"] == "advance"  # the hex is empty: an attacker may advance
+    # without VII the same exchange ends with an ordinary two-hex retreat of the reduced defender
+    game = position(["16th 1207", "XLVII 1107", "V 1108"], fixed_dice=[4])
+    declare_and_resolve(game, ["XLVII", "V"], "16th")
+    game.apply(ChooseLosses(("XLVII",)))
+    retreats = legal(game, ChooseRetreat)
+    assert retreats and all(len(r.path) == 2 and distance("1207", r.path[-1]) == 2 for r in retreats)
+    assert all(r.path[-1] not in zoc("1107", "1108") for r in retreats)
+    retreated = one(game.apply(retreats[0]), UnitRetreated)
+    assert not retreated.through_zoc and strength_of(game, "16th") == "half"
+
+
+def test_advance_after_combat_on_a_mud_turn():
+    # turn 3 is mud: "All movement ... is reduced to 1 hex per phase" and attackers are halved, but an
+    # advance after combat is part of the battle, not of a movement phase: a panzer that moved its one
+    # hex in the panzer movement phase still advances, and moves its one hex again in phase 4
+    game = position(["16th 1207 half", "XXIV 1007", "XLI 1108", "VII 0206"], turn=3,
+                    phase="german_panzer_movement", fixed_dice=[1])
+    game.apply(Move("XXIV", "1107"))
+    refuse(game, Move("XLI", "1110", ("1109", "1110")), Reason.MOVEMENT_ALLOWANCE_EXCEEDED, "one hex")
+    game.apply(engine.EndPhase())
+    assert game.phase.name == "german_combat"
+    events = declare_and_resolve(game, ["XXIV", "XLI"], "16th")  # (12 + 12) / 2 = 12 against 4: 3:1, roll 1
+    assert (battle(game, events).attack, battle(game, events).result) == ("12", "DRL")
+    assert one(events, UnitEliminated).unit == "16th"
+    assert set(legal(game)) == {Advance("XXIV"), Advance("XLI"), DeclineAdvance()}
+    assert one(game.apply(Advance("XXIV")), UnitAdvanced) == UnitAdvanced("XXIV", "1107", "1207")
+    assert game.phase.name == "german_movement"
+    # one hex, any neighbour (1108 too, as a swap with XLI: ruling 1)
+    assert {a.to for a in legal(game, Move) if a.unit == "XXIV"} == set(neighbours("1207"))
 
 
 # --- the combat results table ---------------------------------------------------------------------

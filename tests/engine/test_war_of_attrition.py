@@ -89,6 +89,26 @@ def test_turn_1_german_supply_phase_is_played():
     assert supply(game)["german"] == 5
 
 
+def test_turn_1_soviet_supply_phase_keeps_what_the_cities_allow_then_adds_basic_supply():
+    # "At the start of game ... the Soviet player has 15"; "a player is allowed to keep 1 supply point for
+    # every city that they control, with Moscow allowing 3 points for the Soviet player"; "each player
+    # receives 3 supply points". The Soviets start with every city but Smolensk and Roslavl: 8 cities
+    # and Moscow keep 8 + 3 = 11 of the 15, then 3 basic supply: 14, before the replacement points
+    game = engine.new_game("standard", WOA, seed="t1")
+    game.apply(engine.StandardSetup())
+    events = []
+    while game.phase.side == "german":
+        events = game.apply(next(a for a in (EndPhase(), CloseDeclarations()) if a in game.legal_actions()))
+    assert supply(game)["soviet"] == 14 and game.turn == 1
+    assert phases_started(events)[:2] == ["soviet_supply", "soviet_replacement"]
+    assert supply_changes(events, "soviet") == [(-4, 11), (3, 14)]
+    reasons = [e.reason for e in of_type(events, SupplyChanged)]
+    assert reasons == ["kept only what controlled cities allow", "basic supply"]
+    received = one(events, engine.events.ReplacementPointsReceived)
+    assert (received.side, received.points) == ("soviet", 5)
+    assert events.index(received) > max(events.index(e) for e in of_type(events, SupplyChanged))
+
+
 def test_supply_kept_is_one_per_controlled_city():
     _, events = enter_german_turn(2, WOA, supply={"german": 10, "soviet": 0},
                                   city_control=control(["0204", "0307", "0603"]))
