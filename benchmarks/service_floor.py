@@ -393,7 +393,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--serve-floor", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_floor:
-        asyncio.run(_serve_floor())
+        from service.server import run_event_loop  # the event loop typhoon serve runs on
+
+        run_event_loop(_serve_floor())
         return 0
 
     cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []

@@ -7,9 +7,7 @@ import os
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import asyncio
-
-    from service.server import ServeConfig, configure_logging, serve
+    from service.server import ServeConfig, configure_logging, run_event_loop, serve
     from service.embedded_redis import EmbeddedRedisError
 
     configure_logging(args.log_level)
@@ -17,7 +15,7 @@ def _serve(args: argparse.Namespace) -> int:
                          redis_url=args.redis_url, redis_cluster=args.redis_cluster, data_dir=args.data_dir,
                          grace_seconds=args.grace, log_level=args.log_level)
     try:
-        asyncio.run(serve(config))
+        run_event_loop(serve(config))
     except EmbeddedRedisError as error:
         print(f"typhoon serve: {error}")
         return 1

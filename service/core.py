@@ -40,10 +40,11 @@ import engine
 from engine.data import SIDES
 from service import catalog, convert
 from service import clock as clock_module
+from service.cache import Known, MatchCache
 from service.errors import ServiceError, shutting_down
 from service.gen.typhoon.v1 import match_pb2, match_service_pb2 as api
 from service.hub import StreamHub
-from service.store import Snapshot, Store, StoredEvent
+from service.store import Store, StoredEvent
 
 log = structlog.get_logger("typhoon.service")
 
@@ -113,11 +114,13 @@ def _illegal(error: engine.IllegalAction) -> ServiceError:
 class MatchService:
     """The match service over a :class:`~service.store.Store` (and a :class:`StreamHub` for watching)."""
 
-    def __init__(self, store: Store, hub: StreamHub | None = None, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, store: Store, hub: StreamHub | None = None, clock: Callable[[], float] = time.time,
+                 cache: MatchCache | None = None) -> None:
         self.store = store
         self.hub = hub or StreamHub(store)
         self.clock = clock
         self.clocks = clock_module.Clocks(store)
+        self.cache = cache or MatchCache()
         self.draining = False
         self._last_refusal = 0.0
         self._in_flight = 0
@@ -292,9 +295,8 @@ class MatchService:
     # --- reading -----------------------------------------------------------------------------------
 
     async def get_match(self, request: api.GetMatchRequest, ctx: CallContext) -> api.GetMatchResponse:
-        snapshot = await self._snapshot(self._match_id(request.match_id))
-        game = self._game(snapshot)
-        return api.GetMatchResponse(match=self._match(snapshot.meta), state=self._state(game, snapshot.meta))
+        known, _ = await self._known(self._match_id(request.match_id), meta=True)
+        return api.GetMatchResponse(match=self._match(known.meta), state=self._state(known.game, known.meta))
 
     async def list_matches(self, request: api.ListMatchesRequest, ctx: CallContext) -> api.ListMatchesResponse:
         size = request.page_size or 20
@@ -333,16 +335,8 @@ class MatchService:
 
     async def list_legal_actions(self, request: api.ListLegalActionsRequest,
                                  ctx: CallContext) -> api.ListLegalActionsResponse:
-        snapshot = await self._snapshot(self._match_id(request.match_id))
-        if snapshot.meta.get("status") == "aborted":
-            return api.ListLegalActionsResponse(version=snapshot.version)
-        game = self._game(snapshot)
-        response = api.ListLegalActionsResponse(version=snapshot.version, side_to_act=game.current_player() or "",
-                                                actions=[convert.action_to_proto(a) for a in game.legal_actions()])
-        pending = convert.pending_to_proto(game.pending_decision())
-        if pending:
-            response.pending_decision.CopyFrom(pending)
-        return response
+        known, _ = await self._known(self._match_id(request.match_id))
+        return known.legal_actions()
 
     async def get_event_log(self, request: api.GetEventLogRequest, ctx: CallContext) -> api.GetEventLogResponse:
         match_id = self._match_id(request.match_id)
@@ -425,65 +419,81 @@ class MatchService:
     async def _act(self, match_id: str, ctx: CallContext, action: engine.Action | None, expected: int | None,
                    request_id: str, rpc: str, response_type: type) -> Any:
         self._check_request_id(request_id)
+        guess = self.cache.get(match_id)
+        if guess is not None and guess.meta is not None and expected in (None, guess.version):
+            # on what this process last knew, without reading: the commit refuses it if it is out of date
+            with contextlib.suppress(ServiceError):  # a refusal found on a guess is decided again on a read
+                answer = await self._try(match_id, guess, ctx, action, expected, request_id, rpc, response_type)
+                if answer is not None:
+                    return answer
         for _ in range(MAX_RETRIES):
-            snapshot = await self._snapshot(match_id, request_id)
-            side = ctx.service_side or self._seat_of(snapshot.meta, ctx.token)
-            self.clocks.check_not_aborted(snapshot.meta)
-            if action is None:  # Resign: the caller's own side
-                action = engine.Resign(side)
-            fingerprint = hashlib.sha256(json.dumps(
-                [rpc, side, action.to_json(), expected], sort_keys=True).encode()).hexdigest()
-            if request_id and snapshot.request:
-                return self._replay(snapshot.request, fingerprint, request_id, response_type)
-            if expected is not None and expected != snapshot.version:
-                raise _stale(snapshot.version, expected)
-            game = self._game(snapshot)
-            self._check_turn(game, action, side)
-            try:
-                game_events = game.apply(action)
-            except engine.IllegalAction as error:
-                raise _illegal(error) from None
-
-            version, seq, now = snapshot.version + 1, snapshot.seq, self._now_ms()
-            state_hash = game.state_hash()
-            stored = [StoredEvent(seq + 1, version, now, "service", {
-                "type": "action_submitted", "side": side, "action": action.to_json(), "state_hash": state_hash})]
-            stored += [StoredEvent(seq + 2 + i, version, now, "game", e.to_json()) for i, e in enumerate(game_events)]
-            result = game.result()
-            if result:
-                stored.append(StoredEvent(seq + len(stored) + 1, version, now, "service", {
-                    "type": FINAL_EVENT, "seed": game.seed, "seed_commitment": snapshot.meta["seed_commitment"]}))
-            meta_update = {
-                "version": str(version), "last_sequence": str(stored[-1].seq), "turn": str(game.turn),
-                "phase": game.phase.name, "side_to_act": game.current_player() or "", "updated_at": str(now),
-                "result": json.dumps(result.to_json()) if result else ""}
-            if result:
-                meta_update["status"] = "finished"
-            deadline = await self.clocks.settle(snapshot.meta, side, action, game, stored, meta_update)
-            meta = snapshot.meta | meta_update
-            response = response_type(version=version, events=[match_event(e) for e in stored],
-                                     match=self._match(meta))
-            outcome = await self.store.commit(match_id, snapshot.version, snapshot.seq, version,
-                                              game.canonical_json(), meta_update, stored, request_id, fingerprint,
-                                              response.SerializeToString(), deadline)
-            if outcome.outcome == "OK":
-                log.info("action_applied", side=side, action=action.type, version=version,
-                         events=len(stored), finished=bool(result))
-                return response
-            if outcome.outcome == "DUPLICATE":
-                return self._replay((outcome.fingerprint, outcome.response), fingerprint, request_id, response_type)
-            if outcome.outcome == "NOT_FOUND":
-                raise _not_found(match_id)
-            if outcome.outcome == "STALE" and expected is not None:
-                raise _stale(outcome.current_version, expected)
-            if outcome.outcome == "FLAG":  # the clock ran out before this commit: the flag wins
-                await self.clocks.too_late(self, match_id)
-            if outcome.outcome == "EARLY":
-                raise _err(StatusCode.FAILED_PRECONDITION, "CLOCK_RUNNING", "the clock has not run out")
-            log.debug("commit_retry", outcome=outcome.outcome)  # lost a race: read again and retry
-            if rpc == "Resign":
-                action = None
+            known, record = await self._known(match_id, meta=True, request_id=request_id)
+            if request_id and record:
+                side = ctx.service_side or self._seat_of(known.meta, ctx.token)
+                fingerprint = _fingerprint(rpc, side, action or engine.Resign(side), expected)
+                return self._replay(record, fingerprint, request_id, response_type)
+            if expected is not None and expected != known.version:
+                raise _stale(known.version, expected)
+            answer = await self._try(match_id, known, ctx, action, expected, request_id, rpc, response_type)
+            if answer is not None:
+                return answer
         raise _err(StatusCode.ABORTED, "CONTENTION", "the match changed too often while applying the action; retry")
+
+    async def _try(self, match_id: str, known: Known, ctx: CallContext, action: engine.Action | None,
+                   expected: int | None, request_id: str, rpc: str, response_type: type) -> Any:
+        """Apply the action to ``known`` and commit it: the response, or None if the match had moved on."""
+        side = ctx.service_side or self._seat_of(known.meta, ctx.token)
+        self.clocks.check_not_aborted(known.meta)
+        if action is None:  # Resign: the caller's own side
+            action = engine.Resign(side)
+        fingerprint = _fingerprint(rpc, side, action, expected)
+        game = known.game.clone()
+        self._check_turn(game, action, side)
+        try:
+            game_events = game.apply(action)
+        except engine.IllegalAction as error:
+            raise _illegal(error) from None
+
+        version, seq, now = known.version + 1, known.seq, self._now_ms()
+        state_json = game.canonical_json()
+        state_hash = hashlib.sha256(state_json.encode()).hexdigest()  # = game.state_hash()
+        stored = [StoredEvent(seq + 1, version, now, "service", {
+            "type": "action_submitted", "side": side, "action": action.to_json(), "state_hash": state_hash})]
+        stored += [StoredEvent(seq + 2 + i, version, now, "game", e.to_json()) for i, e in enumerate(game_events)]
+        result = game.result()
+        if result:
+            stored.append(StoredEvent(seq + len(stored) + 1, version, now, "service", {
+                "type": FINAL_EVENT, "seed": game.seed, "seed_commitment": known.meta["seed_commitment"]}))
+        meta_update = {
+            "version": str(version), "last_sequence": str(stored[-1].seq), "turn": str(game.turn),
+            "phase": game.phase.name, "side_to_act": game.current_player() or "", "updated_at": str(now),
+            "result": json.dumps(result.to_json()) if result else ""}
+        if result:
+            meta_update["status"] = "finished"
+        deadline = await self.clocks.settle(known.meta, side, action, game, stored, meta_update)
+        meta = known.meta | meta_update
+        response = response_type(version=version, events=[match_event(e) for e in stored], match=self._match(meta))
+        outcome = await self.store.commit(match_id, known.version, known.seq, version, state_json, meta_update,
+                                          stored, request_id, fingerprint, response.SerializeToString(), deadline,
+                                          expected_hash=known.state_hash, new_hash=state_hash)
+        if outcome.outcome == "OK":
+            self.cache.put(match_id, Known(version, stored[-1].seq, state_hash, game, meta))
+            log.info("action_applied", side=side, action=action.type, version=version,
+                     events=len(stored), finished=bool(result))
+            return response
+        if outcome.outcome == "DUPLICATE":
+            return self._replay((outcome.fingerprint, outcome.response), fingerprint, request_id, response_type)
+        if outcome.outcome == "NOT_FOUND":
+            raise _not_found(match_id)
+        if outcome.outcome == "STALE" and expected is not None:
+            raise _stale(outcome.current_version, expected)
+        if outcome.outcome == "FLAG":  # the clock ran out before this commit: the flag wins
+            await self.clocks.too_late(self, match_id)
+        if outcome.outcome == "EARLY":
+            raise _err(StatusCode.FAILED_PRECONDITION, "CLOCK_RUNNING", "the clock has not run out")
+        self.cache.forget(match_id)
+        log.debug("commit_retry", outcome=outcome.outcome)  # lost a race: read again and retry
+        return None
 
     def _replay(self, record: tuple[str, bytes], fingerprint: str, request_id: str, response_type: type) -> Any:
         stored_fingerprint, payload = record
@@ -551,15 +561,27 @@ class MatchService:
             raise _not_found(match_id)
         return meta
 
-    async def _snapshot(self, match_id: str, request_id: str = "") -> Snapshot:
-        snapshot = await self.store.load(match_id, request_id)
+    async def _known(self, match_id: str, meta: bool = False,
+                     request_id: str = "") -> tuple[Known, tuple[str, bytes] | None]:
+        """Read the match from Redis (its meta hash too if ``meta``, the record of ``request_id`` if
+        given); its Game is rebuilt only if this process does not already hold that state's."""
+        held = self.cache.get(match_id)
+        snapshot = await self.store.load(match_id, request_id, meta=meta,
+                                         known_hash=held.state_hash if held else "")
         if snapshot is None:
             raise _not_found(match_id)
-        return snapshot
-
-    @staticmethod
-    def _game(snapshot: Snapshot) -> engine.Game:
-        return engine.game_from_position(json.loads(snapshot.state_json))
+        if held is not None and held.same_state(snapshot.version, snapshot.seq, snapshot.state_hash):
+            known = held
+            if meta:
+                known.meta = snapshot.meta
+        else:
+            game = held.game if held is not None and snapshot.state_json is None else \
+                engine.game_from_position(json.loads(snapshot.state_json))
+            known = Known(snapshot.version, snapshot.seq, snapshot.state_hash, game, snapshot.meta if meta else None,
+                          aborted=snapshot.status == "aborted")
+            if snapshot.state_hash:  # matches written before the store kept hashes are not remembered
+                self.cache.put(match_id, known)
+        return known, snapshot.request
 
     @staticmethod
     def _seat_of(meta: dict[str, str], token: str | None) -> str:
@@ -615,6 +637,11 @@ class MatchService:
             position.pop("seed", None)
         state.position_json = json.dumps(position, sort_keys=True, separators=(",", ":"))
         return state
+
+
+def _fingerprint(rpc: str, side: str, action: engine.Action, expected: int | None) -> str:
+    """What identifies a SubmitAction/Resign request: a repeat of its request id must match it."""
+    return hashlib.sha256(json.dumps([rpc, side, action.to_json(), expected], sort_keys=True).encode()).hexdigest()
 
 
 def _stale(current: int, expected: int) -> ServiceError:

@@ -9,8 +9,10 @@ script below touches a single slot):
     ``seat:<side>:token`` (SHA-256 of the seat token, never the token), ``seat:<side>:player``,
     ``seat:<side>:claimed_at``. Times are Unix milliseconds.
 ``typhoon:{m:<id>}:state``
-    hash: ``version`` (actions applied), ``seq`` (last event sequence) and ``state`` (the engine's
-    canonical position JSON). ``version`` and ``seq`` are what the commit script compares.
+    hash: ``version`` (actions applied), ``seq`` (last event sequence), ``state`` (the engine's
+    canonical position JSON) and ``hash`` (its SHA-256, the engine's state hash). ``version``, ``seq``
+    and ``hash`` are what the commit script compares; every script that changes the meta hash also
+    changes ``version`` or ``seq`` (the service keeps a copy of both per match, valid while they hold).
 ``typhoon:{m:<id>}:events``
     stream, append-only: entry id ``<seq>-0`` and fields ``seq version time source event`` where
     ``source`` is ``service`` or ``game`` and ``event`` is the JSON of the event (the engine's JSON
@@ -82,14 +84,17 @@ class StoredEvent:
 
 @dataclass
 class Snapshot:
-    """A consistent read of a match: its meta hash, state version, last sequence and state JSON,
-    and the record of a request id if one was asked for."""
+    """A consistent read of a match: its meta hash (if asked for), state version, last sequence, state
+    hash and state JSON (None when it has the hash the reader said it holds), and the record of a
+    request id if one was asked for."""
 
     meta: dict[str, str]
     version: int
     seq: int
-    state_json: str
+    state_json: str | None
     request: tuple[str, bytes] | None = None
+    state_hash: str = ""
+    status: str = ""
 
 
 @dataclass
@@ -124,6 +129,11 @@ class Page:
     next_token: str = ""
 
 
+def state_hash(state_json: str) -> str:
+    """The SHA-256 of a state JSON: the engine's ``Game.state_hash()`` of the state it describes."""
+    return hashlib.sha256(state_json.encode()).hexdigest()
+
+
 def _text(value: Any) -> str | None:
     if value is None:
         return None
@@ -131,12 +141,13 @@ def _text(value: Any) -> str | None:
 
 
 _CREATE = """
--- KEYS: meta, state, events. ARGV: n meta pairs, pairs..., state json, version, seq, then 5 per event.
+-- KEYS: meta, state, events. ARGV: n meta pairs, pairs..., state json, version, seq, state hash,
+--       then 5 per event.
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local n = tonumber(ARGV[1])
 local i = 2 + 2 * n
-local state, version, seq = ARGV[i], ARGV[i + 1], ARGV[i + 2]
-i = i + 3
+local state, version, seq, hash = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+i = i + 4
 while i <= #ARGV do
   redis.call('XADD', KEYS[3], ARGV[i] .. '-0', 'seq', ARGV[i], 'version', ARGV[i + 1], 'time', ARGV[i + 2],
              'source', ARGV[i + 3], 'event', ARGV[i + 4])
@@ -145,26 +156,31 @@ end
 local meta = {}
 for j = 2, 1 + 2 * n do meta[#meta + 1] = ARGV[j] end
 redis.call('HSET', KEYS[1], unpack(meta))
-redis.call('HSET', KEYS[2], 'version', version, 'seq', seq, 'state', state)
+redis.call('HSET', KEYS[2], 'version', version, 'seq', seq, 'state', state, 'hash', hash)
 return 1
 """
 
 _LOAD = """
 -- KEYS: meta, state, request record (may not exist).
-local meta = redis.call('HGETALL', KEYS[1])
-if #meta == 0 then return false end
-local state = redis.call('HMGET', KEYS[2], 'version', 'seq', 'state')
+-- ARGV: 1 '1' = read the request record, 2 '1' = read the meta hash, 3 the state hash the reader
+--       holds: the state JSON comes only if the stored state differs. The match's status comes always.
+local state = redis.call('HMGET', KEYS[2], 'version', 'seq', 'hash')
+if not state[1] then return false end
+local meta = {}
+if ARGV[2] == '1' then meta = redis.call('HGETALL', KEYS[1]) end
+local json = false
+if state[3] ~= ARGV[3] then json = redis.call('HGET', KEYS[2], 'state') end
 local request = false
 if ARGV[1] == '1' then request = redis.call('HMGET', KEYS[3], 'fingerprint', 'response') end
-return {meta, state, request}
+return {meta, {state[1], state[2], json, state[3], redis.call('HGET', KEYS[1], 'status')}, request}
 """
 
 _COMMIT = """
 -- KEYS: meta, state, events, request record.
 -- ARGV: 1 expected version, 2 expected seq, 3 new version, 4 new seq, 5 state json,
---       6 request fingerprint ('' = no request id), 7 response, 8 ttl, 9 n meta pairs, pairs...,
---       then 5 per event (seq version time source json).
-local cur = redis.call('HMGET', KEYS[2], 'version', 'seq')
+--       6 request fingerprint ('' = no request id), 7 response, 8 ttl, 9 expected state hash,
+--       10 new state hash, 11 n meta pairs, pairs..., then 5 per event (seq version time source json).
+local cur = redis.call('HMGET', KEYS[2], 'version', 'seq', 'hash')
 if not cur[1] then return {'NOT_FOUND'} end
 if ARGV[6] ~= '' then
   local prev = redis.call('HMGET', KEYS[4], 'fingerprint', 'response')
@@ -172,18 +188,19 @@ if ARGV[6] ~= '' then
 end
 if cur[1] ~= ARGV[1] then return {'STALE', cur[1]} end
 if cur[2] ~= ARGV[2] then return {'MOVED', cur[1]} end
-local n = tonumber(ARGV[9])
-local i = 10 + 2 * n
+if ARGV[9] ~= '' and cur[3] ~= ARGV[9] then return {'MOVED', cur[1]} end
+local n = tonumber(ARGV[11])
+local i = 12 + 2 * n
 -- appends first: they are the only writes that could fail, and they fail before anything is written
 while i <= #ARGV do
   redis.call('XADD', KEYS[3], ARGV[i] .. '-0', 'seq', ARGV[i], 'version', ARGV[i + 1], 'time', ARGV[i + 2],
              'source', ARGV[i + 3], 'event', ARGV[i + 4])
   i = i + 5
 end
-redis.call('HSET', KEYS[2], 'version', ARGV[3], 'seq', ARGV[4], 'state', ARGV[5])
+redis.call('HSET', KEYS[2], 'version', ARGV[3], 'seq', ARGV[4], 'state', ARGV[5], 'hash', ARGV[10])
 if n > 0 then
   local meta = {}
-  for j = 10, 9 + 2 * n do meta[#meta + 1] = ARGV[j] end
+  for j = 12, 11 + 2 * n do meta[#meta + 1] = ARGV[j] end
   redis.call('HSET', KEYS[1], unpack(meta))
 end
 if ARGV[6] ~= '' then
@@ -299,7 +316,7 @@ class Store:
         args: list[str] = [str(len(meta))]
         for name, value in meta.items():
             args += [name, value]
-        args += [state_json, str(version), str(events[-1].seq if events else 0)]
+        args += [state_json, str(version), str(events[-1].seq if events else 0), state_hash(state_json)]
         for event in events:
             args += event.fields()
         keys = [key(match_id, "meta"), key(match_id, "state"), key(match_id, "events")]
@@ -315,12 +332,14 @@ class Store:
     async def commit(self, match_id: str, expected_version: int, expected_seq: int, new_version: int,
                      state_json: str, meta: dict[str, str], events: list[StoredEvent],
                      request_id: str = "", fingerprint: str = "", response: bytes = b"",
-                     deadline: Deadline | None = None) -> CommitResult:
-        """Apply a change to a match if it is still at ``expected_version`` and ``expected_seq``; with a
-        ``deadline``, also only if its clock allows (outcome FLAG or EARLY otherwise, see Deadline)."""
+                     deadline: Deadline | None = None, expected_hash: str = "", new_hash: str = "") -> CommitResult:
+        """Apply a change to a match if it is still at ``expected_version`` and ``expected_seq`` (and has
+        the state hash ``expected_hash``, if given); with a ``deadline``, also only if its clock allows
+        (outcome FLAG or EARLY otherwise, see Deadline)."""
         args: list[Any] = [str(expected_version), str(expected_seq), str(new_version),
                            str(events[-1].seq if events else expected_seq), state_json,
-                           fingerprint if request_id else "", response, str(REQUEST_TTL_SECONDS), str(len(meta))]
+                           fingerprint if request_id else "", response, str(REQUEST_TTL_SECONDS),
+                           expected_hash, new_hash or state_hash(state_json), str(len(meta))]
         for name, value in meta.items():
             args += [name, value]
         for event in events:
@@ -369,17 +388,21 @@ class Store:
 
     # --- reads -------------------------------------------------------------------------------------
 
-    async def load(self, match_id: str, request_id: str = "") -> Snapshot | None:
+    async def load(self, match_id: str, request_id: str = "", meta: bool = True, known_hash: str = "") -> Snapshot | None:
+        """The match (None if there is none): its state, its meta hash if ``meta``, the record of
+        ``request_id`` if given; the state JSON is left out if its hash is ``known_hash``."""
         reply = await self._load(keys=[key(match_id, "meta"), key(match_id, "state"),
-                                       key(match_id, f"req:{request_id}")], args=["1" if request_id else "0"])
+                                       key(match_id, f"req:{request_id}")],
+                                 args=["1" if request_id else "0", "1" if meta else "0", known_hash or "-"])
         if not reply:
             return None
         flat, state, request = reply
-        meta = {_text(flat[i]): _text(flat[i + 1]) for i in range(0, len(flat), 2)}
+        fields = {_text(flat[i]): _text(flat[i + 1]) for i in range(0, len(flat), 2)}
         record = None
         if request and request[0] is not None:
             record = (_text(request[0]), bytes(request[1]))
-        return Snapshot(meta, int(state[0]), int(state[1]), _text(state[2]), record)
+        return Snapshot(fields, int(state[0]), int(state[1]), _text(state[2]), record, _text(state[3]) or "",
+                        _text(state[4]) or "")
 
     async def metas(self, match_ids: list[str]) -> list[dict[str, str] | None]:
         if not match_ids:
