@@ -7,20 +7,27 @@ import os
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from service.server import ServeConfig, configure_logging, run_event_loop, serve
+    import structlog
+
     from service.embedded_redis import EmbeddedRedisError
+    from service.server import ServeConfig, configure_logging, run_event_loop, serve
+    from service.workers import default_workers, serve_workers
 
     configure_logging(args.log_level)
+    if args.worker:  # which of the workers logged a line
+        structlog.contextvars.bind_contextvars(pid=os.getpid())
     config = ServeConfig(grpc_port=args.grpc_port, http_port=args.http_port, host=args.host,
                          redis_url=args.redis_url, redis_cluster=args.redis_cluster, data_dir=args.data_dir,
-                         grace_seconds=args.grace, log_level=args.log_level)
+                         grace_seconds=args.grace, log_level=args.log_level, worker=args.worker)
+    workers = args.workers or default_workers()
     try:
+        if workers > 1:
+            return serve_workers(config, workers)
         run_event_loop(serve(config))
     except EmbeddedRedisError as error:
         print(f"typhoon serve: {error}")
         return 1
     return 0
-
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -35,5 +42,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--data-dir", default=".typhoon", help="the embedded Redis's data directory")
     serve.add_argument("--grace", type=float, default=10.0, help="seconds in-flight calls get at shutdown")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.add_argument("--workers", type=int, default=0,
+                       help="service processes sharing the ports and one Redis (default: one per core)")
+    serve.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)  # started by --workers
     serve.set_defaults(run=_serve)
 

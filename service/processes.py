@@ -47,9 +47,11 @@ class ServeProcess:
     """
 
     def __init__(self, *serve_args: str, grpc_port: int = 0, env: dict[str, str] | None = None,
-                 log_path: Path | None = None, remember: int | None = None, own_session: bool = False) -> None:
+                 log_path: Path | None = None, remember: int | None = None, own_session: bool = False,
+                 workers: int = 1) -> None:
+        # one process unless asked (typhoon serve's own default is one per core)
         self.args = [sys.executable, "-m", "clients.cli", "serve", "--grpc-port", str(grpc_port), "--http-port", "0",
-                     *serve_args]
+                     "--workers", str(workers), *serve_args]
         self.env = env
         self.log_path = log_path
         self.own_session = own_session

@@ -49,6 +49,9 @@ class ServeConfig:
     data_dir: str = ".typhoon"
     grace_seconds: float = 10.0
     log_level: str = "info"
+    #: one of the processes of ``typhoon serve --workers N`` (service/workers.py): the ports are shared
+    #: (SO_REUSEPORT) and the supervisor is told when it serves
+    worker: bool = False
 
 
 def configure_logging(level: str = "info", stream=None) -> None:
@@ -114,7 +117,7 @@ class Server:
         self.sweeper = Sweeper(self.core)
         self.sweeper.start()
 
-        self._grpc = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+        self._grpc = grpc.aio.server(options=[("grpc.so_reuseport", 1 if config.worker else 0)])
         grpc_api.add_to_server(self.core, self._grpc)
         self._health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._grpc)
@@ -131,6 +134,8 @@ class Server:
         sock = socket.socket(socket.AF_INET6 if ":" in config.host else socket.AF_INET, socket.SOCK_STREAM,
                              socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if config.worker:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind((config.host, config.http_port))
         sock.listen(1024)
         sock.setblocking(False)
@@ -147,7 +152,7 @@ class Server:
 
         for name in ("", grpc_api.SERVICE_NAME):
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
-        log.info("serving", grpc_port=self.grpc_port, http_port=self.http_port, host=config.host,
+        log.info("worker_serving" if config.worker else "serving", grpc_port=self.grpc_port, http_port=self.http_port, host=config.host,
                  redis="embedded" if self.embedded else "external",
                  data_dir=str(self.embedded.data_dir) if self.embedded else None, lifecycle=True)
 
@@ -199,6 +204,10 @@ async def serve(config: ServeConfig, on_ready: Callable[[Server], None] | None =
             loop.add_signal_handler(sig, stop_event.set)
             handled.append(sig)
     try:
+        if config.worker:
+            from service.workers import tell_ready
+
+            tell_ready()
         if on_ready:
             on_ready(server)
         await stop_event.wait()

@@ -1,0 +1,44 @@
+"""typhoon serve --workers N: N processes on one gRPC and one HTTP port and one (embedded) Redis."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import psutil
+
+from clients.client import TyphoonClient
+from service_helpers import ServiceProcess, play_random, wait_for
+
+
+def test_workers_share_the_ports_and_the_redis_and_stop_together(tmp_path):
+    service = ServiceProcess("--data-dir", str(tmp_path / "data"), workers=2, env={"REDIS_URL": ""}).start()
+    try:
+        serving = next(entry for entry in service.logs if entry.get("event") == "serving")
+        assert serving["workers"] == 2 and serving["redis"] == "embedded"
+        pids = serving["pids"]
+        assert len(set(pids)) == 2
+
+        with service.client() as client:
+            match, tokens = client.create_match(seats=["german", "soviet"])
+            play_random(client, match.match_id, tokens, seed="workers", max_actions=10)
+        for _ in range(20):  # new connections: the kernel spreads them over the workers
+            with TyphoonClient(service.target, timeout=20) as client:
+                assert client.get_match(match.match_id).match.version == 10
+            with service.http() as http:
+                assert http.get(f"/v1/matches/{match.match_id}").json()["match"]["version"] == 10
+        answered = {entry.get("pid") for entry in list(service.logs) if entry.get("event") == "rpc"}
+        assert answered == set(pids)
+
+        os.kill(pids[0], signal.SIGKILL)  # a worker that dies is started again
+        died = wait_for(lambda: next((e for e in list(service.logs) if e.get("event") == "worker_died"), None), 30)
+        assert died["pid"] == pids[0]
+        wait_for(lambda: len([e for e in list(service.logs) if e.get("event") == "worker_serving"]) == 3, 60)
+        with TyphoonClient(service.target, timeout=20) as client:
+            assert client.get_match(match.match_id).match.version == 10
+        family = [p.pid for p in psutil.Process(service.process.pid).children(recursive=True)]
+    finally:
+        assert service.stop() == 0
+    assert not [pid for pid in family if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
+    stops = [entry for entry in service.logs if entry.get("event") == "stopped"]
+    assert len(stops) == 3  # both workers, then the supervisor
