@@ -181,7 +181,8 @@ class Supervisor:
         for process in running:
             process.send_signal(signal.SIGTERM)
         for process in running:
-            stop_process(process, self.config.grace_seconds + 10)
+            if stop_process(process, self.config.grace_seconds + 30) == -signal.SIGKILL:
+                log.warning("worker_killed", pid=process.pid, lifecycle=True)
 
 
 def serve_workers(config: ServeConfig, workers: int) -> int:
