@@ -12,7 +12,8 @@ same choices) and keyword parameters.
   line, replacements where they matter) and replays the plan; parameters are the fields of
   :class:`.tactics.Weights`.
 * ``search`` — the heuristic's candidate plans for each phase tried out on copies of the game and the
-  best kept (:mod:`.search`); parameters ``budget`` (seconds per searched decision), ``horizon``,
+  best kept (:mod:`.search`); parameters ``level`` (1-3: how much it searches, a fixed number of
+  play-outs per decision), ``playouts``, ``budget`` (seconds per searched decision instead), ``horizon``,
   ``max_candidates``.
 
 Strategies never crash on what they do not know: an action type or a phase added to the engine later goes

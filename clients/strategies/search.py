@@ -10,16 +10,22 @@ of the game, scored by victory points plus a little for strength on the map and 
 
 Every candidate is tried with the same dice (common random numbers: the copies get fresh dice seeds of
 the searcher's own — never the match's seed, which would show the real future rolls), rounds of play-outs
-are added until the time budget of the decision runs out, the weaker half of the candidates is dropped
+are added until the work budget of the decision is spent (see below), the weaker half of the candidates is dropped
 after every second round, and another plan replaces the heuristic's own only when it is clearly better
 (its lead, paired round by round, is well above the noise of the dice). From the turn before the last,
 play-outs go to the end of the game and score the real result. Pending battle decisions are the
 heuristic's, so a game stays fast: about 25 searched decisions per side and game.
 
-Parameters: ``budget`` (seconds per searched decision, default 0.2), ``horizon`` (turns to look ahead,
-default 1), ``max_candidates`` (default 6), ``min_rounds`` (default 1), ``confidence`` (how many standard
-errors a plan must beat the heuristic's own plan by, default 1.5), ``margin`` (the lead in points needed
-after a single round, default 4), plus the heuristic's weights.
+How much it searches is a deterministic amount of work by default, so that its strength does not depend
+on how busy the machine is: ``playouts`` per searched decision (over all candidates). ``level`` picks a
+preset of ``playouts`` and ``max_candidates`` (see :data:`LEVELS`; level 3, the default, takes at most
+about 1 s per searched decision on one idle core). ``budget`` (seconds per searched decision) replaces
+the play-out count by a wall-clock limit, which makes the bot weaker when the machine is busy.
+
+Parameters: ``level`` (1-3, default 3), ``playouts``, ``budget``, ``horizon`` (turns to look ahead,
+default 1), ``max_candidates``, ``min_rounds`` (default 1), ``confidence`` (how many standard errors a plan
+must beat the heuristic's own plan by, default 1.5), ``margin`` (the lead in points needed after a single
+round, default 4), plus the heuristic's weights.
 """
 
 from __future__ import annotations
@@ -87,6 +93,13 @@ VARIANTS: dict[tuple[str, str], list[dict[str, float]]] = {
     ],
 }
 
+#: level → the search's work per decision: play-outs (over all candidates) and candidate plans
+LEVELS: dict[int, dict[str, int]] = {
+    1: {"playouts": 4, "max_candidates": 2},
+    2: {"playouts": 10, "max_candidates": 4},
+    3: {"playouts": 20, "max_candidates": 6},
+}
+
 _ORDER = {"german_supply": 0, "german_replacement": 1, "german_panzer_movement": 2, "german_combat": 3,
           "german_movement": 4, "soviet_supply": 5, "soviet_replacement": 6, "soviet_rail_movement": 7,
           "soviet_combat": 8, "soviet_movement": 9}
@@ -128,10 +141,18 @@ class SearchStrategy(HeuristicStrategy):
 
     def __init__(self, seed: Any = None, **params: Any) -> None:
         self.refuse_unknown(params, {f.name for f in fields(Weights)}
-                            | {"budget", "horizon", "max_candidates", "min_rounds", "confidence", "margin"})
-        self.budget = float(params.pop("budget", 0.2))
+                            | {"level", "playouts", "budget", "horizon", "max_candidates", "min_rounds", "confidence",
+                               "margin"})
+        level = int(params.pop("level", 3))
+        if level not in LEVELS:
+            raise ValueError(f"level must be one of {', '.join(map(str, LEVELS))}, not {level}")
+        preset = LEVELS[level]
+        self.level = level
+        budget = params.pop("budget", None)
+        self.budget = float(budget) if budget is not None else None
+        self.playouts = int(params.pop("playouts", preset["playouts"]))
         self.horizon = int(params.pop("horizon", 1))
-        self.max_candidates = int(params.pop("max_candidates", 6))
+        self.max_candidates = int(params.pop("max_candidates", preset["max_candidates"]))
         self.min_rounds = int(params.pop("min_rounds", 1))
         self.confidence = float(params.pop("confidence", 1.5))
         self.margin = float(params.pop("margin", 4.0))
@@ -233,25 +254,35 @@ class SearchStrategy(HeuristicStrategy):
         ``margin`` points while there is only one round). The weaker half of the challengers is dropped
         after every second round; a round the budget cuts short is not counted.
         """
-        if len(plans) <= 1 or self.budget <= 0:
+        if len(plans) <= 1 or (self.budget is not None and self.budget <= 0):
             return plans[0] if plans else []
         self.searches += 1
-        deadline = time.perf_counter() + self.budget
+        deadline = time.perf_counter() + self.budget if self.budget is not None else None
+        spent = 0
+
+        def out_of_work() -> bool:
+            if deadline is not None:
+                return time.perf_counter() >= deadline
+            return spent >= self.playouts
+
         alive = list(range(len(plans)))
         scores: list[list[float]] = [[] for _ in plans]
         rounds = 0
         while rounds < 200:
+            if rounds >= self.min_rounds and deadline is None and spent + len(alive) > self.playouts:
+                break  # a round the play-out budget cannot finish is not started
             partial = {}
             for i in alive:
                 partial[i] = self._rollout(state, plans[i], side, rounds)
-                if rounds >= self.min_rounds and time.perf_counter() >= deadline:
+                spent += 1
+                if rounds >= self.min_rounds and deadline is not None and out_of_work():
                     break
             if len(partial) < len(alive):
                 break
             for i, v in partial.items():
                 scores[i].append(v)
             rounds += 1
-            if rounds >= self.min_rounds and time.perf_counter() >= deadline:
+            if rounds >= self.min_rounds and out_of_work():
                 break
             if rounds % 2 == 0 and len(alive) > 2:
                 challengers = sorted((i for i in alive if i != 0), key=lambda i: (-sum(scores[i]), i))

@@ -99,3 +99,16 @@ def test_typhoon_match_run_and_bot_refuse_bad_strategy_parameters_before_playing
                      .replace("--german", "--strategy").replace("--soviet", "--strategy") for a in arguments]
     assert main(["bot", "--server", "127.0.0.1:1", *bot_arguments]) == 2
     assert sentence in capsys.readouterr().err
+
+
+def test_every_search_level_plays_a_legal_complete_match_through_the_service(typhoon_target):
+    from clients.strategies.search import LEVELS
+
+    for level in sorted(LEVELS):
+        # the smallest work the level's candidates allow, so that the test stays quick
+        params = {"level": level, "playouts": LEVELS[level]["max_candidates"]}
+        german, soviet = ("search", "random") if level % 2 else ("random", "search")
+        record = play_match(typhoon_target, german, soviet, index=level, seed="levels",
+                            german_params=params if german == "search" else None,
+                            soviet_params=params if soviet == "search" else None)
+        assert record.ok and record.illegal == 0 and record.turns == 7, record.error

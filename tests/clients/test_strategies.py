@@ -51,6 +51,34 @@ def test_search_plays_a_complete_game_with_a_tiny_budget():
     assert search.searches > 0 and search.rollouts >= 2 * search.searches
 
 
+def test_search_levels_do_more_work_the_higher_they_are():
+    from clients.strategies.search import LEVELS
+
+    assert sorted(LEVELS) == [1, 2, 3]
+    work = [(LEVELS[n]["playouts"], LEVELS[n]["max_candidates"]) for n in sorted(LEVELS)]
+    assert work == sorted(work) and len(set(work)) == len(work)
+    assert make_strategy("search", 0).level == 3 and make_strategy("search", 0).budget is None
+    one = make_strategy("search", 0, level=1)
+    assert (one.playouts, one.max_candidates) == (LEVELS[1]["playouts"], LEVELS[1]["max_candidates"])
+    assert make_strategy("search", 0, level=1, playouts=7).playouts == 7
+    with pytest.raises(ValueError, match="level must be one of 1, 2, 3"):
+        make_strategy("search", 0, level=9)
+
+
+def test_search_spends_its_playout_budget_and_no_more():
+    game = engine.new_game("standard", seed="budget")
+    heuristic = make_strategy("heuristic", 1)
+    while game.phase.name != "german_combat":
+        game.apply(heuristic.choose(game, game.legal_actions()))
+    search = make_strategy("search", 1, playouts=5, max_candidates=3)
+    plans = search.combat_candidates(game, "german")
+    assert len(plans) >= 2
+    chosen = search.pick(game, plans, "german")
+    assert search.searches == 1 and len(plans) <= search.rollouts <= 5
+    again = make_strategy("search", 1, playouts=5, max_candidates=3)
+    assert again.pick(game, plans, "german") == chosen and again.rollouts == search.rollouts  # same work, same choice
+
+
 def test_search_as_soviet_leaves_the_real_dice_alone():
     game = engine.new_game("standard", seed="dice")
     game.apply(engine.StandardSetup())
