@@ -46,6 +46,7 @@ class Board:
     west_edge: frozenset[int]
     east_edge: frozenset[int]
     entry: dict[str, frozenset[int]]
+    distances: tuple[tuple[int, ...], ...]  # distances[a][b]: hexes between a and b, precomputed for speed
 
     def id_of(self, hex_index: int) -> str:
         return self.ids[hex_index]
@@ -57,7 +58,7 @@ class Board:
         return frozenset((a, b)) in self.rivers
 
     def distance(self, a: int, b: int) -> int:
-        return distance(self.coords[a], self.coords[b])
+        return self.distances[a][b]
 
     def is_rail(self, hex_index: int) -> bool:
         return bool(self.rail_links[hex_index])
@@ -138,4 +139,5 @@ class Board:
             entry={"german": hexes(spec.entry.german, "entry.german"),
                    "soviet": hexes(spec.entry.soviet, "entry.soviet"),
                    "soviet_extra": hexes(spec.entry.soviet_extra, "entry.soviet_extra")},
+            distances=tuple(tuple(distance(a, b) for b in coords) for a in coords),
         )
