@@ -38,13 +38,13 @@ from grpc import StatusCode
 
 import engine
 from engine.data import SIDES
-from service import catalog, convert
+from service import answers, catalog, convert
 from service import clock as clock_module
 from service.cache import Known, MatchCache
 from service.errors import ServiceError, shutting_down
 from service.gen.typhoon.v1 import match_pb2, match_service_pb2 as api
 from service.hub import StreamHub
-from service.store import Store, StoredEvent
+from service.store import RequestRecord, Store, StoredEvent
 
 log = structlog.get_logger("typhoon.service")
 
@@ -121,6 +121,7 @@ class MatchService:
         self.clock = clock
         self.clocks = clock_module.Clocks(store)
         self.cache = cache or MatchCache()
+        self._background: set[asyncio.Task] = set()
         self.draining = False
         self._last_refusal = 0.0
         self._in_flight = 0
@@ -431,7 +432,7 @@ class MatchService:
             if request_id and record:
                 side = ctx.service_side or self._seat_of(known.meta, ctx.token)
                 fingerprint = _fingerprint(rpc, side, action or engine.Resign(side), expected)
-                return self._replay(record, fingerprint, request_id, response_type)
+                return await self._answer(match_id, record, fingerprint, request_id, response_type)
             if expected is not None and expected != known.version:
                 raise _stale(known.version, expected)
             answer = await self._try(match_id, known, ctx, action, expected, request_id, rpc, response_type)
@@ -471,18 +472,22 @@ class MatchService:
         if result:
             meta_update["status"] = "finished"
         deadline = await self.clocks.settle(known.meta, side, action, game, stored, meta_update)
+        meta_update["updated_at"] = str(stored[0].time_ms)  # a change's time is its events' (service.answers)
         meta = known.meta | meta_update
         response = response_type(version=version, events=[match_event(e) for e in stored], match=self._match(meta))
+        record = RequestRecord(version, stored[0].seq, stored[-1].seq, fingerprint[:32]) if request_id else None
         outcome = await self.store.commit(match_id, known.version, known.seq, version, state_json, meta_update,
-                                          stored, request_id, fingerprint, response.SerializeToString(), deadline,
+                                          stored, request_id, record, deadline,
                                           expected_hash=known.state_hash, new_hash=state_hash)
         if outcome.outcome == "OK":
             self.cache.put(match_id, Known(version, stored[-1].seq, state_hash, game, meta))
             log.info("action_applied", side=side, action=action.type, version=version,
                      events=len(stored), finished=bool(result))
+            if result:
+                self._compact_soon(match_id)
             return response
         if outcome.outcome == "DUPLICATE":
-            return self._replay((outcome.fingerprint, outcome.response), fingerprint, request_id, response_type)
+            return await self._answer(match_id, outcome.record, fingerprint, request_id, response_type)
         if outcome.outcome == "NOT_FOUND":
             raise _not_found(match_id)
         if outcome.outcome == "STALE" and expected is not None:
@@ -495,11 +500,32 @@ class MatchService:
         log.debug("commit_retry", outcome=outcome.outcome)  # lost a race: read again and retry
         return None
 
-    def _replay(self, record: tuple[str, bytes], fingerprint: str, request_id: str, response_type: type) -> Any:
-        stored_fingerprint, payload = record
-        _check_same_request(stored_fingerprint, fingerprint, request_id)
+    async def _answer(self, match_id: str, record: RequestRecord, fingerprint: str, request_id: str,
+                      response_type: type) -> Any:
+        """The first answer to a request id, rebuilt from the log (service.answers)."""
+        _check_same_request(record.fingerprint, fingerprint[:len(record.fingerprint)], request_id)
+        events: list[StoredEvent] = []
+        while not events or events[-1].seq < record.last_seq:
+            page = await self.store.read_events(match_id, events[-1].seq if events else 0, MAX_EVENTS_PAGE)
+            if not page:
+                break
+            events += page
+        past = answers.meta_at(await self._meta(match_id), events, record.version, record.last_seq)
         log.info("request_replayed", request_id=request_id)
-        return response_type.FromString(payload)
+        return response_type(version=record.version, match=self._match(past),
+                             events=[match_event(e) for e in events if record.first_seq <= e.seq <= record.last_seq])
+
+    def _compact_soon(self, match_id: str) -> None:
+        """Compact a finished match's log in the background (service.store.Store.compact)."""
+        async def compact() -> None:
+            try:
+                await self.store.compact(match_id)
+            except Exception as error:  # noqa: BLE001 - the match stays readable uncompacted
+                log.warning("compaction_failed", match_id=match_id, error=repr(error))
+
+        task = asyncio.get_running_loop().create_task(compact(), name=f"compact-{match_id}")
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def _check_turn(self, game: engine.Game, action: engine.Action, side: str) -> None:
         """Whose action this is: the side an action names (Resign), else the side to act."""

@@ -17,8 +17,14 @@ script below touches a single slot):
     stream, append-only: entry id ``<seq>-0`` and fields ``seq version time source event`` where
     ``source`` is ``service`` or ``game`` and ``event`` is the JSON of the event (the engine's JSON
     for game events; see ``service.core`` for the service events).
-``typhoon:{m:<id>}:req:<request_id>``
-    hash ``fingerprint response``: the first answer to a SubmitAction/Resign request id (24 h).
+``typhoon:{m:<id>}:requests``
+    hash, request id -> ``<version> <first seq> <last seq> <fingerprint>``: what each SubmitAction/Resign
+    request id did (the answer is rebuilt from the log, ``service.answers``), kept 24 h after the
+    match's last action.
+``typhoon:{m:<id>}:archive``
+    string: once a match is over, its events and request records compressed into one value
+    (``service.archive``); its ``events`` and ``requests`` keys are gone then. Only the read
+    functions below know: they read either.
 ``typhoon:create:<SHA-256 of a CreateMatch request_id>``
     string ``<match id> <request fingerprint>``: the match that request creates (24 h), written before
     the match, so a retry finds it.
@@ -43,6 +49,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import redis.asyncio as aioredis
+
+from service.archive import Archive
 
 INDEX_KEY = "typhoon:matches"
 DEADLINES_KEY = "typhoon:deadlines"
@@ -74,6 +82,14 @@ class StoredEvent:
         return [str(self.seq), str(self.version), str(self.time_ms), self.source,
                 json.dumps(self.data, separators=(",", ":"))]
 
+    @staticmethod
+    def row_of(fields: dict) -> tuple[int, int, int, str, str]:
+        """A stream entry's fields as an archive row, the event JSON as stored."""
+        def get(name: str) -> str:
+            return _text(fields.get(name.encode(), fields.get(name)))
+
+        return int(get("seq")), int(get("version")), int(get("time")), get("source"), get("event")
+
     @classmethod
     def from_entry(cls, fields: dict) -> "StoredEvent":
         def get(name: str) -> str:
@@ -92,17 +108,39 @@ class Snapshot:
     version: int
     seq: int
     state_json: str | None
-    request: tuple[str, bytes] | None = None
+    request: RequestRecord | None = None
     state_hash: str = ""
     status: str = ""
 
 
+@dataclass(frozen=True)
+class RequestRecord:
+    """What a SubmitAction/Resign request id did: the version it made, the sequences of the events it
+    appended, and (the first 32 hex digits of) its fingerprint.
+
+    >>> RequestRecord.parse(RequestRecord(7, 20, 23, "ab12").text())
+    RequestRecord(version=7, first_seq=20, last_seq=23, fingerprint='ab12')
+    """
+
+    version: int
+    first_seq: int
+    last_seq: int
+    fingerprint: str
+
+    def text(self) -> str:
+        return f"{self.version} {self.first_seq} {self.last_seq} {self.fingerprint}"
+
+    @classmethod
+    def parse(cls, text: str) -> "RequestRecord":
+        version, first_seq, last_seq, fingerprint = text.split(" ")
+        return cls(int(version), int(first_seq), int(last_seq), fingerprint)
+
+
 @dataclass
 class CommitResult:
-    outcome: str  # OK | STALE | MOVED | DUPLICATE | NOT_FOUND
+    outcome: str  # OK | STALE | MOVED | DUPLICATE | NOT_FOUND | FLAG | EARLY
     current_version: int | None = None
-    fingerprint: str | None = None
-    response: bytes | None = None
+    record: RequestRecord | None = None  # DUPLICATE: what the request id did the first time
 
 
 @dataclass(frozen=True)
@@ -161,8 +199,8 @@ return 1
 """
 
 _LOAD = """
--- KEYS: meta, state, request record (may not exist).
--- ARGV: 1 '1' = read the request record, 2 '1' = read the meta hash, 3 the state hash the reader
+-- KEYS: meta, state, requests, archive.
+-- ARGV: 1 request id ('' = none), 2 '1' = read the meta hash, 3 the state hash the reader
 --       holds: the state JSON comes only if the stored state differs. The match's status comes always.
 local state = redis.call('HMGET', KEYS[2], 'version', 'seq', 'hash')
 if not state[1] then return false end
@@ -171,20 +209,23 @@ if ARGV[2] == '1' then meta = redis.call('HGETALL', KEYS[1]) end
 local json = false
 if state[3] ~= ARGV[3] then json = redis.call('HGET', KEYS[2], 'state') end
 local request = false
-if ARGV[1] == '1' then request = redis.call('HMGET', KEYS[3], 'fingerprint', 'response') end
+if ARGV[1] ~= '' then
+  request = redis.call('HGET', KEYS[3], ARGV[1])
+  if not request and redis.call('EXISTS', KEYS[4]) == 1 then request = '-archived' end
+end
 return {meta, {state[1], state[2], json, state[3], redis.call('HGET', KEYS[1], 'status')}, request}
 """
 
 _COMMIT = """
 -- KEYS: meta, state, events, request record.
 -- ARGV: 1 expected version, 2 expected seq, 3 new version, 4 new seq, 5 state json,
---       6 request fingerprint ('' = no request id), 7 response, 8 ttl, 9 expected state hash,
+--       6 request id ('' = none), 7 its record, 8 ttl, 9 expected state hash,
 --       10 new state hash, 11 n meta pairs, pairs..., then 5 per event (seq version time source json).
 local cur = redis.call('HMGET', KEYS[2], 'version', 'seq', 'hash')
 if not cur[1] then return {'NOT_FOUND'} end
 if ARGV[6] ~= '' then
-  local prev = redis.call('HMGET', KEYS[4], 'fingerprint', 'response')
-  if prev[1] then return {'DUPLICATE', prev[1], prev[2]} end
+  local prev = redis.call('HGET', KEYS[4], ARGV[6])
+  if prev then return {'DUPLICATE', prev} end
 end
 if cur[1] ~= ARGV[1] then return {'STALE', cur[1]} end
 if cur[2] ~= ARGV[2] then return {'MOVED', cur[1]} end
@@ -204,7 +245,7 @@ if n > 0 then
   redis.call('HSET', KEYS[1], unpack(meta))
 end
 if ARGV[6] ~= '' then
-  redis.call('HSET', KEYS[4], 'fingerprint', ARGV[6], 'response', ARGV[7])
+  redis.call('HSET', KEYS[4], ARGV[6], ARGV[7])
   redis.call('EXPIRE', KEYS[4], tonumber(ARGV[8]))
 end
 return {'OK'}
@@ -266,6 +307,30 @@ def _deadline_args(match_id: str, deadline: Deadline) -> list[str]:
     return [deadline.mode, match_id, "" if deadline.deadline_ms is None else str(deadline.deadline_ms)]
 
 
+_READ = """
+-- KEYS: events, archive. ARGV: first entry id, count. The entries, or the archive if the stream is gone.
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  local archive = redis.call('GET', KEYS[2])
+  if archive then return {'archive', archive} end
+end
+return {'stream', redis.call('XRANGE', KEYS[1], ARGV[1], '+', 'COUNT', tonumber(ARGV[2]))}
+"""
+
+_COMPACT = """
+-- KEYS: events, requests, archive. ARGV: events read, request records read, archive.
+-- Only if nothing was added since they were read.
+if redis.call('XLEN', KEYS[1]) ~= tonumber(ARGV[1]) or redis.call('HLEN', KEYS[2]) ~= tonumber(ARGV[2]) then
+  return 0
+end
+redis.call('SET', KEYS[3], ARGV[3])
+redis.call('DEL', KEYS[1], KEYS[2])
+return 1
+"""
+
+#: Decoded archives each process keeps (a finished match's log is read in pages).
+ARCHIVES_KEPT = 64
+
+
 class Store:
     """Async access to the matches in Redis (a ``redis.asyncio`` Redis or RedisCluster client)."""
 
@@ -275,6 +340,9 @@ class Store:
         self._load = client.register_script(_LOAD)
         self._commit = client.register_script(_COMMIT)
         self._claim = client.register_script(_CLAIM)
+        self._read = client.register_script(_READ)
+        self._compact = client.register_script(_COMPACT)
+        self._archives: dict[str, Archive] = {}
         self._create_clocked = client.register_script(_with_deadline(_CREATE))
         self._commit_clocked = client.register_script(_with_deadline(_COMMIT))
 
@@ -331,21 +399,20 @@ class Store:
 
     async def commit(self, match_id: str, expected_version: int, expected_seq: int, new_version: int,
                      state_json: str, meta: dict[str, str], events: list[StoredEvent],
-                     request_id: str = "", fingerprint: str = "", response: bytes = b"",
+                     request_id: str = "", record: RequestRecord | None = None,
                      deadline: Deadline | None = None, expected_hash: str = "", new_hash: str = "") -> CommitResult:
         """Apply a change to a match if it is still at ``expected_version`` and ``expected_seq`` (and has
         the state hash ``expected_hash``, if given); with a ``deadline``, also only if its clock allows
         (outcome FLAG or EARLY otherwise, see Deadline)."""
         args: list[Any] = [str(expected_version), str(expected_seq), str(new_version),
                            str(events[-1].seq if events else expected_seq), state_json,
-                           fingerprint if request_id else "", response, str(REQUEST_TTL_SECONDS),
+                           request_id if record else "", record.text() if record else "", str(REQUEST_TTL_SECONDS),
                            expected_hash, new_hash or state_hash(state_json), str(len(meta))]
         for name, value in meta.items():
             args += [name, value]
         for event in events:
             args += event.fields()
-        keys = [key(match_id, "meta"), key(match_id, "state"), key(match_id, "events"),
-                key(match_id, f"req:{request_id}")]
+        keys = [key(match_id, "meta"), key(match_id, "state"), key(match_id, "events"), key(match_id, "requests")]
         if deadline is None:
             reply = await self._commit(keys=keys, args=args)
         else:
@@ -353,7 +420,7 @@ class Store:
                                                args=_deadline_args(match_id, deadline) + args)
         outcome = _text(reply[0])
         if outcome == "DUPLICATE":
-            return CommitResult(outcome, fingerprint=_text(reply[1]), response=bytes(reply[2]))
+            return CommitResult(outcome, record=RequestRecord.parse(_text(reply[1])))
         if outcome in ("STALE", "MOVED"):
             return CommitResult(outcome, current_version=int(reply[1]))
         return CommitResult(outcome)
@@ -391,16 +458,19 @@ class Store:
     async def load(self, match_id: str, request_id: str = "", meta: bool = True, known_hash: str = "") -> Snapshot | None:
         """The match (None if there is none): its state, its meta hash if ``meta``, the record of
         ``request_id`` if given; the state JSON is left out if its hash is ``known_hash``."""
-        reply = await self._load(keys=[key(match_id, "meta"), key(match_id, "state"),
-                                       key(match_id, f"req:{request_id}")],
-                                 args=["1" if request_id else "0", "1" if meta else "0", known_hash or "-"])
+        reply = await self._load(keys=[key(match_id, "meta"), key(match_id, "state"), key(match_id, "requests"),
+                                       key(match_id, "archive")],
+                                 args=[request_id, "1" if meta else "0", known_hash or "-"])
         if not reply:
             return None
         flat, state, request = reply
         fields = {_text(flat[i]): _text(flat[i + 1]) for i in range(0, len(flat), 2)}
         record = None
-        if request and request[0] is not None:
-            record = (_text(request[0]), bytes(request[1]))
+        if request == b"-archived":
+            text = (await self._archive(match_id)).requests.get(request_id)
+            record = RequestRecord.parse(text) if text else None
+        elif request:
+            record = RequestRecord.parse(_text(request))
         return Snapshot(fields, int(state[0]), int(state[1]), _text(state[2]), record, _text(state[3]) or "",
                         _text(state[4]) or "")
 
@@ -414,9 +484,14 @@ class Store:
         return [{_text(k): _text(v) for k, v in reply.items()} or None for reply in replies]
 
     async def read_events(self, match_id: str, after_seq: int, count: int) -> list[StoredEvent]:
-        """Up to ``count`` events with a sequence above ``after_seq``, in order."""
-        entries = await self.redis.xrange(key(match_id, "events"), min=f"{after_seq + 1}-0", max="+", count=count)
-        return [StoredEvent.from_entry(fields) for entry_id, fields in entries]
+        """Up to ``count`` events with a sequence above ``after_seq``, in order (from the stream, or from
+        the archive of a finished match)."""
+        kind, reply = await self._read(keys=[key(match_id, "events"), key(match_id, "archive")],
+                                       args=[f"{after_seq + 1}-0", str(count)])
+        if kind == b"archive":
+            return [StoredEvent(seq, version, time_ms, source, json.loads(data))
+                    for seq, version, time_ms, source, data in self._decoded(match_id, reply).after(after_seq, count)]
+        return [StoredEvent.from_entry(dict(zip(fields[::2], fields[1::2]))) for _, fields in reply]
 
     async def wait_events(self, match_id: str, after_seq: int, block_ms: int, count: int = 200) -> list[StoredEvent]:
         """Like read_events, but waits up to ``block_ms`` for the first one (XREAD BLOCK)."""
@@ -428,7 +503,44 @@ class Store:
 
     async def last_sequence(self, match_id: str) -> int:
         entries = await self.redis.xrevrange(key(match_id, "events"), count=1)
-        return int(_text(entries[0][0]).split("-")[0]) if entries else 0
+        if entries:
+            return int(_text(entries[0][0]).split("-")[0])
+        blob = await self.redis.get(key(match_id, "archive"))
+        return self._decoded(match_id, blob).last_sequence if blob else 0
+
+    async def _archive(self, match_id: str) -> Archive:
+        blob = await self.redis.get(key(match_id, "archive"))
+        return self._decoded(match_id, blob) if blob else Archive()
+
+    def _decoded(self, match_id: str, blob: bytes) -> Archive:
+        """An archive, decoded once per process (archives never change)."""
+        archive = self._archives.get(match_id)
+        if archive is None:
+            archive = self._archives[match_id] = Archive.decode(blob)
+            while len(self._archives) > ARCHIVES_KEPT:
+                self._archives.pop(next(iter(self._archives)))
+        return archive
+
+    # --- compaction ---------------------------------------------------------------------------------
+
+    async def compact(self, match_id: str) -> bool:
+        """Put a finished match's events and request records into its archive, in one value. False if
+        there is nothing to do (already done, or the match is not over)."""
+        meta = key(match_id, "meta")
+        status, last = await self.redis.hmget(meta, ["status", "last_sequence"])
+        if _text(status) not in ("finished", "aborted"):
+            return False
+        entries = await self.redis.xrange(key(match_id, "events"), min="-", max="+")
+        if not entries:
+            return False
+        requests = await self.redis.hgetall(key(match_id, "requests"))
+        archive = Archive([StoredEvent.row_of(fields) for _, fields in entries],
+                          {_text(k): _text(v) for k, v in requests.items()})
+        if archive.last_sequence != int(_text(last)):
+            return False
+        done = await self._compact(keys=[key(match_id, "events"), key(match_id, "requests"), key(match_id, "archive")],
+                                   args=[str(len(entries)), str(len(requests)), archive.encode()])
+        return bool(done)
 
     async def list_ids(self, page_token: str, count: int) -> Page:
         """Match ids, newest first, after ``page_token`` (an index member from a previous page)."""
