@@ -475,7 +475,7 @@ class MatchService:
         meta_update["updated_at"] = str(stored[0].time_ms)  # a change's time is its events' (service.answers)
         meta = known.meta | meta_update
         response = response_type(version=version, events=[match_event(e) for e in stored], match=self._match(meta))
-        record = RequestRecord(version, stored[0].seq, stored[-1].seq, fingerprint[:32]) if request_id else None
+        record = RequestRecord(version, stored[0].seq, stored[-1].seq, fingerprint[:16]) if request_id else None
         outcome = await self.store.commit(match_id, known.version, known.seq, version, state_json, meta_update,
                                           stored, request_id, record, deadline,
                                           expected_hash=known.state_hash, new_hash=state_hash)

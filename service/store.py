@@ -116,7 +116,7 @@ class Snapshot:
 @dataclass(frozen=True)
 class RequestRecord:
     """What a SubmitAction/Resign request id did: the version it made, the sequences of the events it
-    appended, and (the first 32 hex digits of) its fingerprint.
+    appended, and (the first 16 hex digits of) its fingerprint.
 
     >>> RequestRecord.parse(RequestRecord(7, 20, 23, "ab12").text())
     RequestRecord(version=7, first_seq=20, last_seq=23, fingerprint='ab12')
