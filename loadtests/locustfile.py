@@ -84,13 +84,26 @@ def _options(parser) -> None:
     group.add_argument("--scenario", default="standard", help="scenario of the matches")
     group.add_argument("--max-actions", type=int, default=0,
                        help="resign after this many actions (0: play every match to its end)")
-    group.add_argument("--think-time", type=float, default=0.0, help="seconds between two actions")
+    group.add_argument("--think-time", default="0",
+                       help="seconds between two actions: LOW-HIGH (uniform), or T (uniform in 0.5T-1.5T)")
     group.add_argument("--event-log-every", type=int, default=50, help="read the event log every N actions (0: never)")
     group.add_argument("--watch-every", type=int, default=100, help="catch up on WatchMatch every N actions (0: never)")
     group.add_argument("--watch-seconds", type=float, default=15.0, help="how long a watcher follows a match")
     group.add_argument("--watchers", type=int, default=0,
                        help="number of watcher users (fixed count, shared among the watcher classes chosen)")
     group.add_argument("--typhoon-summary", default="", help="write the match figures as JSON to this file")
+
+
+def think_range(text: str) -> tuple[float, float]:
+    """``"2-4"``: from 2 to 4 s; ``"3"``: from 1.5 to 4.5 s (0.5x-1.5x); ``"0"``: no thinking.
+
+    >>> think_range("2-4"), think_range("3"), think_range("0")
+    ((2.0, 4.0), (1.5, 4.5), (0.0, 0.0))
+    """
+    low, dash, high = text.partition("-")
+    if dash:
+        return float(low), float(high)
+    return 0.5 * float(text), 1.5 * float(text)
 
 
 def _opt(environment, name: str, default: Any = None) -> Any:
@@ -435,7 +448,7 @@ class MatchPlayer:
     def play_match(self) -> None:
         env = self.environment
         max_actions = int(_opt(env, "max_actions", 0) or 0)
-        think = float(_opt(env, "think_time", 0.0) or 0.0)
+        think = think_range(str(_opt(env, "think_time", "0") or "0"))
         log_every = int(_opt(env, "event_log_every", 50) or 0)
         watch_every = int(_opt(env, "watch_every", 100) or 0)
         transport = self.transport
@@ -469,8 +482,8 @@ class MatchPlayer:
                     retry(transport.event_log, match_id, max(0, last_sequence - 50))
                 if watch_every and actions % watch_every == 0:
                     retry(transport.catch_up, match_id, max(0, last_sequence - 30), last_sequence)
-                if think:
-                    gevent.sleep(random.uniform(0.5 * think, 1.5 * think))
+                if think[1]:
+                    gevent.sleep(random.uniform(*think))
             if not retry(transport.finished, match_id):
                 raise CallFailed("the match is not finished after its last action")
         except (TyphoonError, CallFailed):

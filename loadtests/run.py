@@ -81,6 +81,11 @@ def seconds_of(text: str) -> float:
     return float(sum(int(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in parts))
 
 
+def _think_range(text: str) -> tuple[float, float]:
+    low, dash, high = text.partition("-")
+    return (float(low), float(high)) if dash else (0.5 * float(text), 1.5 * float(text))
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m loadtests.run", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -102,7 +107,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="locust processes (more than 1: a master and that many workers)")
     parser.add_argument("--max-actions", type=int, default=0,
                         help="players resign after this many actions (0: every match is played to its end)")
-    parser.add_argument("--think-time", type=float, default=0.0, help="players' seconds between actions (0)")
+    parser.add_argument("--think-time", default="0",
+                        help="players' seconds between actions: LOW-HIGH (e.g. 2-4), or T for 0.5T-1.5T (0)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="processes per service (typhoon serve --workers; 0: one per core) (1)")
     parser.add_argument("--event-log-every", type=int, default=50, help="players read the log every N actions")
     parser.add_argument("--watch-every", type=int, default=100, help="players catch up on a watch every N actions")
     parser.add_argument("--watch-seconds", type=float, default=15.0, help="how long a watcher follows a match")
@@ -112,6 +120,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--json", default=None, help="write the figures as JSON to this file")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     args = parser.parse_args(argv)
+    try:
+        low, high = _think_range(args.think_time)
+    except ValueError:
+        parser.error(f"--think-time: not seconds or LOW-HIGH: {args.think_time!r}")
+    if not 0 <= low <= high:
+        parser.error("--think-time: LOW-HIGH with 0 <= LOW <= HIGH")
     if args.users < 1 or args.services < 1 or args.watchers < 0:
         parser.error("--users and --services must be at least 1, --watchers at least 0")
     if args.http_url and not args.grpc_target and args.transport != "rest":
@@ -126,13 +140,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 class Service(ServeProcess):
     """One ``typhoon serve`` child process; its JSON log goes to a file."""
 
-    def __init__(self, index: int, workdir: Path, redis_url: str | None, log_level: str) -> None:
+    def __init__(self, index: int, workdir: Path, redis_url: str | None, log_level: str, workers: int = 1) -> None:
         arguments = ["--data-dir", str(workdir / f"data-{index}"), "--log-level", log_level, "--grace", "5"]
         if redis_url:
             arguments += ["--redis-url", redis_url]
         # the URL, if any, is on the command line; the last lines are kept for a failed start
         super().__init__(*arguments, env={"REDIS_URL": ""}, log_path=workdir / f"service-{index}.log",
-                         remember=50, own_session=True)
+                         remember=50, own_session=True, workers=workers)
         self.index = index
 
     def log_summary(self) -> dict[str, Any]:
@@ -288,6 +302,45 @@ class CpuMonitor(threading.Thread):
         return result
 
 
+class RedisMemory(threading.Thread):
+    """Samples the Redis's memory (``INFO memory``) every few seconds: the peak and the last figure."""
+
+    def __init__(self, url: str, interval: float = 5.0) -> None:
+        super().__init__(name="redis-memory", daemon=True)
+        self.url = url
+        self.interval = interval
+        self.peak = self.last = self.keys = 0
+        self._halt = threading.Event()
+
+    def _sample(self, client) -> None:
+        used = int(client.info("memory")["used_memory"])
+        self.peak, self.last = max(self.peak, used), used
+        self.keys = int(client.dbsize())
+
+    def run(self) -> None:
+        import redis
+
+        client = redis.Redis.from_url(self.url)
+        try:
+            while True:
+                try:
+                    self._sample(client)
+                except redis.RedisError:
+                    pass
+                if self._halt.wait(self.interval):
+                    return
+        finally:
+            client.close()
+
+    def stop(self) -> None:
+        self._halt.set()
+        self.join(10)
+
+    def summary(self) -> dict[str, float]:
+        mb = 1024 * 1024
+        return {"used_mb_end": round(self.last / mb, 1), "used_mb_peak": round(self.peak / mb, 1), "keys": self.keys}
+
+
 def _kill_group(process: subprocess.Popen) -> None:
     """Stop what is left of a process group this runner started (locust's forked workers)."""
     try:
@@ -342,7 +395,8 @@ def report(result: dict[str, Any], out=sys.stdout) -> None:
     s = result["settings"]
     print(file=out)
     print(f"Typhoon load test: {s['users']} player users ({s['transport']}) = {s['users']} simultaneous matches, "
-          f"{s['watchers']} watchers, {s['run_time_s']:.0f} s; {s['services']} service process(es), "
+          f"{s['watchers']} watchers, {s['run_time_s']:.0f} s; {s['services']} service(s) of "
+          f"{s.get('workers', 1) or 'one per core'} worker process(es), think time {s['think_time']} s, "
           f"Redis {s['redis']}; locust {s['locust_processes']} process(es); {s['cpus']} CPUs", file=out)
     total = result["total"] or {"requests": 0, "failures": 0, "rps": 0, "p50": 0, "p95": 0, "p99": 0}
     print(f"requests: {total['requests']} ({total['rps']}/s), failures: {total['failures']}; "
@@ -392,6 +446,10 @@ def report(result: dict[str, Any], out=sys.stdout) -> None:
     if cpu:
         print("CPU (mean, % of one core): " + ", ".join(f"{name} {value}%" for name, value in cpu.items())
               + f" (machine: {s['cpus']} cores = {s['cpus'] * 100}%)", file=out)
+    if result.get("redis_memory"):
+        memory = result["redis_memory"]
+        print(f"Redis memory: {memory['used_mb_end']} MB at the end, {memory['used_mb_peak']} MB at most "
+              f"(used_memory), {memory['keys']} keys", file=out)
     if result.get("service_cpu_ms_per_request"):
         cost = result["service_cpu_ms_per_request"]
         print(f"service CPU per request: {cost} ms (CPU seconds of the service processes / requests), i.e. one "
@@ -430,6 +488,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     locust: subprocess.Popen | None = None
     monitor: CpuMonitor | None = None
     probe: Probe | None = None
+    memory: RedisMemory | None = None
     interrupted = False
     redis_label = "?"
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if threading.current_thread() is threading.main_thread() \
@@ -452,7 +511,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             else:
                 redis_label = "embedded"
             for index in range(args.services):
-                service = Service(index, workdir, redis_url, args.service_log_level)
+                service = Service(index, workdir, redis_url, args.service_log_level, args.workers)
                 services.append(service)
                 service.start()
             grpc_targets = [f"127.0.0.1:{s.grpc_port}" for s in services]
@@ -486,6 +545,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             groups["redis"] = [embedded.process.pid]
         monitor = CpuMonitor(groups)
         monitor.start()
+        memory_url = embedded.url if embedded is not None else args.redis_url if services else None
+        if services and memory_url is None and (workdir / "data-0" / "redis.sock").exists():
+            memory_url = f"unix://{workdir / 'data-0' / 'redis.sock'}"
+        if memory_url:
+            memory = RedisMemory(memory_url)
+            memory.start()
         if grpc_targets:
             probe = Probe(grpc_targets[0])
             probe.start()
@@ -514,6 +579,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             steps.append(monitor.stop)
         if probe is not None:
             steps.append(probe.stop)
+        if memory is not None:
+            steps.append(memory.stop)
         steps += [service.stop for service in services]
         if embedded is not None:
             steps.append(embedded.stop)
@@ -543,10 +610,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                      "run_time_s": args.run_time, "services": len(services) or len(args.grpc_target or args.http_url),
                      "redis": redis_label,
                      "locust_processes": args.locust_processes, "max_actions": args.max_actions,
-                     "think_time": args.think_time, "cpus": psutil.cpu_count(),
+                     "think_time": args.think_time, "workers": args.workers, "cpus": psutil.cpu_count(),
                      "command": " ".join(sys.argv)},
         "total": total, "rpcs": rows, "typhoon": typhoon, "failures": failures,
         "probe": probe.summary() if probe else None,
+        "redis_memory": memory.summary() if memory else None,
         "cpu": monitor.summary() if monitor else {}, "cpu_seconds": monitor.cpu_seconds() if monitor else {},
         "services": service_logs,
         "interrupted": interrupted, "ok": ok, "files": str(workdir) if keep else None,
