@@ -12,6 +12,7 @@ from typing import Any
 from google.protobuf import json_format
 
 import engine
+from engine.sequence import SETUP, STANDARD_TURN, SUPPLY_TURN
 from service.clock import PRESETS
 from service.gen.typhoon.v1 import match_service_pb2 as api, scenario_pb2
 
@@ -23,6 +24,9 @@ def scenario_message(scenario_id: str) -> scenario_pb2.Scenario:
     data["weather"] = [{"id": key, **{k: (v or 0) if k == "max_hexes" else v for k, v in body.items()}}
                        for key, body in data["weather"].items()]
     data["crt"]["rows"] = [{"roll": int(roll), "results": row} for roll, row in data["crt"].pop("results").items()]
+    data["sequence"] = [{"name": phase.name, "side": phase.side, "kind": phase.kind, "movers": phase.movers,
+                         "option": "war_of_attrition" if phase not in (SETUP, *STANDARD_TURN) else ""}
+                        for phase in (SETUP, *SUPPLY_TURN)]
     return json_format.ParseDict(data, scenario_pb2.Scenario())
 
 

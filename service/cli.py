@@ -18,7 +18,8 @@ def _serve(args: argparse.Namespace) -> int:
         structlog.contextvars.bind_contextvars(pid=os.getpid())
     config = ServeConfig(grpc_port=args.grpc_port, http_port=args.http_port, host=args.host,
                          redis_url=args.redis_url, redis_cluster=args.redis_cluster, data_dir=args.data_dir,
-                         grace_seconds=args.grace, log_level=args.log_level, worker=args.worker)
+                         grace_seconds=args.grace, log_level=args.log_level, worker=args.worker,
+                         cors_origins=tuple(args.cors_origin or ()))
     workers = args.workers or default_workers()
     try:
         if workers > 1:
@@ -45,5 +46,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--workers", type=int, default=0,
                        help="service processes sharing the ports and one Redis (default: one per core)")
     serve.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)  # started by --workers
+    serve.add_argument("--cors-origin", action="append", metavar="ORIGIN",
+                       default=os.environ.get("TYPHOON_CORS_ORIGINS", "").replace(",", " ").split() or None,
+                       help="let pages from this origin (e.g. https://example.org, or *) call the REST API; "
+                            "repeatable (default: $TYPHOON_CORS_ORIGINS, space-separated; else none)")
     serve.set_defaults(run=_serve)
 

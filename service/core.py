@@ -38,7 +38,7 @@ from grpc import StatusCode
 
 import engine
 from engine.data import SIDES
-from service import answers, catalog, convert
+from service import answers, catalog, convert, history
 from service import clock as clock_module
 from service.cache import Known, MatchCache
 from service.errors import ServiceError, shutting_down
@@ -297,7 +297,23 @@ class MatchService:
 
     async def get_match(self, request: api.GetMatchRequest, ctx: CallContext) -> api.GetMatchResponse:
         known, _ = await self._known(self._match_id(request.match_id), meta=True)
+        if request.HasField("version") and request.version != known.version:
+            return await self._match_at(known, request.version)
         return api.GetMatchResponse(match=self._match(known.meta), state=self._state(known.game, known.meta))
+
+    async def _match_at(self, known: Known, version: int) -> api.GetMatchResponse:
+        """GetMatch at a past version: re-simulated from the log (service/history.py)."""
+        history.check_version(version, known.version)
+        events = await history.load_log(self.store, known.meta["id"])
+        game, logged_hash = history.game_at(events, version)
+        state = self._state(game, known.meta)
+        state.state_hash = logged_hash
+        return api.GetMatchResponse(match=self._match(known.meta), state=state)
+
+    async def verify_match(self, request: api.VerifyMatchRequest, ctx: CallContext) -> api.VerifyMatchResponse:
+        match_id = self._match_id(request.match_id)
+        final = await self.get_match(api.GetMatchRequest(match_id=match_id), ctx)
+        return await history.verify_match(self.store, match_id, final)
 
     async def list_matches(self, request: api.ListMatchesRequest, ctx: CallContext) -> api.ListMatchesResponse:
         size = request.page_size or 20
@@ -346,7 +362,7 @@ class MatchService:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_SIZE", f"page_size must be from 1 to {MAX_EVENTS_PAGE}")
         if request.after_sequence < 0:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_CURSOR", "after_sequence cannot be negative")
-        await self._meta(match_id)
+        _check_cursor(request.after_sequence, await self._meta(match_id))
         events = await self.store.read_events(match_id, request.after_sequence, size + 1)
         page = events[:size]
         return api.GetEventLogResponse(events=[match_event(e) for e in page],
@@ -365,6 +381,7 @@ class MatchService:
         if request.after_sequence < 0:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_CURSOR", "after_sequence cannot be negative")
         meta = await self._meta(match_id)
+        _check_cursor(request.after_sequence, meta)
         finished = meta["status"] in ENDED and request.after_sequence >= int(meta["last_sequence"])
         return self._watch(match_id, request.after_sequence, heartbeat, finished)
 
@@ -546,6 +563,10 @@ class MatchService:
                        f"it is the {to_act} player's turn ({game.phase.name} phase); your seat is {side}",
                        side_to_act=to_act, seat=side)
 
+    async def check_seat(self, match_id: str, token: str | None) -> str:
+        """The side ``token`` acts for in the match (UNAUTHENTICATED if none): what acting checks first."""
+        return self._seat_of(await self._meta(self._match_id(match_id)), token)
+
     # --- helpers -----------------------------------------------------------------------------------
 
     @staticmethod
@@ -668,6 +689,15 @@ class MatchService:
 def _fingerprint(rpc: str, side: str, action: engine.Action, expected: int | None) -> str:
     """What identifies a SubmitAction/Resign request: a repeat of its request id must match it."""
     return hashlib.sha256(json.dumps([rpc, side, action.to_json(), expected], sort_keys=True).encode()).hexdigest()
+
+
+def _check_cursor(after_sequence: int, meta: dict[str, str]) -> None:
+    """A cursor past the end of the log is not one this service gave (another match's, a typo)."""
+    last = int(meta["last_sequence"])
+    if after_sequence > last:
+        raise _err(StatusCode.OUT_OF_RANGE, "CURSOR_PAST_END",
+                   f"after_sequence {after_sequence} is past the end of the log (its last sequence is {last})",
+                   last_sequence=last)
 
 
 def _stale(current: int, expected: int) -> ServiceError:

@@ -5,7 +5,9 @@ JSON body (``json_format.ParseDict``: field names as in the .proto, lowerCamelCa
 calls the core method of the RPC, and answers with the response message as JSON (proto field names,
 every field present). Errors are ``{"error": {"code", "status", "reason", "message", "metadata"}}``
 with the HTTP status mapped from the gRPC code (service.errors.HTTP_STATUS). WatchMatch is
-server-sent events. ``/openapi.json`` is generated from the route table and the proto descriptors.
+server-sent events. ``/openapi.json`` is generated from the route table and the proto descriptors
+(service/openapi.py); the page is served at ``/`` (service/web.py). Browsers on other origins may call
+the API when their origin is allowed (``cors_origins``, ``typhoon serve --cors-origin``).
 """
 
 from __future__ import annotations
@@ -18,18 +20,17 @@ from typing import Any, AsyncIterator
 
 import structlog
 from fastapi import FastAPI, Request
-from grpc import StatusCode
-from starlette.exceptions import HTTPException
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from google.protobuf import json_format
-from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 from google.protobuf.message import Message
+from grpc import StatusCode
+from starlette.exceptions import HTTPException
+from starlette.middleware.cors import CORSMiddleware
+from starlette.routing import Match as RouteMatch
 
+from service import json_input, web
 from service.convert import whole_numbers
-from service.core import (
-    MAX_EVENTS_PAGE, MAX_HEARTBEAT_SECONDS, MAX_MATCHES_PAGE, MAX_PLAYER_NAME, MAX_REQUEST_ID, SEAT_TOKEN,
-    CallContext, MatchService,
-)
+from service.core import CallContext, MatchService
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.grpc_api import SERVICE, as_service_error, bearer_token, snake
@@ -65,7 +66,10 @@ ROUTES: tuple[Route, ...] = (
           "Server-sent events: every event after the cursor, then live (Last-Event-ID resumes)"),
     Route("GET", "/v1/scenarios", "ListScenarios", "The scenarios, and every match option with its rule"),
     Route("GET", "/v1/scenarios/{scenario_id}", "GetScenario",
-          "A scenario in full: map, counters, combat table, weather, turn track, set-up, victory points"),
+          "A scenario in full: map, counters, combat table, weather, turn track, sequence of play, set-up, "
+          "victory points"),
+    Route("GET", "/v1/matches/{match_id}/verification", "VerifyMatch",
+          "The audit of the match's log: seed commitment, every die roll recomputed, the log re-simulated"),
 )
 
 
@@ -108,30 +112,52 @@ def _too_large() -> ServiceError:
 
 
 async def _parse(route: Route, request: Request, message_type: type[Message]) -> Message:
+    descriptor = message_type.DESCRIPTOR
     data: dict[str, Any] = {}
-    if route.body:
-        raw = await _body(request)
-        if raw.strip():
-            media_type = request.headers.get("content-type", "application/json").partition(";")[0].strip().lower()
-            if media_type != "application/json" and not media_type.endswith("+json"):
-                raise ServiceError(StatusCode.INVALID_ARGUMENT, "UNSUPPORTED_MEDIA_TYPE",
-                                   f"the body must be application/json, not {media_type}",
-                                   http_status=415)
-            try:
-                data = json.loads(raw)
-            except (ValueError, RecursionError) as error:
-                raise _malformed(f"the body is not JSON: {str(error) or 'nested too deeply'}") from None
-            if not isinstance(data, dict):
-                raise _malformed("the body must be a JSON object")
-    else:
-        data.update(request.query_params)
+    try:
+        if route.body:
+            raw = await _body(request)
+            if raw.strip():
+                media_type = request.headers.get("content-type", "application/json").partition(";")[0].strip().lower()
+                if media_type != "application/json" and not media_type.endswith("+json"):
+                    raise ServiceError(StatusCode.INVALID_ARGUMENT, "UNSUPPORTED_MEDIA_TYPE",
+                                       f"the body must be application/json, not {media_type}",
+                                       http_status=415)
+                try:
+                    data = json.loads(raw)
+                except (ValueError, RecursionError) as error:
+                    raise _malformed(f"the body is not JSON: {str(error) or 'nested too deeply'}") from None
+                json_input.check_body(data, descriptor)
+        else:
+            for name, text in request.query_params.items():
+                field = json_input.field_named(descriptor, name)
+                if field is None or field.name in route.path_params:
+                    raise _malformed(f"there is no query parameter {name!r} on {route.path}; its parameters: "
+                                     + (", ".join(f.name for f in descriptor.fields
+                                                  if f.name not in route.path_params) or "none"))
+                data[field.name] = json_input.query_value(field, text)
+    except RecursionError:
+        raise _malformed("the body is nested too deeply") from None
+    except ValueError as error:
+        raise _malformed(str(error)) from None
     data.update(request.path_params)
-    if route.rpc == "WatchMatch" and request.headers.get("last-event-id", "").isdigit():
-        data["after_sequence"] = request.headers["last-event-id"]
+    if route.rpc == "WatchMatch" and "last-event-id" in request.headers:
+        data["after_sequence"] = _last_event_id(request.headers["last-event-id"])
     try:
         return json_format.ParseDict(data, message_type())
-    except json_format.ParseError as error:
-        raise _malformed(str(error)) from None
+    except json_format.ParseError as error:  # what the checks above let through; none known
+        raise _malformed(f"the request is not a valid {descriptor.name}: {error}") from None
+
+
+def _last_event_id(value: str) -> int:
+    """The cursor a reconnecting EventSource sends (an ``id:`` this service gave: a sequence number)."""
+    value = value.strip()
+    if not value:
+        return 0
+    if not value.isdigit() or len(value) > 10:
+        raise ServiceError(StatusCode.INVALID_ARGUMENT, "BAD_CURSOR",
+                           f"Last-Event-ID must be an event sequence number this service sent, not {value[:40]!r}")
+    return int(value)
 
 
 def _endpoint(route: Route, core: MatchService):
@@ -146,18 +172,23 @@ def _endpoint(route: Route, core: MatchService):
         with structlog.contextvars.bound_contextvars(rpc=route.rpc, transport="http", request_id=request_id,
                                                      match_id=request.path_params.get("match_id")):
             try:
+                ctx = CallContext(token=bearer_token(request.headers.get("authorization")))
+                if route.authenticated:  # who is asking, before anything they sent is read
+                    with core.admit():
+                        await core.check_seat(request.path_params["match_id"], ctx.token)
                 message = await _parse(route, request, request_type)
                 if getattr(message, "request_id", ""):
                     structlog.contextvars.bind_contextvars(request_id=message.request_id)
-                ctx = CallContext(token=bearer_token(request.headers.get("authorization")))
                 if method.server_streaming:
                     with core.admit(counted=False):
                         stream = await core_method(message, ctx)
                     log.info("rpc", code="OK", streaming=True, ms=round((time.perf_counter() - started) * 1000, 2))
+                    if request.method == "HEAD":
+                        await stream.aclose()
+                        return Response(media_type="text/event-stream", headers=_SSE_HEADERS)
                     context = structlog.contextvars.get_contextvars()
                     return StreamingResponse(_sse(stream, core, context, message.after_sequence),
-                                             media_type="text/event-stream",
-                                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+                                             media_type="text/event-stream", headers=_SSE_HEADERS)
                 with core.admit():
                     response = await core_method(message, ctx)
             except Exception as error:  # noqa: BLE001 - every failure becomes an error body
@@ -170,6 +201,9 @@ def _endpoint(route: Route, core: MatchService):
 
     endpoint.__name__ = snake(route.rpc)
     return endpoint
+
+
+_SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 def _sse_frame(event: str, data: dict[str, Any], event_id: int | None = None) -> bytes:
@@ -200,7 +234,16 @@ async def _sse(stream: AsyncIterator[api.WatchMatchResponse], core: MatchService
             await stream.aclose()
 
 
-def create_app(core: MatchService) -> FastAPI:
+#: Methods and headers a page on an allowed origin may use (the preflight's answer).
+CORS_METHODS = ["GET", "HEAD", "POST"]
+CORS_HEADERS = ["Authorization", "Content-Type", "Last-Event-ID", "X-Request-ID"]
+
+
+def create_app(core: MatchService, cors_origins: tuple[str, ...] | list[str] = ()) -> FastAPI:
+    """The REST app: the API routes, /healthz, /openapi.json and the page. ``cors_origins``: the
+    origins (``https://example.org``, or ``*``) whose pages may call the API; none by default."""
+    from service.openapi import openapi_document
+
     app = FastAPI(title="Typhoon", version="v1", openapi_url="/openapi.json", redirect_slashes=False,
                   description="Battle for Moscow matches; see docs/API.md")
 
@@ -215,11 +258,14 @@ def create_app(core: MatchService) -> FastAPI:
         response = error_response(ServiceError(code, reason, message, http_status=error.status_code))
         if error.headers:
             response.headers.update(error.headers)
+        if error.status_code == 405:
+            response.headers["Allow"] = ", ".join(_methods_of(app, request))
         return response
 
     app.add_exception_handler(HTTPException, framework_error)
     for route in ROUTES:
-        app.add_api_route(route.path, _endpoint(route, core), methods=[route.method], include_in_schema=False)
+        methods = [route.method, "HEAD"] if route.method == "GET" else [route.method]
+        app.add_api_route(route.path, _endpoint(route, core), methods=methods, include_in_schema=False)
 
     async def healthz() -> Response:
         try:
@@ -228,147 +274,21 @@ def create_app(core: MatchService) -> FastAPI:
             return JSONResponse({"status": "NOT_SERVING"}, status_code=503)
         return JSONResponse({"status": "SERVING"})
 
-    app.add_api_route("/healthz", healthz, methods=["GET"], include_in_schema=False)
+    app.add_api_route("/healthz", healthz, methods=["GET", "HEAD"], include_in_schema=False)
     document = openapi_document()
     app.openapi = lambda: document  # type: ignore[method-assign]
+    web.add_page(app)
+    if cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=CORS_METHODS,
+                           allow_headers=CORS_HEADERS, expose_headers=["X-Request-ID"], max_age=600)
     return app
 
 
-# --- OpenAPI ---------------------------------------------------------------------------------------
-
-_SCALARS = {
-    FieldDescriptor.TYPE_STRING: {"type": "string"},
-    FieldDescriptor.TYPE_BOOL: {"type": "boolean"},
-    FieldDescriptor.TYPE_INT32: {"type": "integer", "format": "int32"},
-    FieldDescriptor.TYPE_SINT32: {"type": "integer", "format": "int32"},
-    FieldDescriptor.TYPE_UINT32: {"type": "integer", "format": "int32"},
-    FieldDescriptor.TYPE_INT64: {"type": "string", "format": "int64"},
-    FieldDescriptor.TYPE_UINT64: {"type": "string", "format": "int64"},
-    FieldDescriptor.TYPE_DOUBLE: {"type": "number"},
-    FieldDescriptor.TYPE_FLOAT: {"type": "number"},
-    FieldDescriptor.TYPE_BYTES: {"type": "string", "format": "byte"},
-}
-_WELL_KNOWN = {
-    "google.protobuf.Timestamp": {"type": "string", "format": "date-time"},
-    "google.protobuf.Duration": {"type": "string", "pattern": r"^-?\d+(\.\d{1,9})?s$",
-                                 "description": "a duration in seconds, e.g. \"300s\" or \"2.5s\""},
-    "google.protobuf.Struct": {"type": "object", "additionalProperties": True},
-    "google.protobuf.Value": {"description": "any JSON value"},
-    "google.protobuf.ListValue": {"type": "array"},
-}
-
-#: Fields without which the core refuses a request (MISSING_FIELD).
-_REQUIRED = {"SubmitActionRequest": ["action"]}
-
-#: What the core refuses beyond the types (0 is "the default" wherever a number has one).
-_TOKEN_PATTERN = {"pattern": f"^({SEAT_TOKEN.pattern})?$"}
-_LIMITS: dict[tuple[str, str], dict[str, Any]] = {
-    ("ListMatchesRequest", "page_size"): {"minimum": 0, "maximum": MAX_MATCHES_PAGE},
-    ("GetEventLogRequest", "page_size"): {"minimum": 0, "maximum": MAX_EVENTS_PAGE},
-    ("GetEventLogRequest", "after_sequence"): {"minimum": 0},
-    ("WatchMatchRequest", "after_sequence"): {"minimum": 0},
-    ("WatchMatchRequest", "heartbeat_seconds"): {"minimum": 0, "maximum": MAX_HEARTBEAT_SECONDS},
-    ("SubmitActionRequest", "request_id"): {"maxLength": MAX_REQUEST_ID},
-    ("ResignRequest", "request_id"): {"maxLength": MAX_REQUEST_ID},
-    ("CreateMatchRequest", "request_id"): {"maxLength": MAX_REQUEST_ID},
-    ("SeatClaim", "player_name"): {"maxLength": MAX_PLAYER_NAME},
-    ("SeatClaim", "seat_token"): _TOKEN_PATTERN,
-    ("JoinMatchRequest", "seat_token"): _TOKEN_PATTERN,
-    ("JoinMatchRequest", "player_name"): {"maxLength": MAX_PLAYER_NAME},
-}
-
-
-def _schema_name(descriptor: Descriptor | EnumDescriptor) -> str:
-    return descriptor.full_name.removeprefix("typhoon.v1.")
-
-
-def _field_schema(field: FieldDescriptor, schemas: dict[str, Any]) -> dict[str, Any]:
-    if field.type == FieldDescriptor.TYPE_MESSAGE:
-        message = field.message_type
-        if message.GetOptions().map_entry:
-            return {"type": "object", "additionalProperties": _field_schema(message.fields_by_name["value"], schemas)}
-        item = _WELL_KNOWN.get(message.full_name) or {"$ref": f"#/components/schemas/{_schema_name(message)}"}
-        if "$ref" in item:
-            _message_schema(message, schemas)
-    elif field.type == FieldDescriptor.TYPE_ENUM:
-        item = {"type": "string", "enum": [v.name for v in field.enum_type.values]}
-    else:
-        item = dict(_SCALARS[field.type]) | _LIMITS.get((field.containing_type.name, field.name), {})
-    if field.is_repeated:
-        return {"type": "array", "items": item}
-    return item
-
-
-def _message_schema(message: Descriptor, schemas: dict[str, Any]) -> None:
-    name = _schema_name(message)
-    if name in schemas:
-        return
-    schemas[name] = {}  # placeholder against recursion
-    schema: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
-    for field in message.fields:
-        schema["properties"][field.name] = _field_schema(field, schemas)
-    if name in _REQUIRED:
-        schema["required"] = _REQUIRED[name]
-    oneofs = [o for o in message.oneofs if not o.name.startswith("_")]
-    for oneof in oneofs:
-        schema["description"] = (f"exactly one of {', '.join(f.name for f in oneof.fields)} "
-                                 f"(the oneof '{oneof.name}')")
-    schemas[name] = schema
-
-
-def openapi_document() -> dict[str, Any]:
-    """The OpenAPI 3 document of the REST API, from ROUTES and the proto descriptors."""
-    schemas: dict[str, Any] = {
-        "Error": {"type": "object", "properties": {"error": {"type": "object", "properties": {
-            "code": {"type": "integer", "description": "the HTTP status"},
-            "status": {"type": "string", "description": "the gRPC code name, e.g. INVALID_ARGUMENT"},
-            "reason": {"type": "string", "description": "machine-readable reason, e.g. STOPPED_BY_ZOC"},
-            "message": {"type": "string", "description": "a sentence for people"},
-            "metadata": {"type": "object", "additionalProperties": {"type": "string"}}}}}}}
-    paths: dict[str, Any] = {}
-    for route in ROUTES:
-        method = SERVICE.methods_by_name[route.rpc]
-        _message_schema(method.input_type, schemas)
-        _message_schema(method.output_type, schemas)
-        parameters = [{"name": p, "in": "path", "required": True, "schema": {"type": "string"}}
-                      for p in route.path_params]
-        if not route.body:
-            for field in method.input_type.fields:
-                if field.name not in route.path_params:
-                    parameters.append({"name": field.name, "in": "query", "required": False,
-                                       "schema": _field_schema(field, schemas)})
-        if route.rpc == "WatchMatch":
-            parameters.append({"name": "Last-Event-ID", "in": "header", "required": False,
-                               "schema": {"type": "string"},
-                               "description": "resume after this sequence (overrides after_sequence)"})
-        operation: dict[str, Any] = {
-            "operationId": route.rpc, "summary": route.summary, "tags": ["MatchService"],
-            "parameters": parameters,
-            "responses": {"default": {"description": "an error",
-                                      "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}
-        if route.body:
-            required = _schema_name(method.input_type) in _REQUIRED  # a body without them is refused
-            operation["requestBody"] = {"required": required, "content": {"application/json": {
-                "schema": {"$ref": f"#/components/schemas/{_schema_name(method.input_type)}"}}},
-                "description": "the request message; path parameters override the same fields"}
-        if method.server_streaming:
-            operation["responses"]["200"] = {
-                "description": "text/event-stream: `match_event` events (id = sequence, data = MatchEvent), "
-                               "`heartbeat` events (data = Heartbeat), then `end` ({finished, last_sequence}) "
-                               "or `error` (data = Error)",
-                "content": {"text/event-stream": {"schema": {"type": "string"}}}}
-        else:
-            operation["responses"]["200"] = {"description": "OK", "content": {"application/json": {"schema": {
-                "$ref": f"#/components/schemas/{_schema_name(method.output_type)}"}}}}
-        if route.authenticated:
-            operation["security"] = [{"seatToken": []}]
-        paths.setdefault(route.path, {})[route.method.lower()] = operation
-    return {
-        "openapi": "3.1.0",
-        "info": {"title": "Typhoon", "version": "v1",
-                 "description": "Battle for Moscow matches over REST/JSON: the typhoon.v1.MatchService messages in "
-                                "protobuf's JSON mapping (proto field names). See docs/API.md."},
-        "paths": paths,
-        "components": {"schemas": schemas, "securitySchemes": {"seatToken": {
-            "type": "http", "scheme": "bearer", "description": "the seat token from CreateMatch or JoinMatch"}}},
-    }
+def _methods_of(app: FastAPI, request: Request) -> list[str]:
+    """Every method some route serves on the request's path (for the ``Allow`` header of a 405)."""
+    methods: set[str] = set()
+    for route in app.router.routes:
+        match, _ = route.matches({**request.scope, "method": "GET"})
+        if match != RouteMatch.NONE and getattr(route, "methods", None):
+            methods |= set(route.methods)
+    return sorted(methods)

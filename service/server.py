@@ -26,9 +26,7 @@ import grpc
 import structlog
 import uvicorn
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
-
-from service import grpc_api, http_api
+from service import grpc_api, http_api, reflection
 from service.clock import Sweeper
 from service.core import MatchService
 from service.embedded_redis import EmbeddedRedis
@@ -52,6 +50,8 @@ class ServeConfig:
     #: one of the processes of ``typhoon serve --workers N`` (service/workers.py): the ports are shared
     #: (SO_REUSEPORT) and the supervisor is told when it serves
     worker: bool = False
+    #: Origins whose pages may call the REST API (CORS); none by default.
+    cors_origins: tuple[str, ...] = ()
 
 
 def configure_logging(level: str = "info", stream=None) -> None:
@@ -121,9 +121,8 @@ class Server:
         grpc_api.add_to_server(self.core, self._grpc)
         self._health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._grpc)
-        reflection.enable_server_reflection(
-            [grpc_api.SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-             reflection.SERVICE_NAME], self._grpc)
+        reflection.enable([grpc_api.SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name],
+                          self._grpc)
         self.grpc_port = self._grpc.add_insecure_port(f"{config.host}:{config.grpc_port}")
         if not self.grpc_port:
             raise OSError(f"cannot listen for gRPC on {config.host}:{config.grpc_port}")
@@ -140,7 +139,7 @@ class Server:
         sock.listen(1024)
         sock.setblocking(False)
         self.http_port = sock.getsockname()[1]
-        app = http_api.create_app(self.core)
+        app = http_api.create_app(self.core, config.cors_origins)
         self._http = _Uvicorn(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off",
                                              timeout_graceful_shutdown=int(config.grace_seconds)))
         self._http_task = asyncio.create_task(self._http.serve(sockets=[sock]), name="http")

@@ -112,6 +112,8 @@ class Supervisor:
                 "--redis-url", redis_url, "--grace", str(config.grace_seconds), "--log-level", config.log_level]
         if config.redis_cluster:
             args.append("--redis-cluster")
+        for origin in config.cors_origins:
+            args += ["--cors-origin", origin]
         return args
 
     def run(self, start_timeout: float = 60.0) -> int:

@@ -122,13 +122,20 @@ def test_rest_error_bodies(http):
                                         "message": "there is no match 'nosuchmatch'"}}
     body = http.post("/v1/matches", json={"seats": [{"side": "german"}]}).json()
     match_id = body["match"]["match_id"]
-    not_json = http.post(f"/v1/matches/{match_id}/actions", content=b"{nope", headers=auth("x"))
+    token = body["seat_tokens"][0]["token"]
+    not_json = http.post(f"/v1/matches/{match_id}/actions", content=b"{nope", headers=auth(token))
     assert not_json.status_code == 400 and not_json.json()["error"]["reason"] == "MALFORMED_REQUEST"
-    unknown_field = http.post(f"/v1/matches/{match_id}/actions", json={"actoin": {}}, headers=auth("x"))
-    assert unknown_field.status_code == 400 and unknown_field.json()["error"]["reason"] == "MALFORMED_REQUEST"
+    unknown_field = http.post(f"/v1/matches/{match_id}/actions", json={"actoin": {}}, headers=auth(token))
+    assert unknown_field.status_code == 400 and unknown_field.json()["error"] == {
+        "code": 400, "status": "INVALID_ARGUMENT", "reason": "MALFORMED_REQUEST",
+        "message": "the body has no field 'actoin'; its fields: match_id, action, expected_version, request_id"}
     bad_token = http.post(f"/v1/matches/{match_id}/actions", json={"action": {"end_phase": {}}}, headers=auth("x"))
     assert bad_token.status_code == 401 and bad_token.headers["www-authenticate"] == "Bearer"
     assert bad_token.json()["error"]["reason"] == "TOKEN_INVALID"
+    # the token is checked before the body is read: a stranger learns nothing about the body
+    for headers in ({}, auth("x")):
+        refused = http.post(f"/v1/matches/{match_id}/actions", content=b"{nope", headers=headers)
+        assert refused.status_code == 401, refused.text
     page = http.get("/v1/matches", params={"page_size": 1000})
     assert page.status_code == 400 and page.json()["error"]["reason"] == "BAD_PAGE_SIZE"
     assert "Traceback" not in not_json.text + unknown_field.text + page.text
@@ -151,9 +158,9 @@ def test_openapi_document(http):
         operation = document["paths"][route.path][route.method.lower()]
         assert operation["operationId"] == route.rpc
     schemas = document["components"]["schemas"]
-    assert schemas["Action"]["properties"]["move"] == {"$ref": "#/components/schemas/Action.Move"}
+    assert schemas["Action.kind.move"]["properties"]["move"] == {"$ref": "#/components/schemas/Action.Move"}
     assert schemas["Action.Move"]["properties"]["path"] == {"type": "array", "items": {"type": "string"}}
-    assert schemas["MatchEvent"]["properties"]["time"] == {"type": "string", "format": "date-time"}
+    assert schemas["MatchEvent.kind.game_event"]["properties"]["time"] == {"type": "string", "format": "date-time"}
     submit = document["paths"]["/v1/matches/{match_id}/actions"]["post"]
     assert submit["security"] == [{"seatToken": []}]
     assert document["components"]["securitySchemes"]["seatToken"]["scheme"] == "bearer"

@@ -29,13 +29,14 @@ from service.gen.typhoon.v1 import match_pb2 as typhoon_dot_v1_dot_match__pb2
 from service.gen.typhoon.v1 import scenario_pb2 as typhoon_dot_v1_dot_scenario__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1etyphoon/v1/match_service.proto\x12\ntyphoon.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18typhoon/v1/actions.proto\x1a\x16typhoon/v1/match.proto\x1a\x19typhoon/v1/scenario.proto\"B\n\tSeatClaim\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\x13\n\x0bplayer_name\x18\x02 \x01(\t\x12\x12\n\nseat_token\x18\x03 \x01(\t\"(\n\tSeatToken\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"\xb9\x01\n\x12\x43reateMatchRequest\x12\x10\n\x08scenario\x18\x01 \x01(\t\x12(\n\x07options\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\x12$\n\x05seats\x18\x03 \x03(\x0b\x32\x15.typhoon.v1.SeatClaim\x12\x12\n\nrequest_id\x18\x04 \x01(\t\x12-\n\x0ctime_control\x18\x05 \x01(\x0b\x32\x17.typhoon.v1.TimeControl\"c\n\x13\x43reateMatchResponse\x12 \n\x05match\x18\x01 \x01(\x0b\x32\x11.typhoon.v1.Match\x12*\n\x0bseat_tokens\x18\x02 \x03(\x0b\x32\x15.typhoon.v1.SeatToken\"[\n\x10JoinMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04side\x18\x02 \x01(\t\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\x12\x12\n\nseat_token\x18\x04 \x01(\t\"W\n\x11JoinMatchResponse\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12 \n\x05match\x18\x03 \x01(\x0b\x32\x11.typhoon.v1.Match\"#\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"Z\n\x10GetMatchResponse\x12 \n\x05match\x18\x01 \x01(\x0b\x32\x11.typhoon.v1.Match\x12$\n\x05state\x18\x02 \x01(\x0b\x32\x15.typhoon.v1.GameState\"d\n\x12ListMatchesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\'\n\x06status\x18\x03 \x01(\x0e\x32\x17.typhoon.v1.MatchStatus\"R\n\x13ListMatchesResponse\x12\"\n\x07matches\x18\x01 \x03(\x0b\x32\x11.typhoon.v1.Match\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"+\n\x17ListLegalActionsRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"\x9c\x01\n\x18ListLegalActionsResponse\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12\x13\n\x0bside_to_act\x18\x02 \x01(\t\x12#\n\x07\x61\x63tions\x18\x03 \x03(\x0b\x32\x12.typhoon.v1.Action\x12\x35\n\x10pending_decision\x18\x04 \x01(\x0b\x32\x1b.typhoon.v1.PendingDecision\"\x93\x01\n\x13SubmitActionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x12.typhoon.v1.Action\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x13\n\x11_expected_version\"q\n\x14SubmitActionResponse\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12&\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x16.typhoon.v1.MatchEvent\x12 \n\x05match\x18\x03 \x01(\x0b\x32\x11.typhoon.v1.Match\"5\n\rResignRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"k\n\x0eResignResponse\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12&\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x16.typhoon.v1.MatchEvent\x12 \n\x05match\x18\x03 \x01(\x0b\x32\x11.typhoon.v1.Match\"Q\n\x12GetEventLogRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x16\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x05\x12\x11\n\tpage_size\x18\x03 \x01(\x05\"l\n\x13GetEventLogResponse\x12&\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x16.typhoon.v1.MatchEvent\x12\x1b\n\x13next_after_sequence\x18\x02 \x01(\x05\x12\x10\n\x08has_more\x18\x03 \x01(\x08\"X\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x16\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x05\x12\x19\n\x11heartbeat_seconds\x18\x03 \x01(\x05\"L\n\tHeartbeat\x12\x15\n\rlast_sequence\x18\x01 \x01(\x05\x12(\n\x04time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"q\n\x12WatchMatchResponse\x12\'\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x16.typhoon.v1.MatchEventH\x00\x12*\n\theartbeat\x18\x02 \x01(\x0b\x32\x15.typhoon.v1.HeartbeatH\x00\x42\x06\n\x04kind\"\x16\n\x14ListScenariosRequest\"\xcc\x01\n\x15ListScenariosResponse\x12.\n\tscenarios\x18\x01 \x03(\x0b\x32\x1b.typhoon.v1.ScenarioSummary\x12(\n\x07options\x18\x02 \x03(\x0b\x32\x17.typhoon.v1.MatchOption\x12)\n\x07presets\x18\x03 \x03(\x0b\x32\x18.typhoon.v1.OptionPreset\x12.\n\rtime_controls\x18\x04 \x03(\x0b\x32\x17.typhoon.v1.TimeControl\")\n\x12GetScenarioRequest\x12\x13\n\x0bscenario_id\x18\x01 \x01(\t\"=\n\x13GetScenarioResponse\x12&\n\x08scenario\x18\x01 \x01(\x0b\x32\x14.typhoon.v1.Scenario2\xf7\x06\n\x0cMatchService\x12N\n\x0b\x43reateMatch\x12\x1e.typhoon.v1.CreateMatchRequest\x1a\x1f.typhoon.v1.CreateMatchResponse\x12H\n\tJoinMatch\x12\x1c.typhoon.v1.JoinMatchRequest\x1a\x1d.typhoon.v1.JoinMatchResponse\x12\x45\n\x08GetMatch\x12\x1b.typhoon.v1.GetMatchRequest\x1a\x1c.typhoon.v1.GetMatchResponse\x12N\n\x0bListMatches\x12\x1e.typhoon.v1.ListMatchesRequest\x1a\x1f.typhoon.v1.ListMatchesResponse\x12]\n\x10ListLegalActions\x12#.typhoon.v1.ListLegalActionsRequest\x1a$.typhoon.v1.ListLegalActionsResponse\x12Q\n\x0cSubmitAction\x12\x1f.typhoon.v1.SubmitActionRequest\x1a .typhoon.v1.SubmitActionResponse\x12?\n\x06Resign\x12\x19.typhoon.v1.ResignRequest\x1a\x1a.typhoon.v1.ResignResponse\x12N\n\x0bGetEventLog\x12\x1e.typhoon.v1.GetEventLogRequest\x1a\x1f.typhoon.v1.GetEventLogResponse\x12M\n\nWatchMatch\x12\x1d.typhoon.v1.WatchMatchRequest\x1a\x1e.typhoon.v1.WatchMatchResponse0\x01\x12T\n\rListScenarios\x12 .typhoon.v1.ListScenariosRequest\x1a!.typhoon.v1.ListScenariosResponse\x12N\n\x0bGetScenario\x12\x1e.typhoon.v1.GetScenarioRequest\x1a\x1f.typhoon.v1.GetScenarioResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1etyphoon/v1/match_service.proto\x12\ntyphoon.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18typhoon/v1/actions.proto\x1a\x16typhoon/v1/match.proto\x1a\x19typhoon/v1/scenario.proto\"B\n\tSeatClaim\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\x13\n\x0bplayer_name\x18\x02 \x01(\t\x12\x12\n\nseat_token\x18\x03 \x01(\t\"(\n\tSeatToken\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"\xb9\x01\n\x12\x43reateMatchRequest\x12\x10\n\x08scenario\x18\x01 \x01(\t\x12(\n\x07options\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\x12$\n\x05seats\x18\x03 \x03(\x0b\x32\x15.typhoon.v1.SeatClaim\x12\x12\n\nrequest_id\x18\x04 \x01(\t\x12-\n\x0ctime_control\x18\x05 \x01(\x0b\x32\x17.typhoon.v1.TimeControl\"c\n\x13\x43reateMatchResponse\x12 \n\x05match\x18\x01 \x01(\x0b\x32\x11.typhoon.v1.Match\x12*\n\x0bseat_tokens\x18\x02 \x03(\x0b\x32\x15.typhoon.v1.SeatToken\"[\n\x10JoinMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04side\x18\x02 \x01(\t\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\x12\x12\n\nseat_token\x18\x04 \x01(\t\"W\n\x11JoinMatchResponse\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12 \n\x05match\x18\x03 \x01(\x0b\x32\x11.typhoon.v1.Match\"E\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x14\n\x07version\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\n\n\x08_version\"Z\n\x10GetMatchResponse\x12 \n\x05match\x18\x01 \x01(\x0b\x32\x11.typhoon.v1.Match\x12$\n\x05state\x18\x02 \x01(\x0b\x32\x15.typhoon.v1.GameState\"d\n\x12ListMatchesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\'\n\x06status\x18\x03 \x01(\x0e\x32\x17.typhoon.v1.MatchStatus\"R\n\x13ListMatchesResponse\x12\"\n\x07matches\x18\x01 \x03(\x0b\x32\x11.typhoon.v1.Match\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"+\n\x17ListLegalActionsRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"\x9c\x01\n\x18ListLegalActionsResponse\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12\x13\n\x0bside_to_act\x18\x02 \x01(\t\x12#\n\x07\x61\x63tions\x18\x03 \x03(\x0b\x32\x12.typhoon.v1.Action\x12\x35\n\x10pending_decision\x18\x04 \x01(\x0b\x32\x1b.typhoon.v1.PendingDecision\"\x93\x01\n\x13SubmitActionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x12.typhoon.v1.Action\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x13\n\x11_expected_version\"q\n\x14SubmitActionResponse\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12&\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x16.typhoon.v1.MatchEvent\x12 \n\x05match\x18\x03 \x01(\x0b\x32\x11.typhoon.v1.Match\"5\n\rResignRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"k\n\x0eResignResponse\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12&\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x16.typhoon.v1.MatchEvent\x12 \n\x05match\x18\x03 \x01(\x0b\x32\x11.typhoon.v1.Match\"Q\n\x12GetEventLogRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x16\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x05\x12\x11\n\tpage_size\x18\x03 \x01(\x05\"l\n\x13GetEventLogResponse\x12&\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x16.typhoon.v1.MatchEvent\x12\x1b\n\x13next_after_sequence\x18\x02 \x01(\x05\x12\x10\n\x08has_more\x18\x03 \x01(\x08\"X\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x16\n\x0e\x61\x66ter_sequence\x18\x02 \x01(\x05\x12\x19\n\x11heartbeat_seconds\x18\x03 \x01(\x05\"L\n\tHeartbeat\x12\x15\n\rlast_sequence\x18\x01 \x01(\x05\x12(\n\x04time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"q\n\x12WatchMatchResponse\x12\'\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x16.typhoon.v1.MatchEventH\x00\x12*\n\theartbeat\x18\x02 \x01(\x0b\x32\x15.typhoon.v1.HeartbeatH\x00\x42\x06\n\x04kind\"\x16\n\x14ListScenariosRequest\"\xcc\x01\n\x15ListScenariosResponse\x12.\n\tscenarios\x18\x01 \x03(\x0b\x32\x1b.typhoon.v1.ScenarioSummary\x12(\n\x07options\x18\x02 \x03(\x0b\x32\x17.typhoon.v1.MatchOption\x12)\n\x07presets\x18\x03 \x03(\x0b\x32\x18.typhoon.v1.OptionPreset\x12.\n\rtime_controls\x18\x04 \x03(\x0b\x32\x17.typhoon.v1.TimeControl\")\n\x12GetScenarioRequest\x12\x13\n\x0bscenario_id\x18\x01 \x01(\t\"=\n\x13GetScenarioResponse\x12&\n\x08scenario\x18\x01 \x01(\x0b\x32\x14.typhoon.v1.Scenario\"&\n\x12VerifyMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"P\n\nAuditCheck\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x0f\n\x07outcome\x18\x03 \x01(\t\x12\x0e\n\x06\x64\x65tail\x18\x04 \x01(\t\"a\n\tAuditRoll\x12\x10\n\x08sequence\x18\x01 \x01(\x05\x12\r\n\x05index\x18\x02 \x01(\x05\x12\x0e\n\x06logged\x18\x03 \x01(\x05\x12\x12\n\nrecomputed\x18\x04 \x01(\x05\x12\x0f\n\x07purpose\x18\x05 \x01(\t\"=\n\x0c\x41uditProblem\x12\x10\n\x08sequence\x18\x01 \x01(\x05\x12\r\n\x05\x63heck\x18\x02 \x01(\t\x12\x0c\n\x04what\x18\x03 \x01(\t\"\xab\x02\n\x13VerifyMatchResponse\x12\x10\n\x08verified\x18\x01 \x01(\x08\x12\x10\n\x08\x66inished\x18\x02 \x01(\x08\x12\x17\n\x0fseed_commitment\x18\x03 \x01(\t\x12\x0c\n\x04seed\x18\x04 \x01(\t\x12&\n\x06\x63hecks\x18\x05 \x03(\x0b\x32\x16.typhoon.v1.AuditCheck\x12$\n\x05rolls\x18\x06 \x03(\x0b\x32\x15.typhoon.v1.AuditRoll\x12*\n\x08problems\x18\x07 \x03(\x0b\x32\x18.typhoon.v1.AuditProblem\x12\x0f\n\x07\x61\x63tions\x18\x08 \x01(\x05\x12\x13\n\x0bgame_events\x18\t \x01(\x05\x12\x18\n\x10\x66inal_state_hash\x18\n \x01(\t\x12\x0f\n\x07summary\x18\x0b \x01(\t2\xc7\x07\n\x0cMatchService\x12N\n\x0b\x43reateMatch\x12\x1e.typhoon.v1.CreateMatchRequest\x1a\x1f.typhoon.v1.CreateMatchResponse\x12H\n\tJoinMatch\x12\x1c.typhoon.v1.JoinMatchRequest\x1a\x1d.typhoon.v1.JoinMatchResponse\x12\x45\n\x08GetMatch\x12\x1b.typhoon.v1.GetMatchRequest\x1a\x1c.typhoon.v1.GetMatchResponse\x12N\n\x0bListMatches\x12\x1e.typhoon.v1.ListMatchesRequest\x1a\x1f.typhoon.v1.ListMatchesResponse\x12]\n\x10ListLegalActions\x12#.typhoon.v1.ListLegalActionsRequest\x1a$.typhoon.v1.ListLegalActionsResponse\x12Q\n\x0cSubmitAction\x12\x1f.typhoon.v1.SubmitActionRequest\x1a .typhoon.v1.SubmitActionResponse\x12?\n\x06Resign\x12\x19.typhoon.v1.ResignRequest\x1a\x1a.typhoon.v1.ResignResponse\x12N\n\x0bGetEventLog\x12\x1e.typhoon.v1.GetEventLogRequest\x1a\x1f.typhoon.v1.GetEventLogResponse\x12M\n\nWatchMatch\x12\x1d.typhoon.v1.WatchMatchRequest\x1a\x1e.typhoon.v1.WatchMatchResponse0\x01\x12T\n\rListScenarios\x12 .typhoon.v1.ListScenariosRequest\x1a!.typhoon.v1.ListScenariosResponse\x12N\n\x0bGetScenario\x12\x1e.typhoon.v1.GetScenarioRequest\x1a\x1f.typhoon.v1.GetScenarioResponse\x12N\n\x0bVerifyMatch\x12\x1e.typhoon.v1.VerifyMatchRequest\x1a\x1f.typhoon.v1.VerifyMatchResponseBx\n\x0e\x63om.typhoon.v1B\x11MatchServiceProtoP\x01Z#typhoon/gen/go/typhoon/v1;typhoonv1\xa2\x02\x03TXX\xaa\x02\nTyphoon.V1\xca\x02\nTyphoon\\V1\xea\x02\x0bTyphoon::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'typhoon.v1.match_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
-  DESCRIPTOR._loaded_options = None
+  _globals['DESCRIPTOR']._loaded_options = None
+  _globals['DESCRIPTOR']._serialized_options = b'\n\016com.typhoon.v1B\021MatchServiceProtoP\001Z#typhoon/gen/go/typhoon/v1;typhoonv1\242\002\003TXX\252\002\nTyphoon.V1\312\002\nTyphoon\\V1\352\002\013Typhoon::V1'
   _globals['_SEATCLAIM']._serialized_start=186
   _globals['_SEATCLAIM']._serialized_end=252
   _globals['_SEATTOKEN']._serialized_start=254
@@ -49,43 +50,53 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_JOINMATCHRESPONSE']._serialized_start=678
   _globals['_JOINMATCHRESPONSE']._serialized_end=765
   _globals['_GETMATCHREQUEST']._serialized_start=767
-  _globals['_GETMATCHREQUEST']._serialized_end=802
-  _globals['_GETMATCHRESPONSE']._serialized_start=804
-  _globals['_GETMATCHRESPONSE']._serialized_end=894
-  _globals['_LISTMATCHESREQUEST']._serialized_start=896
-  _globals['_LISTMATCHESREQUEST']._serialized_end=996
-  _globals['_LISTMATCHESRESPONSE']._serialized_start=998
-  _globals['_LISTMATCHESRESPONSE']._serialized_end=1080
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=1082
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=1125
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=1128
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=1284
-  _globals['_SUBMITACTIONREQUEST']._serialized_start=1287
-  _globals['_SUBMITACTIONREQUEST']._serialized_end=1434
-  _globals['_SUBMITACTIONRESPONSE']._serialized_start=1436
-  _globals['_SUBMITACTIONRESPONSE']._serialized_end=1549
-  _globals['_RESIGNREQUEST']._serialized_start=1551
-  _globals['_RESIGNREQUEST']._serialized_end=1604
-  _globals['_RESIGNRESPONSE']._serialized_start=1606
-  _globals['_RESIGNRESPONSE']._serialized_end=1713
-  _globals['_GETEVENTLOGREQUEST']._serialized_start=1715
-  _globals['_GETEVENTLOGREQUEST']._serialized_end=1796
-  _globals['_GETEVENTLOGRESPONSE']._serialized_start=1798
-  _globals['_GETEVENTLOGRESPONSE']._serialized_end=1906
-  _globals['_WATCHMATCHREQUEST']._serialized_start=1908
-  _globals['_WATCHMATCHREQUEST']._serialized_end=1996
-  _globals['_HEARTBEAT']._serialized_start=1998
-  _globals['_HEARTBEAT']._serialized_end=2074
-  _globals['_WATCHMATCHRESPONSE']._serialized_start=2076
-  _globals['_WATCHMATCHRESPONSE']._serialized_end=2189
-  _globals['_LISTSCENARIOSREQUEST']._serialized_start=2191
-  _globals['_LISTSCENARIOSREQUEST']._serialized_end=2213
-  _globals['_LISTSCENARIOSRESPONSE']._serialized_start=2216
-  _globals['_LISTSCENARIOSRESPONSE']._serialized_end=2420
-  _globals['_GETSCENARIOREQUEST']._serialized_start=2422
-  _globals['_GETSCENARIOREQUEST']._serialized_end=2463
-  _globals['_GETSCENARIORESPONSE']._serialized_start=2465
-  _globals['_GETSCENARIORESPONSE']._serialized_end=2526
-  _globals['_MATCHSERVICE']._serialized_start=2529
-  _globals['_MATCHSERVICE']._serialized_end=3416
+  _globals['_GETMATCHREQUEST']._serialized_end=836
+  _globals['_GETMATCHRESPONSE']._serialized_start=838
+  _globals['_GETMATCHRESPONSE']._serialized_end=928
+  _globals['_LISTMATCHESREQUEST']._serialized_start=930
+  _globals['_LISTMATCHESREQUEST']._serialized_end=1030
+  _globals['_LISTMATCHESRESPONSE']._serialized_start=1032
+  _globals['_LISTMATCHESRESPONSE']._serialized_end=1114
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=1116
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=1159
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=1162
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=1318
+  _globals['_SUBMITACTIONREQUEST']._serialized_start=1321
+  _globals['_SUBMITACTIONREQUEST']._serialized_end=1468
+  _globals['_SUBMITACTIONRESPONSE']._serialized_start=1470
+  _globals['_SUBMITACTIONRESPONSE']._serialized_end=1583
+  _globals['_RESIGNREQUEST']._serialized_start=1585
+  _globals['_RESIGNREQUEST']._serialized_end=1638
+  _globals['_RESIGNRESPONSE']._serialized_start=1640
+  _globals['_RESIGNRESPONSE']._serialized_end=1747
+  _globals['_GETEVENTLOGREQUEST']._serialized_start=1749
+  _globals['_GETEVENTLOGREQUEST']._serialized_end=1830
+  _globals['_GETEVENTLOGRESPONSE']._serialized_start=1832
+  _globals['_GETEVENTLOGRESPONSE']._serialized_end=1940
+  _globals['_WATCHMATCHREQUEST']._serialized_start=1942
+  _globals['_WATCHMATCHREQUEST']._serialized_end=2030
+  _globals['_HEARTBEAT']._serialized_start=2032
+  _globals['_HEARTBEAT']._serialized_end=2108
+  _globals['_WATCHMATCHRESPONSE']._serialized_start=2110
+  _globals['_WATCHMATCHRESPONSE']._serialized_end=2223
+  _globals['_LISTSCENARIOSREQUEST']._serialized_start=2225
+  _globals['_LISTSCENARIOSREQUEST']._serialized_end=2247
+  _globals['_LISTSCENARIOSRESPONSE']._serialized_start=2250
+  _globals['_LISTSCENARIOSRESPONSE']._serialized_end=2454
+  _globals['_GETSCENARIOREQUEST']._serialized_start=2456
+  _globals['_GETSCENARIOREQUEST']._serialized_end=2497
+  _globals['_GETSCENARIORESPONSE']._serialized_start=2499
+  _globals['_GETSCENARIORESPONSE']._serialized_end=2560
+  _globals['_VERIFYMATCHREQUEST']._serialized_start=2562
+  _globals['_VERIFYMATCHREQUEST']._serialized_end=2600
+  _globals['_AUDITCHECK']._serialized_start=2602
+  _globals['_AUDITCHECK']._serialized_end=2682
+  _globals['_AUDITROLL']._serialized_start=2684
+  _globals['_AUDITROLL']._serialized_end=2781
+  _globals['_AUDITPROBLEM']._serialized_start=2783
+  _globals['_AUDITPROBLEM']._serialized_end=2844
+  _globals['_VERIFYMATCHRESPONSE']._serialized_start=2847
+  _globals['_VERIFYMATCHRESPONSE']._serialized_end=3146
+  _globals['_MATCHSERVICE']._serialized_start=3149
+  _globals['_MATCHSERVICE']._serialized_end=4116
 # @@protoc_insertion_point(module_scope)

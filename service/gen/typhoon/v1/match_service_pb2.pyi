@@ -76,10 +76,12 @@ class JoinMatchResponse(_message.Message):
     def __init__(self, side: _Optional[str] = ..., seat_token: _Optional[str] = ..., match: _Optional[_Union[_match_pb2.Match, _Mapping]] = ...) -> None: ...
 
 class GetMatchRequest(_message.Message):
-    __slots__ = ("match_id",)
+    __slots__ = ("match_id", "version")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+    version: int
+    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
 
 class GetMatchResponse(_message.Message):
     __slots__ = ("match", "state")
@@ -238,3 +240,71 @@ class GetScenarioResponse(_message.Message):
     SCENARIO_FIELD_NUMBER: _ClassVar[int]
     scenario: _scenario_pb2.Scenario
     def __init__(self, scenario: _Optional[_Union[_scenario_pb2.Scenario, _Mapping]] = ...) -> None: ...
+
+class VerifyMatchRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class AuditCheck(_message.Message):
+    __slots__ = ("name", "description", "outcome", "detail")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    outcome: str
+    detail: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., outcome: _Optional[str] = ..., detail: _Optional[str] = ...) -> None: ...
+
+class AuditRoll(_message.Message):
+    __slots__ = ("sequence", "index", "logged", "recomputed", "purpose")
+    SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    LOGGED_FIELD_NUMBER: _ClassVar[int]
+    RECOMPUTED_FIELD_NUMBER: _ClassVar[int]
+    PURPOSE_FIELD_NUMBER: _ClassVar[int]
+    sequence: int
+    index: int
+    logged: int
+    recomputed: int
+    purpose: str
+    def __init__(self, sequence: _Optional[int] = ..., index: _Optional[int] = ..., logged: _Optional[int] = ..., recomputed: _Optional[int] = ..., purpose: _Optional[str] = ...) -> None: ...
+
+class AuditProblem(_message.Message):
+    __slots__ = ("sequence", "check", "what")
+    SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    CHECK_FIELD_NUMBER: _ClassVar[int]
+    WHAT_FIELD_NUMBER: _ClassVar[int]
+    sequence: int
+    check: str
+    what: str
+    def __init__(self, sequence: _Optional[int] = ..., check: _Optional[str] = ..., what: _Optional[str] = ...) -> None: ...
+
+class VerifyMatchResponse(_message.Message):
+    __slots__ = ("verified", "finished", "seed_commitment", "seed", "checks", "rolls", "problems", "actions", "game_events", "final_state_hash", "summary")
+    VERIFIED_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_FIELD_NUMBER: _ClassVar[int]
+    SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    CHECKS_FIELD_NUMBER: _ClassVar[int]
+    ROLLS_FIELD_NUMBER: _ClassVar[int]
+    PROBLEMS_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    GAME_EVENTS_FIELD_NUMBER: _ClassVar[int]
+    FINAL_STATE_HASH_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    verified: bool
+    finished: bool
+    seed_commitment: str
+    seed: str
+    checks: _containers.RepeatedCompositeFieldContainer[AuditCheck]
+    rolls: _containers.RepeatedCompositeFieldContainer[AuditRoll]
+    problems: _containers.RepeatedCompositeFieldContainer[AuditProblem]
+    actions: int
+    game_events: int
+    final_state_hash: str
+    summary: str
+    def __init__(self, verified: _Optional[bool] = ..., finished: _Optional[bool] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., checks: _Optional[_Iterable[_Union[AuditCheck, _Mapping]]] = ..., rolls: _Optional[_Iterable[_Union[AuditRoll, _Mapping]]] = ..., problems: _Optional[_Iterable[_Union[AuditProblem, _Mapping]]] = ..., actions: _Optional[int] = ..., game_events: _Optional[int] = ..., final_state_hash: _Optional[str] = ..., summary: _Optional[str] = ...) -> None: ...

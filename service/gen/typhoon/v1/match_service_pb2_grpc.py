@@ -89,6 +89,11 @@ class MatchServiceStub:
                 request_serializer=typhoon_dot_v1_dot_match__service__pb2.GetScenarioRequest.SerializeToString,
                 response_deserializer=typhoon_dot_v1_dot_match__service__pb2.GetScenarioResponse.FromString,
                 _registered_method=True)
+        self.VerifyMatch = channel.unary_unary(
+                '/typhoon.v1.MatchService/VerifyMatch',
+                request_serializer=typhoon_dot_v1_dot_match__service__pb2.VerifyMatchRequest.SerializeToString,
+                response_deserializer=typhoon_dot_v1_dot_match__service__pb2.VerifyMatchResponse.FromString,
+                _registered_method=True)
 
 
 class MatchServiceServicer:
@@ -179,6 +184,16 @@ class MatchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def VerifyMatch(self, request, context):
+        """The audit of a match's log by the service: the seed against its commitment, every die roll
+        recomputed from the seed, and the log re-simulated with the engine (events and state hashes).
+        What `typhoon replay verify` checks, for clients that cannot run the engine (a browser page).
+        REST: GET /v1/matches/{match_id}/verification
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -236,6 +251,11 @@ def add_MatchServiceServicer_to_server(servicer, server):
                     servicer.GetScenario,
                     request_deserializer=typhoon_dot_v1_dot_match__service__pb2.GetScenarioRequest.FromString,
                     response_serializer=typhoon_dot_v1_dot_match__service__pb2.GetScenarioResponse.SerializeToString,
+            ),
+            'VerifyMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.VerifyMatch,
+                    request_deserializer=typhoon_dot_v1_dot_match__service__pb2.VerifyMatchRequest.FromString,
+                    response_serializer=typhoon_dot_v1_dot_match__service__pb2.VerifyMatchResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -535,6 +555,33 @@ class MatchService:
             '/typhoon.v1.MatchService/GetScenario',
             typhoon_dot_v1_dot_match__service__pb2.GetScenarioRequest.SerializeToString,
             typhoon_dot_v1_dot_match__service__pb2.GetScenarioResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def VerifyMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/typhoon.v1.MatchService/VerifyMatch',
+            typhoon_dot_v1_dot_match__service__pb2.VerifyMatchRequest.SerializeToString,
+            typhoon_dot_v1_dot_match__service__pb2.VerifyMatchResponse.FromString,
             options,
             channel_credentials,
             insecure,

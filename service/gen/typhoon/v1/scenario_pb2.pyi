@@ -198,7 +198,7 @@ class VictoryRules(_message.Message):
     def __init__(self, elimination: _Optional[int] = ..., city: _Optional[int] = ..., capital: _Optional[int] = ..., capital_occupation_bonus: _Optional[int] = ...) -> None: ...
 
 class Scenario(_message.Message):
-    __slots__ = ("id", "title", "first_turn", "last_turn", "map", "counters", "crt", "weather", "turns", "setup", "victory")
+    __slots__ = ("id", "title", "first_turn", "last_turn", "map", "counters", "crt", "weather", "turns", "setup", "victory", "sequence")
     ID_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     FIRST_TURN_FIELD_NUMBER: _ClassVar[int]
@@ -210,6 +210,7 @@ class Scenario(_message.Message):
     TURNS_FIELD_NUMBER: _ClassVar[int]
     SETUP_FIELD_NUMBER: _ClassVar[int]
     VICTORY_FIELD_NUMBER: _ClassVar[int]
+    SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     id: str
     title: str
     first_turn: int
@@ -221,7 +222,22 @@ class Scenario(_message.Message):
     turns: _containers.RepeatedCompositeFieldContainer[TurnRecord]
     setup: ScenarioSetup
     victory: VictoryRules
-    def __init__(self, id: _Optional[str] = ..., title: _Optional[str] = ..., first_turn: _Optional[int] = ..., last_turn: _Optional[int] = ..., map: _Optional[_Union[MapBoard, _Mapping]] = ..., counters: _Optional[_Iterable[_Union[Counter, _Mapping]]] = ..., crt: _Optional[_Union[CombatResultsTable, _Mapping]] = ..., weather: _Optional[_Iterable[_Union[WeatherRules, _Mapping]]] = ..., turns: _Optional[_Iterable[_Union[TurnRecord, _Mapping]]] = ..., setup: _Optional[_Union[ScenarioSetup, _Mapping]] = ..., victory: _Optional[_Union[VictoryRules, _Mapping]] = ...) -> None: ...
+    sequence: _containers.RepeatedCompositeFieldContainer[TurnPhase]
+    def __init__(self, id: _Optional[str] = ..., title: _Optional[str] = ..., first_turn: _Optional[int] = ..., last_turn: _Optional[int] = ..., map: _Optional[_Union[MapBoard, _Mapping]] = ..., counters: _Optional[_Iterable[_Union[Counter, _Mapping]]] = ..., crt: _Optional[_Union[CombatResultsTable, _Mapping]] = ..., weather: _Optional[_Iterable[_Union[WeatherRules, _Mapping]]] = ..., turns: _Optional[_Iterable[_Union[TurnRecord, _Mapping]]] = ..., setup: _Optional[_Union[ScenarioSetup, _Mapping]] = ..., victory: _Optional[_Union[VictoryRules, _Mapping]] = ..., sequence: _Optional[_Iterable[_Union[TurnPhase, _Mapping]]] = ...) -> None: ...
+
+class TurnPhase(_message.Message):
+    __slots__ = ("name", "side", "kind", "movers", "option")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    SIDE_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    MOVERS_FIELD_NUMBER: _ClassVar[int]
+    OPTION_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    side: str
+    kind: str
+    movers: str
+    option: str
+    def __init__(self, name: _Optional[str] = ..., side: _Optional[str] = ..., kind: _Optional[str] = ..., movers: _Optional[str] = ..., option: _Optional[str] = ...) -> None: ...
 
 class MatchOption(_message.Message):
     __slots__ = ("name", "values", "default_value", "rule")

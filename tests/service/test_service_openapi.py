@@ -1,0 +1,129 @@
+"""/openapi.json for code generators: a valid OpenAPI 3.1 document, every response the service sends
+valid against it, and a client generated from it (openapi-python-client) playing a match."""
+
+from __future__ import annotations
+
+import importlib
+import random
+import subprocess
+import sys
+
+import pytest
+from openapi_schema_validator import OAS31Validator
+from openapi_spec_validator import validate
+
+from service_helpers import play_random
+
+
+@pytest.fixture(scope="module")
+def document(service):
+    with service.http() as http:
+        return http.get("/openapi.json").json()
+
+
+def _validator(document, schema: str) -> OAS31Validator:
+    return OAS31Validator({"$ref": f"#/components/schemas/{schema}", "components": document["components"]})
+
+
+def _check(document, schema: str, body) -> None:
+    errors = sorted(_validator(document, schema).iter_errors(body), key=str)
+    assert not errors, f"{schema}: {errors[0].message} at {list(errors[0].absolute_path)}"
+
+
+def test_the_document_is_valid_openapi_3_1(document):
+    validate(document)
+    schemas = document["components"]["schemas"]
+    assert schemas["Match"]["required"] == ["match_id", "scenario", "options", "status", "seats", "version",
+                                            "last_sequence", "turn", "phase", "side_to_act", "seed_commitment", "seed",
+                                            "created_at", "updated_at"]
+    assert schemas["Match"]["properties"]["side_to_act"]["enum"] == ["german", "soviet", ""]
+    assert schemas["MapHex"]["properties"]["terrain"]["enum"] == ["clear", "forest"]
+    assert schemas["Unit"]["properties"]["strength"]["enum"] == ["full", "half"]
+    assert schemas["GameState"]["properties"]["weather"]["enum"] == ["clear", "mud", "snow"]
+    assert "german_panzer_movement" in schemas["GameState"]["properties"]["phase"]["enum"]
+    assert {v["$ref"].rsplit("/", 1)[1] for v in schemas["Action"]["oneOf"]} >= {"Action.kind.move", "Action.kind.end_phase"}
+    assert schemas["Action.kind.move"]["required"] == ["move"]
+    assert schemas["MatchEvent.kind.game_event"]["required"] == ["sequence", "version", "time", "game_event"]
+    assert "required" not in schemas["Action.MoveInput"]  # a caller may leave out path
+    watch = document["paths"]["/v1/matches/{match_id}/watch"]["get"]["responses"]["200"]["content"]
+    assert watch["text/event-stream"]["schema"]["items"] == {"$ref": "#/components/schemas/WatchEvent"}
+    assert schemas["WatchEvent"]["discriminator"]["propertyName"] == "event"
+    assert set(schemas["WatchEvent"]["discriminator"]["mapping"]) == {"match_event", "heartbeat", "end", "error"}
+
+
+def test_what_the_service_sends_is_what_the_document_says(document, http, client):
+    _check(document, "ListScenariosResponse", http.get("/v1/scenarios").json())
+    for scenario in ("standard", "campaign"):
+        _check(document, "GetScenarioResponse", http.get(f"/v1/scenarios/{scenario}").json())
+    created = http.post("/v1/matches", json={"seats": [{"side": "german"}, {"side": "soviet"}],
+                                             "options": {"preset": "war_of_attrition"},
+                                             "time_control": {"preset": "blitz"}}).json()
+    _check(document, "CreateMatchResponse", created)
+    match_id = created["match"]["match_id"]
+    tokens = {t["side"]: t["token"] for t in created["seat_tokens"]}
+    chooser = random.Random("openapi")
+    for _ in range(40):
+        legal = http.get(f"/v1/matches/{match_id}/legal-actions").json()
+        _check(document, "ListLegalActionsResponse", legal)
+        _check(document, "GetMatchResponse", http.get(f"/v1/matches/{match_id}").json())
+        reply = http.post(f"/v1/matches/{match_id}/actions", headers={"Authorization": f"Bearer {tokens[legal['side_to_act']]}"},
+                          json={"action": chooser.choice(legal["actions"]), "expected_version": legal["version"]})
+        _check(document, "SubmitActionResponse", reply.json())
+    play_random(client, match_id, tokens, seed="openapi")
+    _check(document, "GetMatchResponse", http.get(f"/v1/matches/{match_id}").json())
+    _check(document, "GetEventLogResponse",
+           http.get(f"/v1/matches/{match_id}/events", params={"page_size": 1000}).json())
+    _check(document, "VerifyMatchResponse", http.get(f"/v1/matches/{match_id}/verification").json())
+    _check(document, "ListMatchesResponse", http.get("/v1/matches").json())
+    _check(document, "Error", http.get("/v1/matches/nosuchmatch").json())
+
+
+def test_a_generated_client_plays_a_match(document, service, tmp_path):
+    spec = tmp_path / "openapi.json"
+    spec.write_text(__import__("json").dumps(document))
+    config = tmp_path / "config.yaml"
+    config.write_text("post_hooks: []\n")
+    subprocess.run([sys.executable, "-m", "openapi_python_client", "generate", "--path", str(spec), "--meta", "none",
+                    "--config", str(config), "--output-path", str(tmp_path / "typhoon_rest")],
+                   check=True, capture_output=True, timeout=120)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        generated = importlib.import_module("typhoon_rest")
+        match_service = importlib.import_module("typhoon_rest.api.match_service")
+        models = importlib.import_module("typhoon_rest.models")
+    finally:
+        sys.path.remove(str(tmp_path))
+    for name in ("create_match", "get_match", "list_legal_actions", "submit_action", "resign", "get_event_log"):
+        importlib.import_module(f"typhoon_rest.api.match_service.{name}")
+
+    anonymous = generated.Client(base_url=service.base_url, raise_on_unexpected_status=True)
+    created = match_service.create_match.sync(client=anonymous, body=models.CreateMatchRequest.from_dict(
+        {"scenario": "standard", "seats": [{"side": "german", "player_name": "Bock"}, {"side": "soviet"}]}))
+    assert isinstance(created, models.CreateMatchResponse), created
+    match_id = created.match.match_id
+    seats = {token.side.value if hasattr(token.side, "value") else token.side: token.token
+             for token in created.seat_tokens}
+    clients = {side: generated.AuthenticatedClient(base_url=service.base_url, token=token)
+               for side, token in seats.items()}
+    chooser = random.Random("generated")
+    for _ in range(20):
+        legal = match_service.list_legal_actions.sync(match_id, client=anonymous)
+        side = legal.side_to_act.value if hasattr(legal.side_to_act, "value") else legal.side_to_act
+        seat = clients[side]
+        action = chooser.choice(legal.actions).to_dict()
+        reply = match_service.submit_action.sync(match_id, client=seat, body=models.SubmitActionRequest.from_dict(
+            {"action": action, "expected_version": legal.version}))
+        assert isinstance(reply, models.SubmitActionResponse), reply
+        assert reply.version == legal.version + 1
+    bad = match_service.submit_action.sync(match_id, client=seat, body=models.SubmitActionRequest.from_dict(
+        {"action": {"move": {"unit": "no-such-unit", "to": "0101"}}}))
+    assert isinstance(bad, models.Error) and bad.error.status == "INVALID_ARGUMENT"
+    resigned = match_service.resign.sync(match_id, client=seat, body=models.ResignRequest.from_dict({}))
+    assert isinstance(resigned, models.ResignResponse), resigned
+    state = match_service.get_match.sync(match_id, client=anonymous)
+    assert state.match.status.value == "MATCH_STATUS_FINISHED" and state.match.seed
+    log = match_service.get_event_log.sync(match_id, client=anonymous, page_size=1000)
+    assert [e.sequence for e in log.events] == list(range(1, state.match.last_sequence + 1))
+    kinds = {type(e).__name__ for e in log.events}
+    assert {"MatchEventKindMatchCreated", "MatchEventKindActionSubmitted", "MatchEventKindGameEvent",
+            "MatchEventKindSeedRevealed"} <= kinds, kinds
