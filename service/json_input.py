@@ -71,6 +71,11 @@ def _check_value(field: FieldDescriptor, value: Any, where: str) -> None:
         elif name == "google.protobuf.Timestamp":
             if not isinstance(value, str):
                 raise ValueError(f"{where} must be an RFC 3339 time string, not {_kind(value)}")
+        elif name == "google.protobuf.Duration":
+            if not isinstance(value, str):
+                raise ValueError(f"{where} must be a duration in seconds such as \"300s\", not {_kind(value)}")
+        elif name.startswith("google.protobuf."):  # other well-known types have JSON forms of their own
+            return
         else:
             check_message(value, field.message_type, where)
     elif field.type == FieldDescriptor.TYPE_ENUM:
