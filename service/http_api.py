@@ -12,12 +12,14 @@ the API when their origin is allowed (``cors_origins``, ``typhoon serve --cors-o
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 import uuid
 from dataclasses import dataclass
 from typing import Any, AsyncIterator
 
+import orjson
 import structlog
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
@@ -32,7 +34,7 @@ from service import json_input, web
 from service.convert import whole_numbers
 from service.core import CallContext, MatchService
 from service.errors import ServiceError
-from service.gen.typhoon.v1 import match_service_pb2 as api
+from service.gen.typhoon.v1 import actions_pb2, match_service_pb2 as api
 from service.grpc_api import SERVICE, as_service_error, bearer_token, snake
 
 log = structlog.get_logger("typhoon.http")
@@ -71,6 +73,25 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/v1/matches/{match_id}/verification", "VerifyMatch",
           "The audit of the match's log: seed commitment, every die roll recomputed, the log re-simulated"),
 )
+
+
+def response_json(message: Message) -> bytes:
+    """A response as the body of its answer: :func:`to_json`, encoded. The actions of a
+    ListLegalActions answer (the largest and most frequent) are converted once per process each."""
+    if isinstance(message, api.ListLegalActionsResponse) and message.actions:
+        head = api.ListLegalActionsResponse(version=message.version, side_to_act=message.side_to_act)
+        if message.HasField("pending_decision"):
+            head.pending_decision.CopyFrom(message.pending_decision)
+        data = to_json(head)
+        data["actions"] = [_action_json(action.SerializeToString()) for action in message.actions]
+        return orjson.dumps(data)
+    return orjson.dumps(to_json(message))
+
+
+@functools.lru_cache(maxsize=100_000)
+def _action_json(serialized: bytes) -> dict[str, Any]:
+    """One action in the API's JSON form (shared: never change it)."""
+    return to_json(actions_pb2.Action.FromString(serialized))
 
 
 def to_json(message: Message) -> dict[str, Any]:
@@ -197,7 +218,7 @@ def _endpoint(route: Route, core: MatchService):
                          ms=round((time.perf_counter() - started) * 1000, 2))
                 return error_response(failure)
             log.info("rpc", code="OK", ms=round((time.perf_counter() - started) * 1000, 2))
-            return JSONResponse(to_json(response))
+            return Response(response_json(response), media_type="application/json")
 
     endpoint.__name__ = snake(route.rpc)
     return endpoint

@@ -11,6 +11,7 @@ import httpx
 
 import engine
 from service.http_api import ROUTES
+from service_helpers import play_random
 
 
 def auth(token: str) -> dict[str, str]:
@@ -179,3 +180,14 @@ def _refs(node):
     elif isinstance(node, list):
         for value in node:
             yield from _refs(value)
+
+
+def test_the_legal_actions_answer_is_the_generic_conversion_of_the_message(client, http):
+    """The REST answer of ListLegalActions (built from per-action pieces) is the message's JSON form."""
+    from service.http_api import to_json
+
+    match, tokens = client.create_match(seats=["german", "soviet"])
+    play_random(client, match.match_id, tokens, seed="legal-json", max_actions=40)
+    reply = http.get(f"/v1/matches/{match.match_id}/legal-actions")
+    assert reply.json() == to_json(client.legal_actions(match.match_id))
+    assert reply.headers["content-type"] == "application/json"
