@@ -28,12 +28,13 @@ def main(argv: list[str] | None = None) -> int:
 
     register(commands)
 
-    from clients import demo, replay, runner, sdk  # demo, bot, match run, replay
+    from clients import demo, play, replay, runner, sdk  # demo, play, bot, match run, replay
 
     demo.register(commands)
     sdk.register(commands)
     runner.register(commands)
     replay.register(commands)
+    play.register(commands)
 
     args = parser.parse_args(argv)
     return args.run(args)

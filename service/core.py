@@ -39,6 +39,7 @@ from grpc import StatusCode
 import engine
 from engine.data import SIDES
 from service import answers, catalog, convert, history
+from service.battles import battles as battles_of
 from service import clock as clock_module
 from service.cache import Known, MatchCache
 from service.errors import ServiceError, shutting_down
@@ -677,6 +678,7 @@ class MatchService:
         pending = convert.pending_to_proto(game.pending_decision())
         if pending:
             state.pending_decision.CopyFrom(pending)
+        state.battles.extend(battles_of(game))
         result = convert.result_to_proto(position.get("result"))
         if result:
             state.result.CopyFrom(result)

@@ -168,7 +168,7 @@ class PendingDecision(_message.Message):
     def __init__(self, stage: _Optional[str] = ..., defender: _Optional[str] = ..., attackers: _Optional[_Iterable[str]] = ..., hex: _Optional[str] = ..., required: _Optional[int] = ..., then: _Optional[_Iterable[str]] = ..., unit: _Optional[str] = ..., mover: _Optional[str] = ..., details_json: _Optional[str] = ...) -> None: ...
 
 class GameState(_message.Message):
-    __slots__ = ("turn", "phase", "side_to_act", "weather", "pending_decision", "units", "pool", "city_control", "victory_points", "elimination_points", "capital_bonus", "rolls", "result", "state_hash", "position_json")
+    __slots__ = ("turn", "phase", "side_to_act", "weather", "pending_decision", "units", "pool", "city_control", "victory_points", "elimination_points", "capital_bonus", "rolls", "result", "state_hash", "position_json", "battles")
     class CityControlEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -205,6 +205,7 @@ class GameState(_message.Message):
     RESULT_FIELD_NUMBER: _ClassVar[int]
     STATE_HASH_FIELD_NUMBER: _ClassVar[int]
     POSITION_JSON_FIELD_NUMBER: _ClassVar[int]
+    BATTLES_FIELD_NUMBER: _ClassVar[int]
     turn: int
     phase: str
     side_to_act: str
@@ -220,7 +221,28 @@ class GameState(_message.Message):
     result: MatchResult
     state_hash: str
     position_json: str
-    def __init__(self, turn: _Optional[int] = ..., phase: _Optional[str] = ..., side_to_act: _Optional[str] = ..., weather: _Optional[str] = ..., pending_decision: _Optional[_Union[PendingDecision, _Mapping]] = ..., units: _Optional[_Iterable[_Union[Unit, _Mapping]]] = ..., pool: _Optional[_Iterable[_Union[PoolUnit, _Mapping]]] = ..., city_control: _Optional[_Mapping[str, str]] = ..., victory_points: _Optional[_Mapping[str, int]] = ..., elimination_points: _Optional[_Mapping[str, int]] = ..., capital_bonus: _Optional[bool] = ..., rolls: _Optional[int] = ..., result: _Optional[_Union[MatchResult, _Mapping]] = ..., state_hash: _Optional[str] = ..., position_json: _Optional[str] = ...) -> None: ...
+    battles: _containers.RepeatedCompositeFieldContainer[Battle]
+    def __init__(self, turn: _Optional[int] = ..., phase: _Optional[str] = ..., side_to_act: _Optional[str] = ..., weather: _Optional[str] = ..., pending_decision: _Optional[_Union[PendingDecision, _Mapping]] = ..., units: _Optional[_Iterable[_Union[Unit, _Mapping]]] = ..., pool: _Optional[_Iterable[_Union[PoolUnit, _Mapping]]] = ..., city_control: _Optional[_Mapping[str, str]] = ..., victory_points: _Optional[_Mapping[str, int]] = ..., elimination_points: _Optional[_Mapping[str, int]] = ..., capital_bonus: _Optional[bool] = ..., rolls: _Optional[int] = ..., result: _Optional[_Union[MatchResult, _Mapping]] = ..., state_hash: _Optional[str] = ..., position_json: _Optional[str] = ..., battles: _Optional[_Iterable[_Union[Battle, _Mapping]]] = ...) -> None: ...
+
+class Battle(_message.Message):
+    __slots__ = ("defender", "hex", "attackers", "attack", "defence", "odds", "shifts", "column")
+    DEFENDER_FIELD_NUMBER: _ClassVar[int]
+    HEX_FIELD_NUMBER: _ClassVar[int]
+    ATTACKERS_FIELD_NUMBER: _ClassVar[int]
+    ATTACK_FIELD_NUMBER: _ClassVar[int]
+    DEFENCE_FIELD_NUMBER: _ClassVar[int]
+    ODDS_FIELD_NUMBER: _ClassVar[int]
+    SHIFTS_FIELD_NUMBER: _ClassVar[int]
+    COLUMN_FIELD_NUMBER: _ClassVar[int]
+    defender: str
+    hex: str
+    attackers: _containers.RepeatedScalarFieldContainer[str]
+    attack: str
+    defence: int
+    odds: str
+    shifts: int
+    column: str
+    def __init__(self, defender: _Optional[str] = ..., hex: _Optional[str] = ..., attackers: _Optional[_Iterable[str]] = ..., attack: _Optional[str] = ..., defence: _Optional[int] = ..., odds: _Optional[str] = ..., shifts: _Optional[int] = ..., column: _Optional[str] = ...) -> None: ...
 
 class MatchEvent(_message.Message):
     __slots__ = ("sequence", "version", "time", "match_created", "seat_claimed", "action_submitted", "seed_revealed", "game_event", "match_aborted")

@@ -1,0 +1,127 @@
+"""How long the page takes to redraw the whole map, per event, in a real browser (headless Chromium).
+
+    python benchmarks/page_redraw.py [--steps 200]
+
+Starts `typhoon serve` (embedded Redis), plays a random match to its end over gRPC, then:
+
+- live: opens the match page on a second match and plays actions while it watches; every version the
+  stream brings redraws the whole map (terrain, rivers, rail, cities, every counter);
+- replay: steps through the finished match action by action (each step redraws the whole map).
+
+The page records each redraw's time (``performance.now()`` around building the SVG and the browser
+parsing it, ``window.typhoon.redraws``). The floor, measured in the same page in the same run, is a
+redraw of the same SVG element with one rectangle: the cost of any DOM update there. Prints median,
+95th percentile and maximum, and the ratios to the floor. Needs /usr/bin/chromium and chromedriver
+(`apt-get install chromium chromium-driver`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from clients.client import TyphoonClient  # noqa: E402
+from service.processes import ServeProcess  # noqa: E402
+
+FLOOR_JS = """
+const svg = document.querySelector('svg.board');
+const times = [];
+for (let i = 0; i < 200; i++) {
+  const started = performance.now();
+  svg.innerHTML = '<rect width="10" height="10"/>';
+  svg.getBBox();
+  times.push(performance.now() - started);
+}
+return times;"""
+
+
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage", "--window-size=1400,1000", f"--user-data-dir={tempfile.mkdtemp()}"):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def play(client: TyphoonClient, match_id: str, tokens: dict[str, str], chooser: random.Random, count: int | None) -> int:
+    played = 0
+    while count is None or played < count:
+        legal = client.legal_actions(match_id)
+        if not legal.side_to_act:
+            break
+        client.submit(match_id, tokens[legal.side_to_act], chooser.choice(legal.actions), expected_version=legal.version)
+        played += 1
+    return played
+
+
+def summary(name: str, times: list[float], floor: float) -> str:
+    ordered = sorted(times)
+    p95 = ordered[int(0.95 * (len(ordered) - 1))]
+    median = statistics.median(ordered)
+    return (f"{name:8} {len(times):5} redraws  median {median:6.1f} ms  p95 {p95:6.1f} ms  max {ordered[-1]:6.1f} ms"
+            f"  (median {median / floor:5.0f}× the floor)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=200, help="replay steps to walk through (default 200)")
+    parser.add_argument("--live-actions", type=int, default=60, help="actions played while the live page watches")
+    args = parser.parse_args()
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    service = ServeProcess("--data-dir", tempfile.mkdtemp()).start()
+    driver = browser()
+    try:
+        chooser = random.Random("redraw")
+        with TyphoonClient(service.target) as client:
+            finished, tokens = client.create_match("standard", seats=[("german", ""), ("soviet", "")])
+            play(client, finished.match_id, tokens, chooser, None)
+            live, live_tokens = client.create_match("standard", seats=[("german", ""), ("soviet", "")])
+
+            driver.get(f"{service.base_url}/#/match/{live.match_id}")
+            WebDriverWait(driver, 30).until(lambda d: d.execute_script("return window.typhoon.redraws.length") > 0)
+            driver.execute_script("window.typhoon.redraws.length = 0")
+            for _ in range(args.live_actions):
+                play(client, live.match_id, live_tokens, chooser, 1)
+                time.sleep(0.05)
+            version = client.get_match(live.match_id).match.version
+            WebDriverWait(driver, 30).until(lambda d: d.execute_script("return window.typhoon.match.version") == version)
+            live_times = driver.execute_script("return window.typhoon.redraws.slice()")
+
+            last = client.get_match(finished.match_id).match.version
+            driver.get(f"{service.base_url}/#/replay/{finished.match_id}?step=0")
+            WebDriverWait(driver, 30).until(lambda d: d.find_element(By.ID, "where").text.startswith("step 0 "))
+            driver.execute_script("window.typhoon.redraws.length = 0")
+            steps = min(args.steps, last)
+            for step in range(1, steps + 1):
+                driver.find_element(By.ID, "next").click()
+                WebDriverWait(driver, 30, poll_frequency=0.01).until(
+                    lambda d: d.find_element(By.ID, "where").text.startswith(f"step {step} "))
+            replay_times = driver.execute_script("return window.typhoon.redraws.slice()")
+            floor = statistics.median(driver.execute_script(FLOOR_JS))
+    finally:
+        driver.quit()
+        service.stop()
+    floor = max(floor, 0.01)
+    print(f"whole-map redraw in headless Chromium; floor (one-rectangle redraw of the same SVG): {floor:.3f} ms")
+    print(summary("live", live_times, floor))
+    print(summary("replay", replay_times, floor))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

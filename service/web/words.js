@@ -1,0 +1,102 @@
+// The log and the actions in words.
+
+export const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
+export const sideName = (side) => ({ german: "German", soviet: "Soviet", draw: "Draw" })[side] || side;
+export const phaseName = (phase) => (phase || "").replace(/_/g, " ");
+
+// "XLVII" → "XLVII (XLVII Panzer Corps)" when the scenario names it differently.
+function unitName(scenario, id) {
+  const counter = scenario && scenario.counters.find((c) => c.id === id);
+  return counter && counter.name && counter.name !== id ? `${id} (${counter.name})` : id;
+}
+
+function cityOf(scenario, hex) {
+  const h = scenario && scenario.map.hexes.find((x) => x.id === hex);
+  return h && h.city ? `${h.city} (${hex})` : hex;
+}
+
+export function describeAction(action, scenario) {
+  const [kind, a] = Object.entries(action)[0] || ["?", {}];
+  const u = (id) => unitName(scenario, id);
+  switch (kind) {
+    case "place_unit": return `place ${u(a.unit)} on ${a.hex}`;
+    case "standard_setup": return "use the standard set-up";
+    case "move": return `move ${u(a.unit)} to ${cityOf(scenario, a.to)}`;
+    case "end_phase": return "end the phase";
+    case "declare_attack": return `${a.attackers.map(u).join(" and ")} attack${a.attackers.length > 1 ? "" : "s"} ${u(a.defender)}`;
+    case "close_declarations": return "close the declarations of battles";
+    case "resolve_battle": return `resolve the battle against ${u(a.defender)}`;
+    case "choose_retreat": return `retreat through ${a.path.join(" → ") || "nowhere"}`;
+    case "choose_losses": return `lose step${a.units.length > 1 ? "s" : ""} of ${a.units.map(u).join(", ")}`;
+    case "choose_attacker_loss": return `${u(a.unit)} takes the loss`;
+    case "advance": return `${u(a.unit)} advances`;
+    case "decline_advance": return "do not advance";
+    case "replace": return `bring ${u(a.unit)} back on ${a.hex}`;
+    case "restore": return `restore ${u(a.unit)} to full strength`;
+    case "resign": return `${sideName(a.side)} resigns`;
+    case "buy_winter_gear": return "buy Winter Gear";
+    case "roll_attrition": return "roll for winter attrition";
+    case "choose_frostbite": return `${u(a.unit)} suffers the frostbite`;
+    case "designate_tank": return `make ${u(a.unit)} the Tank unit`;
+    case "buy_extra_supply": return "buy extra supply";
+    case "assault": return `support ${u(a.unit)}'s attack with ${a.points || 1} supply`;
+    case "time_forfeit": return `${sideName(a.side)} loses on time`;
+    default: return `${kind.replace(/_/g, " ")} ${JSON.stringify(a)}`;
+  }
+}
+
+export function describeGameEvent(event, scenario) {
+  const [kind, e] = Object.entries(event)[0] || ["?", {}];
+  const u = (id) => unitName(scenario, id);
+  switch (kind) {
+    case "turn_started": return `Turn ${e.turn} begins (${e.dates}), weather ${e.weather}`;
+    case "phase_started": return `${cap(phaseName(e.phase))} phase`;
+    case "unit_placed": return `${u(e.unit)} placed on ${e.hex}`;
+    case "unit_moved": return `${u(e.unit)} moves ${[e.start, ...e.path].join(" → ")}`;
+    case "city_captured": return `${sideName(e.side)} forces take ${cityOf(scenario, e.hex)}`;
+    case "attack_declared": return `${e.attackers.map(u).join(" and ")} will attack ${u(e.defender)}`;
+    case "declarations_closed": return `Declarations closed: ${e.battles} battle${e.battles === 1 ? "" : "s"}`;
+    case "die_rolled": return `Die roll #${e.index}: ${e.value} (${e.purpose.replace(/_/g, " ")})`;
+    case "battle_resolved": {
+      const shift = e.shifts ? `, ${e.shifts > 0 ? "+" : "−"}${Math.abs(e.shifts)} column${Math.abs(e.shifts) > 1 ? "s" : ""}` : "";
+      const roll = e.roll !== undefined ? `, roll ${e.roll}` : "";
+      return `Battle for ${u(e.defender)}: ${e.attack} against ${e.defence}, ${e.odds}${shift} → ${e.column}${roll}: ${e.result}`;
+    }
+    case "step_lost": return `${u(e.unit)} loses a step (${e.cause.replace(/_/g, " ")})`;
+    case "unit_eliminated": return `${u(e.unit)} is eliminated in ${e.hex} (${e.cause.replace(/_/g, " ")})`;
+    case "unit_retreated": return `${u(e.unit)} retreats ${[e.start, ...e.path].join(" → ")}${e.through_zoc ? " through a zone of control" : ""}`;
+    case "unit_advanced": return `${u(e.unit)} advances into ${e.hex}`;
+    case "replacement_points_received": return `${sideName(e.side)}: ${e.points} replacement point${e.points === 1 ? "" : "s"}`;
+    case "unit_replaced": return `${u(e.unit)} returns at half strength on ${e.hex}`;
+    case "unit_restored": return `${u(e.unit)} is back to full strength`;
+    case "capital_occupied": return `${sideName(e.side)} forces occupy Moscow: +${e.points} points`;
+    case "game_ended": return `The game is over: ${e.winner === "draw" ? "a draw" : `${sideName(e.winner)} victory`} (${e.reason}), ${e.german_points}–${e.soviet_points}`;
+    case "weather_changed": return `Weather of turn ${e.turn}: ${e.weather} (${e.reason})`;
+    case "winter_attrition": return `${sideName(e.side)} winter attrition: roll ${e.roll}, ${e.result.replace(/_/g, " ")}`;
+    case "winter_gear_bought": return `${sideName(e.side)} buys Winter Gear for ${e.cost}`;
+    case "unit_available": return `${u(e.unit)} may now be replaced (${e.reason})`;
+    case "tank_designated": return `${u(e.unit)} becomes the Tank unit ${e.tank} in ${e.hex}`;
+    case "supply_changed": return `${sideName(e.side)} supply ${e.supply} (${e.change >= 0 ? "+" : ""}${e.change}, ${e.reason})`;
+    case "assault_supported": return `${u(e.unit)} attacks with ${e.points} more for ${e.cost} supply`;
+    default: return `${kind.replace(/_/g, " ")}`;
+  }
+}
+
+// One entry of the log: {text, kind} where kind styles it ("action", "turn", "battle", "service"...).
+export function describeEntry(entry, scenario) {
+  if (entry.game_event) {
+    const kind = Object.keys(entry.game_event)[0];
+    const style = { turn_started: "turn", phase_started: "phase", battle_resolved: "battle", die_rolled: "die",
+      game_ended: "end", city_captured: "city", unit_eliminated: "loss", step_lost: "loss" }[kind] || "event";
+    return { text: describeGameEvent(entry.game_event, scenario), kind: style };
+  }
+  if (entry.action_submitted) {
+    const a = entry.action_submitted;
+    return { text: `${sideName(a.side)}: ${describeAction(a.action, scenario)}`, kind: `action ${a.side}` };
+  }
+  if (entry.match_created) return { text: `Match created (${entry.match_created.scenario}); seed commitment ${entry.match_created.seed_commitment.slice(0, 16)}…`, kind: "service" };
+  if (entry.seat_claimed) return { text: `${sideName(entry.seat_claimed.side)} seat taken${entry.seat_claimed.player_name ? ` by ${entry.seat_claimed.player_name}` : ""}`, kind: "service" };
+  if (entry.match_aborted) return { text: `Match aborted: ${sideName(entry.match_aborted.side)} (${entry.match_aborted.reason})`, kind: "end" };
+  if (entry.seed_revealed) return { text: `Seed revealed: ${entry.seed_revealed.seed.slice(0, 16)}…`, kind: "service" };
+  return { text: "?", kind: "service" };
+}

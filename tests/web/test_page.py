@@ -1,0 +1,208 @@
+"""The page at / in Chromium: the lobby, a match live, a replay compared with GetMatch, and play
+through the page (legal actions and one the engine refuses) against a bot started by `typhoon play`."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from service.gen.typhoon.v1 import match_service_pb2 as api
+from service.processes import ROOT, die_with_parent, stop_process
+from service_helpers import play_random
+
+UNITS_JS = """return [...document.querySelectorAll('svg.board g.unit')]
+    .map(g => [g.dataset.unit, g.dataset.hex, g.dataset.strength]).sort();"""
+
+
+def wait(browser, condition, timeout: float = 20.0):
+    return WebDriverWait(browser, timeout, poll_frequency=0.05).until(lambda driver: condition(driver))
+
+
+def text(browser, css: str) -> str:
+    """An element's text, read in one step (the page re-renders: a found element can go stale)."""
+    return browser.execute_script("const e = document.querySelector(arguments[0]); return e ? e.textContent : '';", css)
+
+
+def click(browser, css: str) -> None:
+    browser.execute_script("document.querySelector(arguments[0]).dispatchEvent(new MouseEvent('click', {bubbles: true}))",
+                           css)
+
+
+def units(state) -> list[list[str]]:
+    return sorted([u.id, u.hex, u.strength] for u in state.units)
+
+
+def page_units(browser) -> list[list[str]]:
+    return [list(u) for u in browser.execute_script(UNITS_JS)]
+
+
+def logged_sequences(browser) -> list[int]:
+    return browser.execute_script("return [...document.querySelectorAll('#log li')].map(li => +li.dataset.seq);")
+
+
+def new_match(client, seed: str, actions: int | None):
+    match, tokens = client.create_match("standard", seats=[("german", "Bock"), ("soviet", "Zhukov")])
+    play_random(client, match.match_id, tokens, seed=seed, max_actions=actions)
+    return match.match_id, tokens
+
+
+def test_the_lobby_lists_matches_live(browser, service, client, screenshots):
+    first, _ = new_match(client, "lobby", 40)
+    browser.set_window_size(1400, 1000)
+    browser.get(f"{service.base_url}/")
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f'tr[data-match="{first}"]'))
+    second, _ = new_match(client, "lobby-2", 0)  # appears without reloading the page
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f'tr[data-match="{second}"]'), timeout=10)
+    row = browser.find_element(By.CSS_SELECTOR, f'tr[data-match="{first}"]').text
+    assert "Bock" in row and "Zhukov" in row and "to act" in row
+    browser.save_screenshot(str(screenshots / "lobby.png"))
+    browser.set_window_size(420, 900)
+    browser.get(f"{service.base_url}/#/match/{first}")
+    wait(browser, lambda d: len(page_units(d)) > 10)
+    browser.save_screenshot(str(screenshots / "phone.png"))
+    browser.set_window_size(1400, 1000)
+
+
+def test_a_live_match_shows_events_as_they_arrive_and_resumes_after_a_cut(browser, service, client, screenshots):
+    match_id, tokens = new_match(client, "live", 30)
+    browser.get(f"{service.base_url}/#/match/{match_id}")
+    last = client.get_match(match_id).match.last_sequence
+    wait(browser, lambda d: max(logged_sequences(d) or [0]) == last)
+
+    play_random(client, match_id, tokens, seed="live-more", max_actions=8)
+    now = client.get_match(match_id)
+    wait(browser, lambda d: max(logged_sequences(d)) == now.match.last_sequence)
+    wait(browser, lambda d: page_units(d) == units(now.state))
+    assert text(browser, "#to-act").lower().startswith(now.match.side_to_act)
+
+    browser.execute_script("window.typhoon.match.stream.drop()")  # the network cuts the stream
+    play_random(client, match_id, tokens, seed="while-cut", max_actions=8)
+    now = client.get_match(match_id)
+    wait(browser, lambda d: max(logged_sequences(d)) == now.match.last_sequence)
+    seen = logged_sequences(browser)
+    assert sorted(seen) == list(range(1, now.match.last_sequence + 1))  # each once, none missing
+    wait(browser, lambda d: page_units(d) == units(now.state))
+    redraws = browser.execute_script("return window.typhoon.redraws")
+    print(f"\nmap redraws on the live page: {len(redraws)}, max {max(redraws):.1f} ms")
+    browser.save_screenshot(str(screenshots / "match.png"))
+
+
+def test_a_replay_at_a_step_shows_the_counters_of_get_match_at_that_version(browser, service, client, screenshots):
+    match, tokens = client.create_match("standard", seats=[("german", "Bock"), ("soviet", "Zhukov")])
+    match_id = match.match_id
+    recorded = {}
+    for version in (0, 25, 80):
+        current = client.get_match(match_id).match.version
+        play_random(client, match_id, tokens, seed=f"replay-{version}", max_actions=version - current)
+        state = client.get_match(match_id)
+        assert state.match.version == version
+        recorded[version] = units(state.state)
+    play_random(client, match_id, tokens, seed="replay-end")
+    final = client.get_match(match_id)
+    assert final.match.seed
+
+    browser.get(f"{service.base_url}/#/replay/{match_id}?step=25")
+    wait(browser, lambda d: text(d, "#where") == f"step 25 / {final.match.version}")
+    wait(browser, lambda d: page_units(d) == recorded[25])
+    click(browser, "#next")
+    wait(browser, lambda d: text(d, "#where").startswith("step 26 "))
+    at_26 = client._call("GetMatch", api.GetMatchRequest(match_id=match_id, version=26))
+    wait(browser, lambda d: page_units(d) == units(at_26.state))
+    step_input = browser.find_element(By.ID, "step-input")
+    step_input.clear()
+    step_input.send_keys("80\n")
+    wait(browser, lambda d: text(d, "#where").startswith("step 80 "))
+    wait(browser, lambda d: page_units(d) == recorded[80])
+    click(browser, "#first")
+    wait(browser, lambda d: page_units(d) == recorded[0])
+    click(browser, "#next-turn")
+    wait(browser, lambda d: "Turn 2" in text(d, ".headline .big")
+         or "Turn 1" in text(d, ".headline .big"))
+    click(browser, "#last")
+    wait(browser, lambda d: page_units(d) == units(final.state))
+
+    wait(browser, lambda d: "Verified" in text(d, "#verdict"))
+    rolls = sum(1 for _ in re.finditer("die_rolled", str(list(client.event_log(match_id)))))
+    wait(browser, lambda d: "rolls match" in text(d, "#page-audit"))
+    audit = text(browser, "#page-audit")
+    assert "equals the commitment" in audit and f"{rolls} of {rolls} rolls match the log" in audit, audit
+    browser.execute_script("window.scrollTo(0, 0)")
+    browser.find_element(By.ID, "step-input").clear()
+    browser.find_element(By.ID, "step-input").send_keys("120\n")
+    wait(browser, lambda d: text(d, "#where").startswith("step 120 "))
+    browser.save_screenshot(str(screenshots / "replay.png"))
+
+
+@pytest.fixture()
+def played(redis_url):
+    """`typhoon play` against a random bot: the URL it prints, and the process."""
+    process = subprocess.Popen([sys.executable, "-m", "clients.cli", "play", "--no-browser", "--strategy", "random",
+                                "--seed", "page", "--redis-url", redis_url], cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, preexec_fn=die_with_parent)
+    url = None
+    for line in process.stdout:
+        if line.startswith("open "):
+            url = line.split()[1]
+            break
+    assert url, "typhoon play printed no URL"
+    yield url
+    stop_process(process, 10)
+
+
+def test_play_through_the_page_against_a_bot(browser, played, screenshots):
+    fragment = urlsplit(played).fragment  # /play/<id>?side=german&token=...
+    match_id = fragment.split("?")[0].rsplit("/", 1)[1]
+    token = parse_qs(fragment.split("?")[1])["token"][0]
+    browser.get(played)
+    wait(browser, lambda d: "token" not in d.current_url)  # moved out of the address bar
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, '#choices button[data-action="standard_setup"]'))
+    click(browser, '#choices button[data-action="standard_setup"]')
+
+    def movable(d):
+        if d.find_elements(By.CSS_SELECTOR, "svg.board g.unit.movable"):
+            return True
+        if text(d, '#choices button[data-action="end_phase"]'):
+            click(d, '#choices button[data-action="end_phase"]')
+        return False
+
+    wait(browser, movable, timeout=30)
+    before = browser.execute_script("return window.typhoon.match.version")
+    unit_id = browser.execute_script("return document.querySelector('svg.board g.unit.movable').dataset.unit")
+    click(browser, f'svg.board g.unit[data-unit="{unit_id}"]')
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "svg.board polygon.reachable"))
+    browser.save_screenshot(str(screenshots / "play.png"))
+    target = browser.execute_script("return document.querySelector('svg.board polygon.reachable').dataset.hex")
+    click(browser, f'svg.board polygon.reachable[data-hex="{target}"]')  # its centre may be under a counter
+    wait(browser, lambda d: d.execute_script("return window.typhoon.match.version") == before + 1)
+    wait(browser, lambda d: [unit_id, target] in [u[:2] for u in page_units(d)])
+
+    # an illegal move: the engine's sentence, and nothing changes
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "svg.board g.unit.movable"))
+    other_id = browser.execute_script("return document.querySelector('svg.board g.unit.movable').dataset.unit")
+    click(browser, f'svg.board g.unit[data-unit="{other_id}"]')
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "svg.board polygon.reachable"))
+    click(browser, 'svg.board polygon.hex[data-hex="1410"]')
+    refused = wait(browser, lambda d: text(d, "#refused"))
+    version = browser.execute_script("return window.typhoon.match.version")
+    assert version == before + 1
+    browser.save_screenshot(str(screenshots / "play-refused.png"))
+
+    http_port = int(browser.execute_script("return location.port"))
+    with httpx.Client(base_url=f"http://127.0.0.1:{http_port}") as http:
+        answer = http.post(f"/v1/matches/{match_id}/actions", headers={"Authorization": f"Bearer {token}"},
+                           json={"action": {"move": {"unit": other_id, "to": "1410"}}, "expected_version": version})
+        error = answer.json()["error"]
+        assert answer.status_code == 400 and refused == f"{error['message']} ({error['reason']})"
+        # and a legal end of the phase
+        click(browser, '#choices button[data-action="end_phase"]')
+        wait(browser, lambda d: d.execute_script("return window.typhoon.match.version") >= version + 1)
+        state = http.get(f"/v1/matches/{match_id}").json()
+        assert state["match"]["version"] >= version + 1
+        assert [unit_id, target] in [[u["id"], u["hex"]] for u in state["state"]["units"]]
