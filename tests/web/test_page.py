@@ -31,8 +31,10 @@ def text(browser, css: str) -> str:
 
 
 def click(browser, css: str) -> None:
-    browser.execute_script("document.querySelector(arguments[0]).dispatchEvent(new MouseEvent('click', {bubbles: true}))",
-                           css)
+    """Click the element, once it is there (a click event: an SVG hex's centre may be under a counter)."""
+    wait(browser, lambda d: d.execute_script(
+        "const e = document.querySelector(arguments[0]);"
+        "if (e) e.dispatchEvent(new MouseEvent('click', {bubbles: true})); return !!e;", css))
 
 
 def units(state) -> list[list[str]]:
@@ -165,14 +167,20 @@ def test_play_through_the_page_against_a_bot(browser, played, screenshots):
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, '#choices button[data-action="standard_setup"]'))
     click(browser, '#choices button[data-action="standard_setup"]')
 
-    def movable(d):
-        if d.find_elements(By.CSS_SELECTOR, "svg.board g.unit.movable"):
+    ended = set()
+
+    def movable(d):  # end the phases before the first with moves (the replacement phase), once each
+        version, moves, ends = d.execute_script(
+            "const m = window.typhoon.match, l = m.legal;"
+            "return [m.version, !!l && l.actions.some(a => a.move), !!l && l.actions.some(a => a.end_phase)];")
+        if moves:
             return True
-        if text(d, '#choices button[data-action="end_phase"]'):
+        if ends and version not in ended and text(d, '#choices button[data-action="end_phase"]'):
+            ended.add(version)
             click(d, '#choices button[data-action="end_phase"]')
         return False
 
-    wait(browser, movable, timeout=30)
+    wait(browser, movable, timeout=60)
     before = browser.execute_script("return window.typhoon.match.version")
     unit_id = browser.execute_script("return document.querySelector('svg.board g.unit.movable').dataset.unit")
     click(browser, f'svg.board g.unit[data-unit="{unit_id}"]')
