@@ -319,19 +319,24 @@ async def _rest_player(http: aiohttp.ClientSession, stub, window: Window, stop: 
 
 
 async def run_phase(server: ServerProcess, target: str, transport: str, matches: int, warmup: float,
-                    seconds: float, seed: str, profile: Path | None = None) -> Result:
+                    seconds: float, seed: str, profile: Path | None = None, channels: int = 1) -> Result:
     result = Result(target, transport)
     window = Window(result, server)
     stop = asyncio.Event()
     floor = target == "floor"
     rng = random.Random(seed)
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.grpc_port}") as channel:
-        stub = match_service_pb2_grpc.MatchServiceStub(channel)
+    # one gRPC connection per channel: the kernel spreads connections (not calls) over --workers
+    opened = [grpc.aio.insecure_channel(f"127.0.0.1:{server.grpc_port}",
+                                        options=[("grpc.use_local_subchannel_pool", 1)]) for _ in range(channels)]
+    stubs = [match_service_pb2_grpc.MatchServiceStub(channel) for channel in opened]
+    try:
+        stub = stubs[0]
         connector = aiohttp.TCPConnector(limit=matches)
         async with aiohttp.ClientSession(f"http://127.0.0.1:{server.http_port}", connector=connector,
                                          timeout=aiohttp.ClientTimeout(total=60)) as http:
             if transport == "grpc":
-                players = [_grpc_player(stub, window, stop, floor, random.Random(rng.random())) for _ in range(matches)]
+                players = [_grpc_player(stubs[i % channels], window, stop, floor, random.Random(rng.random()))
+                           for i in range(matches)]
             else:
                 players = [_rest_player(http, stub, window, stop, floor, random.Random(rng.random()))
                            for _ in range(matches)]
@@ -345,6 +350,9 @@ async def run_phase(server: ServerProcess, target: str, transport: str, matches:
                 await asyncio.to_thread(profiler.wait, 60)
             stop.set()
             await asyncio.gather(*tasks, return_exceptions=True)
+    finally:
+        for channel in opened:
+            await channel.close()
     return result
 
 
@@ -386,6 +394,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--transport", choices=["grpc", "rest", "both"], default="both")
     parser.add_argument("--serve-args", default="", help="more arguments for typhoon serve, e.g. '--workers 2'")
     parser.add_argument("--no-pin", action="store_true", help="do not pin the server and the client to cores")
+    parser.add_argument("--channels", type=int, default=1,
+                        help="gRPC channels (connections) the matches are spread over (1; more for --workers)")
     parser.add_argument("--seed", default="bench")
     parser.add_argument("--json", default=None, help="write the figures as JSON to this file")
     parser.add_argument("--profile", default=None,
@@ -418,7 +428,8 @@ def main(argv: list[str] | None = None) -> int:
             for transport in transports:
                 profile = Path(args.profile) if args.profile and target != "floor" else None
                 results[target, transport] = asyncio.run(run_phase(
-                    server, target, transport, args.matches, args.warmup, args.seconds, args.seed, profile))
+                    server, target, transport, args.matches, args.warmup, args.seconds, args.seed, profile,
+                    args.channels))
         finally:
             server.stop()
     load_after = os.getloadavg()
@@ -426,7 +437,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.matches} matches at once, {args.seconds:.0f} s measured per phase after {args.warmup:.0f} s; "
           + (f"server on core {cores[0]}, client on core {cores[1]}" if pin else "not pinned")
           + f"; {psutil.cpu_count()} cores; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after"
-          + (f"; typhoon serve {args.serve_args}" if args.serve_args else ""))
+          + (f"; typhoon serve {args.serve_args}" if args.serve_args else "")
+          + (f"; {args.channels} gRPC channels" if args.channels > 1 else ""))
     rows, summary = [], {}
     for transport in transports:
         floor, service = results["floor", transport], results["typhoon serve", transport]
