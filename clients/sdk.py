@@ -473,8 +473,16 @@ def register(commands) -> None:
     bot.add_argument("--idle-timeout", type=float, default=None, help="give up when the match does not move for "
                                                                       "this many seconds (default: wait)")
     bot.add_argument("--quiet", "-q", action="store_true", help="print only the result")
+    bot.add_argument("--ladder", metavar="ADDR", help="play ladder matches on the service at ADDR (gRPC) until "
+                                                      "stopped, as the player of --key")
+    bot.add_argument("--key", help="with --ladder: the player's API key (typhoon ladder register)")
+    bot.add_argument("--concurrency", type=int, default=1, help="with --ladder: matches at once (default 1)")
 
     def run(args) -> int:
+        if args.ladder:
+            from clients.ladder import cli_ladder_bot
+
+            return cli_ladder_bot(args)
         if args.token and not args.side:
             bot.error("--token needs --side (the side of the seat the token is for)")
         return cli_bot(args)

@@ -7,19 +7,31 @@ import os
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     import structlog
 
+    from service.clock import TimeControl
     from service.embedded_redis import EmbeddedRedisError
+    from service.ladder import LadderConfig
     from service.server import ServeConfig, configure_logging, run_event_loop, serve
     from service.workers import default_workers, serve_workers
 
+    try:
+        control = TimeControl.parse(args.ladder_time_control)
+        control = replace(control, first_action_ms=round(args.ladder_first_action * 1000))
+        control.check()
+    except ValueError as error:
+        print(f"typhoon serve: --ladder-time-control: {error}")
+        return 2
     configure_logging(args.log_level)
     if args.worker:  # which of the workers logged a line
         structlog.contextvars.bind_contextvars(pid=os.getpid())
     config = ServeConfig(grpc_port=args.grpc_port, http_port=args.http_port, host=args.host,
                          redis_url=args.redis_url, redis_cluster=args.redis_cluster, data_dir=args.data_dir,
                          grace_seconds=args.grace, log_level=args.log_level, worker=args.worker,
-                         cors_origins=tuple(args.cors_origin or ()))
+                         cors_origins=tuple(args.cors_origin or ()),
+                         ladder=LadderConfig(time_control=control, max_concurrency=args.ladder_max_concurrency))
     workers = args.workers or default_workers()
     try:
         if workers > 1:
@@ -50,5 +62,11 @@ def register(commands: argparse._SubParsersAction) -> None:
                        default=os.environ.get("TYPHOON_CORS_ORIGINS", "").replace(",", " ").split() or None,
                        help="let pages from this origin (e.g. https://example.org, or *) call the REST API; "
                             "repeatable (default: $TYPHOON_CORS_ORIGINS, space-separated; else none)")
+    serve.add_argument("--ladder-time-control", default="blitz", metavar="PRESET|INITIAL+INCREMENT",
+                       help="the clocks of ladder matches: a preset or seconds such as 300+3 (default blitz)")
+    serve.add_argument("--ladder-first-action", type=float, default=30.0, metavar="SECONDS",
+                       help="ladder matches are aborted when a side makes no first action within this (default 30)")
+    serve.add_argument("--ladder-max-concurrency", type=int, default=8,
+                       help="the most ladder matches a player may play at once (default 8)")
     serve.set_defaults(run=_serve)
 

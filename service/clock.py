@@ -93,6 +93,13 @@ class TimeControl:
                 raise ValueError(f"time control {name} must be from {low / SECOND:g} s to {high / SECOND:g} s, "
                                  f"not {value / SECOND:g} s")
 
+    def spec(self) -> str:
+        """The text :meth:`parse` reads back (without the first-action time): the preset's name, or
+        ``INITIAL+INCREMENT`` in seconds."""
+        if self.preset and PRESETS.get(self.preset) == replace(self, first_action_ms=DEFAULT_FIRST_ACTION_MS):
+            return self.preset
+        return f"{self.initial_ms / SECOND:g}+{self.increment_ms / SECOND:g}"
+
     def __str__(self) -> str:
         times = f"{self.initial_ms / SECOND:g}+{self.increment_ms / SECOND:g}"
         return f"{self.preset} ({times})" if self.preset else times
@@ -329,8 +336,8 @@ class Clocks:
                               {"type": "seed_revealed", "seed": meta["seed"],
                                "seed_commitment": meta["seed_commitment"]})]
         stopped = replace(state, running="", first=False, deadline=None)
-        meta_update = stopped.fields() | {"status": "aborted", "side_to_act": "", "last_sequence": str(seq + 2),
-                                          "updated_at": str(now)}
+        meta_update = stopped.fields() | {"status": "aborted", "aborted_side": side, "side_to_act": "",
+                                          "last_sequence": str(seq + 2), "updated_at": str(now)}
         outcome = await self.store.commit(meta["id"], snapshot.version, seq, snapshot.version, snapshot.state_json,
                                           meta_update, events, deadline=Deadline("expired", None))
         if outcome.outcome != "OK":

@@ -1,4 +1,5 @@
-"""The gRPC transport: a thin adapter from ``typhoon.v1.MatchService`` to :class:`service.core.MatchService`.
+"""The gRPC transport: a thin adapter from ``typhoon.v1.MatchService`` to :class:`service.core.MatchService`
+(and from ``typhoon.v1.LadderService`` to :class:`service.ladder.Ladder`).
 
 Each RPC of the service descriptor is bound to the core method of the same name in snake_case. The
 adapter only reads the bearer token from the metadata, maps :class:`ServiceError` to a status with a
@@ -22,12 +23,13 @@ from redis.exceptions import RedisError
 
 from service.core import CallContext, MatchService
 from service.errors import DOMAIN, ServiceError, internal_error, unavailable
-from service.gen.typhoon.v1 import match_service_pb2
+from service.gen.typhoon.v1 import ladder_service_pb2, match_service_pb2
 
 log = structlog.get_logger("typhoon.grpc")
 
 SERVICE = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"]
 SERVICE_NAME = SERVICE.full_name
+LADDER_SERVICE = ladder_service_pb2.DESCRIPTOR.services_by_name["LadderService"]
 
 
 def snake(name: str) -> str:
@@ -151,10 +153,10 @@ def _deserializer(message_class):
     return parse
 
 
-def method_handlers(core: MatchService) -> dict[str, grpc.RpcMethodHandler]:
+def method_handlers(core: MatchService, service=SERVICE) -> dict[str, grpc.RpcMethodHandler]:
     """Every RPC of the service, bound to the core method of the same (snake_case) name."""
     handlers = {}
-    for method in SERVICE.methods:
+    for method in service.methods:
         request_class = message_factory.GetMessageClass(method.input_type)
         response_class = message_factory.GetMessageClass(method.output_type)
         if method.server_streaming:
@@ -168,7 +170,8 @@ def method_handlers(core: MatchService) -> dict[str, grpc.RpcMethodHandler]:
     return handlers
 
 
-def add_to_server(core: MatchService, server: grpc.aio.Server) -> None:
-    handlers = method_handlers(core)
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
-    server.add_registered_method_handlers(SERVICE_NAME, handlers)
+def add_to_server(core: MatchService, server: grpc.aio.Server, service=SERVICE) -> None:
+    """Serve ``service`` (MatchService, or LadderService with a Ladder as ``core``)."""
+    handlers = method_handlers(core, service)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service.full_name, handlers),))
+    server.add_registered_method_handlers(service.full_name, handlers)

@@ -4,8 +4,8 @@ Each route of :data:`ROUTES` parses its request message from the path, the query
 JSON body (``json_format.ParseDict``: field names as in the .proto, lowerCamelCase also accepted),
 calls the core method of the RPC, and answers with the response message as JSON (proto field names,
 every field present). Errors are ``{"error": {"code", "status", "reason", "message", "metadata"}}``
-with the HTTP status mapped from the gRPC code (service.errors.HTTP_STATUS). WatchMatch is
-server-sent events. ``/openapi.json`` is generated from the route table and the proto descriptors
+with the HTTP status mapped from the gRPC code (service.errors.HTTP_STATUS). WatchMatch and the
+ladder's Seek are server-sent events. ``/openapi.json`` is generated from the route table and the proto descriptors
 (service/openapi.py); the page is served at ``/`` (service/web.py). Browsers on other origins may call
 the API when their origin is allowed (``cors_origins``, ``typhoon serve --cors-origin``).
 """
@@ -34,8 +34,8 @@ from service import json_input, web
 from service.convert import whole_numbers
 from service.core import CallContext, MatchService
 from service.errors import ServiceError
-from service.gen.typhoon.v1 import actions_pb2, match_service_pb2 as api
-from service.grpc_api import SERVICE, as_service_error, bearer_token, snake
+from service.gen.typhoon.v1 import actions_pb2, ladder_service_pb2 as lapi, match_service_pb2 as api
+from service.grpc_api import LADDER_SERVICE, SERVICE, as_service_error, bearer_token, snake
 
 log = structlog.get_logger("typhoon.http")
 
@@ -48,6 +48,7 @@ class Route:
     summary: str
     body: bool = False
     authenticated: bool = False
+    service: str = SERVICE.full_name
 
     @property
     def path_params(self) -> list[str]:
@@ -72,7 +73,21 @@ ROUTES: tuple[Route, ...] = (
           "victory points"),
     Route("GET", "/v1/matches/{match_id}/verification", "VerifyMatch",
           "The audit of the match's log: seed commitment, every die roll recomputed, the log re-simulated"),
+    Route("POST", "/v1/ladder/players", "RegisterPlayer", "Register a ladder player; returns its API key once",
+          body=True, service=LADDER_SERVICE.full_name),
+    Route("GET", "/v1/ladder", "GetLadder", "The ladder's time control, scenario and options",
+          service=LADDER_SERVICE.full_name),
+    Route("GET", "/v1/ladder/seek", "Seek", "Server-sent events: each ladder match the player is paired into, "
+          "with its seat token, and heartbeats", authenticated=True, service=LADDER_SERVICE.full_name),
+    Route("GET", "/v1/ladder/leaderboard", "GetLeaderboard", "The ladder's players by rating, best first",
+          service=LADDER_SERVICE.full_name),
+    Route("GET", "/v1/ladder/players/{player_id}", "GetPlayer", "A ladder player", service=LADDER_SERVICE.full_name),
+    Route("GET", "/v1/ladder/players/{player_id}/matches", "ListPlayerMatches",
+          "A ladder player's matches, newest first, with its rating after each", service=LADDER_SERVICE.full_name),
 )
+
+#: service full name -> (descriptor, module of its messages)
+SERVICES = {SERVICE.full_name: (SERVICE, api), LADDER_SERVICE.full_name: (LADDER_SERVICE, lapi)}
 
 
 def response_json(message: Message) -> bytes:
@@ -181,10 +196,10 @@ def _last_event_id(value: str) -> int:
     return int(value)
 
 
-def _endpoint(route: Route, core: MatchService):
-    method = SERVICE.methods_by_name[route.rpc]
-    message_type = api.DESCRIPTOR.message_types_by_name[method.input_type.name]
-    request_type = getattr(api, message_type.name)
+def _endpoint(route: Route, core: Any):
+    descriptor, module = SERVICES[route.service]
+    method = descriptor.methods_by_name[route.rpc]
+    request_type = getattr(module, method.input_type.name)
     core_method = getattr(core, snake(route.rpc))
 
     async def endpoint(request: Request) -> Response:
@@ -196,7 +211,10 @@ def _endpoint(route: Route, core: MatchService):
                 ctx = CallContext(token=bearer_token(request.headers.get("authorization")))
                 if route.authenticated:  # who is asking, before anything they sent is read
                     with core.admit():
-                        await core.check_seat(request.path_params["match_id"], ctx.token)
+                        if route.service == SERVICE.full_name:
+                            await core.check_seat(request.path_params["match_id"], ctx.token)
+                        else:
+                            await core.check_key(ctx.token)
                 message = await _parse(route, request, request_type)
                 if getattr(message, "request_id", ""):
                     structlog.contextvars.bind_contextvars(request_id=message.request_id)
@@ -208,8 +226,9 @@ def _endpoint(route: Route, core: MatchService):
                         await stream.aclose()
                         return Response(media_type="text/event-stream", headers=_SSE_HEADERS)
                     context = structlog.contextvars.get_contextvars()
-                    return StreamingResponse(_sse(stream, core, context, message.after_sequence),
-                                             media_type="text/event-stream", headers=_SSE_HEADERS)
+                    frames = _sse(stream, core, context, message.after_sequence) if route.rpc == "WatchMatch" \
+                        else _sse_members(stream, context)
+                    return StreamingResponse(frames, media_type="text/event-stream", headers=_SSE_HEADERS)
                 with core.admit():
                     response = await core_method(message, ctx)
             except Exception as error:  # noqa: BLE001 - every failure becomes an error body
@@ -255,14 +274,30 @@ async def _sse(stream: AsyncIterator[api.WatchMatchResponse], core: MatchService
             await stream.aclose()
 
 
+async def _sse_members(stream: AsyncIterator[Message], context: dict[str, Any]) -> AsyncIterator[bytes]:
+    """A stream of oneof responses (Seek) as server-sent events named by the member set (``match``,
+    ``heartbeat``), then ``end`` (the server is shutting down: reconnect) or ``error``."""
+    with structlog.contextvars.bound_contextvars(**context):
+        try:
+            async for item in stream:
+                kind = item.WhichOneof("kind")
+                yield _sse_frame(kind, to_json(getattr(item, kind)))
+            yield _sse_frame("end", {})
+        except Exception as error:  # noqa: BLE001 - the status line is sent; report in-band
+            yield _sse_frame("error", as_service_error(error).to_json())
+        finally:
+            await stream.aclose()
+
+
 #: Methods and headers a page on an allowed origin may use (the preflight's answer).
 CORS_METHODS = ["GET", "HEAD", "POST"]
 CORS_HEADERS = ["Authorization", "Content-Type", "Last-Event-ID", "X-Request-ID"]
 
 
-def create_app(core: MatchService, cors_origins: tuple[str, ...] | list[str] = ()) -> FastAPI:
+def create_app(core: MatchService, cors_origins: tuple[str, ...] | list[str] = (), ladder: Any = None) -> FastAPI:
     """The REST app: the API routes, /healthz, /openapi.json and the page. ``cors_origins``: the
-    origins (``https://example.org``, or ``*``) whose pages may call the API; none by default."""
+    origins (``https://example.org``, or ``*``) whose pages may call the API; none by default.
+    ``ladder``: the :class:`service.ladder.Ladder` serving the ladder's routes (none without it)."""
     from service.openapi import openapi_document
 
     app = FastAPI(title="Typhoon", version="v1", openapi_url="/openapi.json", redirect_slashes=False,
@@ -284,9 +319,13 @@ def create_app(core: MatchService, cors_origins: tuple[str, ...] | list[str] = (
         return response
 
     app.add_exception_handler(HTTPException, framework_error)
+    cores = {SERVICE.full_name: core, LADDER_SERVICE.full_name: ladder}
     for route in ROUTES:
+        if cores[route.service] is None:
+            continue
         methods = [route.method, "HEAD"] if route.method == "GET" else [route.method]
-        app.add_api_route(route.path, _endpoint(route, core), methods=methods, include_in_schema=False)
+        app.add_api_route(route.path, _endpoint(route, cores[route.service]), methods=methods,
+                          include_in_schema=False)
 
     async def healthz() -> Response:
         try:

@@ -11,7 +11,8 @@ written for code generators:
 - closed sets of strings (sides, phases, weather, terrain, step, winner) are ``enum``s, from the engine;
 - the server-sent events of WatchMatch are ``text/event-stream``, described as a list of
   ``WatchEvent``s, a oneOf discriminated by the SSE event type (``match_event``, ``heartbeat``,
-  ``end``, ``error``).
+  ``end``, ``error``); those of the ladder's Seek likewise as ``SeekEvent``s (``match``,
+  ``heartbeat``, ``end``, ``error``).
 
 Nothing names a particular service or message: a route of any RPC in the descriptor pool comes out
 the same way.
@@ -27,6 +28,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescri
 import engine
 from engine.data import SIDES
 from engine.sequence import PHASES_BY_NAME
+from service import ladder
 from service.core import (
     MAX_EVENTS_PAGE, MAX_HEARTBEAT_SECONDS, MAX_MATCHES_PAGE, MAX_PLAYER_NAME, MAX_REQUEST_ID, SEAT_TOKEN,
 )
@@ -74,12 +76,13 @@ _FIELD_ENUMS: dict[tuple[str, str], list[str]] = {
     ("Counter", "size"): ["corps", "army"],
     ("JoinMatchRequest", "side"): [*_SIDES, ""],
     ("GameState", "city_control"): _SIDES,
+    ("LadderGame", "outcome"): ["win", "loss", "draw", "aborted"],
 }
 _WEATHER_FIELDS = {("GameState", "weather"), ("Event.TurnStarted", "weather"), ("Event.WeatherChanged", "weather"),
                    ("TurnRecord", "weather"), ("WeatherRules", "id")}
 
 #: Fields without which the core refuses a request (MISSING_FIELD).
-_REQUIRED_INPUT = {"SubmitActionRequest": ["action"]}
+_REQUIRED_INPUT = {"SubmitActionRequest": ["action"], "RegisterPlayerRequest": ["name"]}
 
 #: What the core refuses beyond the types (0 is "the default" wherever a number has one).
 _TOKEN_PATTERN = {"pattern": f"^({SEAT_TOKEN.pattern})?$"}
@@ -97,6 +100,13 @@ _LIMITS: dict[tuple[str, str], dict[str, Any]] = {
     ("SeatClaim", "seat_token"): _TOKEN_PATTERN,
     ("JoinMatchRequest", "seat_token"): _TOKEN_PATTERN,
     ("JoinMatchRequest", "player_name"): {"maxLength": MAX_PLAYER_NAME},
+    ("RegisterPlayerRequest", "name"): {"minLength": 1, "maxLength": ladder.MAX_NAME},
+    ("RegisterPlayerRequest", "owner"): {"maxLength": ladder.MAX_NAME},
+    ("RegisterPlayerRequest", "description"): {"maxLength": ladder.MAX_DESCRIPTION},
+    ("SeekRequest", "heartbeat_seconds"): {"minimum": 0, "maximum": ladder.MAX_HEARTBEAT_SECONDS},
+    ("SeekRequest", "concurrency"): {"minimum": 0},
+    ("GetLeaderboardRequest", "page_size"): {"minimum": 0, "maximum": ladder.MAX_PAGE},
+    ("ListPlayerMatchesRequest", "page_size"): {"minimum": 0, "maximum": ladder.MAX_PAGE},
 }
 
 
@@ -264,6 +274,30 @@ def _watch_event_schemas(schemas: _Schemas, message_event: str, heartbeat: str) 
                        "`data:` JSON"}
 
 
+def _seek_event_schemas(schemas: _Schemas, method: MethodDescriptor) -> None:
+    """The SSE events of a stream of oneof messages (Seek): one event type per member, then end/error."""
+    kinds: dict[str, Any] = {}
+    for member in method.output_type.oneofs_by_name["kind"].fields:
+        kinds[member.name] = {"type": "object", "additionalProperties": False, "required": ["event", "data"],
+                              "properties": {"event": {"type": "string", "enum": [member.name]},
+                                             "data": _ref(schemas.output(member.message_type))}}
+    kinds["end"] = {"type": "object", "additionalProperties": False, "required": ["event", "data"],
+                    "description": "the server is shutting down: reconnect",
+                    "properties": {"event": {"type": "string", "enum": ["end"]},
+                                   "data": {"type": "object", "additionalProperties": False}}}
+    kinds["error"] = {"type": "object", "additionalProperties": False, "required": ["event", "data"],
+                      "description": "the stream failed after it started",
+                      "properties": {"event": {"type": "string", "enum": ["error"]}, "data": _ref("Error")}}
+    name = method.name + "Event"
+    for kind, schema in kinds.items():
+        schemas.schemas[f"{name}.{kind}"] = schema
+    schemas.schemas[name] = {
+        "oneOf": [_ref(f"{name}.{kind}") for kind in kinds],
+        "discriminator": {"propertyName": "event",
+                          "mapping": {kind: f"#/components/schemas/{name}.{kind}" for kind in kinds}},
+        "description": f"one server-sent event of a {method.name} stream: `event:` its type, `data:` JSON"}
+
+
 def _method(route) -> MethodDescriptor:
     service = getattr(route, "service", "typhoon.v1.MatchService")
     return descriptor_pool.Default().FindServiceByName(service).methods_by_name[route.rpc]
@@ -294,7 +328,15 @@ def openapi_document(routes=None) -> dict[str, Any]:
             operation["requestBody"] = {"required": required, "content": {"application/json": {
                 "schema": _ref(schemas.input(method.input_type))}},
                 "description": "the request message; path parameters override the same fields"}
-        if method.server_streaming:
+        if method.server_streaming and not any(f.message_type and f.message_type.full_name.endswith("MatchEvent")
+                                               for f in method.output_type.fields):
+            _seek_event_schemas(schemas, method)
+            operation["responses"]["200"] = {
+                "description": f"server-sent events: one per message of the stream, named by the member it sets, "
+                               f"then `end` when the server shuts down (reconnect) or `error`. The schema "
+                               f"describes the stream as the list of its events, each a {method.name}Event.",
+                "content": {"text/event-stream": {"schema": {"type": "array", "items": _ref(method.name + "Event")}}}}
+        elif method.server_streaming:
             kind_field = next(f for f in method.output_type.fields if f.message_type and
                               f.message_type.full_name.endswith("MatchEvent"))
             heartbeat = next(f for f in method.output_type.fields if f.name == "heartbeat")
@@ -313,7 +355,7 @@ def openapi_document(routes=None) -> dict[str, Any]:
             operation["responses"]["200"] = {"description": "OK", "content": {"application/json": {
                 "schema": _ref(schemas.output(method.output_type))}}}
         if route.authenticated:
-            operation["security"] = [{"seatToken": []}]
+            operation["security"] = [{"apiKey" if method.containing_service.name == "LadderService" else "seatToken": []}]
         paths.setdefault(route.path, {})[route.method.lower()] = operation
     return {
         "openapi": "3.1.0",
@@ -321,6 +363,7 @@ def openapi_document(routes=None) -> dict[str, Any]:
                  "description": "Battle for Moscow matches over REST/JSON: the typhoon.v1 messages in protobuf's "
                                 "JSON mapping (proto field names). See docs/API.md."},
         "paths": paths,
-        "components": {"schemas": dict(sorted(schemas.schemas.items())), "securitySchemes": {"seatToken": {
-            "type": "http", "scheme": "bearer", "description": "the seat token from CreateMatch or JoinMatch"}}},
+        "components": {"schemas": dict(sorted(schemas.schemas.items())), "securitySchemes": {
+            "seatToken": {"type": "http", "scheme": "bearer", "description": "the seat token from CreateMatch or JoinMatch"},
+            "apiKey": {"type": "http", "scheme": "bearer", "description": "a ladder player's API key, from RegisterPlayer"}}},
     }

@@ -19,7 +19,7 @@ import signal
 import socket
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Coroutine, TypeVar
 
 import grpc
@@ -28,6 +28,7 @@ import uvicorn
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from service import grpc_api, http_api, reflection
 from service.clock import Sweeper
+from service.ladder import Ladder, LadderConfig
 from service.core import MatchService
 from service.embedded_redis import EmbeddedRedis
 from service.hub import StreamHub
@@ -52,6 +53,7 @@ class ServeConfig:
     worker: bool = False
     #: Origins whose pages may call the REST API (CORS); none by default.
     cors_origins: tuple[str, ...] = ()
+    ladder: LadderConfig = field(default_factory=LadderConfig)
 
 
 def configure_logging(level: str = "info", stream=None) -> None:
@@ -99,6 +101,7 @@ class Server:
         self._health: health.aio.HealthServicer | None = None
         self.core: MatchService | None = None
         self.sweeper: Sweeper | None = None
+        self.ladder: Ladder | None = None
         self.hub: StreamHub | None = None
         self.store: Store | None = None
 
@@ -116,12 +119,16 @@ class Server:
         self.core = MatchService(self.store, self.hub)
         self.sweeper = Sweeper(self.core)
         self.sweeper.start()
+        self.ladder = Ladder(self.core, config.ladder)
+        self.ladder.start()
 
         self._grpc = grpc.aio.server(options=[("grpc.so_reuseport", 1 if config.worker else 0)])
         grpc_api.add_to_server(self.core, self._grpc)
+        grpc_api.add_to_server(self.ladder, self._grpc, grpc_api.LADDER_SERVICE)
         self._health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._grpc)
-        reflection.enable([grpc_api.SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name],
+        reflection.enable([grpc_api.SERVICE_NAME, grpc_api.LADDER_SERVICE.full_name,
+                           health_pb2.DESCRIPTOR.services_by_name["Health"].full_name],
                           self._grpc)
         self.grpc_port = self._grpc.add_insecure_port(f"{config.host}:{config.grpc_port}")
         if not self.grpc_port:
@@ -139,7 +146,7 @@ class Server:
         sock.listen(1024)
         sock.setblocking(False)
         self.http_port = sock.getsockname()[1]
-        app = http_api.create_app(self.core, config.cors_origins)
+        app = http_api.create_app(self.core, config.cors_origins, self.ladder)
         self._http = _Uvicorn(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off",
                                              timeout_graceful_shutdown=int(config.grace_seconds)))
         self._http_task = asyncio.create_task(self._http.serve(sockets=[sock]), name="http")
@@ -149,7 +156,7 @@ class Server:
                 raise RuntimeError("the HTTP server stopped at start")
             await asyncio.sleep(0.01)
 
-        for name in ("", grpc_api.SERVICE_NAME):
+        for name in ("", grpc_api.SERVICE_NAME, grpc_api.LADDER_SERVICE.full_name):
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
         log.info("worker_serving" if config.worker else "serving", grpc_port=self.grpc_port, http_port=self.http_port, host=config.host,
                  redis="embedded" if self.embedded else "external",
@@ -169,6 +176,8 @@ class Server:
             self._http.should_exit = True
         if self.sweeper:
             await self.sweeper.stop()
+        if self.ladder:
+            await self.ladder.stop()
         if self._grpc:
             await self._grpc.stop(1.0)
         if self._http_task:

@@ -114,6 +114,10 @@ class Supervisor:
             args.append("--redis-cluster")
         for origin in config.cors_origins:
             args += ["--cors-origin", origin]
+        ladder = config.ladder
+        args += ["--ladder-time-control", ladder.time_control.spec(),
+                 "--ladder-first-action", str(ladder.time_control.first_action_ms / 1000),
+                 "--ladder-max-concurrency", str(ladder.max_concurrency)]
         return args
 
     def run(self, start_timeout: float = 60.0) -> int:

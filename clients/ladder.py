@@ -1,0 +1,418 @@
+"""The ladder from the client side: a bot that plays ladder matches until stopped, the operator's
+commands, and a thin client of ``typhoon.v1.LadderService``.
+
+A bot joins the ladder with a registered player's API key::
+
+    typhoon ladder register --server ADDR --name my-bot --owner me     # prints the id and the key, once
+    typhoon bot --ladder ADDR --key KEY --strategy heuristic --concurrency 2
+
+or from Python, with any strategy (a name, an object with ``choose``, or a function)::
+
+    from clients.ladder import LadderBot
+    LadderBot("heuristic", "127.0.0.1:50051", key="tpk_...", concurrency=2).run()   # until stop()
+
+:class:`LadderBot` keeps a Seek stream open (reconnecting after a cut or a service restart) and plays
+every match it is handed, each with its own :class:`clients.sdk.Bot` in a thread, so a slow match does
+not hold up the others. ``typhoon ladder leaderboard`` and ``typhoon ladder player NAME`` show the
+standings and a player's matches.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from tabulate import tabulate
+
+from clients.client import TRANSIENT_CODES, TyphoonError
+from clients.sdk import Bot, BotResult, as_strategy
+from service.gen.typhoon.v1 import ladder_service_pb2 as lapi, ladder_service_pb2_grpc
+
+LadderMatch = lapi.LadderMatch
+LadderPlayer = lapi.LadderPlayer
+
+
+class LadderClient:
+    """Synchronous client of ``typhoon.v1.LadderService``; unary calls are retried while the service is
+    unreachable (``retries`` times, backing off up to 2 s)."""
+
+    def __init__(self, target: str, *, timeout: float = 30.0, retries: int = 8) -> None:
+        self.target = target
+        self.timeout = timeout
+        self.retries = retries
+        self.channel = grpc.insecure_channel(target, options=[
+            ("grpc.initial_reconnect_backoff_ms", 100), ("grpc.min_reconnect_backoff_ms", 100),
+            ("grpc.max_reconnect_backoff_ms", 1000)])
+        self.stub = ladder_service_pb2_grpc.LadderServiceStub(self.channel)
+
+    def close(self) -> None:
+        self.channel.close()
+
+    def __enter__(self) -> LadderClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _call(self, method: str, request: Any, key: str | None = None) -> Any:
+        delay = 0.1
+        for attempt in range(self.retries + 1):
+            try:
+                return getattr(self.stub, method)(request, timeout=self.timeout,
+                                                  metadata=[("authorization", f"Bearer {key}")] if key else [])
+            except grpc.RpcError as error:
+                if error.code() not in TRANSIENT_CODES or attempt == self.retries:
+                    raise TyphoonError.from_rpc_error(error) from None
+                time.sleep(delay)
+                delay = min(2 * delay, 2.0)
+        raise AssertionError("unreachable")
+
+    def register(self, name: str, description: str = "", owner: str = "") -> tuple[LadderPlayer, str]:
+        """Register a player; returns it and its API key (shown only this once)."""
+        response = self._call("RegisterPlayer", lapi.RegisterPlayerRequest(name=name, description=description,
+                                                                           owner=owner))
+        return response.player, response.api_key
+
+    def ladder(self) -> lapi.GetLadderResponse:
+        return self._call("GetLadder", lapi.GetLadderRequest())
+
+    def leaderboard(self, page_size: int = 50, page_token: str = "") -> lapi.GetLeaderboardResponse:
+        return self._call("GetLeaderboard", lapi.GetLeaderboardRequest(page_size=page_size, page_token=page_token))
+
+    def standings(self) -> list[LadderPlayer]:
+        """Every player, best first."""
+        players, token = [], ""
+        while True:
+            page = self.leaderboard(200, token)
+            players.extend(page.players)
+            token = page.next_page_token
+            if not token:
+                return players
+
+    def player(self, player_id: str = "", name: str = "") -> LadderPlayer:
+        return self._call("GetPlayer", lapi.GetPlayerRequest(player_id=player_id, name=name)).player
+
+    def matches(self, player_id: str, limit: int | None = None) -> list[lapi.LadderGame]:
+        """A player's ladder matches, newest first (``limit``: at most that many)."""
+        games: list[lapi.LadderGame] = []
+        token = ""
+        while limit is None or len(games) < limit:
+            page = self._call("ListPlayerMatches", lapi.ListPlayerMatchesRequest(
+                player_id=player_id, page_size=200 if limit is None else min(200, limit - len(games)),
+                page_token=token))
+            games.extend(page.matches)
+            token = page.next_page_token
+            if not token:
+                break
+        return games
+
+    def seek(self, key: str, concurrency: int = 1, heartbeat_seconds: int = 15) -> Seek:
+        """The Seek stream of the player of ``key``; see :class:`Seek`."""
+        return Seek(self, key, concurrency, heartbeat_seconds)
+
+
+class Seek:
+    """An iterator over a player's Seek stream (LadderMatch and SeekHeartbeat messages) that reconnects
+    by itself (backing off up to 2 s) while the service is unreachable or restarting; ``close()`` stops
+    it from another thread. A match may come again after a reconnection: skip those you play."""
+
+    def __init__(self, client: LadderClient, key: str, concurrency: int, heartbeat_seconds: int) -> None:
+        self.client = client
+        self.request = lapi.SeekRequest(concurrency=concurrency, heartbeat_seconds=heartbeat_seconds)
+        self.key = key
+        self.reconnections = 0
+        self._call = None
+        self._closed = False
+
+    def close(self) -> None:
+        self._closed = True
+        if self._call is not None:
+            self._call.cancel()
+
+    def __iter__(self) -> Iterator[LadderMatch | lapi.SeekHeartbeat]:
+        delay = 0.1
+        while not self._closed:
+            self._call = self.client.stub.Seek(self.request, metadata=[("authorization", f"Bearer {self.key}")])
+            try:
+                for response in self._call:
+                    delay = 0.1
+                    yield getattr(response, response.WhichOneof("kind"))
+            except grpc.RpcError as error:
+                if self._closed:
+                    return
+                if error.code() not in TRANSIENT_CODES:
+                    raise TyphoonError.from_rpc_error(error) from None
+            finally:
+                self._call = None
+            if self._closed:
+                return
+            self.reconnections += 1  # the stream ended (the service stopping) or was cut: again
+            time.sleep(delay)
+            delay = min(2 * delay, 2.0)
+
+
+@dataclass
+class LadderRecord:
+    """What a LadderBot did."""
+
+    started: list[LadderMatch] = field(default_factory=list)
+    results: list[BotResult] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        finished = [r for r in self.results if r.finished]
+        won = sum(r.won for r in finished)
+        aborted = sum(r.aborted for r in self.results)
+        return (f"{len(self.started)} ladder matches started, {len(finished)} finished ({won} won), "
+                f"{aborted} aborted, {len(self.errors)} failed")
+
+
+class LadderBot:
+    """Plays ladder matches with a strategy until :meth:`stop` (or Ctrl-C for the command line).
+
+    ``strategy`` is a registered name (a fresh strategy per match, seeded from ``seed`` and the match
+    id), or a strategy object or function shared by every match. ``concurrency`` is how many matches at
+    once (the service pairs the player into no more). ``on_start(match)`` and ``on_end(match, result)``
+    are optional hooks."""
+
+    def __init__(self, strategy: Any, target: str, key: str, *, concurrency: int = 1, seed: Any = None,
+                 params: dict[str, Any] | None = None, retry_seconds: float = 300.0, heartbeat_seconds: int = 5,
+                 on_start: Callable[[LadderMatch], None] | None = None,
+                 on_end: Callable[[LadderMatch, BotResult | None, BaseException | None], None] | None = None) -> None:
+        self.strategy = strategy
+        self.target = target
+        self.key = key
+        self.concurrency = concurrency
+        self.seed = seed if seed is not None else secrets.token_hex(4)
+        self.params = params or {}
+        self.retry_seconds = retry_seconds
+        self.heartbeat_seconds = heartbeat_seconds
+        self.on_start = on_start
+        self.on_end = on_end
+        self.record = LadderRecord()
+        self.client = LadderClient(target)
+        self._stopped = threading.Event()
+        self._seek: Seek | None = None
+        self._bots: dict[str, tuple[Bot, threading.Thread]] = {}
+        self._lock = threading.Lock()
+
+    def _strategy_for(self, match: LadderMatch) -> Any:
+        if isinstance(self.strategy, str):
+            return as_strategy(self.strategy, f"{self.seed}-{match.match_id}", **self.params)
+        return self.strategy
+
+    def stop_seeking(self) -> None:
+        """Ask for no more matches; those in progress are played to their end (see :meth:`wait`)."""
+        self._stopped.set()
+        if self._seek is not None:
+            self._seek.close()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the matches in progress to end; False if some still run after ``timeout`` seconds."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            threads = [thread for _, thread in self._bots.values()]
+        for thread in threads:
+            thread.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        return not any(thread.is_alive() for thread in threads)
+
+    def stop(self) -> None:
+        """Stop seeking and stop every match's bot (their matches go on without it: clocks run)."""
+        self.stop_seeking()
+        with self._lock:
+            bots = list(self._bots.values())
+        for bot, _ in bots:
+            bot.stop()
+
+    @property
+    def playing(self) -> list[str]:
+        with self._lock:
+            return [match_id for match_id, (_, thread) in self._bots.items() if thread.is_alive()]
+
+    def run(self) -> LadderRecord:
+        """Seek and play until stopped; returns what was played."""
+        try:
+            while not self._stopped.is_set():
+                self._seek = self.client.seek(self.key, self.concurrency, self.heartbeat_seconds)
+                try:
+                    for item in self._seek:
+                        if self._stopped.is_set():
+                            break
+                        if isinstance(item, LadderMatch):
+                            self._play(item)
+                except TyphoonError as error:
+                    if error.code in TRANSIENT_CODES:
+                        continue
+                    raise
+        finally:
+            self.stop_seeking()
+            self.client.close()
+        return self.record
+
+    def _play(self, match: LadderMatch) -> None:
+        with self._lock:
+            if match.match_id in self._bots:
+                return  # sent again after a reconnection: already playing it
+            bot = Bot(self._strategy_for(match), self.target, match_id=match.match_id, side=match.side,
+                      token=match.seat_token, retry_seconds=self.retry_seconds)
+            thread = threading.Thread(target=self._run_bot, args=(match, bot), daemon=True,
+                                      name=f"ladder-{match.match_id}")
+            self._bots[match.match_id] = (bot, thread)
+            self.record.started.append(match)
+        if self.on_start:
+            self.on_start(match)
+        thread.start()
+
+    def _run_bot(self, match: LadderMatch, bot: Bot) -> None:
+        result, failure = None, None
+        try:
+            result = bot.run()
+            self.record.results.append(result)
+        except Exception as error:  # noqa: BLE001 - one match failing does not stop the others
+            failure = error
+            self.record.errors.append(f"{match.match_id}: {type(error).__name__}: {error}")
+        if self.on_end:
+            self.on_end(match, result, failure)
+
+
+# --- the command line ------------------------------------------------------------------------------
+
+def _rating_rows(players: list[LadderPlayer]) -> str:
+    head = ["rank", "player", "rating", "mu", "sigma", "games", "won G", "won S", "lost", "drawn", "on time",
+            "aborted", "player id"]
+    rows = [[str(p.rank), p.name, f"{p.rating:.2f}", f"{p.mu:.2f}", f"{p.sigma:.2f}", str(p.games),
+             f"{p.wins_as_german}/{p.games_as_german}", f"{p.wins_as_soviet}/{p.games_as_soviet}", str(p.losses),
+             str(p.draws), str(p.time_losses), str(p.aborted), p.player_id] for p in players]
+    return tabulate(rows, headers=head, colalign=["right", "left", *["right"] * 10, "left"], disable_numparse=True)
+
+
+def leaderboard_table(players: list[LadderPlayer]) -> str:
+    """The standings as text: ``won G`` is wins as German / games as German (``won S`` the same for the
+    Soviet side), ``on time`` the losses on time; ``rating`` is mu - 3 sigma."""
+    return _rating_rows(players)
+
+
+def cli_register(args) -> int:
+    with LadderClient(args.server) as client:
+        player, key = client.register(args.name, args.description, args.owner)
+    print(f"registered {player.name} as {player.player_id}")
+    print(f"API key (shown only now; keep it): {key}")
+    print(f"play: typhoon bot --ladder {args.server} --key {key} --strategy heuristic")
+    return 0
+
+
+def cli_leaderboard(args) -> int:
+    with LadderClient(args.server) as client:
+        players = client.standings() if args.all else list(client.leaderboard(args.size).players)
+        ladder = client.ladder()
+    if not players:
+        print("no player is registered yet")
+        return 0
+    print(leaderboard_table(players))
+    control = ladder.time_control
+    print(f"(time control {control.initial.ToMilliseconds() / 1000:g}+{control.increment.ToMilliseconds() / 1000:g}, "
+          f"scenario {ladder.scenario}; rating = mu - 3 sigma)")
+    return 0
+
+
+def cli_player(args) -> int:
+    with LadderClient(args.server) as client:
+        try:
+            player = client.player(player_id=args.player)
+        except TyphoonError as error:
+            if error.reason != "PLAYER_NOT_FOUND":
+                raise
+            player = client.player(name=args.player)
+        games = client.matches(player.player_id, args.matches)
+    print(f"{player.name} ({player.player_id}), owner {player.owner or '-'}: {player.description}")
+    print(_rating_rows([player]))
+    if games:
+        print()
+        rows = [[g.finished_at.ToJsonString()[:19].replace("T", " "), g.match_id, g.side, g.opponent_name,
+                 g.outcome, g.reason, "" if g.outcome == "aborted" else f"{g.rating:.2f}"] for g in games]
+        print(tabulate(rows, headers=["finished (UTC)", "match", "side", "opponent", "outcome", "reason",
+                                      "rating after"], disable_numparse=True))
+    return 0
+
+
+def cli_ladder_bot(args) -> int:
+    """``typhoon bot --ladder ADDR --key KEY ...``: play ladder matches until Ctrl-C."""
+    from clients.sdk import checked_strategy, parse_params
+
+    try:
+        params = parse_params(args.param)
+        checked_strategy(args.strategy, params)
+    except ValueError as error:
+        print(f"typhoon bot: {error}", file=sys.stderr)
+        return 2
+    if not args.key:
+        print("typhoon bot: --ladder needs --key (from typhoon ladder register)", file=sys.stderr)
+        return 2
+
+    def started(match: LadderMatch) -> None:
+        print(f"match {match.match_id}: {match.side} against {match.opponent_name}", flush=True)
+
+    def ended(match: LadderMatch, result: BotResult | None, error: BaseException | None) -> None:
+        print(f"match {match.match_id}: " + (result.summary() if result else f"failed: {error}"), flush=True)
+
+    bot = LadderBot(args.strategy, args.ladder, args.key, concurrency=args.concurrency, seed=args.seed,
+                    params=params, retry_seconds=args.retry_seconds, on_start=None if args.quiet else started,
+                    on_end=ended)
+    print(f"{args.strategy} seeks ladder matches on {args.ladder}, {args.concurrency} at a time (Ctrl-C stops)",
+          flush=True)
+    try:
+        bot.run()
+    except KeyboardInterrupt:
+        bot.stop()  # the matches in progress go on without the bot: its clocks run
+    except TyphoonError as error:
+        print(f"typhoon bot: {error}", file=sys.stderr)
+        return 1
+    print(bot.record.summary())
+    return 0
+
+
+def _quiet_errors(run):
+    def wrapped(args) -> int:
+        try:
+            return run(args)
+        except TyphoonError as error:
+            print(f"typhoon ladder: {error}", file=sys.stderr)
+            return 1
+    return wrapped
+
+
+def register(commands) -> None:
+    """Add ``ladder register|leaderboard|player`` to the ``typhoon`` command line."""
+    ladder = commands.add_parser("ladder", help="the service's bot ladder: register players, standings")
+    sub = ladder.add_subparsers(dest="ladder_command", required=True)
+
+    def server(parser) -> None:
+        parser.add_argument("--server", default="127.0.0.1:50051", help="the service's gRPC address")
+
+    register_ = sub.add_parser("register", help="register a player (a bot); prints its API key, once")
+    server(register_)
+    register_.add_argument("--name", required=True, help="the player's name (unique)")
+    register_.add_argument("--description", default="", help="what the bot is")
+    register_.add_argument("--owner", default="", help="who runs it")
+    register_.set_defaults(run=_quiet_errors(cli_register))
+
+    board = sub.add_parser("leaderboard", help="the players by rating")
+    server(board)
+    board.add_argument("--size", type=int, default=50, help="players to show (default 50)")
+    board.add_argument("--all", action="store_true", help="every player")
+    board.set_defaults(run=_quiet_errors(cli_leaderboard))
+
+    player = sub.add_parser("player", help="a player's record and its ladder matches")
+    server(player)
+    player.add_argument("player", help="the player's id or name")
+    player.add_argument("--matches", type=int, default=20, help="matches to list (default 20)")
+    player.set_defaults(run=_quiet_errors(cli_player))
+
+
+__all__ = ["LadderBot", "LadderClient", "LadderRecord", "Seek", "leaderboard_table", "register"]

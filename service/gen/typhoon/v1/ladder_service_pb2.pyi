@@ -1,0 +1,200 @@
+import datetime
+
+from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from service.gen.typhoon.v1 import match_pb2 as _match_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class LadderPlayer(_message.Message):
+    __slots__ = ("player_id", "name", "description", "owner", "rating", "mu", "sigma", "games", "wins_as_german", "wins_as_soviet", "losses", "draws", "games_as_german", "games_as_soviet", "time_losses", "aborted", "rank", "registered_at")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    RATING_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    WINS_AS_GERMAN_FIELD_NUMBER: _ClassVar[int]
+    WINS_AS_SOVIET_FIELD_NUMBER: _ClassVar[int]
+    LOSSES_FIELD_NUMBER: _ClassVar[int]
+    DRAWS_FIELD_NUMBER: _ClassVar[int]
+    GAMES_AS_GERMAN_FIELD_NUMBER: _ClassVar[int]
+    GAMES_AS_SOVIET_FIELD_NUMBER: _ClassVar[int]
+    TIME_LOSSES_FIELD_NUMBER: _ClassVar[int]
+    ABORTED_FIELD_NUMBER: _ClassVar[int]
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    REGISTERED_AT_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    name: str
+    description: str
+    owner: str
+    rating: float
+    mu: float
+    sigma: float
+    games: int
+    wins_as_german: int
+    wins_as_soviet: int
+    losses: int
+    draws: int
+    games_as_german: int
+    games_as_soviet: int
+    time_losses: int
+    aborted: int
+    rank: int
+    registered_at: _timestamp_pb2.Timestamp
+    def __init__(self, player_id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., owner: _Optional[str] = ..., rating: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., games: _Optional[int] = ..., wins_as_german: _Optional[int] = ..., wins_as_soviet: _Optional[int] = ..., losses: _Optional[int] = ..., draws: _Optional[int] = ..., games_as_german: _Optional[int] = ..., games_as_soviet: _Optional[int] = ..., time_losses: _Optional[int] = ..., aborted: _Optional[int] = ..., rank: _Optional[int] = ..., registered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class LadderMatch(_message.Message):
+    __slots__ = ("match_id", "side", "seat_token", "time_control", "opponent_id", "opponent_name", "scenario")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SIDE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    OPPONENT_ID_FIELD_NUMBER: _ClassVar[int]
+    OPPONENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    SCENARIO_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    side: str
+    seat_token: str
+    time_control: _match_pb2.TimeControl
+    opponent_id: str
+    opponent_name: str
+    scenario: str
+    def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., seat_token: _Optional[str] = ..., time_control: _Optional[_Union[_match_pb2.TimeControl, _Mapping]] = ..., opponent_id: _Optional[str] = ..., opponent_name: _Optional[str] = ..., scenario: _Optional[str] = ...) -> None: ...
+
+class LadderGame(_message.Message):
+    __slots__ = ("match_id", "side", "opponent_id", "opponent_name", "outcome", "reason", "rating", "mu", "sigma", "finished_at")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SIDE_FIELD_NUMBER: _ClassVar[int]
+    OPPONENT_ID_FIELD_NUMBER: _ClassVar[int]
+    OPPONENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    RATING_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    side: str
+    opponent_id: str
+    opponent_name: str
+    outcome: str
+    reason: str
+    rating: float
+    mu: float
+    sigma: float
+    finished_at: _timestamp_pb2.Timestamp
+    def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., opponent_id: _Optional[str] = ..., opponent_name: _Optional[str] = ..., outcome: _Optional[str] = ..., reason: _Optional[str] = ..., rating: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class RegisterPlayerRequest(_message.Message):
+    __slots__ = ("name", "description", "owner")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    owner: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., owner: _Optional[str] = ...) -> None: ...
+
+class RegisterPlayerResponse(_message.Message):
+    __slots__ = ("player", "api_key")
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    API_KEY_FIELD_NUMBER: _ClassVar[int]
+    player: LadderPlayer
+    api_key: str
+    def __init__(self, player: _Optional[_Union[LadderPlayer, _Mapping]] = ..., api_key: _Optional[str] = ...) -> None: ...
+
+class GetLadderRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetLadderResponse(_message.Message):
+    __slots__ = ("time_control", "scenario", "options", "max_concurrency")
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    SCENARIO_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    MAX_CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
+    time_control: _match_pb2.TimeControl
+    scenario: str
+    options: _struct_pb2.Struct
+    max_concurrency: int
+    def __init__(self, time_control: _Optional[_Union[_match_pb2.TimeControl, _Mapping]] = ..., scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., max_concurrency: _Optional[int] = ...) -> None: ...
+
+class SeekRequest(_message.Message):
+    __slots__ = ("concurrency", "heartbeat_seconds")
+    CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
+    HEARTBEAT_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    concurrency: int
+    heartbeat_seconds: int
+    def __init__(self, concurrency: _Optional[int] = ..., heartbeat_seconds: _Optional[int] = ...) -> None: ...
+
+class SeekHeartbeat(_message.Message):
+    __slots__ = ("time", "playing")
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    PLAYING_FIELD_NUMBER: _ClassVar[int]
+    time: _timestamp_pb2.Timestamp
+    playing: int
+    def __init__(self, time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., playing: _Optional[int] = ...) -> None: ...
+
+class SeekResponse(_message.Message):
+    __slots__ = ("match", "heartbeat")
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
+    match: LadderMatch
+    heartbeat: SeekHeartbeat
+    def __init__(self, match: _Optional[_Union[LadderMatch, _Mapping]] = ..., heartbeat: _Optional[_Union[SeekHeartbeat, _Mapping]] = ...) -> None: ...
+
+class GetLeaderboardRequest(_message.Message):
+    __slots__ = ("page_size", "page_token")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class GetLeaderboardResponse(_message.Message):
+    __slots__ = ("players", "next_page_token")
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    players: _containers.RepeatedCompositeFieldContainer[LadderPlayer]
+    next_page_token: str
+    def __init__(self, players: _Optional[_Iterable[_Union[LadderPlayer, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class GetPlayerRequest(_message.Message):
+    __slots__ = ("player_id", "name")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    name: str
+    def __init__(self, player_id: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+
+class GetPlayerResponse(_message.Message):
+    __slots__ = ("player",)
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    player: LadderPlayer
+    def __init__(self, player: _Optional[_Union[LadderPlayer, _Mapping]] = ...) -> None: ...
+
+class ListPlayerMatchesRequest(_message.Message):
+    __slots__ = ("player_id", "page_size", "page_token")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    page_size: int
+    page_token: str
+    def __init__(self, player_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListPlayerMatchesResponse(_message.Message):
+    __slots__ = ("matches", "next_page_token")
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    matches: _containers.RepeatedCompositeFieldContainer[LadderGame]
+    next_page_token: str
+    def __init__(self, matches: _Optional[_Iterable[_Union[LadderGame, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...

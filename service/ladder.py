@@ -1,0 +1,597 @@
+"""The ladder: players (bots) register, seek, are paired into matches with clocks, and are rated.
+
+The RPCs of ``typhoon.v1.LadderService`` (proto/typhoon/v1/ladder_service.proto) over the match
+service: a ladder match is an ordinary match (``MatchService.create_match`` with both seats claimed
+and the ladder's time control), so its clocks, flag falls, aborts and log are the match service's.
+Two background loops run in every service process, sharing the work through Redis:
+
+* **pairing** (one process at a time, under a short lock): the players seeking (their Seek stream
+  refreshes their presence) with a free slot are paired. Two players who have met an odd number of
+  times are owed the return match (the German side alternates between them), and get it first; the
+  others are paired nearest rating first (ties: the pair that has met least), but two who have just
+  played each other both ways are not paired again until they have waited ``rematch_wait_ms`` for
+  someone else. At most two matches at a time between the same two (one each side). The match is
+  created, then assigned to both players in one script (which re-checks their slots); a crash in
+  between leaves a match nobody plays, which its clock aborts. A player whose match was aborted because
+  it made no first action is paired no more until it opens a new Seek stream (a bot that hangs would
+  otherwise be handed match after match).
+* **results** (every process): the ladder matches not rated yet (``open``) whose match has ended are
+  rated by one script that also closes them: it applies only if the match is still open (so exactly
+  once, whoever sees the end first, even after a crash between the end and the rating) and only if
+  the players' and sides' ratings are those the new ones were computed from (else it is computed
+  again). An aborted match changes no rating.
+
+Keys (prefix ``typhoon:ladder:``)::
+
+    player:<id>             hash: id name description owner registered_at key_hash concurrency, the
+                            rating (mu sigma rev), the record (games wins_german wins_soviet ...),
+                            last_opponent last_ended, seek_session (of its latest Seek stream) and
+                            blocked_session (the Seek stream it is paired no more in)
+    player:<id>:assigned    hash: match id -> the LadderMatch JSON (with its seat token), while not rated
+    player:<id>:history     list, newest first: the LadderGame JSON of each match
+    side:<side>             hash: mu sigma rev, the rating of the side itself
+    names                   hash: lowercased name -> id
+    keys                    hash: SHA-256 of an API key -> id
+    board                   sorted set: id by rating (mu - 3 sigma)
+    seeking                 sorted set: id by the Redis ms until which it counts as seeking
+    open                    hash: match id -> {"german": id, "soviet": id}: ladder matches not rated yet
+    pairs                   hash: "<id>:<id>" (sorted) -> matches created between the two
+    pairing                 string: the pairing lock
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import secrets
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator
+
+import structlog
+from grpc import StatusCode
+from openskill.models import PlackettLuce
+from redis.exceptions import RedisError
+
+import engine
+from engine.data import SIDES
+from service import convert
+from service.clock import TimeControl
+from service.core import CallContext, MatchService, token_hash
+from service.errors import ServiceError
+from service.gen.typhoon.v1 import ladder_service_pb2 as lapi, match_service_pb2 as api
+
+log = structlog.get_logger("typhoon.ladder")
+
+PREFIX = "typhoon:ladder:"
+MAX_NAME = 64
+MAX_DESCRIPTION = 500
+MAX_PAGE = 200
+MAX_HEARTBEAT_SECONDS = 60
+_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+_MODEL = PlackettLuce()
+_FRESH = _MODEL.rating()
+
+
+def _key(*parts: str) -> str:
+    return PREFIX + ":".join(parts)
+
+
+def _err(code: StatusCode, reason: str, message: str) -> ServiceError:
+    return ServiceError(code, reason, message)
+
+
+def ordinal(mu: float, sigma: float) -> float:
+    """The leaderboard's rating: a conservative estimate of the skill."""
+    return mu - 3 * sigma
+
+
+def rate(german: tuple[float, float], soviet: tuple[float, float], german_side: tuple[float, float],
+         soviet_side: tuple[float, float], winner: str) -> list[tuple[float, float]]:
+    """New (mu, sigma) of the German player, the Soviet player, the German side and the Soviet side
+    after a match ``winner`` ("german", "soviet", else a draw) won: each team is a player and its side.
+
+    >>> new = rate((25.0, 8.333), (25.0, 8.333), (25.0, 8.333), (25.0, 8.333), "german")
+    >>> new[0][0] > 25 > new[1][0]
+    True
+    """
+    teams = [[_MODEL.rating(mu=mu, sigma=sigma) for mu, sigma in team]
+             for team in ((german, german_side), (soviet, soviet_side))]
+    ranks = [0, 1] if winner == "german" else [1, 0] if winner == "soviet" else [0, 0]
+    (g, gs), (s, ss) = _MODEL.rate(teams, ranks=ranks)
+    return [(g.mu, g.sigma), (s.mu, s.sigma), (gs.mu, gs.sigma), (ss.mu, ss.sigma)]
+
+
+@dataclass
+class LadderConfig:
+    """The ladder's matches and limits (``typhoon serve --ladder-time-control ...``)."""
+
+    time_control: TimeControl = field(default_factory=lambda: TimeControl(300_000, 3_000, 30_000, "blitz"))
+    scenario: str = "standard"
+    options: dict[str, Any] = field(default_factory=dict)
+    max_concurrency: int = 8
+    interval: float = 0.5        # seconds between pairing rounds, results rounds and Seek's looks
+    presence_ms: int = 5000      # a player counts as seeking this long after its stream last looked
+    rematch_wait_ms: int = 3000  # how long two who just played each other both ways wait for others
+
+
+_REGISTER = """
+-- KEYS: names, player, keys, board. ARGV: lowercased name, id, key hash, rating, then field pairs.
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+local fields = {}
+for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', KEYS[2], unpack(fields))
+redis.call('HSET', KEYS[3], ARGV[3], ARGV[2])
+redis.call('ZADD', KEYS[4], ARGV[4], ARGV[2])
+return 1
+"""
+
+_ASSIGN = """
+-- KEYS: open, german assigned, soviet assigned, pairs, german player, soviet player.
+-- ARGV: match id, open entry, german assignment, soviet assignment, pair.
+for i = 0, 1 do
+  local limit = tonumber(redis.call('HGET', KEYS[5 + i], 'concurrency') or '1')
+  if redis.call('HLEN', KEYS[2 + i]) >= limit then return 0 end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
+redis.call('HINCRBY', KEYS[4], ARGV[5], 1)
+return 1
+"""
+
+_SETTLE = """
+-- KEYS: open, board, then per team member (german player, soviet player, german side, soviet side)
+-- its hash, then per player (german, soviet) its assigned hash and its history.
+-- ARGV: match id, then per team member its expected rev and its change (JSON {"set": {field: value},
+-- "incr": {field: n}, "block": true (its current Seek stream is paired no more)}, "" for none), then
+-- per player its history entry and its rating ('' = keep).
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 'DONE' end
+for i = 0, 3 do
+  if ARGV[3 + 2 * i] ~= '' and (redis.call('HGET', KEYS[3 + i], 'rev') or '') ~= ARGV[2 + 2 * i] then
+    return 'RETRY'
+  end
+end
+for i = 0, 3 do
+  local change = ARGV[3 + 2 * i]
+  if change ~= '' then
+    change = cjson.decode(change)
+    for name, value in pairs(change['set'] or {}) do redis.call('HSET', KEYS[3 + i], name, value) end
+    for name, value in pairs(change['incr'] or {}) do redis.call('HINCRBY', KEYS[3 + i], name, value) end
+    if change['block'] then
+      local session = redis.call('HGET', KEYS[3 + i], 'seek_session')
+      if session then redis.call('HSET', KEYS[3 + i], 'blocked_session', session) end
+    end
+    redis.call('HINCRBY', KEYS[3 + i], 'rev', 1)
+  end
+end
+local ids = {redis.call('HGET', KEYS[3], 'id'), redis.call('HGET', KEYS[4], 'id')}
+for i = 0, 1 do
+  redis.call('HDEL', KEYS[7 + 2 * i], ARGV[1])
+  redis.call('LPUSH', KEYS[8 + 2 * i], ARGV[10 + 2 * i])
+  if ARGV[11 + 2 * i] ~= '' then redis.call('ZADD', KEYS[2], ARGV[11 + 2 * i], ids[i + 1]) end
+end
+redis.call('HDEL', KEYS[1], ARGV[1])
+return 'OK'
+"""
+
+_UNLOCK = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+class Ladder:
+    """``typhoon.v1.LadderService`` over a :class:`MatchService` (and its store)."""
+
+    def __init__(self, core: MatchService, config: LadderConfig | None = None) -> None:
+        self.core = core
+        self.store = core.store
+        self.redis = core.store.redis
+        self.config = config or LadderConfig()
+        self.admit = core.admit
+        self._register = self.redis.register_script(_REGISTER)
+        self._assign = self.redis.register_script(_ASSIGN)
+        self._settle = self.redis.register_script(_SETTLE)
+        self._unlock = self.redis.register_script(_UNLOCK)
+        self._tasks: list[asyncio.Task] = []
+        self.settled = 0
+        options = engine.new_game(self.config.scenario, self.config.options).options.to_json()
+        self._options = options
+
+    # --- background --------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self.store.clustered:
+            return
+        self._tasks = [asyncio.create_task(self._every(self.pair_round), name="ladder-pairing"),
+                       asyncio.create_task(self._every(self.results_round), name="ladder-results")]
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks = []
+
+    async def _every(self, round_: Any) -> None:
+        while True:
+            try:
+                await round_()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # noqa: BLE001 - Redis away, a bug: log, go on
+                log.warning("ladder_round_failed", round=round_.__name__, error=repr(error))
+            await asyncio.sleep(self.config.interval)
+
+    # --- pairing -----------------------------------------------------------------------------------
+
+    async def pair_round(self) -> int:
+        """Pair the seeking players with free slots (if no other process is doing it); returns the
+        matches created."""
+        lock = uuid.uuid4().hex
+        if not await self.redis.set(_key("pairing"), lock, nx=True, px=10_000):
+            return 0
+        try:
+            return await self._pair()
+        finally:
+            await self._unlock(keys=[_key("pairing")], args=[lock])
+
+    async def _pair(self) -> int:
+        now = await self.store.time_ms()
+        ids = [_text(i) for i in await self.redis.zrangebyscore(_key("seeking"), now, "+inf")]
+        if len(ids) < 2:
+            return 0
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in ids:
+                pipe.hmget(_key("player", player_id), "mu", "concurrency", "name", "seek_session", "blocked_session",
+                           "last_opponent", "last_ended")
+                pipe.hvals(_key("player", player_id, "assigned"))
+            replies = await pipe.execute()
+        players: dict[str, dict[str, Any]] = {}
+        together: dict[tuple[str, str], int] = {}
+        for player_id, fields, assigned in zip(ids, replies[::2], replies[1::2]):
+            mu, concurrency, name, session, blocked, last_opponent, last_ended = map(_text, fields)
+            if mu is None or (session and session == blocked):
+                continue
+            playing = [json.loads(entry) for entry in assigned]
+            players[player_id] = {"mu": float(mu), "free": int(concurrency or 1) - len(playing), "name": name,
+                                  "last_opponent": last_opponent, "last_ended": int(last_ended or 0)}
+            for entry in playing:
+                pair = _pair_of(player_id, entry["opponent_id"])
+                together[pair] = together.get(pair, 0) + 1
+        candidates = sorted(pid for pid, p in players.items() if p["free"] > 0)
+        pairs = [_pair_of(a, b) for i, a in enumerate(candidates) for b in candidates[i + 1:]]
+        met = dict(zip(pairs, await self.redis.hmget(_key("pairs"), [f"{a}:{b}" for a, b in pairs]) if pairs else []))
+        created = 0
+
+        def just_played(a: str, b: str) -> bool:
+            """Both ways, and not long ago: give them a chance to meet someone else."""
+            mutual = players[a]["last_opponent"] == b and players[b]["last_opponent"] == a
+            waited = now - max(players[a]["last_ended"], players[b]["last_ended"])
+            return mutual and int(met.get((a, b)) or 0) % 2 == 0 and waited < self.config.rematch_wait_ms
+
+        while True:
+            # both counted from each side in `together`: two matches between them is 4
+            open_pairs = [(a, b) for a, b in pairs if players[a]["free"] > 0 and players[b]["free"] > 0
+                          and together.get((a, b), 0) < 4 and not just_played(a, b)]
+            if not open_pairs:
+                return created
+            a, b = min(open_pairs, key=lambda p: (int(met.get(p) or 0) % 2 == 0,  # a return match first
+                                                  abs(players[p[0]]["mu"] - players[p[1]]["mu"]),
+                                                  int(met.get(p) or 0), p))
+            count = int(met.get((a, b)) or 0)
+            german, soviet = (a, b) if count % 2 == 0 else (b, a)
+            if await self._create(german, soviet, players, count):
+                created += 1
+            for pid in (a, b):
+                players[pid]["free"] -= 1
+            together[(a, b)] = together.get((a, b), 0) + 2
+            met[(a, b)] = count + 1
+
+    async def _create(self, german: str, soviet: str, players: dict[str, dict[str, Any]], count: int) -> bool:
+        """Create a ladder match and assign it to both players; False if it could not be assigned."""
+        config = self.config
+        tokens = {side: secrets.token_urlsafe(32) for side in SIDES}
+        ids = {"german": german, "soviet": soviet}
+        request = api.CreateMatchRequest(scenario=config.scenario, time_control=config.time_control.to_proto())
+        request.options.CopyFrom(convert.dict_to_struct(self._options))
+        for side in SIDES:
+            request.seats.add(side=side, player_name=players[ids[side]]["name"], seat_token=tokens[side])
+        match = (await self.core.create_match(request, CallContext())).match
+        assignments = {}
+        for side, other in (("german", "soviet"), ("soviet", "german")):
+            assignments[side] = json.dumps({
+                "match_id": match.match_id, "side": side, "seat_token": tokens[side],
+                "opponent_id": ids[other], "opponent_name": players[ids[other]]["name"]})
+        a, b = _pair_of(german, soviet)
+        assigned = await self._assign(
+            keys=[_key("open"), _key("player", german, "assigned"), _key("player", soviet, "assigned"), _key("pairs"),
+                  _key("player", german), _key("player", soviet)],
+            args=[match.match_id, json.dumps(ids), assignments["german"], assignments["soviet"], f"{a}:{b}"])
+        log.info("ladder_paired", match_id=match.match_id, german=german, soviet=soviet, assigned=bool(assigned),
+                 meeting=count + 1)
+        return bool(assigned)
+
+    # --- results -----------------------------------------------------------------------------------
+
+    async def results_round(self) -> int:
+        """Rate every ended ladder match not rated yet; returns how many this process rated."""
+        entries = {_text(k): json.loads(v) for k, v in (await self.redis.hgetall(_key("open"))).items()}
+        done = 0
+        for match_id, meta in zip(entries, await self.store.metas(list(entries))):
+            if meta is None or meta.get("status") in ("finished", "aborted"):
+                done += await self.settle(match_id, entries[match_id], meta)
+        return done
+
+    async def settle(self, match_id: str, ids: dict[str, str], meta: dict[str, str] | None) -> int:
+        """Rate one ended ladder match (once: 0 if it was already); returns 1 if this call did."""
+        result = json.loads(meta["result"]) if meta and meta.get("result") else None
+        aborted = result is None
+        members = [_key("player", ids["german"]), _key("player", ids["soviet"]), _key("side", "german"),
+                   _key("side", "soviet")]
+        for _ in range(16):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for member in members:
+                    pipe.hmget(member, "mu", "sigma", "rev", "name")
+                current = await pipe.execute()
+            ratings = [(float(mu) if mu else _FRESH.mu, float(sigma) if sigma else _FRESH.sigma)
+                       for mu, sigma, _, _ in current]
+            revs = [_text(rev) or "" for _, _, rev, _ in current]
+            names = {"german": _text(current[0][3]) or "", "soviet": _text(current[1][3]) or ""}
+            finished_at = int(meta["updated_at"]) if meta else 0
+            settled_at = str(await self.store.time_ms())  # Redis time, as the pairing's
+            met = [{"last_opponent": ids["soviet"], "last_ended": settled_at},
+                   {"last_opponent": ids["german"], "last_ended": settled_at}]
+            if aborted:
+                new = ratings
+                blamed = meta.get("aborted_side") if meta else None
+                changes = [json.dumps({"set": met[i], "incr": {"aborted": 1}, "block": blamed == side})
+                           for i, side in enumerate(("german", "soviet"))] + ["", ""]
+            else:
+                winner = result["winner"]
+                new = rate(*ratings, winner)
+                changes = []
+                for index, side in enumerate(("german", "soviet", "german", "soviet")):
+                    mu, sigma = new[index]
+                    change: dict[str, Any] = {"set": {"mu": repr(mu), "sigma": repr(sigma)}}
+                    if index < 2:
+                        change["set"] |= met[index]
+                        change["incr"] = _record_change(side, winner, result.get("reason", ""))
+                    changes.append(json.dumps(change))
+            args: list[str] = [match_id]
+            for rev, change in zip(revs, changes):
+                args += [rev, change]
+            for index, side in enumerate(("german", "soviet")):
+                other = "soviet" if side == "german" else "german"
+                mu, sigma = new[index]
+                outcome = "aborted" if aborted else "draw" if result["winner"] == "draw" else \
+                    "win" if result["winner"] == side else "loss"
+                reason = _abort_reason(meta) if aborted else result.get("reason", "")
+                args += [json.dumps({"match_id": match_id, "side": side, "opponent_id": ids[other],
+                                     "opponent_name": names[other], "outcome": outcome, "reason": reason,
+                                     "rating": ordinal(mu, sigma), "mu": mu, "sigma": sigma,
+                                     "finished_at": finished_at}),
+                         "" if aborted else repr(ordinal(mu, sigma))]
+            keys = [_key("open"), _key("board"), *members]
+            for side in ("german", "soviet"):
+                keys += [_key("player", ids[side], "assigned"), _key("player", ids[side], "history")]
+            reply = _text(await self._settle(keys=keys, args=args))
+            if reply == "OK":
+                self.settled += 1
+                log.info("ladder_rated", match_id=match_id, outcome="aborted" if aborted else result["winner"],
+                         german=ids["german"], soviet=ids["soviet"])
+                return 1
+            if reply == "DONE":
+                return 0
+        raise _err(StatusCode.ABORTED, "CONTENTION", "the ratings changed too often while rating the match")
+
+    # --- RPCs --------------------------------------------------------------------------------------
+
+    def _available(self) -> None:
+        if self.store.clustered:
+            raise _err(StatusCode.FAILED_PRECONDITION, "LADDER_UNAVAILABLE",
+                       "the ladder needs clocks, which need a single Redis; this service runs on a Redis Cluster")
+
+    async def register_player(self, request: lapi.RegisterPlayerRequest, ctx: CallContext) -> lapi.RegisterPlayerResponse:
+        self._available()
+        name = request.name.strip()
+        if not name:
+            raise _err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "a player needs a name")
+        for label, value, limit in (("name", name, MAX_NAME), ("owner", request.owner, MAX_NAME),
+                                    ("description", request.description, MAX_DESCRIPTION)):
+            if len(value) > limit:
+                raise _err(StatusCode.INVALID_ARGUMENT, "NAME_TOO_LONG",
+                           f"{label} has {len(value)} characters; at most {limit} are allowed")
+        player_id = "p" + "".join(secrets.choice(_ID_ALPHABET) for _ in range(15))
+        api_key = "tpk_" + secrets.token_urlsafe(32)
+        now = await self.store.time_ms()
+        fields = {"id": player_id, "name": name, "description": request.description, "owner": request.owner,
+                  "registered_at": str(now), "key_hash": token_hash(api_key), "concurrency": "1",
+                  "mu": repr(_FRESH.mu), "sigma": repr(_FRESH.sigma), "rev": "0"}
+        flat = [item for pair in fields.items() for item in pair]
+        registered = await self._register(
+            keys=[_key("names"), _key("player", player_id), _key("keys"), _key("board")],
+            args=[name.lower(), player_id, token_hash(api_key), repr(ordinal(_FRESH.mu, _FRESH.sigma)), *flat])
+        if not registered:
+            raise _err(StatusCode.ALREADY_EXISTS, "NAME_TAKEN", f"a player named {name!r} is registered already")
+        log.info("ladder_registered", player_id=player_id, name=name)
+        return lapi.RegisterPlayerResponse(player=_player(fields), api_key=api_key)
+
+    async def get_ladder(self, request: lapi.GetLadderRequest, ctx: CallContext) -> lapi.GetLadderResponse:
+        return lapi.GetLadderResponse(time_control=self.config.time_control.to_proto(), scenario=self.config.scenario,
+                                      options=convert.dict_to_struct(self._options),
+                                      max_concurrency=self.config.max_concurrency)
+
+    async def seek(self, request: lapi.SeekRequest, ctx: CallContext) -> AsyncIterator[lapi.SeekResponse]:
+        """Check the key and the request, then return the stream."""
+        self._available()
+        player_id = await self._authenticate(ctx)
+        concurrency = request.concurrency or 1
+        if not 1 <= concurrency <= self.config.max_concurrency:
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_CONCURRENCY",
+                       f"concurrency must be from 1 to {self.config.max_concurrency}")
+        heartbeat = request.heartbeat_seconds or 15
+        if not 1 <= heartbeat <= MAX_HEARTBEAT_SECONDS:
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_HEARTBEAT",
+                       f"heartbeat_seconds must be from 1 to {MAX_HEARTBEAT_SECONDS}")
+        await self.redis.hset(_key("player", player_id), mapping={"concurrency": str(concurrency),
+                                                                  "seek_session": uuid.uuid4().hex})
+        structlog.contextvars.bind_contextvars(player_id=player_id)
+        return self._seek(player_id, heartbeat)
+
+    async def _seek(self, player_id: str, heartbeat: float) -> AsyncIterator[lapi.SeekResponse]:
+        sent: set[str] = set()
+        quiet_since = time.monotonic()
+        ended = "shutdown"
+        try:
+            while not self.core.draining and not self.core.hub.closing:
+                now = await self.store.time_ms()
+                await self.redis.zadd(_key("seeking"), {player_id: now + self.config.presence_ms})
+                assigned = {_text(k): _text(v) for k, v in
+                            (await self.redis.hgetall(_key("player", player_id, "assigned"))).items()}
+                for match_id, entry in assigned.items():
+                    if match_id not in sent:
+                        sent.add(match_id)
+                        quiet_since = time.monotonic()
+                        yield lapi.SeekResponse(match=self._ladder_match(json.loads(entry)))
+                sent &= assigned.keys()
+                if time.monotonic() - quiet_since >= heartbeat:
+                    quiet_since = time.monotonic()
+                    yield lapi.SeekResponse(heartbeat=lapi.SeekHeartbeat(time=convert.timestamp(now),
+                                                                         playing=len(assigned)))
+                await asyncio.sleep(self.config.interval / 2)
+        except (GeneratorExit, asyncio.CancelledError):
+            ended = "client_gone"
+            raise
+        finally:
+            with contextlib.suppress(RedisError, ConnectionError, RuntimeError):
+                await self.redis.zrem(_key("seeking"), player_id)
+            log.info("seek_ended", player_id=player_id, reason=ended, matches=len(sent))
+
+    def _ladder_match(self, entry: dict[str, Any]) -> lapi.LadderMatch:
+        return lapi.LadderMatch(match_id=entry["match_id"], side=entry["side"], seat_token=entry["seat_token"],
+                                time_control=self.config.time_control.to_proto(), opponent_id=entry["opponent_id"],
+                                opponent_name=entry["opponent_name"], scenario=self.config.scenario)
+
+    async def get_leaderboard(self, request: lapi.GetLeaderboardRequest,
+                              ctx: CallContext) -> lapi.GetLeaderboardResponse:
+        size, offset = _page(request.page_size, request.page_token)
+        ids = [_text(i) for i in await self.redis.zrevrange(_key("board"), offset, offset + size)]
+        players = await self._players(ids[:size])
+        response = lapi.GetLeaderboardResponse(next_page_token=str(offset + size) if len(ids) > size else "")
+        for rank, fields in enumerate(players, offset + 1):
+            if fields:
+                response.players.append(_player(fields, rank))
+        return response
+
+    async def get_player(self, request: lapi.GetPlayerRequest, ctx: CallContext) -> lapi.GetPlayerResponse:
+        player_id = request.player_id
+        if not player_id and request.name:
+            player_id = _text(await self.redis.hget(_key("names"), request.name.strip().lower())) or ""
+            if not player_id:
+                raise _err(StatusCode.NOT_FOUND, "PLAYER_NOT_FOUND", f"there is no player named {request.name!r}")
+        if not player_id:
+            raise _err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "give a player_id or a name")
+        (fields,) = await self._players([player_id])
+        if not fields:
+            raise _err(StatusCode.NOT_FOUND, "PLAYER_NOT_FOUND", f"there is no player {player_id!r}")
+        rank = await self.redis.zrevrank(_key("board"), player_id)
+        return lapi.GetPlayerResponse(player=_player(fields, rank + 1 if rank is not None else 0))
+
+    async def list_player_matches(self, request: lapi.ListPlayerMatchesRequest,
+                                  ctx: CallContext) -> lapi.ListPlayerMatchesResponse:
+        if not request.player_id:
+            raise _err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "player_id is required")
+        size, offset = _page(request.page_size, request.page_token)
+        (fields,) = await self._players([request.player_id])
+        if not fields:
+            raise _err(StatusCode.NOT_FOUND, "PLAYER_NOT_FOUND", f"there is no player {request.player_id!r}")
+        entries = await self.redis.lrange(_key("player", request.player_id, "history"), offset, offset + size)
+        response = lapi.ListPlayerMatchesResponse(next_page_token=str(offset + size) if len(entries) > size else "")
+        for entry in entries[:size]:
+            game = json.loads(entry)
+            finished_at = game.pop("finished_at")
+            message = response.matches.add(**game)
+            message.finished_at.CopyFrom(convert.timestamp(finished_at))
+        return response
+
+    # --- helpers -----------------------------------------------------------------------------------
+
+    async def check_key(self, key: str | None) -> str:
+        """The player whose API key ``key`` is (REST checks it before reading the request)."""
+        return await self._authenticate(CallContext(token=key))
+
+    async def _authenticate(self, ctx: CallContext) -> str:
+        if not ctx.token:
+            raise _err(StatusCode.UNAUTHENTICATED, "KEY_MISSING",
+                       "seeking needs the player's API key: send 'authorization: Bearer <key>'")
+        player_id = _text(await self.redis.hget(_key("keys"), token_hash(ctx.token)))
+        if not player_id:
+            raise _err(StatusCode.UNAUTHENTICATED, "KEY_INVALID", "the key is not a ladder player's API key")
+        return player_id
+
+    async def _players(self, ids: list[str]) -> list[dict[str, str]]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in ids:
+                pipe.hgetall(_key("player", player_id))
+            replies = await pipe.execute()
+        return [{_text(k): _text(v) for k, v in reply.items()} for reply in replies]
+
+
+def _record_change(side: str, winner: str, reason: str) -> dict[str, int]:
+    change = {"games": 1, f"games_{side}": 1}
+    if winner == side:
+        change[f"wins_{side}"] = 1
+    elif winner == "draw":
+        change["draws"] = 1
+    else:
+        change["losses"] = 1
+        if reason == "time":
+            change["time_losses"] = 1
+    return change
+
+
+def _abort_reason(meta: dict[str, str] | None) -> str:
+    return "aborted: a side made no first action in time" if meta else "the match is gone"
+
+
+def _pair_of(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a < b else (b, a)
+
+
+def _page(size: int, token: str) -> tuple[int, int]:
+    size = size or 50
+    if not 1 <= size <= MAX_PAGE:
+        raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_SIZE", f"page_size must be from 1 to {MAX_PAGE}")
+    if token and not token.isdigit():
+        raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_TOKEN", "page_token is not one this service gave")
+    return size, int(token or 0)
+
+
+def _player(fields: dict[str, str], rank: int = 0) -> lapi.LadderPlayer:
+    def number(name: str) -> int:
+        return int(fields.get(name) or 0)
+
+    mu, sigma = float(fields["mu"]), float(fields["sigma"])
+    player = lapi.LadderPlayer(
+        player_id=fields["id"], name=fields["name"], description=fields.get("description", ""),
+        owner=fields.get("owner", ""), rating=ordinal(mu, sigma), mu=mu, sigma=sigma, games=number("games"),
+        wins_as_german=number("wins_german"), wins_as_soviet=number("wins_soviet"), losses=number("losses"),
+        draws=number("draws"), games_as_german=number("games_german"), games_as_soviet=number("games_soviet"),
+        time_losses=number("time_losses"), aborted=number("aborted"), rank=rank)
+    player.registered_at.CopyFrom(convert.timestamp(fields["registered_at"]))
+    return player
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+__all__ = ["Ladder", "LadderConfig", "ordinal", "rate"]

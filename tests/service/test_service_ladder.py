@@ -1,0 +1,251 @@
+"""The ladder's service side: registration, refusals, REST, and ratings applied exactly once."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+import time
+import uuid
+
+import grpc
+import pytest
+
+from clients.client import TyphoonClient, TyphoonError
+from clients.ladder import LadderBot, LadderClient, leaderboard_table
+from clients.replay import fetch_log, verify_log
+from service.clock import Sweeper, TimeControl
+from service.core import CallContext, MatchService
+from service.embedded_redis import EmbeddedRedis, free_port
+from service.gen.typhoon.v1 import match_pb2
+from service.gen.typhoon.v1 import ladder_service_pb2 as lapi, match_service_pb2 as api
+from service.ladder import Ladder, LadderConfig
+from service.store import Store
+from service_helpers import ServiceProcess, wait_for
+
+FINISHED, ABORTED = match_pb2.MATCH_STATUS_FINISHED, match_pb2.MATCH_STATUS_ABORTED
+
+
+def unique(name: str) -> str:
+    return f"{name}-{uuid.uuid4().hex[:8]}"
+
+
+def test_registration_and_refusals(service):
+    with LadderClient(service.target, retries=0) as ladder:
+        name = unique("Alpha")
+        player, key = ladder.register(name, "a test bot", "tests")
+        assert key.startswith("tpk_") and player.player_id.startswith("p") and len(player.player_id) == 16
+        assert (player.games, player.mu, player.rating) == (0, 25.0, 0.0)
+        assert ladder.player(name=name.upper()).player_id == player.player_id
+        refusals = [
+            (lambda: ladder.register(name.lower()), grpc.StatusCode.ALREADY_EXISTS, "NAME_TAKEN"),
+            (lambda: ladder.register("  "), grpc.StatusCode.INVALID_ARGUMENT, "MISSING_FIELD"),
+            (lambda: ladder.register("x" * 65), grpc.StatusCode.INVALID_ARGUMENT, "NAME_TOO_LONG"),
+            (lambda: ladder.player("pnothere"), grpc.StatusCode.NOT_FOUND, "PLAYER_NOT_FOUND"),
+            (lambda: ladder.leaderboard(page_token="x"), grpc.StatusCode.INVALID_ARGUMENT, "BAD_PAGE_TOKEN"),
+            (lambda: ladder.leaderboard(page_size=500), grpc.StatusCode.INVALID_ARGUMENT, "BAD_PAGE_SIZE"),
+            (lambda: next(iter(ladder.seek(""))), grpc.StatusCode.UNAUTHENTICATED, "KEY_MISSING"),
+            (lambda: next(iter(ladder.seek("tpk_wrong"))), grpc.StatusCode.UNAUTHENTICATED, "KEY_INVALID"),
+            (lambda: next(iter(ladder.seek(key, concurrency=99))), grpc.StatusCode.INVALID_ARGUMENT, "BAD_CONCURRENCY"),
+        ]
+        for call, code, reason in refusals:
+            with pytest.raises(TyphoonError) as refused:
+                call()
+            assert (refused.value.code, refused.value.reason) == (code, reason)
+        settings = ladder.ladder()
+        assert settings.time_control.preset == "blitz" and settings.max_concurrency == 8
+
+
+def test_the_ladder_over_rest(service, http):
+    reply = http.post("/v1/ladder/players", json={"name": unique("Rest"), "owner": "curl"})
+    assert reply.status_code == 200, reply.text
+    body = reply.json()
+    player_id, key = body["player"]["player_id"], body["api_key"]
+    assert http.get(f"/v1/ladder/players/{player_id}").json()["player"]["owner"] == "curl"
+    assert http.get(f"/v1/ladder/players/{player_id}/matches").json() == {"matches": [], "next_page_token": ""}
+    assert any(p["player_id"] == player_id for p in http.get("/v1/ladder/leaderboard?page_size=200").json()["players"])
+    assert http.get("/v1/ladder").json()["time_control"]["initial"] == "300s"
+    assert http.get("/v1/ladder/seek").json()["error"]["reason"] == "KEY_MISSING"
+    with http.stream("GET", "/v1/ladder/seek", params={"heartbeat_seconds": 1},
+                     headers={"Authorization": f"Bearer {key}"}) as stream:
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        lines = stream.iter_lines()
+        assert next(line for line in lines if line.startswith("event:")) == "event: heartbeat"
+    document = http.get("/openapi.json").json()
+    assert document["paths"]["/v1/ladder/seek"]["get"]["security"] == [{"apiKey": []}]
+    assert "/v1/ladder/players/{player_id}/matches" in document["paths"]
+
+
+def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(tmp_path):
+    """Two 'processes' (two cores and ladders on the same Redis) race to rate the same ended matches,
+    one of them ended while no ladder was running (as after a crash); an aborted match changes no
+    rating."""
+    redis = EmbeddedRedis(tmp_path / "redis")  # no service process runs a ladder on it
+    redis_url = redis.start()
+
+    async def scenario() -> None:
+        stores = [Store.from_url(redis_url), Store.from_url(redis_url)]
+        cores = [MatchService(store) for store in stores]
+        config = LadderConfig(time_control=TimeControl(60_000, 0, 1_000), interval=0.05)
+        first, second = Ladder(cores[0], config), Ladder(cores[1], config)
+        players = {}
+        for name in ("north", "south"):
+            response = await first.register_player(lapi.RegisterPlayerRequest(name=unique(name)), CallContext())
+            players[response.player.player_id] = response.api_key
+        seeks = [await first.seek(lapi.SeekRequest(), CallContext(token=key)) for key in players.values()]
+
+        async def paired() -> list[lapi.LadderMatch]:
+            waiting = [asyncio.ensure_future(anext(seek)) for seek in seeks]
+            while not all(w.done() for w in waiting):
+                await first.pair_round()
+                await asyncio.sleep(0.05)
+            return [w.result().match for w in waiting]
+
+        async def board() -> list[lapi.LadderPlayer]:
+            return [(await first.get_player(lapi.GetPlayerRequest(player_id=pid), CallContext())).player
+                    for pid in players]
+
+        # 1. a match ended by resignation, rated by both "processes" at once, twice over
+        one = await paired()
+        await cores[0].resign(api.ResignRequest(match_id=one[0].match_id), CallContext(token=one[0].seat_token))
+        rated = await asyncio.gather(first.results_round(), second.results_round(), first.results_round(),
+                                     second.results_round())
+        assert sum(rated) == 1
+        rated_once = await board()
+        assert [p.games for p in rated_once] == [1, 1] and {p.mu > 25 for p in rated_once} == {True, False}
+        # 2. a match that ends while no ladder runs (a crash between the end and the rating)
+        two = await paired()
+        await cores[1].resign(api.ResignRequest(match_id=two[0].match_id), CallContext(token=two[0].seat_token))
+        after_crash = Ladder(MatchService(Store.from_url(redis_url)), config)
+        assert await after_crash.results_round() == 1
+        assert await first.results_round() == 0 and await second.results_round() == 0
+        # 3. an aborted match: nobody makes a first action within 1 s
+        three = await paired()
+        await asyncio.sleep(1.2)
+        await Sweeper(cores[0]).sweep()
+        meta = (await stores[0].metas([three[0].match_id]))[0]
+        assert meta["status"] == "aborted"
+        before = await board()
+        assert await second.results_round() == 1
+        after = await board()
+        assert [p.mu for p in after] == [p.mu for p in before] and [p.games for p in after] == [2, 2]
+        assert [p.aborted for p in after] == [1, 1]
+        for pid in players:
+            history = (await first.list_player_matches(lapi.ListPlayerMatchesRequest(player_id=pid),
+                                                       CallContext())).matches
+            assert [g.outcome for g in history][0] == "aborted" and len(history) == 3
+            assert {g.match_id for g in history} == {one[0].match_id, two[0].match_id, three[0].match_id}
+        for seek in seeks:
+            await seek.aclose()
+        for store in stores:
+            await store.close()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        redis.stop()
+
+
+# --- four bots, unattended -------------------------------------------------------------------------
+
+class Silent:
+    """A bot that plays at random, then stops answering (its strategy never returns again)."""
+
+    name = "silent"
+
+    def __init__(self, answers: int) -> None:
+        self.answers = answers
+        self.release = threading.Event()
+        self.rng = random.Random("silent")
+
+    def choose(self, state, legal_actions):
+        self.answers -= 1
+        if self.answers < 0:
+            self.release.wait()
+        return self.rng.choice(legal_actions)
+
+
+@pytest.mark.parametrize("restart", [False, True], ids=["steady", "killed-and-restarted"])
+def test_four_bots_play_a_ladder_unattended(tmp_path, restart):
+    """Heuristic, two random bots and one that falls silent in its first match play a ladder with a
+    short time control: the silent one loses on time, the others go on, no match is left open, every
+    finished match changes the ratings once, and heuristic ends above both random bots. With
+    ``restart`` the service is killed (SIGKILL) in the middle of the matches and started again."""
+    redis = EmbeddedRedis(tmp_path / "redis")
+    redis_url = redis.start()
+    port = free_port()
+    serve = ("--redis-url", redis_url, "--ladder-time-control", "10+0.2", "--ladder-first-action", "5")
+    service = ServiceProcess(*serve, grpc_port=port).start()
+    silent = Silent(answers=5)
+    bots: dict[str, LadderBot] = {}
+    threads = []
+    try:
+        with LadderClient(service.target) as ladder:
+            for name, strategy in (("heuristic", "heuristic"), ("random-a", "random"), ("random-b", "random"),
+                                   ("silent", silent)):
+                _, key = ladder.register(name)
+                bots[name] = LadderBot(strategy, service.target, key, seed=name, retry_seconds=60)
+            threads = [threading.Thread(target=bot.run, daemon=True) for bot in bots.values()]
+            for thread in threads:
+                thread.start()
+            restarted = not restart
+            started_at = time.monotonic()
+            while True:
+                time.sleep(1)
+                if not restarted and time.monotonic() - started_at > 4 and len(
+                        {m for bot in bots.values() for m in bot.playing}) >= 2:
+                    service.process.kill()  # in the middle of two matches: no shutdown at all
+                    service.process.wait()
+                    service = ServiceProcess(*serve, grpc_port=port).start()
+                    restarted = True
+                standings = {p.name: p for p in ladder.standings()}
+                if (restarted and standings["heuristic"].games >= 2 and standings["silent"].time_losses
+                        and standings["heuristic"].rank < min(standings["random-a"].rank, standings["random-b"].rank)):
+                    break
+                assert time.monotonic() < started_at + 300, ladder_table(ladder)
+            for bot in bots.values():
+                bot.stop_seeking()
+            for name, bot in bots.items():
+                if name != "silent":
+                    assert bot.wait(120), f"{name} still plays {bot.playing}"
+            started = {m.match_id for bot in bots.values() for m in bot.record.started}
+            with TyphoonClient(service.target) as client:  # every match ends: the silent one's by its clock
+                wait_for(lambda: all(client.get_match(m).match.status in (FINISHED, ABORTED) for m in started), 60)
+                histories = {p.name: ladder.matches(p.player_id) for p in ladder.standings()}
+                wait_for(lambda: sum(len(ladder.matches(p.player_id)) for p in ladder.standings())
+                         == 2 * len(started), 30)  # the last results are rated
+                histories = {p.name: ladder.matches(p.player_id) for p in ladder.standings()}
+                flagged = [g.match_id for g in histories["silent"] if g.reason == "time" and g.outcome == "loss"]
+                assert flagged
+                report = verify_log(fetch_log(client, flagged[-1]), match_id=flagged[-1],
+                                    final=client.get_match(flagged[-1]))
+                assert report.ok, report.text()
+            standings = {p.name: p for p in ladder.standings()}
+            for name, player in standings.items():
+                games = histories[name]
+                assert len({g.match_id for g in games}) == len(games)  # each match once
+                assert player.games == sum(g.outcome != "aborted" for g in games)  # rated once per finished match
+                assert player.aborted == sum(g.outcome == "aborted" for g in games)
+                assert player.games_as_german + player.games_as_soviet == player.games
+            assert all(not bot.record.errors for bot in bots.values()), [b.record.errors for b in bots.values()]
+            assert standings["heuristic"].rank < min(standings["random-a"].rank, standings["random-b"].rank)
+            assert sum(p.games for p in standings.values()) == 2 * sum(
+                1 for m in started if client_status(service.target, m) == FINISHED)
+    finally:
+        silent.release.set()
+        for bot in bots.values():
+            bot.stop()
+        for thread in threads:
+            thread.join(10)
+        service.stop()
+        redis.stop()
+
+
+
+def client_status(target: str, match_id: str) -> int:
+    with TyphoonClient(target) as client:
+        return client.get_match(match_id).match.status
+
+
+def ladder_table(ladder: LadderClient) -> str:
+    return "the ladder did not get there in time:\n" + leaderboard_table(ladder.standings())
