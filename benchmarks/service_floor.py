@@ -15,6 +15,7 @@ window divided by the calls answered in it; Redis's CPU is shown beside it.
     .venv/bin/python benchmarks/service_floor.py                  # or: make bench-service
     .venv/bin/python benchmarks/service_floor.py --seconds 30 --matches 50 --transport grpc
     .venv/bin/python benchmarks/service_floor.py --serve-args="--workers 2" --no-pin
+    .venv/bin/python benchmarks/service_floor.py --time-control 3600+0     # matches with clocks
 
 Machines are noisy: read the ratios (service / floor, same run), and the load line, which says how
 much CPU other processes took meanwhile.
@@ -54,6 +55,8 @@ SERVICE_NAME = "typhoon.v1.MatchService"
 #: The floor offers no legal action: the client submits this one instead.
 FIXED_ACTION = actions_pb2.Action(move=actions_pb2.Action.Move(unit="XLVII", to="0704"))
 FIXED_ACTION_JSON = {"move": {"unit": "XLVII", "to": "0704"}}
+#: With --time-control, the service's matches have clocks (what clocks and their sweeper cost).
+TIME_CONTROL: str | None = None
 #: The issue's targets: service / floor.
 TARGETS = {"grpc": {"cpu": 2.5, "throughput": 0.5, "p99": 2.0}, "rest": {"cpu": 3.0}}
 
@@ -251,6 +254,10 @@ def _own_cpu() -> float:
 
 async def _new_match(stub, rng: random.Random) -> tuple[str, dict[str, str]]:
     request = api.CreateMatchRequest(scenario="standard", request_id=uuid.uuid4().hex)
+    if TIME_CONTROL:
+        from clients.client import as_time_control
+
+        request.time_control.CopyFrom(as_time_control(TIME_CONTROL))
     tokens = {}
     for side in ("german", "soviet"):
         token = f"{side}-{rng.getrandbits(128):032x}"
@@ -397,11 +404,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--channels", type=int, default=1,
                         help="gRPC channels (connections) the matches are spread over (1; more for --workers)")
     parser.add_argument("--seed", default="bench")
+    parser.add_argument("--time-control", default=None,
+                        help="give the service's matches clocks, e.g. 3600+0 (no flag falls): what clocks cost")
     parser.add_argument("--json", default=None, help="write the figures as JSON to this file")
     parser.add_argument("--profile", default=None,
                         help="record py-spy profiles of typhoon serve into this directory (py-spy on PATH)")
     parser.add_argument("--serve-floor", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    global TIME_CONTROL
+    TIME_CONTROL = args.time_control
     if args.serve_floor:
         from service.server import run_event_loop  # the event loop typhoon serve runs on
 
@@ -438,7 +449,8 @@ def main(argv: list[str] | None = None) -> int:
           + (f"server on core {cores[0]}, client on core {cores[1]}" if pin else "not pinned")
           + f"; {psutil.cpu_count()} cores; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after"
           + (f"; typhoon serve {args.serve_args}" if args.serve_args else "")
-          + (f"; {args.channels} gRPC channels" if args.channels > 1 else ""))
+          + (f"; {args.channels} gRPC channels" if args.channels > 1 else "")
+          + (f"; matches with clocks {args.time_control}" if args.time_control else ""))
     rows, summary = [], {}
     for transport in transports:
         floor, service = results["floor", transport], results["typhoon serve", transport]

@@ -28,10 +28,11 @@ def main(argv: list[str] | None = None) -> int:
 
     register(commands)
 
-    from clients import demo, play, replay, runner, sdk  # demo, play, bot, match run, replay
+    from clients import demo, ladder, play, replay, runner, sdk  # demo, play, bot, match run, replay, ladder
 
     demo.register(commands)
     sdk.register(commands)
+    ladder.register(commands)
     runner.register(commands)
     replay.register(commands)
     play.register(commands)

@@ -177,15 +177,18 @@ class LadderBot:
     """Plays ladder matches with a strategy until :meth:`stop` (or Ctrl-C for the command line).
 
     ``strategy`` is a registered name (a fresh strategy per match, seeded from ``seed`` and the match
-    id), or a strategy object or function shared by every match. ``concurrency`` is how many matches at
-    once (the service pairs the player into no more). ``on_start(match)`` and ``on_end(match, result)``
-    are optional hooks."""
+    id), or a strategy object or function shared by every match; or give ``factory(match)``, which
+    makes the strategy of each match. ``concurrency`` is how many matches at once (the service pairs
+    the player into no more). ``on_start(match)`` and ``on_end(match, result, error)`` are optional
+    hooks."""
 
     def __init__(self, strategy: Any, target: str, key: str, *, concurrency: int = 1, seed: Any = None,
                  params: dict[str, Any] | None = None, retry_seconds: float = 300.0, heartbeat_seconds: int = 5,
+                 factory: Callable[[LadderMatch], Any] | None = None,
                  on_start: Callable[[LadderMatch], None] | None = None,
                  on_end: Callable[[LadderMatch, BotResult | None, BaseException | None], None] | None = None) -> None:
         self.strategy = strategy
+        self.factory = factory
         self.target = target
         self.key = key
         self.concurrency = concurrency
@@ -203,6 +206,8 @@ class LadderBot:
         self._lock = threading.Lock()
 
     def _strategy_for(self, match: LadderMatch) -> Any:
+        if self.factory is not None:
+            return self.factory(match)
         if isinstance(self.strategy, str):
             return as_strategy(self.strategy, f"{self.seed}-{match.match_id}", **self.params)
         return self.strategy

@@ -27,10 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from openskill.models import PlackettLuce
 from tabulate import tabulate
 
-_MODEL = PlackettLuce()
+from service.ratings import FRESH, ordinal, rate
 
 
 def player_label(strategy: str, params: dict[str, Any] | None = None) -> str:
@@ -55,7 +54,7 @@ class Standing:
 
     @property
     def ordinal(self) -> float:
-        return self.mu - 3 * self.sigma
+        return ordinal(self.mu, self.sigma)
 
 
 class Ratings:
@@ -68,24 +67,21 @@ class Ratings:
     @staticmethod
     def _entry(table: dict[str, dict[str, float]], name: str) -> dict[str, float]:
         if name not in table:
-            fresh = _MODEL.rating()
-            table[name] = {"mu": fresh.mu, "sigma": fresh.sigma, "games": 0, "wins": 0, "draws": 0}
+            table[name] = {"mu": FRESH[0], "sigma": FRESH[1], "games": 0, "wins": 0, "draws": 0}
         return table[name]
 
     def record(self, german: str, soviet: str, winner: str) -> None:
         """One finished match: ``winner`` is ``"german"``, ``"soviet"`` or anything else for a draw."""
         if german == soviet:
             return  # a player against itself tells nothing about its skill
-        teams = {"german": (self._entry(self._players, german), self._entry(self._sides, "german")),
-                 "soviet": (self._entry(self._players, soviet), self._entry(self._sides, "soviet"))}
-        draw = winner not in teams
-        ranks = [0, 0] if draw else [0 if side == winner else 1 for side in teams]
-        rated = _MODEL.rate([[_MODEL.rating(mu=e["mu"], sigma=e["sigma"]) for e in team] for team in teams.values()],
-                            ranks=ranks)
-        for (side, team), new in zip(teams.items(), rated):
-            for entry, rating in zip(team, new):
-                entry.update(mu=rating.mu, sigma=rating.sigma, games=entry["games"] + 1,
-                             wins=entry["wins"] + (winner == side), draws=entry["draws"] + draw)
+        entries = {"german": self._entry(self._players, german), "soviet": self._entry(self._players, soviet)}
+        sides = {side: self._entry(self._sides, side) for side in ("german", "soviet")}
+        draw = winner not in entries
+        members = [entries["german"], entries["soviet"], sides["german"], sides["soviet"]]
+        rated = rate(*((e["mu"], e["sigma"]) for e in members), winner)
+        for (side, entry), (mu, sigma) in zip([*entries.items(), *sides.items()], rated):
+            entry.update(mu=mu, sigma=sigma, games=entry["games"] + 1, wins=entry["wins"] + (winner == side),
+                         draws=entry["draws"] + draw)
 
     def standings(self) -> list[Standing]:
         rows = [Standing(player, e["mu"], e["sigma"], int(e["games"]), int(e["wins"]), int(e["draws"]))

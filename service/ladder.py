@@ -53,7 +53,6 @@ from typing import Any, AsyncIterator
 
 import structlog
 from grpc import StatusCode
-from openskill.models import PlackettLuce
 from redis.exceptions import RedisError
 
 import engine
@@ -63,6 +62,7 @@ from service.clock import TimeControl
 from service.core import CallContext, MatchService, token_hash
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi, match_service_pb2 as api
+from service.ratings import FRESH, ordinal, rate
 
 log = structlog.get_logger("typhoon.ladder")
 
@@ -72,8 +72,6 @@ MAX_DESCRIPTION = 500
 MAX_PAGE = 200
 MAX_HEARTBEAT_SECONDS = 60
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
-_MODEL = PlackettLuce()
-_FRESH = _MODEL.rating()
 
 
 def _key(*parts: str) -> str:
@@ -82,27 +80,6 @@ def _key(*parts: str) -> str:
 
 def _err(code: StatusCode, reason: str, message: str) -> ServiceError:
     return ServiceError(code, reason, message)
-
-
-def ordinal(mu: float, sigma: float) -> float:
-    """The leaderboard's rating: a conservative estimate of the skill."""
-    return mu - 3 * sigma
-
-
-def rate(german: tuple[float, float], soviet: tuple[float, float], german_side: tuple[float, float],
-         soviet_side: tuple[float, float], winner: str) -> list[tuple[float, float]]:
-    """New (mu, sigma) of the German player, the Soviet player, the German side and the Soviet side
-    after a match ``winner`` ("german", "soviet", else a draw) won: each team is a player and its side.
-
-    >>> new = rate((25.0, 8.333), (25.0, 8.333), (25.0, 8.333), (25.0, 8.333), "german")
-    >>> new[0][0] > 25 > new[1][0]
-    True
-    """
-    teams = [[_MODEL.rating(mu=mu, sigma=sigma) for mu, sigma in team]
-             for team in ((german, german_side), (soviet, soviet_side))]
-    ranks = [0, 1] if winner == "german" else [1, 0] if winner == "soviet" else [0, 0]
-    (g, gs), (s, ss) = _MODEL.rate(teams, ranks=ranks)
-    return [(g.mu, g.sigma), (s.mu, s.sigma), (gs.mu, gs.sigma), (ss.mu, ss.sigma)]
 
 
 @dataclass
@@ -339,7 +316,7 @@ class Ladder:
                 for member in members:
                     pipe.hmget(member, "mu", "sigma", "rev", "name")
                 current = await pipe.execute()
-            ratings = [(float(mu) if mu else _FRESH.mu, float(sigma) if sigma else _FRESH.sigma)
+            ratings = [(float(mu) if mu else FRESH[0], float(sigma) if sigma else FRESH[1])
                        for mu, sigma, _, _ in current]
             revs = [_text(rev) or "" for _, _, rev, _ in current]
             names = {"german": _text(current[0][3]) or "", "soviet": _text(current[1][3]) or ""}
@@ -412,11 +389,11 @@ class Ladder:
         now = await self.store.time_ms()
         fields = {"id": player_id, "name": name, "description": request.description, "owner": request.owner,
                   "registered_at": str(now), "key_hash": token_hash(api_key), "concurrency": "1",
-                  "mu": repr(_FRESH.mu), "sigma": repr(_FRESH.sigma), "rev": "0"}
+                  "mu": repr(FRESH[0]), "sigma": repr(FRESH[1]), "rev": "0"}
         flat = [item for pair in fields.items() for item in pair]
         registered = await self._register(
             keys=[_key("names"), _key("player", player_id), _key("keys"), _key("board")],
-            args=[name.lower(), player_id, token_hash(api_key), repr(ordinal(_FRESH.mu, _FRESH.sigma)), *flat])
+            args=[name.lower(), player_id, token_hash(api_key), repr(ordinal(FRESH[0], FRESH[1])), *flat])
         if not registered:
             raise _err(StatusCode.ALREADY_EXISTS, "NAME_TAKEN", f"a player named {name!r} is registered already")
         log.info("ladder_registered", player_id=player_id, name=name)
@@ -594,4 +571,4 @@ def _text(value: Any) -> str | None:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-__all__ = ["Ladder", "LadderConfig", "ordinal", "rate"]
+__all__ = ["Ladder", "LadderConfig"]

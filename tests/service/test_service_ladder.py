@@ -249,3 +249,21 @@ def client_status(target: str, match_id: str) -> int:
 
 def ladder_table(ladder: LadderClient) -> str:
     return "the ladder did not get there in time:\n" + leaderboard_table(ladder.standings())
+
+
+def test_the_operator_commands(service, capsys):
+    from clients.cli import main
+
+    name = unique("Operator")
+    assert main(["ladder", "register", "--server", service.target, "--name", name, "--owner", "ops"]) == 0
+    out = capsys.readouterr().out
+    assert f"registered {name} as p" in out and "API key (shown only now; keep it): tpk_" in out
+    assert main(["ladder", "register", "--server", service.target, "--name", name]) == 1
+    assert "NAME_TAKEN" in capsys.readouterr().err
+    assert main(["ladder", "leaderboard", "--server", service.target, "--all"]) == 0
+    out = capsys.readouterr().out
+    assert name in out and "rating" in out and "time control 300+3" in out
+    assert main(["ladder", "player", name, "--server", service.target]) == 0
+    assert f"{name} (p" in capsys.readouterr().out
+    assert main(["bot", "--ladder", service.target, "--strategy", "random"]) == 2
+    assert "--ladder needs --key" in capsys.readouterr().err
