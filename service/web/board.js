@@ -140,8 +140,12 @@ function counter(board, unit, x, y, classes) {
 // Returns the milliseconds it took (building the markup, the browser parsing it and laying it out).
 export function draw(svg, board, state, marks = {}) {
   const started = performance.now();
-  const out = [];
-  terrain(board, out);
+  if (!board.terrain) {  // the markup of what never changes is built once; the browser still redraws it all
+    const parts = [];
+    terrain(board, parts);
+    board.terrain = parts.join("");
+  }
+  const out = [board.terrain];
   cities(board, state.city_control || {}, out);
   out.push('<g class="marks">');
   for (const id of marks.reachable || []) {

@@ -167,6 +167,7 @@ export function showMatch(root, matchId, params, playing = false) {
     battles.hidden = !declared.length;
     fill(battles, el("h2", {}, "Battles"), el("table", { class: "battles" }, ...declared.map((b) => el("tr", {},
       el("td", {}, `${b.attackers.join(", ")} → ${b.defender} (${b.hex})`),
+      el("td", { class: "muted" }, `${b.attack} to ${b.defence}: ${b.odds}${b.shifts ? ` ${b.shifts > 0 ? "+" : "−"}${Math.abs(b.shifts)}` : ""}`),
       el("td", { class: "odds", title: `attack ${b.attack} against ${b.defence}; ${b.odds}, shift ${b.shifts}` },
         b.column === "below" ? "below the table" : b.column)))));
   }
@@ -339,15 +340,16 @@ export function showMatch(root, matchId, params, playing = false) {
       do {
         again = false;
         const { match, state } = await api.getMatch(matchId);
+        let legal = null;  // read before anything changes: the page stays usable while it loads
+        if (view.seat && state.side_to_act === view.seat.side) {
+          legal = await api.legalActions(matchId);
+          if (legal.version !== match.version) { legal = null; again = true; }
+        }
         if (stopped) return;
         view.match = match;
         view.state = state;
         view.version = match.version;
-        view.legal = null;
-        if (view.seat && state.side_to_act === view.seat.side) {
-          const legal = await api.legalActions(matchId);
-          if (legal.version === match.version) view.legal = legal; else again = true;
-        }
+        view.legal = legal;
         if (view.selected && !(mine() && view.legal.actions.some((a) => JSON.stringify(a).includes(`"${view.selected}"`)))) view.selected = null;
         renderFacts();
         renderPlay();

@@ -214,3 +214,18 @@ def test_play_through_the_page_against_a_bot(browser, played, screenshots):
         state = http.get(f"/v1/matches/{match_id}").json()
         assert state["match"]["version"] >= version + 1
         assert [unit_id, target] in [[u["id"], u["hex"]] for u in state["state"]["units"]]
+
+        # the combat phase: declare a battle by clicking an attacker, then its target; the odds show
+        wait(browser, lambda d: d.execute_script(
+            "const l = window.typhoon.match.legal; return !!l && l.actions.some(a => a.declare_attack)"), timeout=30)
+        attacker, defender = browser.execute_script(
+            "const a = window.typhoon.match.legal.actions.find(a => a.declare_attack).declare_attack;"
+            "return [a.attackers[0], a.defender];")
+        click(browser, f'svg.board g.unit[data-unit="{attacker}"]')
+        wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f'svg.board g.unit.target[data-unit="{defender}"]'))
+        click(browser, f'svg.board g.unit[data-unit="{defender}"]')
+        wait(browser, lambda d: defender in text(d, "#battles"))
+        battle, = http.get(f"/v1/matches/{match_id}").json()["state"]["battles"]
+        assert battle["defender"] == defender and battle["attackers"] == [attacker]
+        assert text(browser, "#battles td.odds") == (battle["column"] if battle["column"] != "below" else "below the table")
+        browser.save_screenshot(str(screenshots / "battle.png"))
