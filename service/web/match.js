@@ -325,10 +325,21 @@ export function showMatch(root, matchId, params, playing = false) {
 
   // --- the stream ----------------------------------------------------------------------------------
 
-  function append(entry) {
-    const { text, kind } = describeEntry(entry, view.scenario);
-    log.prepend(el("li", { class: kind, "data-seq": entry.sequence }, el("span", { class: "seq" }, `#${entry.sequence}`), text));
+  // New log entries go into the list once per frame, all together (a catch-up brings hundreds at once).
+  let pending = [];
+  function flushLog() {
+    const items = pending.slice(-MAX_LOG).reverse().map((entry) => {
+      const { text, kind } = describeEntry(entry, view.scenario);
+      return el("li", { class: kind, "data-seq": entry.sequence }, el("span", { class: "seq" }, `#${entry.sequence}`), text);
+    });
+    pending = [];
+    log.prepend(...items);
     while (log.childElementCount > MAX_LOG) log.lastElementChild.remove();
+  }
+
+  function append(entry) {
+    if (!pending.length) requestAnimationFrame(flushLog);
+    pending.push(entry);
     view.entries = entry.sequence;
     if (entry.version > view.version) refresh();
   }

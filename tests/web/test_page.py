@@ -106,7 +106,8 @@ def test_a_replay_at_a_step_shows_the_counters_of_get_match_at_that_version(brow
         state = client.get_match(match_id)
         assert state.match.version == version
         recorded[version] = units(state.state)
-    play_random(client, match_id, tokens, seed="replay-end")
+    play_random(client, match_id, tokens, seed="replay-end", max_actions=40)
+    client.resign(match_id, tokens["soviet"])  # a finished match (its seed revealed) without playing it all out
     final = client.get_match(match_id)
     assert final.match.seed
 
