@@ -31,7 +31,9 @@ def _serve(args: argparse.Namespace) -> int:
                          redis_url=args.redis_url, redis_cluster=args.redis_cluster, data_dir=args.data_dir,
                          grace_seconds=args.grace, log_level=args.log_level, worker=args.worker,
                          cors_origins=tuple(args.cors_origin or ()),
-                         ladder=LadderConfig(time_control=control, max_concurrency=args.ladder_max_concurrency))
+                         ladder=LadderConfig(time_control=control, max_concurrency=args.ladder_max_concurrency),
+                         redis_connections=args.redis_connections, max_watch_streams=args.max_watch_streams,
+                         max_watch_streams_per_client=args.max_watch_streams_per_client, fsync=args.fsync)
     workers = args.workers or default_workers()
     try:
         if workers > 1:
@@ -44,6 +46,9 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
+    from service.limits import MAX_WATCH_STREAMS, MAX_WATCH_STREAMS_PER_CLIENT
+    from service.store import MAX_CONNECTIONS
+
     serve = commands.add_parser("serve", help="run the game service (gRPC and REST over Redis)")
     serve.add_argument("--grpc-port", type=int, default=50051, help="gRPC port (0: any free port)")
     serve.add_argument("--http-port", type=int, default=8080, help="REST/JSON port (0: any free port)")
@@ -68,5 +73,16 @@ def register(commands: argparse._SubParsersAction) -> None:
                        help="ladder matches are aborted when a side makes no first action within this (default 30)")
     serve.add_argument("--ladder-max-concurrency", type=int, default=8,
                        help="the most ladder matches a player may play at once (default 8)")
+    serve.add_argument("--redis-connections", type=int, default=MAX_CONNECTIONS,
+                       help=f"the most Redis connections of this process's pool ({MAX_CONNECTIONS}); watching "
+                            "holds none (one more connection carries every watched match's notices)")
+    serve.add_argument("--max-watch-streams", type=int, default=MAX_WATCH_STREAMS,
+                       help=f"watch streams this process serves at once ({MAX_WATCH_STREAMS}); more are "
+                            "refused with RESOURCE_EXHAUSTED / 429")
+    serve.add_argument("--max-watch-streams-per-client", type=int, default=MAX_WATCH_STREAMS_PER_CLIENT,
+                       help=f"watch streams one client address may hold here ({MAX_WATCH_STREAMS_PER_CLIENT})")
+    serve.add_argument("--fsync", choices=["everysec", "always"], default="everysec",
+                       help="the embedded Redis's append-only fsync: every second (a machine crash may lose "
+                            "the last second), or at every write (slower; see deploy/README.md)")
     serve.set_defaults(run=_serve)
 

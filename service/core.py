@@ -30,6 +30,7 @@ import json
 import re
 import secrets
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable, Iterator
 
@@ -38,13 +39,14 @@ from grpc import StatusCode
 
 import engine
 from engine.data import SIDES
-from service import answers, catalog, convert, history
+from service import answers, catalog, convert, history, metrics
 from service.battles import battles as battles_of
 from service import clock as clock_module
 from service.cache import Known, MatchCache
 from service.errors import ServiceError, shutting_down
 from service.gen.typhoon.v1 import match_pb2, match_service_pb2 as api
 from service.hub import StreamHub
+from service.limits import WatchLease, WatchLimits
 from service.store import RequestRecord, Store, StoredEvent
 
 log = structlog.get_logger("typhoon.service")
@@ -68,11 +70,13 @@ FINAL_EVENT = "seed_revealed"
 
 @dataclass
 class CallContext:
-    """What a transport knows about a call besides the request: the bearer token, if any."""
+    """What a transport knows about a call besides the request: the bearer token, if any, and the
+    caller's address (for the per-client watch cap)."""
 
     token: str | None = None
     #: Set only by the service itself (the clock sweeper), never by a transport: act for this side.
     service_side: str | None = None
+    client: str = ""
 
 
 def token_hash(token: str) -> str:
@@ -116,9 +120,10 @@ class MatchService:
     """The match service over a :class:`~service.store.Store` (and a :class:`StreamHub` for watching)."""
 
     def __init__(self, store: Store, hub: StreamHub | None = None, clock: Callable[[], float] = time.time,
-                 cache: MatchCache | None = None) -> None:
+                 cache: MatchCache | None = None, watch_limits: WatchLimits | None = None) -> None:
         self.store = store
         self.hub = hub or StreamHub(store)
+        self.watch_limits = watch_limits or WatchLimits()
         self.clock = clock
         self.clocks = clock_module.Clocks(store)
         self.cache = cache or MatchCache()
@@ -384,9 +389,13 @@ class MatchService:
         meta = await self._meta(match_id)
         _check_cursor(request.after_sequence, meta)
         finished = meta["status"] in ENDED and request.after_sequence >= int(meta["last_sequence"])
-        return self._watch(match_id, request.after_sequence, heartbeat, finished)
+        lease = self.watch_limits.acquire(ctx.client)
+        stream = self._watch(match_id, request.after_sequence, heartbeat, finished, lease)
+        weakref.finalize(stream, lease.release)  # also when a transport drops the stream unstarted
+        return stream
 
-    async def _watch(self, match_id: str, after: int, heartbeat: float, finished: bool) -> AsyncIterator[api.WatchMatchResponse]:
+    async def _watch(self, match_id: str, after: int, heartbeat: float, finished: bool,
+                     lease: WatchLease) -> AsyncIterator[api.WatchMatchResponse]:
         sent, last, ended = 0, after, "shutdown"
         try:
             if finished:
@@ -406,6 +415,7 @@ class MatchService:
             ended = "client_gone"
             raise
         finally:
+            lease.release()
             log.info("watch_ended", match_id=match_id, reason=ended, events=sent, after_sequence=after,
                      last_sequence=last)
 
@@ -516,6 +526,7 @@ class MatchService:
             raise _err(StatusCode.FAILED_PRECONDITION, "CLOCK_RUNNING", "the clock has not run out")
         self.cache.forget(match_id)
         log.debug("commit_retry", outcome=outcome.outcome)  # lost a race: read again and retry
+        metrics.COMMIT_RETRIES.inc()
         return None
 
     async def _answer(self, match_id: str, record: RequestRecord, fingerprint: str, request_id: str,

@@ -21,7 +21,9 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 from redis.exceptions import RedisError
 
+from service import metrics
 from service.core import CallContext, MatchService
+from service.limits import client_address
 from service.errors import DOMAIN, ServiceError, internal_error, unavailable
 from service.gen.typhoon.v1 import ladder_service_pb2, match_service_pb2
 
@@ -56,6 +58,7 @@ def as_service_error(error: BaseException) -> ServiceError:
         return error
     if isinstance(error, (RedisError, ConnectionError, TimeoutError)):
         log.warning("store_unavailable", error=repr(error))
+        metrics.REDIS_ERRORS.labels("call").inc()
         return unavailable()
     log.exception("internal_error")
     return internal_error()
@@ -64,7 +67,8 @@ def as_service_error(error: BaseException) -> ServiceError:
 def _call_context(context: grpc.aio.ServicerContext, request: Any) -> tuple[CallContext, str]:
     metadata = {k: v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
     request_id = getattr(request, "request_id", "") or metadata.get("x-request-id") or uuid.uuid4().hex
-    return CallContext(token=bearer_token(metadata.get("authorization"))), request_id
+    return CallContext(token=bearer_token(metadata.get("authorization")),
+                       client=client_address(context.peer() or "")), request_id
 
 
 def _unary(name: str, core: MatchService):
@@ -84,9 +88,11 @@ def _unary(name: str, core: MatchService):
                 failure = as_service_error(error)
                 log.info("rpc", code=failure.code.name, reason=failure.reason,
                          ms=round((time.perf_counter() - started) * 1000, 2))
+                metrics.observe_call(name, "grpc", failure.code.name, time.perf_counter() - started)
                 status = status_of(failure)
                 await context.abort(status.code, status.details, status.trailing_metadata)
             log.info("rpc", code="OK", ms=round((time.perf_counter() - started) * 1000, 2))
+            metrics.observe_call(name, "grpc", "OK", time.perf_counter() - started)
             return response
 
     handler.__name__ = name
@@ -115,6 +121,7 @@ def _stream(name: str, core: MatchService):
                 failure = as_service_error(error)
                 log.info("rpc", code=failure.code.name, reason=failure.reason, sent=sent,
                          ms=round((time.perf_counter() - started) * 1000, 2))
+                metrics.observe_call(name, "grpc", failure.code.name, None)
                 status = status_of(failure)
                 await context.abort(status.code, status.details, status.trailing_metadata)
             finally:
@@ -123,6 +130,7 @@ def _stream(name: str, core: MatchService):
                     # call's log context, rather than leave it to the async-generator collector's task
                     await stream.aclose()
             log.info("rpc", code="OK", sent=sent, ms=round((time.perf_counter() - started) * 1000, 2))
+            metrics.observe_call(name, "grpc", "OK", None)
 
     handler.__name__ = name
     return handler

@@ -26,13 +26,15 @@ import grpc
 import structlog
 import uvicorn
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from service import grpc_api, http_api, reflection
+from service import grpc_api, http_api, metrics, reflection
 from service.clock import Sweeper
 from service.ladder import Ladder, LadderConfig
 from service.core import MatchService
 from service.embedded_redis import EmbeddedRedis
 from service.hub import StreamHub
-from service.store import Store
+from service.limits import MAX_WATCH_STREAMS, MAX_WATCH_STREAMS_PER_CLIENT, WatchLimits
+from service.readiness import Readiness
+from service.store import MAX_CONNECTIONS, Store
 
 log = structlog.get_logger("typhoon.server")
 T = TypeVar("T")
@@ -54,6 +56,10 @@ class ServeConfig:
     #: Origins whose pages may call the REST API (CORS); none by default.
     cors_origins: tuple[str, ...] = ()
     ladder: LadderConfig = field(default_factory=LadderConfig)
+    redis_connections: int = MAX_CONNECTIONS
+    max_watch_streams: int = MAX_WATCH_STREAMS
+    max_watch_streams_per_client: int = MAX_WATCH_STREAMS_PER_CLIENT
+    fsync: str = "everysec"
 
 
 def configure_logging(level: str = "info", stream=None) -> None:
@@ -76,6 +82,22 @@ def configure_logging(level: str = "info", stream=None) -> None:
         wrapper_class=structlog.make_filtering_bound_logger(min(number, logging.INFO)),
         logger_factory=structlog.PrintLoggerFactory(file=stream or sys.stderr),
         cache_logger_on_first_use=False)
+
+
+def add_operations_routes(app, readiness: Readiness) -> None:
+    """``GET /readyz``: 200 when this process can serve now, else 503 with the reasons;
+    ``GET /metrics``: the Prometheus metrics (service.metrics)."""
+    from fastapi.responses import JSONResponse, Response
+
+    async def readyz() -> JSONResponse:
+        return JSONResponse(readiness.to_json(), status_code=200 if readiness.ready else 503)
+
+    async def metrics_text() -> Response:
+        body, content_type = metrics.exposition()
+        return Response(body, media_type=content_type)
+
+    app.add_api_route("/readyz", readyz, methods=["GET"], include_in_schema=False)
+    app.add_api_route("/metrics", metrics_text, methods=["GET"], include_in_schema=False)
 
 
 class _Uvicorn(uvicorn.Server):
@@ -104,19 +126,22 @@ class Server:
         self.ladder: Ladder | None = None
         self.hub: StreamHub | None = None
         self.store: Store | None = None
+        self.readiness: Readiness | None = None
 
     async def start(self) -> None:
         config = self.config
         url = config.redis_url or os.environ.get("REDIS_URL")
         if not url:
-            self.embedded = EmbeddedRedis(config.data_dir)
+            self.embedded = EmbeddedRedis(config.data_dir, fsync=config.fsync)
             # started from this thread on purpose: the child is tied to the thread that forks it
             url = self.embedded.start()
         self.redis_url = url
-        self.store = Store.from_url(url, cluster=config.redis_cluster)
-        await self.store.ping()
+        # no check of Redis here: the process serves (NOT_SERVING) while Redis is down or loading,
+        # and turns SERVING when it answers (service.readiness)
+        self.store = Store.from_url(url, cluster=config.redis_cluster, max_connections=config.redis_connections)
         self.hub = StreamHub(self.store)
-        self.core = MatchService(self.store, self.hub)
+        limits = WatchLimits(config.max_watch_streams, config.max_watch_streams_per_client)
+        self.core = MatchService(self.store, self.hub, watch_limits=limits)
         self.sweeper = Sweeper(self.core)
         self.sweeper.start()
         self.ladder = Ladder(self.core, config.ladder)
@@ -126,6 +151,11 @@ class Server:
         grpc_api.add_to_server(self.core, self._grpc)
         grpc_api.add_to_server(self.ladder, self._grpc, grpc_api.LADDER_SERVICE)
         self._health = health.aio.HealthServicer()
+        self.readiness = Readiness(self.store, self._health,
+                                   ["", grpc_api.SERVICE_NAME, grpc_api.LADDER_SERVICE.full_name],
+                                   saturation=[limits.saturation, self._pool_saturation])
+        self.readiness.on_check.append(self._update_gauges)
+        await self.readiness.start()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._grpc)
         reflection.enable([grpc_api.SERVICE_NAME, grpc_api.LADDER_SERVICE.full_name,
                            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name],
@@ -147,6 +177,7 @@ class Server:
         sock.setblocking(False)
         self.http_port = sock.getsockname()[1]
         app = http_api.create_app(self.core, config.cors_origins, self.ladder)
+        add_operations_routes(app, self.readiness)
         self._http = _Uvicorn(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off",
                                              timeout_graceful_shutdown=int(config.grace_seconds)))
         self._http_task = asyncio.create_task(self._http.serve(sockets=[sock]), name="http")
@@ -156,14 +187,31 @@ class Server:
                 raise RuntimeError("the HTTP server stopped at start")
             await asyncio.sleep(0.01)
 
-        for name in ("", grpc_api.SERVICE_NAME, grpc_api.LADDER_SERVICE.full_name):
-            await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
-        log.info("worker_serving" if config.worker else "serving", grpc_port=self.grpc_port, http_port=self.http_port, host=config.host,
+        await self.readiness.check()
+        log.info("worker_serving" if config.worker else "serving", grpc_port=self.grpc_port,
+                 http_port=self.http_port, host=config.host, ready=self.readiness.ready,
                  redis="embedded" if self.embedded else "external",
                  data_dir=str(self.embedded.data_dir) if self.embedded else None, lifecycle=True)
 
+    def _update_gauges(self) -> None:
+        in_use, most = self.store.connections_in_use()
+        metrics.POOL_IN_USE.set(in_use)
+        metrics.POOL_MAX.set(most)
+        metrics.WATCH_STREAMS.set(self.core.watch_limits.streams)
+        metrics.WATCHED_MATCHES.set(self.hub.matches)
+        metrics.ACTIVE_MATCHES.set(metrics.active_matches())
+        metrics.FEED_CONNECTED.set(1 if self.hub.feed.connected else 0)
+        metrics.READY.set(1 if self.readiness.ready else 0)
+        metrics.observe_process()
+
+    def _pool_saturation(self) -> str | None:
+        in_use, most = self.store.connections_in_use()
+        return f"all {most} Redis connections are busy" if in_use >= most else None
+
     async def stop(self) -> None:
         log.info("shutting_down", lifecycle=True)
+        if self.readiness:
+            await self.readiness.stop()
         if self._health:
             await self._health.enter_graceful_shutdown()
         if self.hub:

@@ -25,6 +25,9 @@ script below touches a single slot):
     string: once a match is over, its events and request records compressed into one value
     (``service.archive``); its ``events`` and ``requests`` keys are gone then. Only the read
     functions below know: they read either.
+``typhoon:{m:<id>}:feed``
+    pub/sub channel (not a key): each script that appends events publishes the new last sequence
+    on it (``NOTIFY``; see ``service.notify``).
 ``typhoon:create:<SHA-256 of a CreateMatch request_id>``
     string ``<match id> <request fingerprint>``: the match that request creates (24 h), written before
     the match, so a retry finds it.
@@ -49,16 +52,35 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
+from service.metrics import observe_commit
+from redis.exceptions import BusyLoadingError, ConnectionError as RedisConnectionError, TimeoutError as RedisTimeoutError
 
 from service.archive import Archive
 
 INDEX_KEY = "typhoon:matches"
 DEADLINES_KEY = "typhoon:deadlines"
 REQUEST_TTL_SECONDS = 24 * 3600
-#: Redis connections per service process: one per call waiting on Redis, plus one per watched match
-#: (its blocking stream read). A call that finds them all busy waits up to POOL_WAIT_SECONDS for one.
-MAX_CONNECTIONS = 1000
+#: Redis connections per service process (``typhoon serve --redis-connections``): one per call waiting
+#: on Redis (watching holds none: see service.notify). A call that finds them all busy waits up to
+#: POOL_WAIT_SECONDS for one.
+MAX_CONNECTIONS = 200
 POOL_WAIT_SECONDS = 10.0
+#: A command whose answer has not come in this time fails (a frozen Redis must not hang calls forever).
+SOCKET_TIMEOUT_SECONDS = 5.0
+CONNECT_TIMEOUT_SECONDS = 2.0
+
+
+def retry_policy() -> dict[str, Any]:
+    """A failed connection (refused, broken, Redis loading its data) is retried with exponential
+    backoff, 10 ms doubling up to 250 ms, for about 2 s: a pooled connection broken by a Redis restart
+    is replaced within the call instead of failing it, and calls work again within a backoff step of
+    Redis being back. A write sent again after its answer was lost is not applied twice when it has a
+    request id (it comes back as its recorded answer) or an expected version (it comes back STALE)."""
+    return {"retry": Retry(ExponentialWithJitterBackoff(cap=0.25, base=0.01), retries=12),
+            "retry_on_error": [RedisConnectionError, RedisTimeoutError, BusyLoadingError, OSError],
+            "socket_timeout": SOCKET_TIMEOUT_SECONDS, "socket_connect_timeout": CONNECT_TIMEOUT_SECONDS}
 
 
 def key(match_id: str, part: str) -> str:
@@ -178,9 +200,14 @@ def _text(value: Any) -> str | None:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+#: Every script that appends to a match's events ends with this (KEYS[n] = the feed channel, SEQ = the
+#: new last sequence), so watchers are told in the same atomic step (service.notify). Sharded pub/sub
+#: where Redis has it (7.0+: redis.REDIS_VERSION is set), else classic.
+NOTIFY = "redis.call(redis.REDIS_VERSION and 'SPUBLISH' or 'PUBLISH', {channel}, {seq})"
+
 _CREATE = """
--- KEYS: meta, state, events. ARGV: n meta pairs, pairs..., state json, version, seq, state hash,
---       then 5 per event.
+-- KEYS: meta, state, events, feed channel. ARGV: n meta pairs, pairs..., state json, version, seq,
+--       state hash, then 5 per event.
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local n = tonumber(ARGV[1])
 local i = 2 + 2 * n
@@ -195,6 +222,7 @@ local meta = {}
 for j = 2, 1 + 2 * n do meta[#meta + 1] = ARGV[j] end
 redis.call('HSET', KEYS[1], unpack(meta))
 redis.call('HSET', KEYS[2], 'version', version, 'seq', seq, 'state', state, 'hash', hash)
+""" + NOTIFY.format(channel="KEYS[4]", seq="seq") + """
 return 1
 """
 
@@ -217,7 +245,7 @@ return {meta, {state[1], state[2], json, state[3], redis.call('HGET', KEYS[1], '
 """
 
 _COMMIT = """
--- KEYS: meta, state, events, request record.
+-- KEYS: meta, state, events, request record, feed channel.
 -- ARGV: 1 expected version, 2 expected seq, 3 new version, 4 new seq, 5 state json,
 --       6 request id ('' = none), 7 its record, 8 ttl, 9 expected state hash,
 --       10 new state hash, 11 n meta pairs, pairs..., then 5 per event (seq version time source json).
@@ -248,11 +276,12 @@ if ARGV[6] ~= '' then
   redis.call('HSET', KEYS[4], ARGV[6], ARGV[7])
   redis.call('EXPIRE', KEYS[4], tonumber(ARGV[8]))
 end
+""" + NOTIFY.format(channel="KEYS[5]", seq="ARGV[4]") + """
 return {'OK'}
 """
 
 _CLAIM = """
--- KEYS: meta, state, events. ARGV: side, token hash, player, time, event json.
+-- KEYS: meta, state, events, feed channel. ARGV: side, token hash, player, time, event json.
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_FOUND'} end
 local side = ARGV[1]
 local m = redis.call('HMGET', KEYS[1], 'status', 'seat:' .. side .. ':token', 'sides')
@@ -273,6 +302,7 @@ for s in string.gmatch(m[3], '[^,]+') do
   if s ~= side and redis.call('HEXISTS', KEYS[1], 'seat:' .. s .. ':token') == 0 then all = false end
 end
 if all then redis.call('HSET', KEYS[1], 'status', 'active') end
+""" + NOTIFY.format(channel="KEYS[4]", seq="seq") + """
 return {'OK', seq, st[1]}
 """
 
@@ -336,6 +366,7 @@ class Store:
 
     def __init__(self, client: aioredis.Redis) -> None:
         self.redis = client
+        self.url, self.cluster, self.max_connections = "", False, MAX_CONNECTIONS
         self._create = client.register_script(_CREATE)
         self._load = client.register_script(_LOAD)
         self._commit = client.register_script(_COMMIT)
@@ -363,11 +394,31 @@ class Store:
         if cluster:
             from redis.asyncio.cluster import RedisCluster
 
-            return cls(RedisCluster.from_url(url, max_connections=max_connections))
-        # a blocking pool: under a burst, calls queue for a connection instead of failing at once
-        pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=max_connections,
-                                                        timeout=POOL_WAIT_SECONDS, health_check_interval=30)
-        return cls(aioredis.Redis.from_pool(pool))
+            store = cls(RedisCluster.from_url(url, max_connections=max_connections, **retry_policy()))
+        else:
+            # a blocking pool: under a burst, calls queue for a connection instead of failing at once
+            pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=max_connections,
+                                                            timeout=POOL_WAIT_SECONDS, health_check_interval=30,
+                                                            **retry_policy())
+            store = cls(aioredis.Redis.from_pool(pool))
+        store.url, store.cluster, store.max_connections = url, cluster, max_connections
+        return store
+
+    def probe_client(self) -> aioredis.Redis:
+        """A client of the same Redis that never retries and answers within a second: for readiness,
+        which must say at once that Redis is down, loading or frozen."""
+        options = {"retry": Retry(NoBackoff(), 0), "socket_timeout": 1.0, "socket_connect_timeout": 1.0}
+        if self.cluster:
+            from redis.asyncio.cluster import RedisCluster
+
+            return RedisCluster.from_url(self.url, **options)
+        return aioredis.Redis.from_url(self.url, single_connection_client=True, **options)
+
+    def connections_in_use(self) -> tuple[int, int]:
+        """(connections in use, the most there may be) of this process's pool (0, max on Cluster)."""
+        pool = getattr(self.redis, "connection_pool", None)
+        in_use = len(getattr(pool, "_in_use_connections", ())) if pool is not None else 0
+        return in_use, self.max_connections
 
     async def close(self) -> None:
         await self.redis.aclose()
@@ -387,7 +438,8 @@ class Store:
         args += [state_json, str(version), str(events[-1].seq if events else 0), state_hash(state_json)]
         for event in events:
             args += event.fields()
-        keys = [key(match_id, "meta"), key(match_id, "state"), key(match_id, "events")]
+        keys = [key(match_id, "meta"), key(match_id, "state"), key(match_id, "events"),
+                key(match_id, "feed")]
         if deadline is None:
             created = await self._create(keys=keys, args=args)
         else:
@@ -412,13 +464,15 @@ class Store:
             args += [name, value]
         for event in events:
             args += event.fields()
-        keys = [key(match_id, "meta"), key(match_id, "state"), key(match_id, "events"), key(match_id, "requests")]
+        keys = [key(match_id, "meta"), key(match_id, "state"), key(match_id, "events"), key(match_id, "requests"),
+                key(match_id, "feed")]
         if deadline is None:
             reply = await self._commit(keys=keys, args=args)
         else:
             reply = await self._commit_clocked(keys=keys + [DEADLINES_KEY],
                                                args=_deadline_args(match_id, deadline) + args)
         outcome = _text(reply[0])
+        observe_commit(match_id, outcome)
         if outcome == "DUPLICATE":
             return CommitResult(outcome, record=RequestRecord.parse(_text(reply[1])))
         if outcome in ("STALE", "MOVED"):
@@ -427,7 +481,8 @@ class Store:
 
     async def claim_seat(self, match_id: str, side: str, token_hash: str, player: str, time_ms: int,
                          event: dict[str, Any]) -> ClaimResult:
-        reply = await self._claim(keys=[key(match_id, "meta"), key(match_id, "state"), key(match_id, "events")],
+        reply = await self._claim(keys=[key(match_id, "meta"), key(match_id, "state"), key(match_id, "events"),
+                                        key(match_id, "feed")],
                                   args=[side, token_hash, player, str(time_ms),
                                         json.dumps(event, separators=(",", ":"))])
         outcome = _text(reply[0])
@@ -443,6 +498,8 @@ class Store:
         if await self.redis.set(name, value, nx=True, ex=REQUEST_TTL_SECONDS):
             return None
         recorded = _text(await self.redis.get(name) or b"")
+        if recorded == value:  # ours: the SET was retried after its answer was lost
+            return None
         if not recorded:  # expired in between: take it
             await self.redis.set(name, value, ex=REQUEST_TTL_SECONDS)
             return None

@@ -21,11 +21,13 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import structlog
 
+from service import metrics
 from service.processes import die_with_parent, stop_process
 from service.server import ServeConfig
 
@@ -40,6 +42,16 @@ def default_workers() -> int:
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return max(1, os.cpu_count() or 1)
+
+
+def shared_metrics_dir() -> "tempfile.TemporaryDirectory | None":
+    """The workers' metrics go to files in one directory (prometheus-client's multiprocess mode), so a
+    scrape of any worker adds up all of them; an operator's PROMETHEUS_MULTIPROC_DIR is kept."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return None
+    directory = tempfile.TemporaryDirectory(prefix="typhoon-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = directory.name  # inherited by the workers started after
+    return directory
 
 
 def reserve_port(host: str, port: int) -> socket.socket:
@@ -109,7 +121,10 @@ class Supervisor:
         config = self.config
         args = [sys.executable, "-m", "clients.cli", "serve", "--worker", "--workers", "1",
                 "--grpc-port", str(grpc_port), "--http-port", str(http_port), "--host", config.host,
-                "--redis-url", redis_url, "--grace", str(config.grace_seconds), "--log-level", config.log_level]
+                "--redis-url", redis_url, "--grace", str(config.grace_seconds), "--log-level", config.log_level,
+                "--redis-connections", str(config.redis_connections),
+                "--max-watch-streams", str(config.max_watch_streams),
+                "--max-watch-streams-per-client", str(config.max_watch_streams_per_client)]
         if config.redis_cluster:
             args.append("--redis-cluster")
         for origin in config.cors_origins:
@@ -126,17 +141,19 @@ class Supervisor:
         config = self.config
         previous = {sig: signal.signal(sig, self._on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
         embedded = None
+        metrics_dir = None
         grpc_hold = http_hold = None
         status = 0
         try:
             url = config.redis_url or os.environ.get("REDIS_URL")
             if not url:
-                embedded = EmbeddedRedis(config.data_dir)
+                embedded = EmbeddedRedis(config.data_dir, fsync=config.fsync)
                 url = embedded.start()
             grpc_hold = reserve_port(config.host, config.grpc_port)
             http_hold = reserve_port(config.host, config.http_port)
             grpc_port, http_port = grpc_hold.getsockname()[1], http_hold.getsockname()[1]
             args = self._worker_args(url, grpc_port, http_port)
+            metrics_dir = shared_metrics_dir()
             self.workers = [_Worker(index, args) for index in range(self.count)]
             for worker in self.workers:
                 worker.start()
@@ -161,6 +178,8 @@ class Supervisor:
             self._stop_workers()
             if embedded is not None:
                 embedded.stop()
+            if metrics_dir is not None:
+                metrics_dir.cleanup()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
             log.info("stopped", lifecycle=True)
@@ -178,6 +197,7 @@ class Supervisor:
                     continue
                 log.warning("worker_died", worker=worker.index, pid=worker.process.pid,
                             exit_status=worker.process.returncode, lifecycle=True)
+                metrics.process_exited(worker.process.pid)
                 time.sleep(max(0.0, worker.started_at + 1.0 - time.monotonic()))
                 worker.start()
                 worker.wait_ready(60.0)

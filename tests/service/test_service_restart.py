@@ -64,7 +64,8 @@ def test_while_redis_is_down_calls_fail_cleanly_and_work_again_after(tmp_path):
         with service.http() as http:
             reply = http.get(f"/v1/matches/{match.match_id}")
             assert reply.status_code == 503 and reply.json()["error"]["reason"] == "STORE_UNAVAILABLE"
-            assert http.get("/healthz").status_code == 503
+            assert http.get("/healthz").status_code == 200  # liveness: the process is fine
+            assert http.get("/readyz").status_code == 503
         store.start()  # the same data directory: the match is still there
         response = client.submit(match.match_id, tokens["german"], engine.StandardSetup(), expected_version=0)
         assert response.version == 1

@@ -1,0 +1,295 @@
+"""Every command in README.md and docs/*.md runs, against a real service.
+
+The commands are read from the markdown: each line of a ```sh / ```bash block (a ``\\`` continues a
+line; ``# ...`` comments go), each ``$ command`` line of an unlabelled block, and each `` `typhoon ...` ``
+in the first column of a table. One test per block (its commands run in order, in one context) and per
+table command; a failure names the file, the line and the command as the document writes it.
+
+How a command runs is decided by the first rule of RULES whose pattern matches it; a command that no
+rule matches fails the test (add a rule). Before it runs, the example values in it are replaced
+(SUBSTITUTIONS): the ports of the example service by the test's service, ``ID`` and ``TOKEN`` by a
+match (and a seat token) made for it, and the sizes of long runs (50 games, a search budget) by small
+ones. To add a document, add it to DOCUMENTS; to add a kind of command, add a rule.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from clients.client import TyphoonClient
+from service_helpers import play_random
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCUMENTS = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
+BIN = Path(sys.executable).parent
+
+
+@dataclass
+class Command:
+    document: str
+    line: int
+    text: str  # as the document writes it (continuations joined)
+    expect_error: bool = False  # the document says the answer is an error (a "# → 4xx" after it)
+
+    def __str__(self) -> str:
+        return f"{self.document}:{self.line}: {self.text}"
+
+
+# --- reading the markdown -------------------------------------------------------------------------------
+
+def _strip_comment(line: str) -> str:
+    """The line without a trailing ``# comment`` (a ``#`` outside quotes, after a space)."""
+    quote = None
+    for i, char in enumerate(line):
+        if quote:
+            if char == quote:
+                quote = None
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i].rstrip()
+    return line.rstrip()
+
+
+def blocks(document: str) -> list[list[Command]]:
+    """The commands of each code block, and each table command as a block of its own."""
+    text = (ROOT / document).read_text()
+    found: list[list[Command]] = []
+    for match in re.finditer(r"^```(\w*)\n(.*?)^```", text, re.S | re.M):
+        language, body = match.group(1), match.group(2)
+        first_line = text[:match.start()].count("\n") + 2
+        if language not in ("sh", "bash", "shell", "console", ""):
+            continue
+        commands: list[Command] = []
+        pending, pending_line = "", 0
+        for offset, raw in enumerate(body.splitlines()):
+            line = raw.rstrip()
+            if not language:  # an unlabelled block: output, except "$ command" lines
+                if not line.startswith("$ "):
+                    continue
+                line = line[2:]
+            if not pending and re.match(r"\s*# → 4\d\d", line) and commands:
+                commands[-1].expect_error = True
+            code = _strip_comment(line) if not pending else line.rstrip()
+            if not code.strip():
+                continue
+            if not pending:
+                pending_line = first_line + offset
+            if code.endswith("\\"):
+                pending += code[:-1].rstrip() + " "
+                continue
+            commands.append(Command(document, pending_line, (pending + code.strip()).strip()))
+            pending = ""
+        if commands:
+            found.append(commands)
+    for number, row in enumerate(text.splitlines(), 1):
+        cell = re.match(r"^\| `(typhoon [^`]*)`", row)
+        if cell:
+            found.append([Command(document, number, cell.group(1))])
+    return found
+
+
+def all_blocks() -> list[list[Command]]:
+    return [block for document in DOCUMENTS for block in blocks(document)]
+
+
+# --- what a command needs -------------------------------------------------------------------------------
+
+@dataclass
+class Context:
+    grpc: str
+    http: str
+    redis_url: str
+    workdir: Path
+    values: dict[str, str]
+
+
+SUBSTITUTIONS: list[tuple[str, Callable[[Context, re.Match], str]]] = [
+    (r"\[(--[^\]]*)\]", lambda c, m: m.group(1)),  # [--optional parts] are given
+    (r"--grpc-port 50051 --http-port 8080", lambda c, m: "--grpc-port 0 --http-port 0"),
+    (r"\blocalhost:8080\b", lambda c, m: c.http),
+    (r"\b(127\.0\.0\.1|host|localhost):50051\b", lambda c, m: c.grpc),
+    (r"--server ADDR\b", lambda c, m: f"--server {c.grpc}"),
+    (r"redis://(host|localhost):6379/0", lambda c, m: c.redis_url),
+    (r"--data-dir \.typhoon\b", lambda c, m: f"--data-dir {c.workdir / 'data'}"),
+    (r"--games (\d+|N)\b", lambda c, m: "--games 1"),
+    (r"--seed S\b", lambda c, m: "--seed 1"),
+    (r"budget=[\d.]+", lambda c, m: "budget=0.02"),
+    (r"--ratings FILE\b", lambda c, m: f"--ratings {c.workdir / 'ladder.json'}"),
+    (r"\| less\b", lambda c, m: "| head -n 40"),
+    # the example service's default address (a command without --server) -> the test's
+    (r"^typhoon (bot|replay \w+)\b(?!.*--server)(.*?)( \| .*)?$", lambda c, m: f"{m.group(0).split(' | ')[0]} "
+     f"--server {c.grpc}{m.group(3) or ''}"),
+    (r"(?<!\$)\bID\b", lambda c, m: c.values["ID"]),
+    (r"(?<!\$)\bTOKEN\b", lambda c, m: c.values["TOKEN"]),
+]
+
+
+def substitute(text: str, context: Context) -> str:
+    for pattern, value in SUBSTITUTIONS:
+        text = re.sub(pattern, lambda match: value(context, match), text)
+    return text
+
+
+def _environment(context: Context) -> dict[str, str]:
+    return dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}", REDIS_URL="", **context.values)
+
+
+# --- how a command runs -----------------------------------------------------------------------------------
+
+def run_to_end(command: Command, context: Context, timeout: float = 120) -> str:
+    """Runs the command to its end: exit status 0, and for curl a JSON answer that is not an error
+    (unless the document says it is)."""
+    text = substitute(command.text, context)
+    done = subprocess.run(["bash", "-c", text], cwd=context.workdir, env=_environment(context),
+                          capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"{command}\n  ran as: {text}\n  exit {done.returncode}: {done.stderr[-800:]}"
+    if text.startswith("curl"):
+        is_error = '"error"' in done.stdout[:40]
+        assert is_error == command.expect_error, f"{command}\n  ran as: {text}\n  answered: {done.stdout[:500]}"
+    return done.stdout
+
+
+def run_for_a_while(seconds: float, must_print: str = "") -> Callable[[Command, Context], str]:
+    """Long or endless commands (a live stream, a bot waiting for its opponent, a series of matches):
+    they must not fail within ``seconds`` (exit 0 then, or still running), and print ``must_print``."""
+
+    def runner(command: Command, context: Context) -> str:
+        text = substitute(command.text, context)
+        process = subprocess.Popen(["bash", "-c", text], cwd=context.workdir, env=_environment(context),
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                   start_new_session=True)
+        try:
+            output, _ = process.communicate(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGTERM)
+            output, _ = process.communicate(timeout=30)
+        else:
+            assert process.returncode == 0, f"{command}\n  ran as: {text}\n  exit {process.returncode}: {output[-800:]}"
+        assert "Traceback" not in output, f"{command}\n  ran as: {text}\n  {output[-800:]}"
+        assert must_print in output, f"{command}\n  ran as: {text}\n  printed: {output[-800:]}"
+        return output
+
+    return runner
+
+
+def serve_until_serving(command: Command, context: Context) -> str:
+    """``typhoon serve ...``: on free ports, until it logs ``serving``; then a clean stop (SIGTERM)."""
+    text = substitute(command.text, context).rstrip(" &")
+    process = subprocess.Popen([*shlex.split(text), "--workers", "1"], cwd=context.workdir,
+                               env=_environment(context), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: list[str] = []
+    serving = threading.Event()
+
+    def read() -> None:
+        for line in process.stdout:
+            lines.append(line)
+            if '"serving"' in line:
+                serving.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        while not serving.wait(0.1):
+            assert process.poll() is None, f"{command}\n  ran as: {text}\n  exited: {''.join(lines)[-800:]}"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(60)
+    assert process.returncode == 0, f"{command}\n  stopped with {process.returncode}"
+    return "".join(lines)
+
+
+def covered_by(test_file: str) -> Callable[[Command, Context], str]:
+    """A command a test of its own runs (too long to run twice)."""
+
+    def runner(command: Command, context: Context) -> str:
+        assert (ROOT / test_file).exists(), f"{command}: {test_file}, said to run it, is gone"
+        return ""
+
+    return runner
+
+
+def not_run(reason: str) -> Callable[[Command, Context], str]:
+    def runner(command: Command, context: Context) -> str:
+        return reason
+
+    return runner
+
+
+#: (pattern, how it runs, what ID and TOKEN stand for: "empty" a match with no seat taken, "open" one with
+#: the German seat taken (TOKEN its token), "seated" both seats taken (TOKEN the Soviet one), "finished" a
+#: match played and over; "" whatever the rest of the block needs)
+RULES: list[tuple[str, Callable[[Command, Context], str], str]] = [
+    (r"^make test\b", not_run("it is the run this test is part of"), ""),
+    (r"^(make demo|typhoon demo)\b", covered_by("tests/clients/test_demo.py"), ""),
+    (r"^typhoon replay show / render / export$", not_run("names the subcommands below, each run"), ""),
+    (r"^typhoon serve \.\.\.$", not_run("stands for the typhoon serve commands above, each run"), ""),
+    (r"^typhoon serve\b", serve_until_serving, ""),
+    (r"^typhoon bot .*--token", run_for_a_while(5, ""), "seated"),
+    (r"^typhoon bot", run_for_a_while(5, ""), "empty"),
+    (r"^typhoon match run\b", run_for_a_while(10, ""), ""),
+    (r"^typhoon (replay|selfplay)\b", run_to_end, "finished"),
+    (r"^curl -N\b", run_for_a_while(3, "event: "), "open"),
+    (r"^curl\b", run_to_end, "open"),
+    (r"^(ID|TOKEN)=", not_run("the example's values: the test sets ID and TOKEN itself"), ""),
+]
+
+
+def rule_for(command: Command) -> tuple[Callable[[Command, Context], str], str]:
+    for pattern, runner, needs in RULES:
+        if re.search(pattern, command.text):
+            return runner, needs
+    raise AssertionError(f"{command}\n  no rule of tests/service/test_docs_commands.py RULES runs this command: "
+                         f"add one")
+
+
+def _values(needs: str, client: TyphoonClient) -> dict[str, str]:
+    if needs == "empty":
+        match, _ = client.create_match()
+        return {"ID": match.match_id, "TOKEN": "no-token-needed"}
+    if needs in ("open", ""):
+        match, tokens = client.create_match(seats=["german"])
+        return {"ID": match.match_id, "TOKEN": tokens["german"]}
+    match, tokens = client.create_match(seats=["german", "soviet"])
+    if needs == "seated":
+        return {"ID": match.match_id, "TOKEN": tokens["soviet"]}
+    play_random(client, match.match_id, tokens, seed="docs", max_actions=125)  # past --step 120
+    client.resign(match.match_id, tokens["german"])
+    return {"ID": match.match_id, "TOKEN": tokens["german"]}
+
+
+BLOCKS = all_blocks()
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=[f"{b[0].document}:{b[0].line}" for b in BLOCKS])
+def test_the_documented_commands_run(block: list[Command], service, redis_url, tmp_path):
+    needs = next((rule_for(c)[1] for c in block if rule_for(c)[1]), "")
+    with TyphoonClient(service.target) as client:
+        context = Context(grpc=service.target, http=service.base_url.removeprefix("http://"), redis_url=redis_url,
+                          workdir=tmp_path, values=_values(needs, client))
+        if needs == "finished":  # the export the next commands read
+            subprocess.run([BIN / "typhoon", "replay", "export", context.values["ID"], "--server", service.target,
+                            "-o", str(tmp_path / f"{context.values['ID']}.jsonl")], check=True, capture_output=True)
+        for command in block:
+            runner, wanted = rule_for(command)
+            if wanted not in ("", needs):  # this command needs a match of another kind than the block's
+                context.values = _values(wanted, client)
+            runner(command, context)
+
+
+def test_the_commands_are_found():
+    texts = [c.text for block in BLOCKS for c in block]
+    assert any(t.startswith("curl -s -X POST localhost:8080/v1/matches ") for t in texts)
+    assert any(t.startswith("typhoon replay verify ID") for t in texts)
+    assert len(texts) > 30

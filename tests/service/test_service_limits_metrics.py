@@ -1,0 +1,109 @@
+"""Caps on watch streams (per process, per client address), and the Prometheus metrics."""
+
+from __future__ import annotations
+
+import grpc
+from prometheus_client.parser import text_string_to_metric_families
+
+from clients.client import TyphoonClient
+from service.gen.typhoon.v1 import match_service_pb2 as api, match_service_pb2_grpc
+from service_helpers import ServiceProcess, wait_for
+
+
+def _open_watch(stub, match_id: str):
+    call = stub.WatchMatch(api.WatchMatchRequest(match_id=match_id, heartbeat_seconds=30))
+    next(call)  # admitted: match_created arrives
+    return call
+
+
+def _refusal(stub, match_id: str) -> tuple[grpc.StatusCode, str]:
+    try:
+        _open_watch(stub, match_id)
+    except grpc.RpcError as error:
+        return error.code(), error.details()
+    raise AssertionError("the stream was admitted")
+
+
+def test_watch_streams_over_the_process_cap_are_refused_until_one_ends(redis_url):
+    service = ServiceProcess("--redis-url", redis_url, "--max-watch-streams", "2",
+                             "--max-watch-streams-per-client", "10").start()
+    try:
+        with service.client() as client, grpc.insecure_channel(service.target) as channel, service.http() as http:
+            match, _ = client.create_match()
+            stub = match_service_pb2_grpc.MatchServiceStub(channel)
+            first, second = _open_watch(stub, match.match_id), _open_watch(stub, match.match_id)
+            code, message = _refusal(stub, match.match_id)
+            assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "maximum of 2 watch streams" in message
+            reply = http.get(f"/v1/matches/{match.match_id}/watch")
+            assert reply.status_code == 429 and reply.json()["error"]["reason"] == "TOO_MANY_WATCHERS"
+            ready = http.get("/readyz")  # saturated: a balancer should send watchers elsewhere
+            wait_for(lambda: http.get("/readyz").status_code == 503)
+            assert "watch streams at the cap of 2" in http.get("/readyz").json()["reasons"]
+            assert ready.status_code in (200, 503)
+            first.cancel()
+            third = wait_for(lambda: _try_open(stub, match.match_id))
+            second.cancel()
+            third.cancel()
+    finally:
+        service.stop()
+
+
+def _try_open(stub, match_id: str):
+    try:
+        return _open_watch(stub, match_id)
+    except grpc.RpcError:
+        return None
+
+
+def test_watch_streams_over_the_per_client_cap_are_refused(redis_url):
+    service = ServiceProcess("--redis-url", redis_url, "--max-watch-streams-per-client", "1").start()
+    try:
+        with service.client() as client, grpc.insecure_channel(service.target) as channel, service.http() as http:
+            match, _ = client.create_match()
+            stub = match_service_pb2_grpc.MatchServiceStub(channel)
+            held = _open_watch(stub, match.match_id)
+            code, message = _refusal(stub, match.match_id)
+            assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert message == "a client may hold at most 1 watch streams on this server; close one first"
+            reply = http.get(f"/v1/matches/{match.match_id}/watch")  # the same address over REST
+            assert reply.status_code == 429
+            assert reply.json()["error"]["reason"] == "TOO_MANY_WATCHES_FROM_CLIENT"
+            held.cancel()
+    finally:
+        service.stop()
+
+
+def _metrics(http) -> dict[tuple[str, tuple], float]:
+    samples = {}
+    for family in text_string_to_metric_families(http.get("/metrics").text):
+        for sample in family.samples:
+            samples[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
+    return samples
+
+
+def test_metrics_count_calls_commits_watch_streams_and_the_process(service, client: TyphoonClient, http):
+    match, tokens = client.create_match(seats=["german", "soviet"])
+    client.submit(match.match_id, tokens["german"], {"type": "standard_setup"}, expected_version=0)
+    try:
+        client.submit(match.match_id, tokens["german"], {"type": "standard_setup"}, expected_version=0)
+    except Exception:  # noqa: BLE001 - refused: STALE_VERSION
+        pass
+    http.get("/v1/matches/nosuchmatch")
+    watch = client.watch(match.match_id, heartbeat_seconds=30)
+    events = iter(watch)
+    next(events)
+    samples = wait_for(lambda: (s := _metrics(http)).get(("typhoon_watch_streams", ())) and s)
+    calls = lambda method, transport, code: samples.get(  # noqa: E731
+        ("typhoon_calls_total", (("code", code), ("method", method), ("transport", transport))), 0)
+    assert calls("CreateMatch", "grpc", "OK") >= 1
+    assert calls("SubmitAction", "grpc", "ABORTED") >= 1
+    assert calls("GetMatch", "http", "NOT_FOUND") >= 1
+    assert samples[("typhoon_call_duration_seconds_count", (("method", "SubmitAction"), ("transport", "grpc")))] >= 2
+    assert samples[("typhoon_commits_total", (("outcome", "OK"),))] >= 1
+    assert samples[("typhoon_active_matches", ())] >= 1
+    assert samples[("typhoon_watch_streams", ())] >= 1
+    assert samples[("typhoon_redis_connections_max", ())] > 0
+    assert samples[("typhoon_ready", ())] == 1
+    assert samples[("process_resident_memory_bytes", ())] > 0
+    assert ("process_cpu_seconds_total", ()) in samples
+    watch.close()
