@@ -2,13 +2,14 @@
 """Health check of a Typhoon service process, for Docker HEALTHCHECK, systemd or a monitoring probe.
 
     typhoon-healthcheck --grpc 127.0.0.1:50051              # grpc.health.v1.Health/Check
-    typhoon-healthcheck --http http://127.0.0.1:8080        # GET /healthz (pings Redis)
+    typhoon-healthcheck --http http://127.0.0.1:8080        # GET /readyz (Redis answers, not saturated)
     typhoon-healthcheck --grpc 127.0.0.1:50051 --http http://127.0.0.1:8080
 
 Exit status 0 when every check answers SERVING, 1 otherwise (one line on stderr says why). The gRPC
 check asks for the service "typhoon.v1.MatchService" (``--service ""`` asks for the whole server);
-it turns NOT_SERVING as soon as the process starts its graceful shutdown, so a load balancer stops
-sending new calls while in-flight ones finish.
+like /readyz it is NOT_SERVING while Redis is down, loading or frozen, while the process is saturated,
+and from the start of its graceful shutdown, so a load balancer stops sending it new calls.
+``--path /healthz`` checks liveness instead (the process answers, whatever Redis does).
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ def check_grpc(target: str, service: str, timeout: float) -> str | None:
     return None
 
 
-def check_http(base_url: str, timeout: float) -> str | None:
-    url = base_url.rstrip("/") + "/healthz"
+def check_http(base_url: str, timeout: float, path: str = "/readyz") -> str | None:
+    url = base_url.rstrip("/") + path
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 - an operator's URL
             status = json.loads(response.read() or b"{}").get("status")
@@ -48,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Health check of a Typhoon service process")
     parser.add_argument("--grpc", metavar="HOST:PORT", help="check grpc.health.v1 on this address")
     parser.add_argument("--service", default="typhoon.v1.MatchService", help="the service name to ask about")
-    parser.add_argument("--http", metavar="URL", help="check GET <URL>/healthz")
+    parser.add_argument("--http", metavar="URL", help="check GET <URL>/readyz (or --path)")
+    parser.add_argument("--path", default="/readyz", help="/readyz (readiness, the default) or /healthz (liveness)")
     parser.add_argument("--timeout", type=float, default=3.0)
     args = parser.parse_args(argv)
     if not args.grpc and not args.http:
@@ -57,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.grpc:
         problems.append(check_grpc(args.grpc, args.service, args.timeout))
     if args.http:
-        problems.append(check_http(args.http, args.timeout))
+        problems.append(check_http(args.http, args.timeout, args.path))
     problems = [p for p in problems if p]
     for problem in problems:
         print(problem, file=sys.stderr)

@@ -14,6 +14,10 @@ after a cut stream). Meanwhile a fault thread, from ``--seed``, every ``--fault-
 - SIGKILLs Redis and starts it again on the same data (append-only file), or
 - freezes Redis with SIGSTOP for ``--freeze`` seconds, then SIGCONT.
 
+Redis runs with ``appendfsync always`` (``--fsync``): with ``everysec``, Redis answers writes whose
+append-only write it postponed while a slow fsync runs (up to 2 s), and a SIGKILL then loses them —
+seen here on a busy disk.
+
 Then it checks, for every match:
 
 - every acknowledged action is in the log exactly once, at the version its answer gave, and the log
@@ -68,8 +72,8 @@ class MatchRecord:
 class Cluster:
     """Redis and the service processes, each of which can be killed and started again."""
 
-    def __init__(self, workdir: Path, services: int) -> None:
-        self.redis = EmbeddedRedis(workdir / "redis")
+    def __init__(self, workdir: Path, services: int, fsync: str = "always") -> None:
+        self.redis = EmbeddedRedis(workdir / "redis", fsync=fsync)
         self.url = ""
         self.ports = [(free_port(), free_port()) for _ in range(services)]
         self.services: list[ServeProcess | None] = [None] * services
@@ -233,12 +237,12 @@ def check(record: MatchRecord, client: TyphoonClient) -> list[str]:
 
 def run(matches: int = 40, duration: float = 180.0, services: int = 2, fault_every: float = 6.0,
         freeze: float = 3.0, max_actions: int = 0, seed: int = 1, quiet: bool = False,
-        faults_wanted: int = 0) -> dict[str, Any]:
+        faults_wanted: int = 0, fsync: str = "always") -> dict[str, Any]:
     """Plays for ``duration`` seconds, or, with ``faults_wanted``, until that many faults are done
     (whatever the time they take: the short form in ``make test``); then every player resigns its
     match if it is not over, and everything is checked."""
     workdir = Path(tempfile.mkdtemp(prefix="typhoon-chaos-"))
-    cluster = Cluster(workdir, services)
+    cluster = Cluster(workdir, services, fsync)
     faults: Counter[str] = Counter()
     halt, give_up = threading.Event(), threading.Event()
     chooser = random.Random(seed)
@@ -309,7 +313,7 @@ def run(matches: int = 40, duration: float = 180.0, services: int = 2, fault_eve
         stop_codes = cluster.stop()
     return {
         "settings": {"matches": matches, "duration": duration, "services": services, "fault_every": fault_every,
-                     "freeze": freeze, "max_actions": max_actions, "seed": seed},
+                     "freeze": freeze, "max_actions": max_actions, "seed": seed, "fsync": fsync},
         "seconds": round(time.monotonic() - started, 1),
         "faults": dict(faults),
         "acknowledged": sum(len(r.acknowledged) for r in records),
@@ -335,10 +339,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-actions", type=int, default=0, help="resign after this many actions (0: play out)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--faults", type=int, default=0, help="stop after this many faults instead of --duration")
+    parser.add_argument("--fsync", choices=["always", "everysec"], default="always",
+                        help="Redis's appendfsync (always: a SIGKILLed Redis loses no acknowledged write; "
+                             "everysec may lose up to 2 s of them when the disk is slow)")
     parser.add_argument("--json", default=None)
     args = parser.parse_args(argv)
     result = run(args.matches, args.duration, args.services, args.fault_every, args.freeze, args.max_actions,
-                 args.seed, faults_wanted=args.faults)
+                 args.seed, faults_wanted=args.faults, fsync=args.fsync)
     print(f"\nchaos: {result['settings']['matches']} matches over {result['settings']['services']} service "
           f"processes and one Redis, {result['seconds']} s; faults: {result['faults']}")
     print(f"acknowledged actions: {result['acknowledged']}; calls retried: {result['retries']}; refusals: "

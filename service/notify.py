@@ -70,6 +70,7 @@ class Feed:
         self.reconnects = 0
         self._channels: dict[str, _Channel] = {}
         self._dirty = asyncio.Event()
+        self._pending: set[str] = set()  # channels whose wanted state may differ from what was sent
         self._task: asyncio.Task | None = None
         self._pubsub = None
         self._sharded = False
@@ -96,6 +97,7 @@ class Feed:
         else:
             if state.confirmed.done():
                 state.confirmed = asyncio.get_running_loop().create_future()
+            self._pending.add(name)
             self._dirty.set()
         return state.confirmed
 
@@ -103,6 +105,7 @@ class Feed:
         state = self._channels.get(channel(match_id))
         if state is not None and state.wanted:
             state.wanted = False
+            self._pending.add(channel(match_id))
             self._dirty.set()
 
     async def close(self) -> None:
@@ -138,6 +141,7 @@ class Feed:
                         del self._channels[name]
                         continue
                     state.subscribed, state.sent, state.acked, state.lost = False, 0, 0, True
+                    self._pending.add(name)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 1.0)
 
@@ -223,8 +227,10 @@ class Feed:
             if generation != self._generation or self._closing:
                 return
             self._dirty.clear()
-            adds = [name for name, s in self._channels.items() if s.wanted and not s.subscribed]
-            removes = [name for name, s in self._channels.items() if not s.wanted and s.subscribed]
+            pending, self._pending = self._pending, set()
+            states = [(name, self._channels.get(name)) for name in pending]
+            adds = [name for name, s in states if s is not None and s.wanted and not s.subscribed]
+            removes = [name for name, s in states if s is not None and not s.wanted and s.subscribed]
             for names, command, subscribed in ((adds, subscribe, True), (removes, unsubscribe, False)):
                 for start in range(0, len(names), CHUNK):
                     chunk = names[start:start + CHUNK]
@@ -234,7 +240,9 @@ class Feed:
                         state.sent += 1
                     await command(*chunk)
             # a channel wanted again while its unsubscribe was on the way is sent again next round
-            if any(s.wanted != s.subscribed for s in self._channels.values()):
+            again = {name for name, s in states if s is not None and s.wanted != s.subscribed}
+            if again:
+                self._pending |= again
                 self._dirty.set()
 
     async def _close_pubsub(self) -> None:

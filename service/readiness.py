@@ -53,6 +53,7 @@ class Readiness:
         self._task: asyncio.Task | None = None
         self._checked = asyncio.Event()
         self._late = 0.0
+        self._late_checks = 0
 
     async def start(self) -> None:
         await self._publish()
@@ -86,7 +87,8 @@ class Readiness:
             reason = check()
             if reason:
                 reasons.append(reason)
-        if self._late > LOOP_LATE_SECONDS:
+        self._late_checks = self._late_checks + 1 if self._late > LOOP_LATE_SECONDS else 0
+        if self._late_checks >= 2:  # twice running: not one pause (a collection, a busy neighbour)
             reasons.append(f"the event loop is {self._late:.1f} s late")
         ready = not reasons
         changed = ready != self.ready

@@ -248,14 +248,15 @@ async def serve(config: ServeConfig, on_ready: Callable[[Server], None] | None =
     """Run until SIGTERM/SIGINT (main thread) or until ``stop_event`` is set."""
     stop_event = stop_event or asyncio.Event()
     server = Server(config)
-    await server.start()
     loop = asyncio.get_running_loop()
     handled = []
+    # before the start, so that a signal that comes as soon as the "serving" line is out stops it gracefully
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop_event.set)
             handled.append(sig)
     try:
+        await server.start()
         if config.worker:
             from service.workers import tell_ready
 
