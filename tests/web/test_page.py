@@ -49,8 +49,9 @@ def logged_sequences(browser) -> list[int]:
     return browser.execute_script("return [...document.querySelectorAll('#log li')].map(li => +li.dataset.seq);")
 
 
-def new_match(client, seed: str, actions: int | None):
-    match, tokens = client.create_match("standard", seats=[("german", "Bock"), ("soviet", "Zhukov")])
+def new_match(client, seed: str, actions: int | None, time_control: str | None = None):
+    match, tokens = client.create_match("standard", seats=[("german", "Bock"), ("soviet", "Zhukov")],
+                                        time_control=time_control)
     play_random(client, match.match_id, tokens, seed=seed, max_actions=actions)
     return match.match_id, tokens
 
@@ -73,7 +74,7 @@ def test_the_lobby_lists_matches_live(browser, service, client, screenshots):
 
 
 def test_a_live_match_shows_events_as_they_arrive_and_resumes_after_a_cut(browser, service, client, screenshots):
-    match_id, tokens = new_match(client, "live", 30)
+    match_id, tokens = new_match(client, "live", 30, time_control="blitz")
     browser.get(f"{service.base_url}/#/match/{match_id}")
     last = client.get_match(match_id).match.last_sequence
     wait(browser, lambda d: max(logged_sequences(d) or [0]) == last)
@@ -83,6 +84,8 @@ def test_a_live_match_shows_events_as_they_arrive_and_resumes_after_a_cut(browse
     wait(browser, lambda d: max(logged_sequences(d)) == now.match.last_sequence)
     wait(browser, lambda d: page_units(d) == units(now.state))
     assert text(browser, "#to-act").lower().startswith(now.match.side_to_act)
+    running = now.match.clock.running  # a match with a time control: its clocks, the running one ticking
+    assert re.fullmatch(r"\d+:\d\d", text(browser, f'.clock.running[data-side="{running}"]')), "the running clock"
 
     browser.execute_script("window.typhoon.match.stream.drop()")  # the network cuts the stream
     play_random(client, match_id, tokens, seed="while-cut", max_actions=8)
