@@ -299,8 +299,8 @@ class Clocks:
             await self.store.redis.zrem(DEADLINES_KEY, match_id)
             return "done"
         now = await self.store.time_ms()
-        if now < state.deadline:
-            await self.store.redis.zadd(DEADLINES_KEY, {match_id: state.deadline})
+        if now < state.deadline:  # only lower the entry: a commit meanwhile may have set an earlier one
+            await self.store.redis.zadd(DEADLINES_KEY, {match_id: state.deadline}, lt=True)
             return "early"
         if state.first:
             return await self._abort(snapshot, state, now)

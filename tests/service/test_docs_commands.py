@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import shlex
 import signal
 import subprocess
@@ -131,6 +132,10 @@ SUBSTITUTIONS: list[tuple[str, Callable[[Context, re.Match], str]]] = [
     # the example service's default address (a command without --server) -> the test's
     (r"^typhoon (bot|replay \w+)\b(?!.*--server)(.*?)( \| .*)?$", lambda c, m: f"{m.group(0).split(' | ')[0]} "
      f"--server {c.grpc}{m.group(3) or ''}"),
+    (r"--ladder ADDR\b", lambda c, m: f"--ladder {c.grpc}"),
+    (r"--concurrency N\b", lambda c, m: "--concurrency 1"),
+    (r"\bmy-bot\b", lambda c, m: c.values.get("BOT_NAME", "my-bot")),
+    (r"(?<!\$)\bKEY\b", lambda c, m: c.values.get("KEY", "KEY")),
     (r"(?<!\$)\bID\b", lambda c, m: c.values["ID"]),
     (r"(?<!\$)\bTOKEN\b", lambda c, m: c.values["TOKEN"]),
 ]
@@ -236,10 +241,16 @@ RULES: list[tuple[str, Callable[[Command, Context], str], str]] = [
     (r"^typhoon replay show / render / export$", not_run("names the subcommands below, each run"), ""),
     (r"^typhoon serve \.\.\.$", not_run("stands for the typhoon serve commands above, each run"), ""),
     (r"^typhoon serve\b", serve_until_serving, ""),
+    (r"^typhoon ladder register / leaderboard / player$", not_run("names the ladder commands, each run below"), ""),
+    (r"^typhoon ladder\b", run_to_end, "ladder"),
+    (r"^typhoon bot --ladder\b", run_for_a_while(5, "seeks ladder matches"), "ladder"),
+    (r"^grpcurl\b", not_run("grpcurl is a tool of the reader's (the REST twins of these calls are run)"), ""),
     (r"^typhoon bot .*--token", run_for_a_while(5, ""), "seated"),
     (r"^typhoon bot", run_for_a_while(5, ""), "empty"),
     (r"^typhoon match run\b", run_for_a_while(10, ""), ""),
     (r"^typhoon (replay|selfplay)\b", run_to_end, "finished"),
+    (r"^curl -N\b.*(/v1/ladder|\$KEY|\$MATCH)", run_for_a_while(3, "event: "), "ladder"),
+    (r"^curl\b.*(/v1/ladder|\$KEY|\$MATCH|\$PLAYER|\$SEAT_TOKEN)", run_to_end, "ladder"),
     (r"^curl -N\b", run_for_a_while(3, "event: "), "open"),
     (r"^curl\b", run_to_end, "open"),
     (r"^(ID|TOKEN)=", not_run("the example's values: the test sets ID and TOKEN itself"), ""),
@@ -258,6 +269,15 @@ def _values(needs: str, client: TyphoonClient) -> dict[str, str]:
     if needs == "empty":
         match, _ = client.create_match()
         return {"ID": match.match_id, "TOKEN": "no-token-needed"}
+    if needs == "ladder":  # a registered player (KEY, PLAYER), a fresh name, and a match to play (MATCH)
+        from clients.ladder import LadderClient
+
+        with LadderClient(client.target) as ladder:
+            player, key = ladder.register(f"docs-{secrets.token_hex(6)}")
+        match, tokens = client.create_match(seats=["german"])
+        return {"KEY": key, "PLAYER": player.player_id, "BOT_NAME": f"my-bot-{secrets.token_hex(6)}",
+                "MATCH": match.match_id, "SEAT_TOKEN": tokens["german"], "ID": match.match_id,
+                "TOKEN": tokens["german"]}
     if needs in ("open", ""):
         match, tokens = client.create_match(seats=["german"])
         return {"ID": match.match_id, "TOKEN": tokens["german"]}
