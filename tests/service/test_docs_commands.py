@@ -132,6 +132,8 @@ SUBSTITUTIONS: list[tuple[str, Callable[[Context, re.Match], str]]] = [
     # the example service's default address (a command without --server) -> the test's
     (r"^typhoon (bot|replay \w+)\b(?!.*--server)(.*?)( \| .*)?$", lambda c, m: f"{m.group(0).split(' | ')[0]} "
      f"--server {c.grpc}{m.group(3) or ''}"),
+    (r"^\.venv/bin/python -m (loadtests\.\w+)", lambda c, m: f"cd {ROOT} && {sys.executable} -m {m.group(1)}"),
+    (r"--matches 100\b", lambda c, m: "--matches 1"),
     (r"--ladder ADDR\b", lambda c, m: f"--ladder {c.grpc}"),
     (r"--concurrency N\b", lambda c, m: "--concurrency 1"),
     (r"\bmy-bot\b", lambda c, m: c.values.get("BOT_NAME", "my-bot")),
@@ -244,6 +246,7 @@ RULES: list[tuple[str, Callable[[Command, Context], str], str]] = [
     (r"^typhoon ladder register / leaderboard / player$", not_run("names the ladder commands, each run below"), ""),
     (r"^typhoon ladder\b", run_to_end, "ladder"),
     (r"^typhoon bot --ladder\b", run_for_a_while(5, "seeks ladder matches"), "ladder"),
+    (r"^\.venv/bin/python -m loadtests\.ladder_run\b", run_for_a_while(15, " bots ("), ""),
     (r"^grpcurl\b", not_run("grpcurl is a tool of the reader's (the REST twins of these calls are run)"), ""),
     (r"^typhoon bot .*--token", run_for_a_while(5, ""), "seated"),
     (r"^typhoon bot", run_for_a_while(5, ""), "empty"),
