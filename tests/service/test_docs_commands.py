@@ -134,6 +134,7 @@ SUBSTITUTIONS: list[tuple[str, Callable[[Context, re.Match], str]]] = [
      f"--server {c.grpc}{m.group(3) or ''}"),
     (r"^\.venv/bin/python -m (loadtests\.\w+)", lambda c, m: f"cd {ROOT} && {sys.executable} -m {m.group(1)}"),
     (r"--matches 100\b", lambda c, m: "--matches 1"),
+    (r"^typhoon play\b(?!.*--no-browser)", lambda c, m: "typhoon play --no-browser"),  # no browser to open here
     (r"--ladder ADDR\b", lambda c, m: f"--ladder {c.grpc}"),
     (r"--concurrency N\b", lambda c, m: "--concurrency 1"),
     (r"\bmy-bot\b", lambda c, m: c.values.get("BOT_NAME", "my-bot")),
@@ -248,6 +249,7 @@ RULES: list[tuple[str, Callable[[Command, Context], str], str]] = [
     (r"^typhoon bot --ladder\b", run_for_a_while(5, "seeks ladder matches"), "ladder"),
     (r"^\.venv/bin/python -m loadtests\.ladder_run\b", run_for_a_while(15, " bots ("), ""),
     (r"^grpcurl\b", not_run("grpcurl is a tool of the reader's (the REST twins of these calls are run)"), ""),
+    (r"^typhoon play\b", run_for_a_while(20, "open http://"), ""),
     (r"^typhoon bot .*--token", run_for_a_while(5, ""), "seated"),
     (r"^typhoon bot", run_for_a_while(5, ""), "empty"),
     (r"^typhoon match run\b", run_for_a_while(10, ""), ""),
