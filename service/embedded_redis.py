@@ -70,8 +70,9 @@ class EmbeddedRedis:
             port = free_port()
             args += ["--port", str(port), "--bind", "127.0.0.1"]
             self.url = f"redis://127.0.0.1:{port}/0"
+        # in a session of its own: a Ctrl-C in the terminal reaches only the service, which stops Redis last
         self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
+                                        stderr=subprocess.DEVNULL, preexec_fn=die_with_parent, start_new_session=True)
         deadline = time.monotonic() + timeout
         client = redis.Redis.from_url(self.url)
         try:

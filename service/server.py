@@ -80,7 +80,9 @@ def configure_logging(level: str = "info", stream=None) -> None:
                     structlog.processors.TimeStamper(fmt="iso", utc=True), structlog.processors.dict_tracebacks,
                     structlog.processors.JSONRenderer()],
         wrapper_class=structlog.make_filtering_bound_logger(min(number, logging.INFO)),
-        logger_factory=structlog.PrintLoggerFactory(file=stream or sys.stderr),
+        # one write per line: the workers of --workers share their supervisor's output, and print()'s two
+        # writes (the line, then its newline) interleaved between processes
+        logger_factory=structlog.WriteLoggerFactory(file=stream or sys.stderr),
         cache_logger_on_first_use=False)
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 import structlog
 
 from service import metrics
-from service.processes import die_with_parent, stop_process
+from service.processes import die_with_parent
 from service.server import ServeConfig
 
 log = structlog.get_logger("typhoon.workers")
@@ -87,16 +87,19 @@ class _Worker:
     def start(self) -> None:
         read, write = os.pipe()
         env = dict(os.environ, **{READY_FD_VARIABLE: str(write)})
+        # in a session of its own: a Ctrl-C in the terminal reaches only the supervisor, which passes it on
+        # once (a second signal during a worker's graceful stop would kill it)
         self.process = subprocess.Popen(self.args, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, pass_fds=(write,),
-                                        preexec_fn=die_with_parent)  # noqa: PLW1509 - async-signal-safe
+                                        preexec_fn=die_with_parent,  # noqa: PLW1509 - async-signal-safe
+                                        start_new_session=True)
         os.close(write)
         self.ready_fd = read
         self.started_at = time.monotonic()
 
-    def wait_ready(self, timeout: float) -> bool:
+    def wait_ready(self, timeout: float, stopping=lambda: False) -> bool:
         deadline = time.monotonic() + timeout
         try:
-            while time.monotonic() < deadline:
+            while time.monotonic() < deadline and not stopping():
                 readable, _, _ = select.select([self.ready_fd], [], [], 0.1)
                 if readable:
                     return os.read(self.ready_fd, 1) == b"1"
@@ -158,7 +161,7 @@ class Supervisor:
             for worker in self.workers:
                 worker.start()
             for worker in self.workers:
-                if not worker.wait_ready(start_timeout) and not self._stop:
+                if not worker.wait_ready(start_timeout, lambda: self._stop) and not self._stop:
                     raise RuntimeError(f"worker {worker.index} did not start")
             grpc_hold.close()
             http_hold.close()
@@ -200,14 +203,21 @@ class Supervisor:
                 metrics.process_exited(worker.process.pid)
                 time.sleep(max(0.0, worker.started_at + 1.0 - time.monotonic()))
                 worker.start()
-                worker.wait_ready(60.0)
+                worker.wait_ready(60.0, lambda: self._stop)
 
     def _stop_workers(self) -> None:
+        """SIGTERM to every worker, once (a second one, after a worker has begun its graceful stop,
+        would kill it: it stops handling signals then), then wait; SIGKILL only after the grace."""
         running = [w.process for w in self.workers if w.process is not None and w.process.poll() is None]
         for process in running:
             process.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + self.config.grace_seconds + 30
         for process in running:
-            if stop_process(process, self.config.grace_seconds + 30) == -signal.SIGKILL:
+            try:
+                process.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
                 log.warning("worker_killed", pid=process.pid, lifecycle=True)
 
 

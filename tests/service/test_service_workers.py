@@ -41,4 +41,4 @@ def test_workers_share_the_ports_and_the_redis_and_stop_together(tmp_path):
         assert service.stop() == 0
     assert not [pid for pid in family if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
     stops = [entry for entry in service.logs if entry.get("event") == "stopped"]
-    assert len(stops) == 3  # both workers, then the supervisor
+    assert len(stops) == 3, service.log_tail(60)  # both workers, then the supervisor
