@@ -49,7 +49,7 @@ from tabulate import tabulate  # noqa: E402
 
 from service.gen.typhoon.v1 import actions_pb2, match_service_pb2 as api  # noqa: E402
 from service.gen.typhoon.v1 import match_service_pb2_grpc  # noqa: E402
-from service.processes import die_with_parent, stop_process  # noqa: E402
+from service.processes import DIE_WITH_PARENT_VARIABLE, die_with_parent_if_asked, stop_process  # noqa: E402
 
 SERVICE_NAME = "typhoon.v1.MatchService"
 #: The floor offers no legal action: the client submits this one instead.
@@ -119,15 +119,16 @@ class ServerProcess:
         self.log_path = log_path
         self.cores = cores
 
-        def prepare() -> None:  # pragma: no cover - runs in the child
-            die_with_parent()
-            if cores:
-                os.sched_setaffinity(0, cores)  # the child's threads and children inherit it
-
+        # taskset, not a preexec_fn: this process runs gRPC, and a fork without exec restarts gRPC's poller
+        # in the child, which aborts when the fork closes the descriptors (grpc/grpc#43055); the child's
+        # threads and children inherit the affinity
+        if cores:
+            args = ["taskset", "-c", ",".join(map(str, sorted(cores))), *args]
         self.log = open(log_path, "w")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(args, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=self.log,
-                                        stderr=subprocess.STDOUT, preexec_fn=prepare,  # noqa: PLW1509
-                                        env=dict(os.environ, REDIS_URL="", PYTHONUNBUFFERED="1"))
+                                        stderr=subprocess.STDOUT,
+                                        env=dict(os.environ, REDIS_URL="", PYTHONUNBUFFERED="1",
+                                                 **{DIE_WITH_PARENT_VARIABLE: str(os.getpid())}))
         self.grpc_port = self.http_port = 0
 
     def wait_serving(self, timeout: float = 60.0) -> "ServerProcess":
@@ -148,7 +149,7 @@ class ServerProcess:
         raise RuntimeError(f"the server did not start:\n{self.log_path.read_text()[-2000:]}")
 
     def family(self) -> list[psutil.Process]:
-        root = psutil.Process(self.process.pid)
+        root = psutil.Process(self.process.pid)  # taskset execs the server: same process
         return [root, *root.children(recursive=True)]
 
     def cpu_seconds(self) -> tuple[float, float]:
@@ -416,6 +417,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.serve_floor:
         from service.server import run_event_loop  # the event loop typhoon serve runs on
 
+        die_with_parent_if_asked()
         run_event_loop(_serve_floor())
         return 0
 

@@ -14,9 +14,11 @@ def _serve(args: argparse.Namespace) -> int:
     from service.clock import TimeControl
     from service.embedded_redis import EmbeddedRedisError
     from service.ladder import LadderConfig
+    from service.processes import die_with_parent_if_asked
     from service.server import ServeConfig, configure_logging, run_event_loop, serve
     from service.workers import default_workers, serve_workers
 
+    die_with_parent_if_asked()
     try:
         control = TimeControl.parse(args.ladder_time_control)
         control = replace(control, first_action_ms=round(args.ladder_first_action * 1000))

@@ -25,6 +25,21 @@ def die_with_parent() -> None:  # pragma: no cover - runs in the child
             pass
 
 
+#: Set in the environment of a child started by ServeProcess: it calls die_with_parent() itself.
+DIE_WITH_PARENT_VARIABLE = "TYPHOON_DIE_WITH_PARENT"
+
+
+def die_with_parent_if_asked() -> None:
+    """In a ``typhoon serve`` child of :class:`ServeProcess`: die with the parent (set after exec, not in
+    a ``preexec_fn``: forking without exec in a process whose gRPC is running restarts gRPC's poller in
+    the child, which then aborts when the fork closes the file descriptors: grpc/grpc#43055)."""
+    parent = os.environ.pop(DIE_WITH_PARENT_VARIABLE, "")
+    if parent.isdigit():
+        die_with_parent()
+        if os.getppid() != int(parent):  # the parent died before that
+            os.kill(os.getpid(), signal.SIGTERM)
+
+
 def stop_process(process: subprocess.Popen, timeout: float) -> int:
     """SIGTERM (a graceful stop: Redis flushes its append-only file, the service finishes its calls),
     then SIGKILL if it is still running after ``timeout`` seconds. Returns the exit status."""
@@ -67,10 +82,11 @@ class ServeProcess:
     def start(self, timeout: float = 60.0) -> ServeProcess:
         """Start the child and wait for its ``serving`` line; raise ``RuntimeError`` with the log's tail
         if it exits or stays silent for ``timeout`` seconds."""
-        environment = dict(os.environ, PYTHONUNBUFFERED="1", **(self.env or {}))
+        environment = dict(os.environ, PYTHONUNBUFFERED="1", **(self.env or {}),
+                           **{DIE_WITH_PARENT_VARIABLE: str(os.getpid())})
         self.process = subprocess.Popen(
             self.args, cwd=ROOT, env=environment, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, text=True, preexec_fn=die_with_parent,  # noqa: PLW1509 - async-signal-safe
+            stderr=subprocess.STDOUT, text=True,
             # in its own session a Ctrl-C in the terminal reaches only the parent, which stops it in order
             start_new_session=self.own_session)
         self._reader = threading.Thread(target=self._read, daemon=True)
