@@ -241,7 +241,7 @@ class Server:
 
 def run_event_loop(main: Coroutine[Any, Any, T]) -> T:
     """Run ``main`` on asyncio's own event loop. (uvloop was tried: it saved ~5 % of a call's CPU, within
-    the benchmark's noise, and grpc.aio's poller aborted the process at start now and then under it.)"""
+    the benchmark's noise; so it is not a dependency.)"""
     return asyncio.run(main)
 
 
