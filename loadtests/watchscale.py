@@ -78,39 +78,43 @@ async def _watch_all(target, match_ids, streams, channels, heartbeat, opened, st
     admitted = [0]
 
     async def follow(number: int) -> None:
+        """One stream; asked for again (from its cursor) when refused UNAVAILABLE, as clients do."""
         match_id = match_ids[number % len(match_ids)]
-        call = stubs[number % len(stubs)].WatchMatch(api.WatchMatchRequest(match_id=match_id,
-                                                                           heartbeat_seconds=heartbeat))
-        calls.append(call)
-        last = 0
-        first = True
-        try:
-            async for item in call:
-                if first:
-                    first = False
-                    admitted[0] += 1
-                    stats["opened"] += 1
-                if item.WhichOneof("kind") != "event":
-                    continue
-                event = item.event
-                if event.sequence != last + 1:
-                    stats["gaps"] += 1
-                last = event.sequence
-                stats["events"] += 1
-                if live_from[0] and event.time.ToMilliseconds() / 1000 >= live_from[0]:
-                    lags.append(time.time() * 1000 - event.time.ToMilliseconds())
-        except grpc.aio.AioRpcError as error:
-            if error.code() == grpc.StatusCode.CANCELLED:
+        last, first, delay = 0, True, 0.2
+        while not stop.is_set():
+            call = stubs[number % len(stubs)].WatchMatch(api.WatchMatchRequest(
+                match_id=match_id, after_sequence=last, heartbeat_seconds=heartbeat))
+            calls.append(call)
+            try:
+                async for item in call:
+                    if first:
+                        first = False
+                        admitted[0] += 1
+                        stats["opened"] += 1
+                    if item.WhichOneof("kind") != "event":
+                        continue
+                    event = item.event
+                    if event.sequence != last + 1:
+                        stats["gaps"] += 1
+                    last = event.sequence
+                    stats["events"] += 1
+                    if live_from[0] and event.time.ToMilliseconds() / 1000 >= live_from[0]:
+                        lags.append(time.time() * 1000 - event.time.ToMilliseconds())
                 return
-            if error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
-                refusals[error.details()] += 1
-                stats["refused"] += 1
-            else:
-                stats["failed"] += 1
+            except grpc.aio.AioRpcError as error:
+                if error.code() == grpc.StatusCode.CANCELLED:
+                    return
+                if error.code() == grpc.StatusCode.UNAVAILABLE:
+                    stats["retried"] += 1
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 5.0)
+                    continue
+                if error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
+                    stats["refused"] += 1
+                else:
+                    stats["failed"] += 1
                 refusals[f"{error.code().name}: {error.details()}"] += 1
-        finally:
-            if first and not stats.get("counted_" + str(number)):
-                pass
+                return
 
     tasks = []
     for number in range(streams):
@@ -323,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--streams", type=int, default=10000)
     parser.add_argument("--players", type=int, default=20, help="matches played during the hold (20)")
     parser.add_argument("--hold", type=float, default=60.0, help="seconds the streams are held under play (60)")
-    parser.add_argument("--channels", type=int, default=8, help="gRPC channels of the watcher process (8)")
+    parser.add_argument("--channels", type=int, default=40, help="gRPC channels of the watcher process (40)")
     parser.add_argument("--heartbeat", type=int, default=60, help="the streams' heartbeat_seconds (60)")
     parser.add_argument("--redis-connections", type=int, default=50, help="the service's pool size (50)")
     parser.add_argument("--json", default=None, help="write the figures as JSON here")

@@ -42,3 +42,26 @@ def test_workers_share_the_ports_and_the_redis_and_stop_together(tmp_path):
     assert not [pid for pid in family if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
     stops = [entry for entry in service.logs if entry.get("event") == "stopped"]
     assert len(stops) == 3, service.log_tail(60)  # both workers, then the supervisor
+
+
+def _calls(http, method: str) -> float:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    return sum(sample.value for family in text_string_to_metric_families(http.get("/metrics").text)
+               for sample in family.samples
+               if sample.name == "typhoon_calls_total" and sample.labels.get("method") == method)
+
+
+def test_metrics_of_the_workers_add_up_whichever_worker_is_scraped(redis_url):
+    service = ServiceProcess("--redis-url", redis_url, workers=2).start()
+    try:
+        for _ in range(12):  # new connections: the kernel spreads them over the workers
+            with service.http() as http:
+                assert http.get("/v1/matches/nosuchmatch").status_code == 404
+        answered = {e.get("pid") for e in list(service.logs) if e.get("event") == "rpc"}
+        assert len(answered) == 2
+        for _ in range(6):  # every scrape, whichever worker answers it, counts every worker's calls
+            with service.http() as http:
+                assert _calls(http, "GetMatch") == 12
+    finally:
+        assert service.stop() == 0
