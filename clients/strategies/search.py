@@ -18,9 +18,10 @@ heuristic's, so a game stays fast: about 25 searched decisions per side and game
 
 How much it searches is a deterministic amount of work by default, so that its strength does not depend
 on how busy the machine is: ``playouts`` per searched decision (over all candidates). ``level`` picks a
-preset of ``playouts`` and ``max_candidates`` (see :data:`LEVELS`; level 3, the default, takes at most
-about 1 s per searched decision on one idle core). ``budget`` (seconds per searched decision) replaces
-the play-out count by a wall-clock limit, which makes the bot weaker when the machine is busy.
+preset of ``playouts`` and ``max_candidates`` (see :data:`LEVELS`; level 3, the default, takes about
+0.8 s of CPU per searched decision on average, see docs/BOTS.md#levels). ``budget`` (seconds per
+searched decision) replaces the play-out count by a wall-clock limit, which makes the bot weaker when
+the machine is busy.
 
 Parameters: ``level`` (1-3, default 3), ``playouts``, ``budget``, ``horizon`` (turns to look ahead,
 default 1), ``max_candidates``, ``min_rounds`` (default 1), ``confidence`` (how many standard errors a plan
