@@ -248,6 +248,8 @@ RULES: list[tuple[str, Callable[[Command, Context], str], str]] = [
     (r"^typhoon ladder\b", run_to_end, "ladder"),
     (r"^typhoon bot --ladder\b", run_for_a_while(5, "seeks ladder matches"), "ladder"),
     (r"^\.venv/bin/python -m loadtests\.ladder_run\b", run_for_a_while(15, " bots ("), ""),
+    (r"^nice -n 10 \.venv/bin/python benchmarks/bot_strength\.py\b", covered_by("tests/clients/test_bot_strength.py"),
+     ""),
     (r"^grpcurl\b", not_run("grpcurl is a tool of the reader's (the REST twins of these calls are run)"), ""),
     (r"^typhoon play\b", run_for_a_while(20, "open http://"), ""),
     (r"^typhoon bot .*--token", run_for_a_while(5, ""), "seated"),
