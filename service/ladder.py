@@ -13,8 +13,9 @@ Two background loops run in every service process, sharing the work through Redi
   someone else. At most two matches at a time between the same two (one each side). The match is
   created, then assigned to both players in one script (which re-checks their slots); a crash in
   between leaves a match nobody plays, which its clock aborts. A player whose match was aborted because
-  it made no first action is paired no more until it opens a new Seek stream (a bot that hangs would
-  otherwise be handed match after match).
+  it made no first action waits before it is paired again (``abort_cooldown_ms``, doubled for each
+  abort in a row, at most an hour), unless it opens a new Seek stream: a bot that hangs would otherwise
+  be handed match after match, each wasting its opponent's time.
 * **results** (every process): the ladder matches not rated yet (``open``) whose match has ended are
   rated by one script that also closes them: it applies only if the match is still open (so exactly
   once, whoever sees the end first, even after a crash between the end and the rating) and only if
@@ -25,8 +26,9 @@ Keys (prefix ``typhoon:ladder:``)::
 
     player:<id>             hash: id name description owner registered_at key_hash concurrency, the
                             rating (mu sigma rev), the record (games wins_german wins_soviet ...),
-                            last_opponent last_ended, seek_session (of its latest Seek stream) and
-                            blocked_session (the Seek stream it is paired no more in)
+                            last_opponent last_ended, seek_session (of its latest Seek stream),
+                            abort_streak (aborts in a row blamed on it), blocked_until and
+                            blocked_session (it is not paired before that Redis time in that stream)
     player:<id>:assigned    hash: match id -> the LadderMatch JSON (with its seat token), while not rated
     player:<id>:history     list, newest first: the LadderGame JSON of each match
     side:<side>             hash: mu sigma rev, the rating of the side itself
@@ -93,6 +95,7 @@ class LadderConfig:
     interval: float = 0.5        # seconds between pairing rounds, results rounds and Seek's looks
     presence_ms: int = 5000      # a player counts as seeking this long after its stream last looked
     rematch_wait_ms: int = 3000  # how long two who just played each other both ways wait for others
+    abort_cooldown_ms: int = 60_000  # a player whose match was aborted for want of its first action waits
 
 
 _REGISTER = """
@@ -124,7 +127,8 @@ _SETTLE = """
 -- KEYS: open, board, then per team member (german player, soviet player, german side, soviet side)
 -- its hash, then per player (german, soviet) its assigned hash and its history.
 -- ARGV: match id, then per team member its expected rev and its change (JSON {"set": {field: value},
--- "incr": {field: n}, "block": true (its current Seek stream is paired no more)}, "" for none), then
+-- "incr": {field: n}, "block": {"now": ms, "base": ms, "cap": ms} (it waits base * 2^(aborts in a row - 1),
+-- at most cap, unless it opens a new Seek stream)}, "" for none), then
 -- per player its history entry and its rating ('' = keep).
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 'DONE' end
 for i = 0, 3 do
@@ -138,9 +142,12 @@ for i = 0, 3 do
     change = cjson.decode(change)
     for name, value in pairs(change['set'] or {}) do redis.call('HSET', KEYS[3 + i], name, value) end
     for name, value in pairs(change['incr'] or {}) do redis.call('HINCRBY', KEYS[3 + i], name, value) end
-    if change['block'] then
-      local session = redis.call('HGET', KEYS[3 + i], 'seek_session')
-      if session then redis.call('HSET', KEYS[3 + i], 'blocked_session', session) end
+    local block = change['block']
+    if block then
+      local streak = redis.call('HINCRBY', KEYS[3 + i], 'abort_streak', 1)
+      local wait = math.min(block['cap'], block['base'] * 2 ^ (streak - 1))
+      redis.call('HSET', KEYS[3 + i], 'blocked_until', string.format('%d', block['now'] + wait),
+                 'blocked_session', redis.call('HGET', KEYS[3 + i], 'seek_session') or '')
     end
     redis.call('HINCRBY', KEYS[3 + i], 'rev', 1)
   end
@@ -226,14 +233,14 @@ class Ladder:
         async with self.redis.pipeline(transaction=False) as pipe:
             for player_id in ids:
                 pipe.hmget(_key("player", player_id), "mu", "concurrency", "name", "seek_session", "blocked_session",
-                           "last_opponent", "last_ended")
+                           "blocked_until", "last_opponent", "last_ended")
                 pipe.hvals(_key("player", player_id, "assigned"))
             replies = await pipe.execute()
         players: dict[str, dict[str, Any]] = {}
         together: dict[tuple[str, str], int] = {}
         for player_id, fields, assigned in zip(ids, replies[::2], replies[1::2]):
-            mu, concurrency, name, session, blocked, last_opponent, last_ended = map(_text, fields)
-            if mu is None or (session and session == blocked):
+            mu, concurrency, name, session, blocked, blocked_until, last_opponent, last_ended = map(_text, fields)
+            if mu is None or (session == blocked and now < int(blocked_until or 0)):
                 continue
             playing = [json.loads(entry) for entry in assigned]
             players[player_id] = {"mu": float(mu), "free": int(concurrency or 1) - len(playing), "name": name,
@@ -327,7 +334,8 @@ class Ladder:
             if aborted:
                 new = ratings
                 blamed = meta.get("aborted_side") if meta else None
-                changes = [json.dumps({"set": met[i], "incr": {"aborted": 1}, "block": blamed == side})
+                block = {"now": int(settled_at), "base": self.config.abort_cooldown_ms, "cap": 3_600_000}
+                changes = [json.dumps({"set": met[i], "incr": {"aborted": 1}} | ({"block": block} if blamed == side else {}))
                            for i, side in enumerate(("german", "soviet"))] + ["", ""]
             else:
                 winner = result["winner"]
@@ -337,7 +345,7 @@ class Ladder:
                     mu, sigma = new[index]
                     change: dict[str, Any] = {"set": {"mu": repr(mu), "sigma": repr(sigma)}}
                     if index < 2:
-                        change["set"] |= met[index]
+                        change["set"] |= met[index] | {"abort_streak": "0"}
                         change["incr"] = _record_change(side, winner, result.get("reason", ""))
                     changes.append(json.dumps(change))
             args: list[str] = [match_id]

@@ -133,7 +133,10 @@ SUBSTITUTIONS: list[tuple[str, Callable[[Context, re.Match], str]]] = [
     (r"^typhoon (bot|replay \w+)\b(?!.*--server)(.*?)( \| .*)?$", lambda c, m: f"{m.group(0).split(' | ')[0]} "
      f"--server {c.grpc}{m.group(3) or ''}"),
     (r"^\.venv/bin/python -m (loadtests\.\w+)", lambda c, m: f"cd {ROOT} && {sys.executable} -m {m.group(1)}"),
-    (r"--matches 100\b", lambda c, m: "--matches 1"),
+    (r"--matches 100\b", lambda c, m: "--matches 1"),  # the ladder run, small: two random bots, one match
+    (r"--bots [\w:,]+", lambda c, m: "--bots random:2"),
+    (r"--verify \d+", lambda c, m: "--verify 1"),
+    (r'--serve-args "--workers 2"', lambda c, m: '--serve-args "--workers 1"'),
     (r"^typhoon play\b(?!.*--no-browser)", lambda c, m: "typhoon play --no-browser"),  # no browser to open here
     (r"--ladder ADDR\b", lambda c, m: f"--ladder {c.grpc}"),
     (r"--concurrency N\b", lambda c, m: "--concurrency 1"),
@@ -247,7 +250,7 @@ RULES: list[tuple[str, Callable[[Command, Context], str], str]] = [
     (r"^typhoon ladder register / leaderboard / player$", not_run("names the ladder commands, each run below"), ""),
     (r"^typhoon ladder\b", run_to_end, "ladder"),
     (r"^typhoon bot --ladder\b", run_for_a_while(5, "seeks ladder matches"), "ladder"),
-    (r"^\.venv/bin/python -m loadtests\.ladder_run\b", run_for_a_while(15, " bots ("), ""),
+    (r"^\.venv/bin/python -m loadtests\.ladder_run\b", run_to_end, ""),
     (r"^nice -n 10 \.venv/bin/python benchmarks/bot_strength\.py\b", covered_by("tests/clients/test_bot_strength.py"),
      ""),
     (r"^grpcurl\b", not_run("grpcurl is a tool of the reader's (the REST twins of these calls are run)"), ""),

@@ -135,6 +135,16 @@ def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(tmp_path)
                                                        CallContext())).matches
             assert [g.outcome for g in history][0] == "aborted" and len(history) == 3
             assert {g.match_id for g in history} == {one[0].match_id, two[0].match_id, three[0].match_id}
+        # the side that made no first action is not paired again for a while, unless it seeks anew
+        blamed = next(m for m in three if m.side == "german").opponent_id
+        blamed = next(pid for pid in players if pid != blamed)
+        record = await stores[0].redis.hmget(f"typhoon:ladder:player:{blamed}", "abort_streak", "blocked_until")
+        assert int(record[0]) == 1 and int(record[1]) > await stores[0].time_ms() + 50_000
+        assert await first.pair_round() == 0  # both still seeking, but one waits
+        index = list(players).index(blamed)
+        await seeks[index].aclose()
+        seeks[index] = await first.seek(lapi.SeekRequest(), CallContext(token=players[blamed]))
+        assert len(await paired()) == 2
         for seek in seeks:
             await seek.aclose()
         for store in stores:
@@ -174,7 +184,7 @@ def test_four_bots_play_a_ladder_unattended(tmp_path, restart):
     redis = EmbeddedRedis(tmp_path / "redis")
     redis_url = redis.start()
     port = free_port()
-    serve = ("--redis-url", redis_url, "--ladder-time-control", "10+0.2", "--ladder-first-action", "5")
+    serve = ("--redis-url", redis_url, "--ladder-time-control", "10+0.2", "--ladder-first-action", "15")
     service = ServiceProcess(*serve, grpc_port=port).start()
     silent = Silent(answers=5)
     bots: dict[str, LadderBot] = {}
