@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,6 +86,11 @@ def retry_policy() -> dict[str, Any]:
 
 def key(match_id: str, part: str) -> str:
     return f"typhoon:{{m:{match_id}}}:{part}"
+
+
+def commit_id() -> str:
+    """A fresh id for one write of a match's state (see APPLIED)."""
+    return secrets.token_hex(8)
 
 
 def creation_key(request_id: str) -> str:
@@ -204,10 +210,17 @@ def _text(value: Any) -> str | None:
 #: new last sequence), so watchers are told in the same atomic step (service.notify). Sharded pub/sub
 #: where Redis has it (7.0+: redis.REDIS_VERSION is set), else classic.
 NOTIFY = "redis.call(redis.REDIS_VERSION and 'SPUBLISH' or 'PUBLISH', {channel}, {seq})"
+#: A script that writes a match's state takes a commit id (fresh for each write, ``commit_id()``) as
+#: its first argument and stores it in the state hash: when a connection breaks after Redis ran the
+#: script, the client's retry sends the same script again, and the id tells it was already applied
+#: (it must not apply twice, nor answer STALE for a write that happened).
+APPLIED = "if redis.call('HGET', KEYS[2], 'commit') == {commit_id} then return {{'APPLIED'}} end"
+TAKE_COMMIT_ID = "local commit_id = table.remove(ARGV, 1)\n" + APPLIED.format(commit_id="commit_id")
 
 _CREATE = """
--- KEYS: meta, state, events, feed channel. ARGV: n meta pairs, pairs..., state json, version, seq,
---       state hash, then 5 per event.
+-- KEYS: meta, state, events, feed channel. ARGV: commit id, n meta pairs, pairs..., state json, version,
+--       seq, state hash, then 5 per event.
+""" + TAKE_COMMIT_ID + """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local n = tonumber(ARGV[1])
 local i = 2 + 2 * n
@@ -221,7 +234,7 @@ end
 local meta = {}
 for j = 2, 1 + 2 * n do meta[#meta + 1] = ARGV[j] end
 redis.call('HSET', KEYS[1], unpack(meta))
-redis.call('HSET', KEYS[2], 'version', version, 'seq', seq, 'state', state, 'hash', hash)
+redis.call('HSET', KEYS[2], 'version', version, 'seq', seq, 'state', state, 'hash', hash, 'commit', commit_id)
 """ + NOTIFY.format(channel="KEYS[4]", seq="seq") + """
 return 1
 """
@@ -246,9 +259,10 @@ return {meta, {state[1], state[2], json, state[3], redis.call('HGET', KEYS[1], '
 
 _COMMIT = """
 -- KEYS: meta, state, events, request record, feed channel.
--- ARGV: 1 expected version, 2 expected seq, 3 new version, 4 new seq, 5 state json,
+-- ARGV: the commit id, then (numbered after it is taken off) 1 expected version, 2 expected seq, 3 new version, 4 new seq, 5 state json,
 --       6 request id ('' = none), 7 its record, 8 ttl, 9 expected state hash,
 --       10 new state hash, 11 n meta pairs, pairs..., then 5 per event (seq version time source json).
+""" + TAKE_COMMIT_ID + """
 local cur = redis.call('HMGET', KEYS[2], 'version', 'seq', 'hash')
 if not cur[1] then return {'NOT_FOUND'} end
 if ARGV[6] ~= '' then
@@ -266,7 +280,8 @@ while i <= #ARGV do
              'source', ARGV[i + 3], 'event', ARGV[i + 4])
   i = i + 5
 end
-redis.call('HSET', KEYS[2], 'version', ARGV[3], 'seq', ARGV[4], 'state', ARGV[5], 'hash', ARGV[10])
+redis.call('HSET', KEYS[2], 'version', ARGV[3], 'seq', ARGV[4], 'state', ARGV[5], 'hash', ARGV[10],
+           'commit', commit_id)
 if n > 0 then
   local meta = {}
   for j = 12, 11 + 2 * n do meta[#meta + 1] = ARGV[j] end
@@ -309,11 +324,13 @@ return {'OK', seq, st[1]}
 
 def _with_deadline(body: str) -> str:
     """``body`` (a script above) run inside the clock check of :class:`Deadline`. KEYS: the body's,
-    then DEADLINES_KEY. ARGV: mode, match id, new deadline ('' = none), then the body's."""
+    then DEADLINES_KEY. ARGV: mode, match id, new deadline ('' = none), then the body's (a commit id first:
+    a write already applied is answered before the clock is looked at)."""
     return f"""
 local function body(KEYS, ARGV)
 {body}
 end
+{APPLIED.format(commit_id="ARGV[4]")}
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if ARGV[1] ~= '' then
@@ -432,7 +449,7 @@ class Store:
                      events: list[StoredEvent], created_ms: int, deadline: Deadline | None = None) -> bool:
         """Write a new match; False if the id is taken (nothing written then). With a ``deadline``, the
         match's clock deadline is recorded in the same script."""
-        args: list[str] = [str(len(meta))]
+        args: list[str] = [commit_id(), str(len(meta))]
         for name, value in meta.items():
             args += [name, value]
         args += [state_json, str(version), str(events[-1].seq if events else 0), state_hash(state_json)]
@@ -445,6 +462,8 @@ class Store:
         else:
             created = await self._create_clocked(keys=keys + [DEADLINES_KEY],
                                                  args=_deadline_args(match_id, deadline) + args)
+        if isinstance(created, list):  # APPLIED: this very create ran before its answer was lost
+            created = 1
         if created:
             await self.redis.zadd(INDEX_KEY, {f"{created_ms:015d}:{match_id}": 0})
         return bool(created)
@@ -452,11 +471,13 @@ class Store:
     async def commit(self, match_id: str, expected_version: int, expected_seq: int, new_version: int,
                      state_json: str, meta: dict[str, str], events: list[StoredEvent],
                      request_id: str = "", record: RequestRecord | None = None,
-                     deadline: Deadline | None = None, expected_hash: str = "", new_hash: str = "") -> CommitResult:
+                     deadline: Deadline | None = None, expected_hash: str = "", new_hash: str = "",
+                     commit: str | None = None) -> CommitResult:
         """Apply a change to a match if it is still at ``expected_version`` and ``expected_seq`` (and has
         the state hash ``expected_hash``, if given); with a ``deadline``, also only if its clock allows
-        (outcome FLAG or EARLY otherwise, see Deadline)."""
-        args: list[Any] = [str(expected_version), str(expected_seq), str(new_version),
+        (outcome FLAG or EARLY otherwise, see Deadline). ``commit`` is the write's commit id (default: a
+        fresh one; see APPLIED)."""
+        args: list[Any] = [commit or commit_id(), str(expected_version), str(expected_seq), str(new_version),
                            str(events[-1].seq if events else expected_seq), state_json,
                            request_id if record else "", record.text() if record else "", str(REQUEST_TTL_SECONDS),
                            expected_hash, new_hash or state_hash(state_json), str(len(meta))]
@@ -473,6 +494,8 @@ class Store:
                                                args=_deadline_args(match_id, deadline) + args)
         outcome = _text(reply[0])
         observe_commit(match_id, outcome)
+        if outcome == "APPLIED":  # the connection broke after Redis had applied this very commit
+            return CommitResult("OK")
         if outcome == "DUPLICATE":
             return CommitResult(outcome, record=RequestRecord.parse(_text(reply[1])))
         if outcome in ("STALE", "MOVED"):

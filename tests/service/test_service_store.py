@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import secrets
 
-from service.store import Store
+from service.store import Store, StoredEvent, commit_id, state_hash
 
 
 def test_calls_wait_for_a_free_connection_instead_of_failing_when_all_are_busy(redis_url):
@@ -17,3 +18,31 @@ def test_calls_wait_for_a_free_connection_instead_of_failing_when_all_are_busy(r
             await store.close()
 
     assert asyncio.run(scenario()) == [None, None, True, True]
+
+
+def test_a_commit_sent_again_after_its_answer_was_lost_is_applied_once(redis_url):
+    """redis-py resends a script when the connection breaks after sending it; Redis may have run it."""
+    def event(seq: int, version: int) -> StoredEvent:
+        return StoredEvent(seq, version, 1000 + seq, "service", {"type": "test", "seq": seq})
+
+    async def scenario() -> tuple[list[object], int, int]:
+        store = Store.from_url(redis_url)
+        match_id = "resent" + secrets.token_hex(4)
+        try:
+            outcomes = [await store.create(match_id, {"id": match_id, "status": "active"}, '{"s":0}', 0,
+                                           [event(1, 0)], 1000)]
+            commit = commit_id()
+            for _ in range(2):  # the same write twice, as a retry on a new connection sends it
+                result = await store.commit(match_id, 0, 1, 1, '{"s":1}', {"version": "1"}, [event(2, 1)],
+                                            expected_hash=state_hash('{"s":0}'), commit=commit)
+                outcomes.append(result.outcome)
+            outcomes.append((await store.commit(match_id, 0, 1, 1, '{"s":1}', {"version": "1"}, [event(2, 1)],
+                                                expected_hash=state_hash('{"s":0}'))).outcome)
+            events = await store.read_events(match_id, 0, 100)
+            return outcomes, len(events), (await store.load(match_id)).version
+        finally:
+            await store.close()
+
+    outcomes, events, version = asyncio.run(scenario())
+    assert outcomes == [True, "OK", "OK", "STALE"]  # another write (another id) at the old version is stale
+    assert (events, version) == (2, 1)
