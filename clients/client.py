@@ -324,7 +324,7 @@ def describe_event(event: MatchEvent) -> str:
         return f"{head} {event.action_submitted.side} plays {name} {details}".rstrip() + (f" [{clocks}]" if clocks else "")
     if kind == "match_created":
         created = event.match_created
-        return (f"{head} match created: scenario {created.scenario}, seed commitment "
+        return (f"{head} match created: scenario {created.scenario}, ruleset {created.ruleset or 1}, seed commitment "
                 f"{created.seed_commitment[:16]}...")
     if kind == "seat_claimed":
         return f"{head} {event.seat_claimed.side} seat claimed by {event.seat_claimed.player_name or 'someone'}"

@@ -65,8 +65,10 @@ def verify(client: TyphoonClient, match_id: str) -> str:
     from clients.replay import fetch_log, verify_log
 
     report = verify_log(fetch_log(client, match_id), match_id=match_id, final=client.get_match(match_id))
-    if not report.ok:
+    if report.problems:
         raise AssertionError(report.problems[0].describe())
+    if report.other_ruleset:
+        raise AssertionError(report.ruleset_sentence())
     if not report.seed:
         raise AssertionError("the match is not over: its seed is not revealed yet")
     return (f"seed matches its commitment; {report.rolls} die rolls recomputed; "

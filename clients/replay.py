@@ -34,6 +34,7 @@ from typing import IO, Any
 from google.protobuf import json_format
 
 import engine
+from engine.ruleset import UNVERSIONED
 from service import convert
 from service.gen.typhoon.v1 import match_pb2
 from service.audit import CHECKS, Problem, Report, _clock_text, _show, recompute_die, verify_log
@@ -159,6 +160,7 @@ class Replay:
         self.label = label
         self.events = events
         created = events[0].match_created
+        self.ruleset = created.ruleset or UNVERSIONED
         self.scenario = created.scenario
         self.options = convert.struct_to_dict(created.options)
         revealed = [e.seed_revealed.seed for e in events if e.WhichOneof("kind") == "seed_revealed"]
@@ -250,6 +252,12 @@ def _load(args) -> Source:
     return load_source(args.source, args.server)
 
 
+def _warn_other_ruleset(replay: Replay) -> None:
+    if replay.ruleset != engine.RULESET:
+        print(f"warning: played under ruleset {replay.ruleset}; this engine plays ruleset {engine.RULESET}: the "
+              f"positions are this engine's replay of the actions and may differ from the match", file=sys.stderr)
+
+
 def cli_export(args) -> int:
     from clients.client import TyphoonClient
 
@@ -273,12 +281,13 @@ def cli_verify(args) -> int:
         print(json.dumps(report.to_json(), indent=2))
     else:
         print(report.text(max_problems=args.max_problems))
-    return 0 if report.ok else 1
+    return {"verified": 0, "other_ruleset": 3}.get(report.verdict, 1)
 
 
 def cli_show(args) -> int:
     source = _load(args)
     replay = Replay(source.events, source.label)
+    _warn_other_ruleset(replay)
     if replay.stopped_at:
         print(f"warning: the engine refuses the action at event #{replay.stopped_at[0]} "
               f"({replay.stopped_at[1]}); the replay stops before it", file=sys.stderr)
@@ -332,6 +341,7 @@ def _interactive(replay: Replay) -> int:
 def cli_render(args) -> int:
     source = _load(args)
     replay = Replay(source.events, source.label)
+    _warn_other_ruleset(replay)
     if replay.stopped_at:
         print(f"warning: the engine refuses the action at event #{replay.stopped_at[0]}; the replay stops before it",
               file=sys.stderr)
@@ -400,7 +410,8 @@ def register(commands) -> None:
         parser.add_argument("source", help="a match id (read from --server) or an exported .jsonl file (- for stdin)")
         parser.add_argument("--server", default="127.0.0.1:50051", help="the service's gRPC address")
 
-    verify = sub.add_parser("verify", help="check the seed, every die roll, every event and every state hash")
+    verify = sub.add_parser("verify", help="check the seed, every die roll, every event and every state hash "
+                                           "(exit 0 verified, 1 failed or unfinished, 3 played under another ruleset)")
     source(verify)
     verify.add_argument("--max-problems", type=int, default=10, help="problems to list (default 10)")
     verify.add_argument("--json", action="store_true", help="the report as JSON")

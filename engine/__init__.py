@@ -22,13 +22,15 @@ from .events import EVENTS, Event, event_from_json
 from .game import Game, new_game
 from .options import OPTIONS, Options
 from .position import PositionError, game_from_position
+from .ruleset import RULESET
 from .victory import Result
 
 __all__ = [
     "ACTIONS", "EVENTS", "Action", "Advance", "Assault", "BuyExtraSupply", "BuyWinterGear", "ChooseAttackerLoss",
     "ChooseFrostbite", "ChooseLosses", "ChooseRetreat", "DesignateTank", "RollAttrition",
     "CloseDeclarations", "DataError", "DeclareAttack", "DeclineAdvance", "EndPhase", "Event", "Game",
-    "IllegalAction", "Move", "OPTIONS", "Options", "PlaceUnit", "PositionError", "Reason", "Replace", "Resign",
+    "IllegalAction", "Move", "OPTIONS", "Options", "PlaceUnit", "PositionError", "RULESET", "Reason", "Replace",
+    "Resign",
     "ResolveBattle", "Restore", "Result", "Scenario", "StandardSetup", "TimeForfeit", "action_from_json", "die_roll",
     "describe_options", "describe_presets", "describe_scenario", "event_from_json", "game_from_position", "load_scenario", "new_game", "scenario_ids", "seed_commitment",
 ]

@@ -22,6 +22,11 @@ It checks, and says where (the event's sequence number) and what when anything d
    time forfeit comes only once the side's time has run out, an abort only once a side's first-action
    time has.
 
+Checks 4-6 replay the game with this engine, so they need the rules the match was played under:
+``match_created`` records the engine ruleset (``engine.RULESET``; a log without one is ruleset 1). A
+match of another ruleset is not re-simulated: checks 1-3 are made, and the verdict says which ruleset
+it was played under (``OTHER RULESET``), which is not a finding of tampering.
+
 >>> recompute_die("example", 0), recompute_die("example", 1)
 (2, 4)
 """
@@ -34,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import engine
+from engine.ruleset import UNVERSIONED
 from service import convert
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
@@ -123,6 +129,7 @@ class Report:
     result: dict[str, Any] | None = None
     aborted: str = ""
     time_control: str = ""
+    ruleset: int = engine.RULESET  # the ruleset the match was played under
     finished: bool = False
     problems: list[Problem] = field(default_factory=list)
     skipped: set[str] = field(default_factory=set)
@@ -131,7 +138,25 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        return self.finished and not self.problems
+        return self.finished and not self.problems and not self.other_ruleset
+
+    @property
+    def other_ruleset(self) -> bool:
+        """Played under another ruleset than this engine's: the game cannot be re-simulated here."""
+        return self.ruleset != engine.RULESET
+
+    @property
+    def verdict(self) -> str:
+        """``verified``, ``failed`` (a problem found), ``other_ruleset`` or ``unfinished``."""
+        if self.problems:
+            return "failed"
+        if self.other_ruleset:
+            return "other_ruleset"
+        return "verified" if self.finished else "unfinished"
+
+    def ruleset_sentence(self) -> str:
+        return (f"played under ruleset {self.ruleset}; this engine plays ruleset {engine.RULESET}: "
+                f"cannot re-simulate")
 
     @property
     def first(self) -> Problem | None:
@@ -152,7 +177,8 @@ class Report:
             lines.append(f"  scenario {self.scenario}; options: "
                          + (", ".join(f"{k}={v}" for k, v in changed.items()) if changed else "defaults"))
         lines.append(f"  {self.entries} log entries, {self.actions} actions, {self.game_events} game events, "
-                     f"{self.rolls} die rolls")
+                     f"{self.rolls} die rolls; ruleset {self.ruleset}"
+                     + (f" (this engine plays ruleset {engine.RULESET})" if self.other_ruleset else ""))
         failing = {p.check for p in self.problems}
         details = {
             "seed": f"sha256(seed) = {self.commitment[:16]}..." if self.commitment else "",
@@ -189,6 +215,12 @@ class Report:
             lines.append("")
             lines.append(f"FAILED: {len(self.problems)} problem{'s' if len(self.problems) > 1 else ''}; "
                          f"the first at {self.first.describe()}")
+        elif self.other_ruleset:
+            lines.append("")
+            lines.append(f"OTHER RULESET: {self.ruleset_sentence()}. "
+                         + ("The log, the seed and every die roll check out; only an engine of ruleset "
+                            f"{self.ruleset} can replay the game itself" if self.finished else
+                            "The match is not finished; its seed stays secret until it ends"))
         elif not self.finished:
             lines.append("")
             lines.append("NOT VERIFIED: the match is not finished; its seed stays secret until it ends")
@@ -200,7 +232,8 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         first = self.first
-        return {"match": self.label, "ok": self.ok, "finished": self.finished, "entries": self.entries,
+        return {"match": self.label, "ok": self.ok, "verdict": self.verdict, "ruleset": self.ruleset,
+                "engine_ruleset": engine.RULESET, "finished": self.finished, "entries": self.entries,
                 "actions": self.actions, "game_events": self.game_events, "rolls": self.rolls,
                 "final_state_hash": self.final_hash, "result": self.result, "aborted": self.aborted or None,
                 "first_bad_event": first.sequence if first else None,
@@ -228,6 +261,7 @@ def verify_log(events: list[MatchEvent], match_id: str = "", final: api.GetMatch
     created = events[0].match_created
     report.scenario, report.options = created.scenario, convert.struct_to_dict(created.options)
     report.commitment = created.seed_commitment
+    report.ruleset = created.ruleset or UNVERSIONED
     revealed_at = [i for i, kind in enumerate(kinds) if kind == "seed_revealed"]
     if not revealed_at:
         if final is not None and final.match.status == match_pb2.MATCH_STATUS_FINISHED:
@@ -265,6 +299,11 @@ def verify_log(events: list[MatchEvent], match_id: str = "", final: api.GetMatch
         # checked (and everything would differ)
         report.skipped |= {"dice", "actions", "events", "hashes", "end"}
         _replay_without_seed(events, report)
+        return report
+
+    if report.other_ruleset:  # the dice need no engine; the game needs the rules it was played under
+        report.skipped |= {"actions", "events", "hashes", "end", "clock"}
+        _check_dice_only(events, seed, report)
         return report
 
     # 3-5. the dice and the game
@@ -347,14 +386,7 @@ def _replay(events: list[MatchEvent], game: engine.Game, seed: str, report: Repo
             report.game_events += 1
             logged = convert.event_from_proto(event.game_event)
             if logged.get("type") == "die_rolled":
-                index, value = logged.get("index"), logged.get("value")
-                if index != rolls:
-                    report.add(seq, "dice", f"die roll number {rolls} of the match is logged with index {index}",
-                               logged=index, replayed=rolls, labels=("logged index", "roll number"))
-                recomputed = recompute_die(seed, index if isinstance(index, int) and index >= 0 else rolls)
-                report.roll_checks.append((seq, index, value, recomputed, logged.get("purpose", "")))
-                if value != recomputed:
-                    report.add(seq, "dice", f"die roll #{index}: the log says {value}, the seed gives {recomputed}")
+                _check_die(seq, logged, rolls, seed, report)
                 rolls += 1
             if event.version != version:
                 report.add(seq, "log", f"game event has version {event.version}, the last action made {version}")
@@ -458,6 +490,33 @@ def _compare_final(final: api.GetMatchResponse, game: engine.Game, report: Repor
         if served != result.to_json():
             report.add(last, "end", "the service's result differs from the replay's", logged=served,
                        replayed=result.to_json(), labels=("service", "replay"))
+
+
+def _check_die(seq: int, logged: dict[str, Any], rolls: int, seed: str, report: Report) -> None:
+    """The ``rolls``-th die roll of the match, logged at event ``seq``, against the seed."""
+    index, value = logged.get("index"), logged.get("value")
+    if index != rolls:
+        report.add(seq, "dice", f"die roll number {rolls} of the match is logged with index {index}",
+                   logged=index, replayed=rolls, labels=("logged index", "roll number"))
+    recomputed = recompute_die(seed, index if isinstance(index, int) and index >= 0 else rolls)
+    report.roll_checks.append((seq, index, value, recomputed, logged.get("purpose", "")))
+    if value != recomputed:
+        report.add(seq, "dice", f"die roll #{index}: the log says {value}, the seed gives {recomputed}")
+
+
+def _check_dice_only(events: list[MatchEvent], seed: str, report: Report) -> None:
+    """Count the log and check its dice against the seed, without replaying the game."""
+    for event in events:
+        kind = event.WhichOneof("kind")
+        if kind == "action_submitted":
+            report.actions += 1
+        elif kind == "game_event":
+            report.game_events += 1
+            if event.game_event.WhichOneof("kind") == "die_rolled":
+                _check_die(event.sequence, convert.event_from_proto(event.game_event), report.rolls, seed, report)
+                report.rolls += 1
+        elif kind == "match_aborted":
+            report.aborted = event.match_aborted.reason or "aborted"
 
 
 def _replay_without_seed(events: list[MatchEvent], report: Report) -> None:

@@ -41,6 +41,7 @@ class Known:
     game: engine.Game  # shared by every call: never applied to (clone it first)
     meta: dict[str, str] | None = None
     aborted: bool = False  # no one acts in an aborted match (service.clock), whatever its game says
+    ruleset: int = engine.RULESET  # the engine ruleset the match was started under (service.rulesets)
     _legal: api.ListLegalActionsResponse | None = None
 
     def same_state(self, version: int, seq: int, state_hash: str) -> bool:

@@ -39,6 +39,7 @@ from grpc import StatusCode
 from redis.exceptions import RedisError
 
 import engine
+from service import rulesets
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import match_pb2
 from service.store import DEADLINES_KEY, Deadline, Store, StoredEvent
@@ -295,7 +296,7 @@ class Clocks:
         snapshot = await self.store.load(match_id)
         state = ClockState.of(snapshot.meta) if snapshot else None
         if snapshot is None or state is None or state.deadline is None \
-                or snapshot.meta["status"] not in ("open", "active"):
+                or snapshot.meta["status"] not in ("open", "active") or not rulesets.playable(snapshot.meta):
             await self.store.redis.zrem(DEADLINES_KEY, match_id)
             return "done"
         now = await self.store.time_ms()

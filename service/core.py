@@ -9,7 +9,7 @@ position (``engine.game_from_position``), asks or applies, and commits the resul
 Service events in the log (``source`` ``service``; engine events have ``source`` ``game``)::
 
     {"type": "match_created", "scenario": "standard", "options": {...}, "seed_commitment": "<hex>",
-     "sides": ["german", "soviet"]}
+     "sides": ["german", "soviet"], "ruleset": 2}
     {"type": "seat_claimed", "side": "german", "player_name": "..."}
     {"type": "action_submitted", "side": "german", "action": {<engine action JSON>}, "state_hash": "<hex>"}
     {"type": "seed_revealed", "seed": "<seed>", "seed_commitment": "<hex>"}
@@ -18,6 +18,9 @@ Service events in the log (``source`` ``service``; engine events have ``source``
 A match with a time control has clocks (``service.clock``): ``match_created`` then also holds
 ``"time_control"``, ``action_submitted`` ``"time_left"`` (ms by side), and those entries' times are
 Redis times.
+
+Every match records the engine ruleset it was started under (``service.rulesets``): a match of another
+ruleset than this engine's is shown but not continued.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from grpc import StatusCode
 
 import engine
 from engine.data import SIDES
-from service import answers, catalog, convert, history, metrics
+from service import answers, catalog, convert, history, metrics, rulesets
 from service.battles import battles as battles_of
 from service import clock as clock_module
 from service.cache import Known, MatchCache
@@ -207,12 +210,12 @@ class MatchService:
         effective_options = game.options.to_json()
         events = [StoredEvent(1, 0, now, "service", {
             "type": "match_created", "scenario": scenario, "options": effective_options,
-            "seed_commitment": commitment, "sides": list(SIDES)})]
+            "seed_commitment": commitment, "sides": list(SIDES), "ruleset": engine.RULESET})]
         tokens = []
         meta = {"id": "", "scenario": scenario, "options": json.dumps(effective_options), "sides": ",".join(SIDES),
                 "seed": seed, "seed_commitment": commitment, "created_at": str(now), "updated_at": str(now),
                 "version": "0", "turn": str(game.turn), "phase": game.phase.name,
-                "side_to_act": game.current_player() or "", "result": "",
+                "side_to_act": game.current_player() or "", "result": "", "ruleset": str(engine.RULESET),
                 "status": "active" if {s for s, _, _ in claims} == set(SIDES) else "open"}
         for side, player, token in claims:
             tokens.append(api.SeatToken(side=side, token=token))
@@ -240,7 +243,7 @@ class MatchService:
             raise _err(StatusCode.INTERNAL, "INTERNAL", "could not draw a free match id")
         structlog.contextvars.bind_contextvars(match_id=match_id)
         log.info("match_created", scenario=scenario, options=effective_options, seed_commitment=commitment,
-                 seats=[s for s, _, _ in claims])
+                 seats=[s for s, _, _ in claims], ruleset=engine.RULESET)
         return api.CreateMatchResponse(match=self._match(meta), seat_tokens=tokens)
 
     async def _created_before(self, request: api.CreateMatchRequest, fingerprint: str, match_id: str,
@@ -358,7 +361,9 @@ class MatchService:
 
     async def list_legal_actions(self, request: api.ListLegalActionsRequest,
                                  ctx: CallContext) -> api.ListLegalActionsResponse:
-        known, _ = await self._known(self._match_id(request.match_id))
+        match_id = self._match_id(request.match_id)
+        known, _ = await self._known(match_id)
+        rulesets.check_playable(match_id, known.ruleset, known.aborted or known.game.is_terminal())
         return known.legal_actions()
 
     async def get_event_log(self, request: api.GetEventLogRequest, ctx: CallContext) -> api.GetEventLogResponse:
@@ -473,6 +478,7 @@ class MatchService:
         """Apply the action to ``known`` and commit it: the response, or None if the match had moved on."""
         side = ctx.service_side or self._seat_of(known.meta, ctx.token)
         self.clocks.check_not_aborted(known.meta)
+        rulesets.check_playable(match_id, known.ruleset, known.game.is_terminal())
         if action is None:  # Resign: the caller's own side
             action = engine.Resign(side)
         fingerprint = _fingerprint(rpc, side, action, expected)
@@ -637,7 +643,7 @@ class MatchService:
             game = held.game if held is not None and snapshot.state_json is None else \
                 engine.game_from_position(json.loads(snapshot.state_json))
             known = Known(snapshot.version, snapshot.seq, snapshot.state_hash, game, snapshot.meta if meta else None,
-                          aborted=snapshot.status == "aborted")
+                          aborted=snapshot.status == "aborted", ruleset=rulesets.number(snapshot.ruleset))
             if snapshot.state_hash:  # matches written before the store kept hashes are not remembered
                 self.cache.put(match_id, known)
         return known, snapshot.request
@@ -661,7 +667,8 @@ class MatchService:
             status=_STATUS[status], version=int(meta["version"]), last_sequence=int(meta["last_sequence"]),
             turn=int(meta["turn"]), phase=meta["phase"], side_to_act=meta["side_to_act"],
             seed_commitment=meta["seed_commitment"], seed=meta["seed"] if status in ENDED else "",
-            created_at=convert.timestamp(meta["created_at"]), updated_at=convert.timestamp(meta["updated_at"]))
+            created_at=convert.timestamp(meta["created_at"]), updated_at=convert.timestamp(meta["updated_at"]),
+            ruleset=rulesets.of_meta(meta))
         for side in sides:
             claimed = f"seat:{side}:token" in meta
             seat = match.seats.add(side=side, claimed=claimed, player_name=meta.get(f"seat:{side}:player", ""))
@@ -730,7 +737,7 @@ def match_event(event: StoredEvent) -> match_pb2.MatchEvent:
     if kind == "match_created":
         out.match_created.CopyFrom(match_pb2.MatchEvent.MatchCreated(
             scenario=data["scenario"], options=convert.dict_to_struct(data["options"]),
-            seed_commitment=data["seed_commitment"], sides=data["sides"]))
+            seed_commitment=data["seed_commitment"], sides=data["sides"], ruleset=rulesets.of_logged(data)))
         if "time_control" in data:
             out.match_created.time_control.CopyFrom(clock_module.TimeControl.from_json(data["time_control"]).to_proto())
     elif kind == "seat_claimed":

@@ -67,7 +67,7 @@ def verification(report: Report) -> api.VerifyMatchResponse:
     response = api.VerifyMatchResponse(
         verified=report.ok, finished=report.finished, seed_commitment=report.commitment, seed=report.seed,
         actions=report.actions, game_events=report.game_events, final_state_hash=report.final_hash if report.finished
-        else "", summary=report.text(max_problems=20))
+        else "", summary=report.text(max_problems=20), verdict=report.verdict, ruleset=report.ruleset)
     failing = {p.check for p in report.problems}
     for name, description in CHECKS.items():
         problems = [p for p in report.problems if p.check == name]
@@ -75,6 +75,7 @@ def verification(report: Report) -> api.VerifyMatchResponse:
             outcome, detail = "failed", f"{len(problems)} problem(s); the first: {problems[0].describe()}"
         elif name not in failing and (name in report.skipped or (not report.finished and name != "log")):
             outcome, detail = "not_checked", ("the seed is secret until the match ends" if not report.finished
+                                              else report.ruleset_sentence() if report.other_ruleset
                                               else "not checkable after a failed check")
         else:
             outcome, detail = "passed", ""

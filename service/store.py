@@ -139,6 +139,7 @@ class Snapshot:
     request: RequestRecord | None = None
     state_hash: str = ""
     status: str = ""
+    ruleset: str = ""  # the engine ruleset the match was started under ("" before rulesets were recorded)
 
 
 @dataclass(frozen=True)
@@ -242,7 +243,8 @@ return 1
 _LOAD = """
 -- KEYS: meta, state, requests, archive.
 -- ARGV: 1 request id ('' = none), 2 '1' = read the meta hash, 3 the state hash the reader
---       holds: the state JSON comes only if the stored state differs. The match's status comes always.
+--       holds: the state JSON comes only if the stored state differs. The match's status and ruleset
+--       come always.
 local state = redis.call('HMGET', KEYS[2], 'version', 'seq', 'hash')
 if not state[1] then return false end
 local meta = {}
@@ -254,7 +256,8 @@ if ARGV[1] ~= '' then
   request = redis.call('HGET', KEYS[3], ARGV[1])
   if not request and redis.call('EXISTS', KEYS[4]) == 1 then request = '-archived' end
 end
-return {meta, {state[1], state[2], json, state[3], redis.call('HGET', KEYS[1], 'status')}, request}
+return {meta, {state[1], state[2], json, state[3], redis.call('HGET', KEYS[1], 'status'),
+               redis.call('HGET', KEYS[1], 'ruleset')}, request}
 """
 
 _COMMIT = """
@@ -552,7 +555,7 @@ class Store:
         elif request:
             record = RequestRecord.parse(_text(request))
         return Snapshot(fields, int(state[0]), int(state[1]), _text(state[2]), record, _text(state[3]) or "",
-                        _text(state[4]) or "")
+                        _text(state[4]) or "", _text(state[5]) or "")
 
     async def metas(self, match_ids: list[str]) -> list[dict[str, str] | None]:
         if not match_ids:

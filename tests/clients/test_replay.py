@@ -16,6 +16,7 @@ from clients.cli import main
 from clients.client import TyphoonClient
 from clients.replay import Replay, fetch_log, read_log, recompute_die, verify_log, write_log
 from clients.sdk import start_bot
+from service.history import verification
 
 
 def eager(state, legal_actions):
@@ -174,6 +175,57 @@ def test_an_unfinished_match_is_not_verified_but_can_be_shown(played, tmp_path, 
     assert code == 1 and "NOT VERIFIED" in text
     replay = Replay(read_log(path))  # the dice come from the logged rolls
     assert replay.stopped_at is None and replay.last > 0
+
+
+# --- rulesets: a match of other rules is reported as such, never as forged -------------------------
+
+def test_the_log_records_the_ruleset_and_verify_reports_it(played, capsys):
+    assert played["log"][0].match_created.ruleset == engine.RULESET
+    report = verify_log(played["log"])
+    assert (report.ruleset, report.verdict) == (engine.RULESET, "verified")
+    assert f"ruleset {engine.RULESET}" in report.text()
+
+
+@pytest.mark.parametrize("logged", [1, None])  # ruleset 1 recorded, or a log from before rulesets were
+def test_a_match_of_another_ruleset_is_not_re_simulated_and_not_called_tampered(played, tmp_path, capsys, logged):
+    entries = lines_of(played)
+    if logged is None:
+        del entries[0]["match_created"]["ruleset"]
+    else:
+        entries[0]["match_created"]["ruleset"] = logged
+    # a game event the rules of ruleset 1 might well have produced: not re-simulated, so not a finding
+    moved = first_entry(entries, lambda e: game_event_kind(e) == "unit_moved")
+    moved["game_event"]["unit_moved"]["path"][-1] = "1410"
+    path = write_lines(tmp_path, entries, "ruleset1")
+    report = verify_log(read_log(path))
+    assert not report.ok and not report.problems and report.verdict == "other_ruleset"
+    assert report.ruleset_sentence() == (f"played under ruleset 1; this engine plays ruleset {engine.RULESET}: "
+                                         f"cannot re-simulate")
+    assert report.rolls > 0 and {"actions", "events", "hashes", "end"} <= report.skipped
+    code, text = verify_file(path, capsys)
+    assert code == 3
+    assert f"OTHER RULESET: played under ruleset 1; this engine plays ruleset {engine.RULESET}: cannot re-simulate" \
+        in text
+    assert "FAILED" not in text and "VERIFIED" not in text
+    capsys.readouterr()
+    assert main(["replay", "verify", str(path), "--json"]) == 3
+    verdict = json.loads(capsys.readouterr().out)
+    assert (verdict["verdict"], verdict["ruleset"], verdict["engine_ruleset"]) == ("other_ruleset", 1, engine.RULESET)
+    # the service's VerifyMatch answer says the same
+    answer = verification(report)
+    assert (answer.verdict, answer.ruleset, answer.verified) == ("other_ruleset", 1, False)
+    outcomes = {check.name: (check.outcome, check.detail) for check in answer.checks}
+    assert {outcomes[name][0] for name in ("log", "seed", "dice")} == {"passed"}
+    assert outcomes["events"] == ("not_checked", report.ruleset_sentence())
+
+
+def test_the_seed_and_dice_of_a_match_of_another_ruleset_are_still_checked(played, tmp_path):
+    entries = lines_of(played)
+    entries[0]["match_created"]["ruleset"] = 1
+    roll = first_entry(entries, lambda e: game_event_kind(e) == "die_rolled")
+    roll["game_event"]["die_rolled"]["value"] = roll["game_event"]["die_rolled"]["value"] % 6 + 1
+    report = verify_log(read_log(write_lines(tmp_path, entries)))
+    assert report.verdict == "failed" and report.first.sequence == roll["sequence"] and report.first.check == "dice"
 
 
 # --- show and render -------------------------------------------------------------------------------

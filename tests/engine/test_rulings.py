@@ -68,6 +68,13 @@ def test_ruling_01_never_onto_a_unit_that_cannot_move_away():
     refuse(game, Move("16th", "1208"), Reason.HEX_OCCUPIED, "cannot move away")
 
 
+def test_ruling_01_the_unit_underneath_may_not_end_back_in_its_own_hex():
+    game = position(["16th 0305", "19th 0306", "VII 0101"], turn=6, phase="soviet_movement",
+                    city_control={"0204": "german"})
+    game.apply(Move("19th", "0305"))
+    refuse(game, Move("16th", "0305", ("0204", "0305")), Reason.HEX_OCCUPIED, "19th")
+
+
 def test_ruling_02_each_unit_moves_once_per_movement_phase():
     game = position(["XLVII 0606", "LVI 0202", "V 0104", "16th 1210"], phase="german_panzer_movement")
     game.apply(Move("XLVII", "0607"))
@@ -92,6 +99,12 @@ def test_ruling_03_without_a_path_the_engine_picks_the_most_enemy_cities_then_th
                     city_control={BOARD.ids[h]: "german" for h in BOARD.cities})
     events = game.apply(Move("XLVII", "1209"))
     assert len(one(events, UnitMoved).path) == 3
+
+
+def test_ruling_03_a_destination_only_move_may_pass_back_through_its_start_hex():
+    # 0305 to the forest 0405 through Smolensk (0204) within 4 points: only back through 0305
+    game = position(["16th 0305", "VII 0101"], turn=6, phase="soviet_movement", city_control={"0204": "german"})
+    assert one(game.apply(Move("16th", "0405")), UnitMoved).path == ("0204", "0305", "0405")
 
 
 def test_ruling_04_every_kind_of_movement_captures_cities():
@@ -394,3 +407,15 @@ def test_ruling_48_moscow_counts_twenty_in_place_of_five():
     assert control[BOARD.ids[BOARD.capital]] == "soviet"
     soviet_cities = sum(side == "soviet" for side in control.values())
     assert game.victory_points()["soviet"] == 5 * (soviet_cities - 1) + 20
+
+
+def test_every_ruling_says_since_which_ruleset_it_holds():
+    import re
+    from pathlib import Path
+
+    text = (Path(engine.__file__).parent / "RULINGS.md").read_text()
+    rulings = re.findall(r"^(\d+)\. .*\*\(Since ruleset (\d+)[.;].*\)\*$", text, re.M)
+    numbers = [int(n) for n, _ in rulings]
+    assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) == len(re.findall(r"^\d+\. ", text, re.M))
+    assert all(1 <= int(since) <= engine.RULESET for _, since in rulings)
+    assert {int(n) for n, since in rulings if since == "2"} == {1, 3, 6, 34, 35}  # issue 10

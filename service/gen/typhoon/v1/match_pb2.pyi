@@ -90,7 +90,7 @@ class MatchResult(_message.Message):
     def __init__(self, winner: _Optional[str] = ..., reason: _Optional[str] = ..., points: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
 class Match(_message.Message):
-    __slots__ = ("match_id", "scenario", "options", "status", "seats", "version", "last_sequence", "turn", "phase", "side_to_act", "result", "seed_commitment", "seed", "created_at", "updated_at", "time_control", "clock")
+    __slots__ = ("match_id", "scenario", "options", "status", "seats", "version", "last_sequence", "turn", "phase", "side_to_act", "result", "seed_commitment", "seed", "created_at", "updated_at", "time_control", "clock", "ruleset")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SCENARIO_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
@@ -108,6 +108,7 @@ class Match(_message.Message):
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     CLOCK_FIELD_NUMBER: _ClassVar[int]
+    RULESET_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     scenario: str
     options: _struct_pb2.Struct
@@ -125,7 +126,8 @@ class Match(_message.Message):
     updated_at: _timestamp_pb2.Timestamp
     time_control: TimeControl
     clock: Clock
-    def __init__(self, match_id: _Optional[str] = ..., scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., version: _Optional[int] = ..., last_sequence: _Optional[int] = ..., turn: _Optional[int] = ..., phase: _Optional[str] = ..., side_to_act: _Optional[str] = ..., result: _Optional[_Union[MatchResult, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ...) -> None: ...
+    ruleset: int
+    def __init__(self, match_id: _Optional[str] = ..., scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., version: _Optional[int] = ..., last_sequence: _Optional[int] = ..., turn: _Optional[int] = ..., phase: _Optional[str] = ..., side_to_act: _Optional[str] = ..., result: _Optional[_Union[MatchResult, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ..., ruleset: _Optional[int] = ...) -> None: ...
 
 class Unit(_message.Message):
     __slots__ = ("id", "hex", "strength")
@@ -247,18 +249,20 @@ class Battle(_message.Message):
 class MatchEvent(_message.Message):
     __slots__ = ("sequence", "version", "time", "match_created", "seat_claimed", "action_submitted", "seed_revealed", "game_event", "match_aborted")
     class MatchCreated(_message.Message):
-        __slots__ = ("scenario", "options", "seed_commitment", "sides", "time_control")
+        __slots__ = ("scenario", "options", "seed_commitment", "sides", "time_control", "ruleset")
         SCENARIO_FIELD_NUMBER: _ClassVar[int]
         OPTIONS_FIELD_NUMBER: _ClassVar[int]
         SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
         SIDES_FIELD_NUMBER: _ClassVar[int]
         TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+        RULESET_FIELD_NUMBER: _ClassVar[int]
         scenario: str
         options: _struct_pb2.Struct
         seed_commitment: str
         sides: _containers.RepeatedScalarFieldContainer[str]
         time_control: TimeControl
-        def __init__(self, scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., sides: _Optional[_Iterable[str]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ...) -> None: ...
+        ruleset: int
+        def __init__(self, scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., sides: _Optional[_Iterable[str]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., ruleset: _Optional[int] = ...) -> None: ...
     class SeatClaimed(_message.Message):
         __slots__ = ("side", "player_name")
         SIDE_FIELD_NUMBER: _ClassVar[int]

@@ -284,7 +284,7 @@ class AuditProblem(_message.Message):
     def __init__(self, sequence: _Optional[int] = ..., check: _Optional[str] = ..., what: _Optional[str] = ...) -> None: ...
 
 class VerifyMatchResponse(_message.Message):
-    __slots__ = ("verified", "finished", "seed_commitment", "seed", "checks", "rolls", "problems", "actions", "game_events", "final_state_hash", "summary")
+    __slots__ = ("verified", "finished", "seed_commitment", "seed", "checks", "rolls", "problems", "actions", "game_events", "final_state_hash", "summary", "verdict", "ruleset")
     VERIFIED_FIELD_NUMBER: _ClassVar[int]
     FINISHED_FIELD_NUMBER: _ClassVar[int]
     SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
@@ -296,6 +296,8 @@ class VerifyMatchResponse(_message.Message):
     GAME_EVENTS_FIELD_NUMBER: _ClassVar[int]
     FINAL_STATE_HASH_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    RULESET_FIELD_NUMBER: _ClassVar[int]
     verified: bool
     finished: bool
     seed_commitment: str
@@ -307,4 +309,6 @@ class VerifyMatchResponse(_message.Message):
     game_events: int
     final_state_hash: str
     summary: str
-    def __init__(self, verified: _Optional[bool] = ..., finished: _Optional[bool] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., checks: _Optional[_Iterable[_Union[AuditCheck, _Mapping]]] = ..., rolls: _Optional[_Iterable[_Union[AuditRoll, _Mapping]]] = ..., problems: _Optional[_Iterable[_Union[AuditProblem, _Mapping]]] = ..., actions: _Optional[int] = ..., game_events: _Optional[int] = ..., final_state_hash: _Optional[str] = ..., summary: _Optional[str] = ...) -> None: ...
+    verdict: str
+    ruleset: int
+    def __init__(self, verified: _Optional[bool] = ..., finished: _Optional[bool] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., checks: _Optional[_Iterable[_Union[AuditCheck, _Mapping]]] = ..., rolls: _Optional[_Iterable[_Union[AuditRoll, _Mapping]]] = ..., problems: _Optional[_Iterable[_Union[AuditProblem, _Mapping]]] = ..., actions: _Optional[int] = ..., game_events: _Optional[int] = ..., final_state_hash: _Optional[str] = ..., summary: _Optional[str] = ..., verdict: _Optional[str] = ..., ruleset: _Optional[int] = ...) -> None: ...
