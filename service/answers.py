@@ -19,7 +19,7 @@ from service import clock as clock_module
 from service.store import StoredEvent
 
 #: Meta fields a commit never changes.
-FIXED = ("id", "scenario", "options", "sides", "seed", "seed_commitment", "created_at")
+FIXED = ("id", "scenario", "options", "sides", "seed", "seed_commitment", "created_at", "ruleset")
 
 
 def meta_at(meta: dict[str, str], events: list[StoredEvent], version: int, last_seq: int) -> dict[str, str]:
