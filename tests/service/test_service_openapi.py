@@ -35,7 +35,7 @@ def test_the_document_is_valid_openapi_3_1(document):
     schemas = document["components"]["schemas"]
     assert schemas["Match"]["required"] == ["match_id", "scenario", "options", "status", "seats", "version",
                                             "last_sequence", "turn", "phase", "side_to_act", "seed_commitment", "seed",
-                                            "created_at", "updated_at"]
+                                            "created_at", "updated_at", "ruleset"]
     assert schemas["Match"]["properties"]["side_to_act"]["enum"] == ["german", "soviet", ""]
     assert schemas["MapHex"]["properties"]["terrain"]["enum"] == ["clear", "forest"]
     assert schemas["Unit"]["properties"]["strength"]["enum"] == ["full", "half"]
