@@ -266,7 +266,7 @@ def verify_log(events: list[MatchEvent], match_id: str = "", final: api.GetMatch
     if not revealed_at:
         if final is not None and final.match.status == match_pb2.MATCH_STATUS_FINISHED:
             report.add(None, "log", "the match is finished but its log has no seed_revealed entry")
-        _replay_without_seed(events, report)
+        _count_log(events, report)
         return report
     report.finished = True
     if revealed_at[-1] != len(events) - 1 or len(revealed_at) > 1:
@@ -298,12 +298,12 @@ def verify_log(events: list[MatchEvent], match_id: str = "", final: api.GetMatch
         # every roll and every state hash derive from the seed: with another seed nothing else can be
         # checked (and everything would differ)
         report.skipped |= {"dice", "actions", "events", "hashes", "end"}
-        _replay_without_seed(events, report)
+        _count_log(events, report)
         return report
 
     if report.other_ruleset:  # the dice need no engine; the game needs the rules it was played under
         report.skipped |= {"actions", "events", "hashes", "end", "clock"}
-        _check_dice_only(events, seed, report)
+        _count_log(events, report, seed)
         return report
 
     # 3-5. the dice and the game
@@ -504,8 +504,9 @@ def _check_die(seq: int, logged: dict[str, Any], rolls: int, seed: str, report: 
         report.add(seq, "dice", f"die roll #{index}: the log says {value}, the seed gives {recomputed}")
 
 
-def _check_dice_only(events: list[MatchEvent], seed: str, report: Report) -> None:
-    """Count the log and check its dice against the seed, without replaying the game."""
+def _count_log(events: list[MatchEvent], report: Report, seed: str | None = None) -> None:
+    """Count the log without replaying the game; with the ``seed``, check its dice against it (an
+    unfinished match has no revealed seed, so its dice and hashes are not checkable)."""
     for event in events:
         kind = event.WhichOneof("kind")
         if kind == "action_submitted":
@@ -513,24 +514,14 @@ def _check_dice_only(events: list[MatchEvent], seed: str, report: Report) -> Non
         elif kind == "game_event":
             report.game_events += 1
             if event.game_event.WhichOneof("kind") == "die_rolled":
-                _check_die(event.sequence, convert.event_from_proto(event.game_event), report.rolls, seed, report)
+                if seed is None:
+                    roll = event.game_event.die_rolled
+                    report.roll_checks.append((event.sequence, roll.index, roll.value, 0, roll.purpose))
+                else:
+                    _check_die(event.sequence, convert.event_from_proto(event.game_event), report.rolls, seed, report)
                 report.rolls += 1
-        elif kind == "match_aborted":
+        elif kind == "match_aborted" and seed is not None:
             report.aborted = event.match_aborted.reason or "aborted"
-
-
-def _replay_without_seed(events: list[MatchEvent], report: Report) -> None:
-    """An unfinished match: count what is there (the seed, hence dice and hashes, are not checkable)."""
-    for event in events:
-        kind = event.WhichOneof("kind")
-        if kind == "action_submitted":
-            report.actions += 1
-        elif kind == "game_event":
-            report.game_events += 1
-            if event.game_event.WhichOneof("kind") == "die_rolled":
-                roll = event.game_event.die_rolled
-                report.roll_checks.append((event.sequence, roll.index, roll.value, 0, roll.purpose))
-                report.rolls += 1
 
 
 def _changed_options(options: dict[str, Any]) -> dict[str, Any]:

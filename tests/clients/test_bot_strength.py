@@ -14,7 +14,6 @@ SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bot_strength.py"
 
 @pytest.fixture(scope="module")
 def strength():
-    pytest.importorskip("scipy", reason="scipy comes with the dev extras (make install)")
     spec = importlib.util.spec_from_file_location("bot_strength", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     sys.modules["bot_strength"] = module  # dataclasses look their module up

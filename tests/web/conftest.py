@@ -12,13 +12,9 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
-from clients.client import TyphoonClient
-from service.embedded_redis import EmbeddedRedis
-from service_helpers import ServiceProcess
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -38,29 +34,6 @@ def ensure_browser() -> None:
     if subprocess.run(install, env=environment, capture_output=True).returncode != 0:
         subprocess.run(["apt-get", "update", "-q"], env=environment, capture_output=True, check=True)
         subprocess.run(install, env=environment, capture_output=True, check=True)
-
-
-@pytest.fixture(scope="session")
-def redis_url(tmp_path_factory) -> Iterator[str]:
-    if os.environ.get("REDIS_URL"):
-        yield os.environ["REDIS_URL"]
-        return
-    embedded = EmbeddedRedis(tmp_path_factory.mktemp("redis"))
-    yield embedded.start()
-    embedded.stop()
-
-
-@pytest.fixture(scope="session")
-def service(redis_url) -> Iterator[ServiceProcess]:
-    process = ServiceProcess("--redis-url", redis_url).start()
-    yield process
-    process.stop()
-
-
-@pytest.fixture()
-def client(service) -> Iterator[TyphoonClient]:
-    with service.client() as c:
-        yield c
 
 
 @pytest.fixture(scope="session")
