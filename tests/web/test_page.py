@@ -3,6 +3,7 @@ through the page (legal actions and one the engine refuses) against a bot starte
 
 from __future__ import annotations
 
+import random
 import re
 import subprocess
 import sys
@@ -233,3 +234,52 @@ def test_play_through_the_page_against_a_bot(browser, played, screenshots):
         assert battle["defender"] == defender and battle["attackers"] == [attacker]
         assert text(browser, "#battles td.odds") == (battle["column"] if battle["column"] != "below" else "below the table")
         browser.save_screenshot(str(screenshots / "battle.png"))
+
+
+def last_action(client, match_id: str):
+    """The action of the last ActionSubmitted entry of the match's log."""
+    submitted = [e.action_submitted for e in client.event_log(match_id) if e.WhichOneof("kind") == "action_submitted"]
+    return submitted[-1].action
+
+
+def test_combat_decisions_through_the_page(browser, service, client, screenshots):
+    """Random play through the API until a battle waits for a retreat, a loss or an advance; each such
+    decision (one of each kind met) is then taken by clicking in the page, for the side that must take it,
+    and the log records exactly the action the page offered."""
+    match_id, tokens = new_match(client, "decisions", 0)
+    chooser = random.Random("decisions")
+    taken: dict[str, str] = {}
+    opened = None
+    for _ in range(4000):
+        legal = client.legal_actions(match_id)
+        side = legal.side_to_act
+        if not side or {"retreat", "advance"} <= set(taken) and len(taken) >= 3:
+            break
+        stage = legal.pending_decision.stage
+        if stage not in ("retreat", "advance", "attacker_loss", "exchange_losses") or stage in taken:
+            client.submit(match_id, tokens[side], chooser.choice(legal.actions), expected_version=legal.version)
+            continue
+        if opened != side:
+            browser.get(f"{service.base_url}/#/play/{match_id}?side={side}&token={tokens[side]}")
+            opened = side
+        version = legal.version
+        wait(browser, lambda d, v=version: d.execute_script(
+            "const m = window.typhoon.match; return !!m.legal && m.version === arguments[0]", v))
+        kind = {"retreat": "choose_retreat", "advance": "advance", "attacker_loss": "choose_attacker_loss",
+                "exchange_losses": "choose_losses"}[stage]
+        offered = [a for a in legal.actions if a.WhichOneof("kind") == kind]
+        assert offered, f"{stage}: no {kind} among the legal actions"
+        if stage == "retreat":  # the path is chosen on the map: a click on its last hex, then the button
+            path = list(offered[0].choose_retreat.path)
+            click(browser, f'svg.board polygon.hex[data-hex="{path[-1]}"]')
+            wait(browser, lambda d: text(d, '#choices button[data-action="choose_retreat"]'))
+            expected = next(a for a in offered if a.choose_retreat.path[-1] == path[-1])
+            browser.save_screenshot(str(screenshots / "play-retreat.png"))
+        else:
+            expected = offered[0]
+        click(browser, f'#choices button[data-action="{kind}"]')
+        wait(browser, lambda d, v=version: d.execute_script("return window.typhoon.match.version") > v)
+        assert last_action(client, match_id) == expected, stage
+        taken[stage] = kind
+    print(f"\ncombat decisions taken through the page: {sorted(taken)}")
+    assert {"retreat", "advance"} <= set(taken) and len(taken) >= 3, taken
