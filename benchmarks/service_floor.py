@@ -57,6 +57,8 @@ FIXED_ACTION = actions_pb2.Action(move=actions_pb2.Action.Move(unit="XLVII", to=
 FIXED_ACTION_JSON = {"move": {"unit": "XLVII", "to": "0704"}}
 #: With --time-control, the service's matches have clocks (what clocks and their sweeper cost).
 TIME_CONTROL: str | None = None
+#: With --native, py-spy also samples C frames.
+NATIVE = False
 #: The issue's targets: service / floor.
 TARGETS = {"grpc": {"cpu": 2.5, "throughput": 0.5, "p99": 2.0}, "rest": {"cpu": 3.0}}
 
@@ -350,7 +352,7 @@ async def run_phase(server: ServerProcess, target: str, transport: str, matches:
                            for _ in range(matches)]
             tasks = [asyncio.create_task(p) for p in players]
             await asyncio.sleep(warmup)
-            profiler = _profiler(server, profile / f"{transport}.txt", seconds) if profile else None
+            profiler = _profiler(server, profile / f"{transport}.txt", seconds, NATIVE) if profile else None
             window.open()
             await asyncio.sleep(seconds)
             window.close()
@@ -364,11 +366,13 @@ async def run_phase(server: ServerProcess, target: str, transport: str, matches:
     return result
 
 
-def _profiler(server: ServerProcess, out: Path, seconds: float) -> subprocess.Popen:
-    """py-spy sampling the server's Python processes (collapsed stacks, one line per stack and count)."""
+def _profiler(server: ServerProcess, out: Path, seconds: float, native: bool = False) -> subprocess.Popen:
+    """py-spy sampling the server's Python processes (collapsed stacks, one line per stack and count);
+    ``native`` adds the C frames (gRPC's core, protobuf's, hiredis), pausing the process at each sample."""
     out.parent.mkdir(parents=True, exist_ok=True)
     beside = Path(sys.executable).parent / "py-spy"
-    return subprocess.Popen([str(beside) if beside.exists() else "py-spy", "record", "--format", "raw", "--nonblocking", "-d", str(int(seconds)),
+    return subprocess.Popen([str(beside) if beside.exists() else "py-spy", "record", "--format", "raw",
+                             *(["--native"] if native else ["--nonblocking"]), "-d", str(int(seconds)),
                              "-o", str(out), "-p", str(server.process.pid), "--subprocesses"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -410,10 +414,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", default=None, help="write the figures as JSON to this file")
     parser.add_argument("--profile", default=None,
                         help="record py-spy profiles of typhoon serve into this directory (py-spy on PATH)")
+    parser.add_argument("--native", action="store_true",
+                        help="with --profile: sample native (C) frames too (py-spy --native; slows the server)")
     parser.add_argument("--serve-floor", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    global TIME_CONTROL
-    TIME_CONTROL = args.time_control
+    global TIME_CONTROL, NATIVE
+    TIME_CONTROL, NATIVE = args.time_control, args.native
     if args.serve_floor:
         from service.server import run_event_loop  # the event loop typhoon serve runs on
 
