@@ -26,7 +26,7 @@ def _serve(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"typhoon serve: --ladder-time-control: {error}")
         return 2
-    configure_logging(args.log_level)
+    configure_logging(args.log_level, cache=True)
     if args.worker:  # which of the workers logged a line
         structlog.contextvars.bind_contextvars(pid=os.getpid())
     config = ServeConfig(grpc_port=args.grpc_port, http_port=args.http_port, host=args.host,
