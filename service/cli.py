@@ -15,7 +15,7 @@ def _serve(args: argparse.Namespace) -> int:
     from service.embedded_redis import EmbeddedRedisError
     from service.ladder import LadderConfig
     from service.processes import die_with_parent_if_asked
-    from service.server import ServeConfig, configure_logging, run_event_loop, serve
+    from service.server import ServeConfig, configure_logging, run_event_loop, serve, settle_garbage_collector
     from service.workers import default_workers, serve_workers
 
     die_with_parent_if_asked()
@@ -40,7 +40,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         if workers > 1:
             return serve_workers(config, workers)
-        run_event_loop(serve(config))
+        run_event_loop(serve(config, on_ready=lambda server: settle_garbage_collector()))
     except EmbeddedRedisError as error:
         print(f"typhoon serve: {error}")
         return 1
