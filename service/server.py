@@ -64,6 +64,26 @@ class ServeConfig:
     fsync: str = "everysec"
 
 
+def grpc_server_options(config: ServeConfig) -> list[tuple[str, int]]:
+    """The gRPC server's channel arguments.
+
+    gRPC core queues a call that arrives before the event loop has asked for the next call of its
+    method, and past 1,000 queued calls of one method (its ``grpc.server.max_pending_requests``) it
+    drops new ones at random, all of them past 3,000, with CANCELLED, a code no client takes for
+    "too busy". A burst of watchers (a replica's watchers reconnecting here after it died) queues as
+    many WatchMatch calls as there are watchers, so the backlog allowed is the watch cap (twice that
+    before all are dropped): the process refuses watchers past its cap itself, with
+    RESOURCE_EXHAUSTED and a sentence. A call still unasked for after 30 s is dropped all the same.
+
+    >>> dict(grpc_server_options(ServeConfig(max_watch_streams=20000)))["grpc.server.max_pending_requests"]
+    20000
+    """
+    backlog = max(1000, config.max_watch_streams)
+    return [("grpc.so_reuseport", 1 if config.worker else 0),
+            ("grpc.server.max_pending_requests", backlog),
+            ("grpc.server.max_pending_requests_hard_limit", 2 * backlog)]
+
+
 def configure_logging(level: str = "info", stream=None, cache: bool = False) -> None:
     """structlog JSON lines on stderr; each line carries the bound match_id, request_id, rpc...
 
@@ -158,7 +178,7 @@ class Server:
         self.ladder = Ladder(self.core, config.ladder)
         self.ladder.start()
 
-        self._grpc = grpc.aio.server(options=[("grpc.so_reuseport", 1 if config.worker else 0)])
+        self._grpc = grpc.aio.server(options=grpc_server_options(config))
         grpc_api.add_to_server(self.core, self._grpc)
         grpc_api.add_to_server(self.ladder, self._grpc, grpc_api.LADDER_SERVICE)
         self._health = health.aio.HealthServicer()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections import Counter
+
 import grpc
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -69,6 +72,41 @@ def test_watch_streams_over_the_per_client_cap_are_refused(redis_url):
             assert reply.status_code == 429
             assert reply.json()["error"]["reason"] == "TOO_MANY_WATCHES_FROM_CLIENT"
             held.cancel()
+    finally:
+        service.stop()
+
+
+BURST = 2500
+
+
+async def _burst(target: str, match_id: str, streams: int) -> Counter:
+    """Opens ``streams`` watch streams at once on one connection; how each began (OK or its code)."""
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = match_service_pb2_grpc.MatchServiceStub(channel)
+        calls = [stub.WatchMatch(api.WatchMatchRequest(match_id=match_id, heartbeat_seconds=60))
+                 for _ in range(streams)]
+
+        async def first(call) -> str:
+            try:
+                await call.read()
+                return "OK"
+            except grpc.aio.AioRpcError as error:
+                return error.code().name
+
+        outcomes = Counter(await asyncio.gather(*(first(call) for call in calls)))
+        for call in calls:
+            call.cancel()
+        return outcomes
+
+
+def test_a_burst_of_watchers_larger_than_grpc_cores_backlog_is_admitted_not_dropped(redis_url):
+    # gRPC core drops calls queued before the event loop asks for them past 1,000 per method, as
+    # CANCELLED; the service allows a backlog as large as its watch cap (service.server)
+    service = ServiceProcess("--redis-url", redis_url, "--max-watch-streams-per-client", str(BURST)).start()
+    try:
+        with service.client() as client:
+            match, _ = client.create_match()
+        assert asyncio.run(_burst(service.target, match.match_id, BURST)) == Counter({"OK": BURST})
     finally:
         service.stop()
 
