@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 from collections import Counter
+from pathlib import Path
 
 import grpc
 from prometheus_client.parser import text_string_to_metric_families
@@ -145,3 +148,36 @@ def test_metrics_count_calls_commits_watch_streams_and_the_process(service, clie
     assert samples[("process_resident_memory_bytes", ())] > 0
     assert ("process_cpu_seconds_total", ()) in samples
     watch.close()
+
+
+ROOT = Path(__file__).resolve().parents[2]
+#: What a PromQL query names besides metrics: its functions, and the label lists of by/without
+PROMQL_WORDS = {"sum", "min", "max", "avg", "count", "rate", "irate", "increase", "histogram_quantile"}
+
+
+def _exported_names(http) -> set[str]:
+    """Every sample name the service's /metrics has or will have (a labelled family shows no sample
+    before its first observation)."""
+    suffixes = {"counter": ("_total", "_created"), "histogram": ("_bucket", "_count", "_sum", "_created"),
+                "gauge": ("",)}
+    names: set[str] = set()
+    for family in text_string_to_metric_families(http.get("/metrics").text):
+        names |= {family.name + suffix for suffix in suffixes.get(family.type, ())}
+        names |= {sample.name for sample in family.samples}
+    return names
+
+
+def _metric_names(expr: str) -> set[str]:
+    bare = re.sub(r"\b(?:by|without)\s*\([^)]*\)|\{[^}]*\}|\[[^\]]*\]|\b\d+(?:\.\d+)?\b", " ", expr)
+    return set(re.findall(r"[a-zA-Z_:][a-zA-Z0-9_:]*", bare)) - PROMQL_WORDS
+
+
+def test_the_grafana_dashboard_queries_the_documented_queries_of_metrics_the_service_exports(http):
+    dashboard = json.loads((ROOT / "deploy" / "grafana-dashboard.json").read_text())
+    queries = [target["expr"] for panel in dashboard["panels"] for target in panel["targets"]]
+    block = re.search(r"```promql\n(.*?)```", (ROOT / "deploy" / "README.md").read_text(), re.DOTALL).group(1)
+    documented = {line.split("#")[0].strip() for line in block.splitlines()} - {""}
+    assert set(queries) == documented  # the dashboard shows every query deploy/README.md gives, no other
+    named = set().union(*map(_metric_names, queries))
+    assert {"typhoon_calls_total", "typhoon_call_duration_seconds_bucket", "typhoon_watch_streams"} <= named
+    assert named <= _exported_names(http), named - _exported_names(http)
