@@ -13,7 +13,11 @@ probe calls GetMatch, the gRPC health check, ``/healthz`` and ``/readyz`` twice 
 
 - streams admitted, refused (RESOURCE_EXHAUSTED, by reason) and failed; streams the service dropped
   and that were asked for again; gaps and repeats in the sequence numbers (must be 0);
-- live delivery lag (receive time minus the commit time in the event) p50/p95/p99/max;
+- live delivery lag (receive time minus the commit time in the event, for events committed after
+  their stream was admitted) p50/p95/p99/max while the streams are held, and its floor: the lag on
+  ``4 x --players`` streams on the first matches the players take, open before anything else, before
+  the many streams, while they open and while they are held (p99 held / before: what the many streams
+  cost the live feed, on the same machine at the same time);
 - the service's Redis connections (``CLIENT LIST`` on the Redis, sampled every second: the peak)
   against their bound (the pool, the notice feed and the readiness probe);
 - the service's CPU and memory per stream, the players' and the probe's latencies, the machine's load.
@@ -52,6 +56,8 @@ from service.processes import ServeProcess
 
 #: Connections a service holds besides its pool: the notice feed and the readiness probe.
 EXTRA_CONNECTIONS = 2
+#: The floor's streams per player: one on each match the players take, before and after the first ones end.
+FLOOR_STREAMS_PER_PLAYER = 4
 
 
 def _percentiles(histogram: Counter) -> dict[str, Any]:
@@ -70,14 +76,16 @@ def _histogram(values: list[float]) -> Counter:
 # --- the watcher processes -----------------------------------------------------------------------------
 
 def watcher_process(number: int, target: str, streams: list[tuple[int, str]], channels: int, heartbeat: int,
-                    rate: float, progress: Any, live_from: Any, stop: Any, results: Any) -> None:
+                    rate: float, progress: Any, phase: Any, stop: Any, results: Any) -> None:
     """Opens its share of the streams (``(stream number, match id)``) at ``rate`` a second over
     ``channels`` connections of its own, follows them until ``stop`` and puts its figures on ``results``.
-    ``progress[3 * number : 3 * number + 3]`` counts its streams admitted, refused and failed."""
-    asyncio.run(_watch_all(number, target, streams, channels, heartbeat, rate, progress, live_from, stop, results))
+    ``progress[3 * number : 3 * number + 3]`` counts its streams admitted, refused and failed. The
+    delivery lag of a live event (one committed after its stream was admitted) counts in the phase
+    ``PHASES[phase.value - 1]`` it arrives in (none while ``phase.value`` is 0)."""
+    asyncio.run(_watch_all(number, target, streams, channels, heartbeat, rate, progress, phase, stop, results))
 
 
-async def _watch_all(number, target, streams, channels, heartbeat, rate, progress, live_from, stop, results) -> None:
+async def _watch_all(number, target, streams, channels, heartbeat, rate, progress, phase, stop, results) -> None:
     import grpc
 
     from service.gen.typhoon.v1 import match_service_pb2 as api
@@ -89,7 +97,7 @@ async def _watch_all(number, target, streams, channels, heartbeat, rate, progres
         grpc.aio.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)]))
         for _ in range(channels)]
     stats: Counter[str] = Counter()
-    lags: Counter[float] = Counter()
+    lags: dict[str, Counter[float]] = {name: Counter() for name in PHASES}
     admission_ms: Counter[float] = Counter()
     refusals: Counter[str] = Counter()
     calls: set = set()
@@ -103,6 +111,7 @@ async def _watch_all(number, target, streams, channels, heartbeat, rate, progres
         """One stream; asked for again from its cursor when the service drops it or is unavailable
         (as clients do: clients.client.TRANSIENT_CODES)."""
         last, admitted, delay = 0, False, 0.2
+        admitted_ms = float("inf")  # wall-clock time of admission: events committed later are live
         asked = time.perf_counter()
         while not stop.is_set():
             call = stubs[stream % len(stubs)].WatchMatch(api.WatchMatchRequest(
@@ -112,6 +121,7 @@ async def _watch_all(number, target, streams, channels, heartbeat, rate, progres
                 async for item in call:
                     if not admitted:
                         admitted = True
+                        admitted_ms = time.time() * 1000
                         admission_ms[round((time.perf_counter() - asked) * 1000, -1)] += 1
                         count(0)
                     if item.WhichOneof("kind") != "event":
@@ -122,8 +132,9 @@ async def _watch_all(number, target, streams, channels, heartbeat, rate, progres
                     last = event.sequence
                     stats["events"] += 1
                     sent = event.time.ToMilliseconds()
-                    if live_from.value and sent / 1000 >= live_from.value:
-                        lags[round(time.time() * 1000 - sent, 1)] += 1
+                    now = phase.value
+                    if now and sent >= admitted_ms:
+                        lags[PHASES[now - 1]][round(time.time() * 1000 - sent, 1)] += 1
                 stats["ended"] += 1  # the match ended: the service closes its streams
                 return
             except grpc.aio.AioRpcError as error:
@@ -158,7 +169,7 @@ async def _watch_all(number, target, streams, channels, heartbeat, rate, progres
     for call in list(calls):
         call.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    results.put({"streams": dict(stats), "lag_ms": lags, "admission_ms": admission_ms, "refusals": dict(refusals)})
+    results.put({"number": number, "streams": dict(stats), "lag_ms": lags, "admission_ms": admission_ms, "refusals": dict(refusals)})
 
 
 # --- the main process ----------------------------------------------------------------------------------
@@ -293,7 +304,9 @@ def _cpu_seconds(process: psutil.Process) -> float:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     per_process = args.max_watch_streams or args.streams + 1000
     per_client = args.max_watch_streams_per_client or args.streams + 1000
-    expected = min(args.streams, per_process, per_client)  # every stream comes from 127.0.0.1
+    floor = min(FLOOR_STREAMS_PER_PLAYER * args.players, args.matches)
+    # every stream comes from 127.0.0.1; the floor's streams take their room under the caps first
+    expected = max(0, min(args.streams, per_process - floor, per_client - floor))
     workdir = Path(tempfile.mkdtemp(prefix="typhoon-watchscale-"))
     embedded = EmbeddedRedis(workdir / "redis")
     url = embedded.start()
@@ -332,6 +345,20 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         threads = [probe] + [threading.Thread(target=play, args=(service.target, next_match, halt, recorder,
                                                                   args.think_time), daemon=True)
                              for _ in range(min(args.players, len(matches)))]
+        # the floor: one stream on each of the matches the players take first, open from the start, so
+        # the delivery lag without the many streams and with them is measured in the same run
+        progress = context.Array("i", 3 * (args.watcher_processes + 1))
+        phase = context.Value("i", 0)
+        results = context.Queue()
+        floor_watcher = context.Process(target=watcher_process, daemon=True, args=(
+            args.watcher_processes, service.target, [(args.streams + i, matches[i][0]) for i in range(floor)], 1,
+            args.heartbeat, args.open_rate, progress, phase, stop, results))
+        floor_watcher.start()
+        watchers.append(floor_watcher)
+        floor_slots = slice(3 * args.watcher_processes, 3 * args.watcher_processes + 3)
+        while sum(progress[floor_slots]) < floor and floor_watcher.is_alive():
+            time.sleep(0.1)
+        phase.value = PHASES.index("before") + 1
         cpu_start = _cpu_seconds(service_process)
         for thread in threads:
             thread.start()
@@ -339,13 +366,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         time.sleep(args.before)
 
         recorder.next_phase("opening")
+        phase.value = PHASES.index("opening") + 1
         rss_before = service_process.memory_info().rss
         cpu_before = _cpu_seconds(service_process)
         # the service's CPU per action before the streams, to tell the players' share of it while they open
         cpu_per_action = (cpu_before - cpu_start) / max(recorder.counts["before actions"], 1)
-        progress = context.Array("i", 3 * args.watcher_processes)
-        live_from = context.Value("d", 0.0)
-        results = context.Queue()
         shares: list[list[tuple[int, str]]] = [[] for _ in range(args.watcher_processes)]
         for stream in range(args.streams):
             shares[stream % args.watcher_processes].append((stream, matches[stream % len(matches)][0]))
@@ -353,13 +378,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         started = time.monotonic()
         for number, share in enumerate(shares):
             watcher = context.Process(target=watcher_process, daemon=True, args=(
-                number, service.target, share, args.channels, args.heartbeat, rate, progress, live_from, stop,
+                number, service.target, share, args.channels, args.heartbeat, rate, progress, phase, stop,
                 results))
             watcher.start()
             watchers.append(watcher)
         deadline, shown = started + args.open_timeout, started
         while time.monotonic() < deadline:
-            admitted, refused, failed = (sum(progress[i::3]) for i in range(3))
+            admitted, refused, failed = (sum(progress[i:3 * args.watcher_processes:3]) for i in range(3))
             if admitted + refused + failed >= args.streams:
                 break
             if time.monotonic() - shown >= 5:
@@ -368,7 +393,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 connections.append(len(admin.client_list()) - 1)
             time.sleep(0.2)
         result["open_seconds"] = round(time.monotonic() - started, 1)
-        opened = sum(progress[0::3])
+        opened = sum(progress[0:3 * args.watcher_processes:3])
         rss_open = service_process.memory_info().rss
         opening_cpu = _cpu_seconds(service_process) - cpu_before
         result["service_cpu_ms_per_stream_opened"] = round(
@@ -379,12 +404,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
               flush=True)
 
         recorder.next_phase("holding")
+        phase.value = PHASES.index("holding") + 1
         processes = {"service": service_process, "redis": psutil.Process(embedded.process.pid),
                      "watchers": [psutil.Process(w.pid) for w in watchers], "this": psutil.Process()}
         cpu_at = {name: sum(_cpu_seconds(p) for p in (ps if isinstance(ps, list) else [ps]))
                   for name, ps in processes.items()}
         machine_before = psutil.cpu_times()
-        live_from.value = time.time()
         result["service_streams"] = _service_streams(http)
         memory, loads = [], []
         while recorder.seconds("holding") < args.hold:
@@ -401,6 +426,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         cpu_percent["other processes"] = round(cpu_percent["machine"] - sum(
             v for k, v in cpu_percent.items() if k != "machine"), 1)
         result["service_streams_at_end"] = _service_streams(http)
+        # what an action costs the service with the streams held (the live feed to its watchers, the
+        # heartbeats of the idle streams) against before them (the floor's watchers only)
+        result["service_cpu_ms_per_action"] = {
+            "before": round(cpu_per_action * 1000, 2),
+            "holding": round(cpu_percent["service"] * held / 100 * 1000 / max(recorder.counts["holding actions"], 1), 2)}
         recorder.next_phase("after")
         halt.set()
         probe.halt.set()
@@ -412,15 +442,23 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         lags: Counter[float] = Counter()
         admission: Counter[float] = Counter()
         refusals: Counter[str] = Counter()
+        floor_part = next(part for part in parts if part["number"] == args.watcher_processes)
         for part in parts:
+            if part is floor_part:
+                continue
             streams.update(part["streams"])
-            lags.update(part["lag_ms"])
+            lags.update(part["lag_ms"]["holding"])
             admission.update(part["admission_ms"])
             refusals.update(part["refusals"])
-        streams["admitted"] = sum(progress[0::3])
+        streams["admitted"] = sum(progress[0:3 * args.watcher_processes:3])
+        floor_lag = {name: _percentiles(floor_part["lag_ms"][name]) for name in PHASES}
         result |= {
             "streams": dict(streams), "refusals": dict(refusals.most_common(5)),
             "lag_ms": _percentiles(lags), "admission_ms": _percentiles(admission),
+            "floor": {"streams": floor, "admitted": sum(progress[floor_slots][:1]), **floor_part["streams"],
+                      "lag_ms": floor_lag,
+                      "p99_held_over_before": round(floor_lag["holding"]["p99"] / floor_lag["before"]["p99"], 2)
+                      if floor_lag["holding"]["count"] and floor_lag["before"]["count"] else None},
             "redis_connections": {"peak": max(connections), "samples": len(connections),
                                   "bound": args.redis_connections + EXTRA_CONNECTIONS},
             "actions_per_second": {phase: round(recorder.counts[f"{phase} actions"] / recorder.seconds(phase), 1)
@@ -438,6 +476,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         result["expected"] = {"admitted": expected, "refused": args.streams - expected}
         result["ok"] = (streams["admitted"] == expected and streams.get("refused", 0) == args.streams - expected
                         and not streams.get("failed") and not streams.get("gaps") and not recorder.failures
+                        and not floor_part["streams"].get("gaps")
                         and max(connections) <= args.redis_connections + EXTRA_CONNECTIONS)
         return result
     finally:
@@ -462,13 +501,21 @@ def report(result: dict[str, Any]) -> None:
     print(f"streams: {streams['admitted']} admitted (expected {result['expected']['admitted']}), "
           f"{streams.get('refused', 0)} refused (expected {result['expected']['refused']}), "
           f"{streams.get('failed', 0)} failed, {streams.get('gaps', 0)} gaps; the service said it held "
-          f"{result['service_streams']} once open, {result['service_streams_at_end']} at the end")
+          f"{result['service_streams']} once open, {result['service_streams_at_end']} at the end (the floor's "
+          f"{result['floor']['streams']} included)")
     print(f"  all: {streams}")
     print(f"  refusals: {result['refusals'] or 'none'}")
     print(f"  admission (asked -> first message): p50 {admission.get('p50')} ms, p99 {admission.get('p99')} ms, "
           f"max {admission.get('max')} ms; all admitted or refused in {result['open_seconds']} s")
-    print(f"live delivery lag: p50 {lag.get('p50')} ms, p95 {lag.get('p95')} ms, p99 {lag.get('p99')} ms, "
+    print(f"live delivery lag while held: p50 {lag.get('p50')} ms, p95 {lag.get('p95')} ms, p99 {lag.get('p99')} ms, "
           f"max {lag.get('max')} ms over {lag['count']} live events")
+    floor = result["floor"]
+    print(f"  the floor ({floor['admitted']} of {floor['streams']} streams on the first matches played, open from "
+          f"the start; {floor.get('gaps', 0)} gaps), p50 / p95 / p99 / max ms (events), before the streams | "
+          f"while they open | while held:")
+    print("    " + " | ".join(f"{f.get('p50')} / {f.get('p95')} / {f.get('p99')} / {f.get('max')} ({f['count']})"
+                              for f in (floor["lag_ms"][name] for name in PHASES))
+          + f"; p99 while held / before: {floor['p99_held_over_before']}")
     connections = result["redis_connections"]
     print(f"service Redis connections: peak {connections['peak']} (bound {connections['bound']})")
     print(f"actions/s: {result['actions_per_second']}; matches played to the end: "
@@ -489,6 +536,9 @@ def report(result: dict[str, Any]) -> None:
           f"before the streams, {rss['streams_open']} MB with them ({result['service_kb_per_stream']} KB per stream), "
           f"peak {rss['peak_in_hold']} MB during the hold")
     print(f"CPU while held (% of one core): {result['cpu_percent']}")
+    per_action = result["service_cpu_ms_per_action"]
+    print(f"service CPU per action: {per_action['before']} ms before the streams, {per_action['holding']} ms while "
+          f"they are held")
     print(f"load average: {result['load_average_before']} at the start; {result['load_average_during']} (1-min, "
           f"min-max) while held")
     print(f"result: {'OK' if result['ok'] else 'FAILED'}")
