@@ -35,6 +35,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import signal
 import sys
 import tempfile
@@ -319,7 +320,7 @@ def run(matches: int = 40, duration: float = 180.0, services: int = 2, fault_eve
         halt.set()
         give_up.set()
         stop_codes = cluster.stop()
-    return {
+    result = {
         "settings": {"matches": matches, "duration": duration, "services": services, "fault_every": fault_every,
                      "freeze": freeze, "max_actions": max_actions, "seed": seed, "fsync": fsync},
         "seconds": round(time.monotonic() - started, 1),
@@ -335,6 +336,12 @@ def run(matches: int = 40, duration: float = 180.0, services: int = 2, fault_eve
         "restart_failures": cluster.restart_failures,
         "ok": not problems,
     }
+    # the logs and Redis files (~50-80 MB) are kept only when there is something to look into
+    if problems or cluster.restart_failures:
+        result["workdir"] = str(workdir)
+    else:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -363,6 +370,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {match_id}: {'; '.join(found)}")
     for failure in result["restart_failures"]:
         print(f"  a process did not start again at the first try: {failure}")
+    if "workdir" in result:
+        print(f"  the services' and Redis's logs and files: {result['workdir']}")
     print(f"result: {'OK' if result['ok'] else 'FAILED'}")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2))

@@ -38,6 +38,7 @@ import multiprocessing
 import os
 import random
 import re
+import shutil
 import sys
 import tempfile
 import threading
@@ -488,6 +489,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 watcher.kill()
         service.stop()
         embedded.stop()
+        if result.get("ok"):  # the service's and Redis's files are kept only when something failed
+            shutil.rmtree(workdir, ignore_errors=True)
+        else:
+            result["workdir"] = str(workdir)
 
 
 def report(result: dict[str, Any]) -> None:
@@ -541,6 +546,8 @@ def report(result: dict[str, Any]) -> None:
           f"they are held")
     print(f"load average: {result['load_average_before']} at the start; {result['load_average_during']} (1-min, "
           f"min-max) while held")
+    if "workdir" in result:
+        print(f"the service's and Redis's files: {result['workdir']}")
     print(f"result: {'OK' if result['ok'] else 'FAILED'}")
 
 
