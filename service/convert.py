@@ -14,6 +14,7 @@ message and oneof entry (``check_mirror`` lists what is missing; tests/service/t
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any, Iterable
 
@@ -184,6 +185,14 @@ def dict_to_struct(data: dict[str, Any]) -> struct_pb2.Struct:
     struct = struct_pb2.Struct()
     struct.update(data)
     return struct
+
+
+@functools.lru_cache(maxsize=256)
+def options_struct(options_json: str) -> struct_pb2.Struct:
+    """The Struct of a match's options as stored (JSON text), built once per distinct text: matches
+    share a few option sets, and every answer carrying a Match holds them. Shared: never change it
+    (assigning it to a field, as ``Match(options=...)`` does, copies it)."""
+    return dict_to_struct(json.loads(options_json))
 
 
 def timestamp(ms: int | str | None) -> timestamp_pb2.Timestamp:

@@ -584,8 +584,13 @@ class MatchService:
                        side_to_act=to_act, seat=side)
 
     async def check_seat(self, match_id: str, token: str | None) -> str:
-        """The side ``token`` acts for in the match (UNAUTHENTICATED if none): what acting checks first."""
-        return self._seat_of(await self._meta(self._match_id(match_id)), token)
+        """The side ``token`` acts for in the match (UNAUTHENTICATED if none): what acting checks first.
+        A seat keeps its token once claimed, so a token this process already saw hold a seat is
+        answered without reading; any other is looked up in Redis."""
+        match_id = self._match_id(match_id)
+        held = self.cache.get(match_id)
+        side = _side_holding(held.meta, token) if token and held is not None and held.meta is not None else None
+        return side or self._seat_of(await self._meta(match_id), token)
 
     # --- helpers -----------------------------------------------------------------------------------
 
@@ -665,7 +670,7 @@ class MatchService:
         sides = meta["sides"].split(",")
         status = meta.get("status", "open")
         match = match_pb2.Match(
-            match_id=meta["id"], scenario=meta["scenario"], options=convert.dict_to_struct(json.loads(meta["options"])),
+            match_id=meta["id"], scenario=meta["scenario"], options=convert.options_struct(meta["options"]),
             status=_STATUS[status], version=int(meta["version"]), last_sequence=int(meta["last_sequence"]),
             turn=int(meta["turn"]), phase=meta["phase"], side_to_act=meta["side_to_act"],
             seed_commitment=meta["seed_commitment"], seed=meta["seed"] if status in ENDED else "",

@@ -59,6 +59,7 @@ from service.metrics import observe_commit
 from redis.exceptions import BusyLoadingError, ConnectionError as RedisConnectionError, TimeoutError as RedisTimeoutError
 
 from service.archive import Archive
+from service.lean_redis import Script, pack_with_hiredis
 
 INDEX_KEY = "typhoon:matches"
 DEADLINES_KEY = "typhoon:deadlines"
@@ -387,15 +388,15 @@ class Store:
     def __init__(self, client: aioredis.Redis) -> None:
         self.redis = client
         self.url, self.cluster, self.max_connections = "", False, MAX_CONNECTIONS
-        self._create = client.register_script(_CREATE)
-        self._load = client.register_script(_LOAD)
-        self._commit = client.register_script(_COMMIT)
-        self._claim = client.register_script(_CLAIM)
-        self._read = client.register_script(_READ)
-        self._compact = client.register_script(_COMPACT)
+        self._create = Script(client, _CREATE)
+        self._load = Script(client, _LOAD)
+        self._commit = Script(client, _COMMIT)
+        self._claim = Script(client, _CLAIM)
+        self._read = Script(client, _READ)
+        self._compact = Script(client, _COMPACT)
         self._archives: dict[str, Archive] = {}
-        self._create_clocked = client.register_script(_with_deadline(_CREATE))
-        self._commit_clocked = client.register_script(_with_deadline(_COMMIT))
+        self._create_clocked = Script(client, _with_deadline(_CREATE))
+        self._commit_clocked = Script(client, _with_deadline(_COMMIT))
 
     @property
     def clustered(self) -> bool:
@@ -417,9 +418,9 @@ class Store:
             store = cls(RedisCluster.from_url(url, max_connections=max_connections, **retry_policy()))
         else:
             # a blocking pool: under a burst, calls queue for a connection instead of failing at once
-            pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=max_connections,
-                                                            timeout=POOL_WAIT_SECONDS, health_check_interval=30,
-                                                            **retry_policy())
+            pool = pack_with_hiredis(aioredis.BlockingConnectionPool.from_url(
+                url, max_connections=max_connections, timeout=POOL_WAIT_SECONDS, health_check_interval=30,
+                **retry_policy()))
             store = cls(aioredis.Redis.from_pool(pool))
         store.url, store.cluster, store.max_connections = url, cluster, max_connections
         return store

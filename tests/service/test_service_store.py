@@ -46,3 +46,23 @@ def test_a_commit_sent_again_after_its_answer_was_lost_is_applied_once(redis_url
     outcomes, events, version = asyncio.run(scenario())
     assert outcomes == [True, "OK", "OK", "STALE"]  # another write (another id) at the old version is stale
     assert (events, version) == (2, 1)
+
+
+def test_the_stores_scripts_load_themselves_again_after_redis_forgets_them_and_commands_pack_alike(redis_url):
+    """The store sends EVALSHA itself (service.lean_redis): a Redis that lost its scripts (restarted,
+    SCRIPT FLUSH) gets them again; commands packed by hiredis carry any text, byte for byte."""
+    async def scenario() -> tuple[bool, str, bytes]:
+        store = Store.from_url(redis_url)
+        match_id = "flushed" + secrets.token_hex(4)
+        try:
+            await store.redis.script_flush()
+            created = await store.create(match_id, {"id": match_id, "status": "active", "name": "Ærø ✓ \r\n\0"},
+                                         '{"s":0}', 0, [StoredEvent(1, 0, 1000, "service", {"type": "test"})], 1000)
+            snapshot = await store.load(match_id)
+            raw = await store.redis.hget(f"typhoon:{{m:{match_id}}}:meta", "name")
+            return created, snapshot.meta["name"], raw
+        finally:
+            await store.close()
+
+    created, name, raw = asyncio.run(scenario())
+    assert created and name == "Ærø ✓ \r\n\0" and raw == "Ærø ✓ \r\n\0".encode()
