@@ -27,7 +27,7 @@ from clients.client import TyphoonClient  # noqa: E402
 from service.processes import ServeProcess  # noqa: E402
 from service.store import key  # noqa: E402
 
-PARTS = ("meta", "state", "events", "requests", "archive")
+PARTS = ("meta", "state", "events", "requests", "archive", "request-archive")
 
 
 def usage(store: redis.Redis, match_id: str) -> dict[str, int]:
@@ -75,8 +75,8 @@ def main(argv: list[str] | None = None) -> int:
                                      round(sum(sizes.values()) / 1024, 1)])
             print(tabulate(rows, headers=["match", "actions", "when", *PARTS, "total KB"], tablefmt="simple",
                            disable_numparse=True))
-            print("(KB = 1024 bytes of MEMORY USAGE; the request records expire 24 h after a match's last action "
-                  "while it is live, and move into the archive when it ends)")
+            print("(KB = 1024 bytes of MEMORY USAGE; the request records expire 24 h after a match's last action: "
+                  "while it is live in the requests hash, once it ended in the request archive, compressed)")
         finally:
             service.stop()
     return 0

@@ -132,7 +132,6 @@ class MatchService:
         self.clock = clock
         self.clocks = clock_module.Clocks(store)
         self.cache = cache or MatchCache()
-        self._background: set[asyncio.Task] = set()
         self.draining = False
         self._last_refusal = 0.0
         self._in_flight = 0
@@ -519,8 +518,6 @@ class MatchService:
             self.cache.put(match_id, Known(version, stored[-1].seq, state_hash, game, meta))
             log.info("action_applied", side=side, action=action.type, version=version,
                      events=len(stored), finished=bool(result))
-            if result:
-                self._compact_soon(match_id)
             return response
         if outcome.outcome == "DUPLICATE":
             return await self._answer(match_id, outcome.record, fingerprint, request_id, response_type)
@@ -551,18 +548,6 @@ class MatchService:
         log.info("request_replayed", request_id=request_id)
         return response_type(version=record.version, match=self._match(past),
                              events=[match_event(e) for e in events if record.first_seq <= e.seq <= record.last_seq])
-
-    def _compact_soon(self, match_id: str) -> None:
-        """Compact a finished match's log in the background (service.store.Store.compact)."""
-        async def compact() -> None:
-            try:
-                await self.store.compact(match_id)
-            except Exception as error:  # noqa: BLE001 - the match stays readable uncompacted
-                log.warning("compaction_failed", match_id=match_id, error=repr(error))
-
-        task = asyncio.get_running_loop().create_task(compact(), name=f"compact-{match_id}")
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
 
     def _check_turn(self, game: engine.Game, action: engine.Action, side: str) -> None:
         """Whose action this is: the side an action names (Resign), else the side to act."""

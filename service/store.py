@@ -22,9 +22,12 @@ script below touches a single slot):
     request id did (the answer is rebuilt from the log, ``service.answers``), kept 24 h after the
     match's last action.
 ``typhoon:{m:<id>}:archive``
-    string: once a match is over, its events and request records compressed into one value
-    (``service.archive``); its ``events`` and ``requests`` keys are gone then. Only the read
-    functions below know: they read either.
+    string: once a match is over (finished or aborted), its events compressed into one value
+    (``service.archive``); its ``events`` key is gone then. Only the read functions below know: they
+    read either. (Archives written before ``request-archive`` existed hold the request records too.)
+``typhoon:{m:<id>}:request-archive``
+    string: the request records of a match that is over, compressed the same way, expiring when its
+    ``requests`` hash would have (24 h after the last action); the ``requests`` key is gone then.
 ``typhoon:{m:<id>}:feed``
     pub/sub channel (not a key): each script that appends events publishes the new last sequence
     on it (``NOTIFY``; see ``service.notify``).
@@ -46,6 +49,7 @@ writes nothing.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import secrets
@@ -53,6 +57,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import redis.asyncio as aioredis
+import structlog
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 from service.metrics import observe_commit
@@ -61,7 +66,11 @@ from redis.exceptions import BusyLoadingError, ConnectionError as RedisConnectio
 from service.archive import Archive
 from service.lean_redis import Script, pack_with_hiredis
 
+log = structlog.get_logger("typhoon.store")
+
 INDEX_KEY = "typhoon:matches"
+#: The statuses of a match that is over: a commit that sets one compacts the match.
+ENDED = ("finished", "aborted")
 DEADLINES_KEY = "typhoon:deadlines"
 REQUEST_TTL_SECONDS = 24 * 3600
 #: Redis connections per service process (``typhoon serve --redis-connections``): one per call waiting
@@ -368,12 +377,16 @@ return {'stream', redis.call('XRANGE', KEYS[1], ARGV[1], '+', 'COUNT', tonumber(
 """
 
 _COMPACT = """
--- KEYS: events, requests, archive. ARGV: events read, request records read, archive.
--- Only if nothing was added since they were read.
+-- KEYS: events, requests, archive, request archive. ARGV: events read, request records read, archive,
+-- request archive ('' = no records). Only if nothing was added since they were read. The request
+-- records expire when their hash would have.
 if redis.call('XLEN', KEYS[1]) ~= tonumber(ARGV[1]) or redis.call('HLEN', KEYS[2]) ~= tonumber(ARGV[2]) then
   return 0
 end
 redis.call('SET', KEYS[3], ARGV[3])
+local ttl = redis.call('PTTL', KEYS[2])
+if ARGV[4] ~= '' and ttl > 0 then redis.call('SET', KEYS[4], ARGV[4], 'PX', ttl)
+elseif ARGV[4] ~= '' and ttl == -1 then redis.call('SET', KEYS[4], ARGV[4]) end
 redis.call('DEL', KEYS[1], KEYS[2])
 return 1
 """
@@ -395,6 +408,7 @@ class Store:
         self._read = Script(client, _READ)
         self._compact = Script(client, _COMPACT)
         self._archives: dict[str, Archive] = {}
+        self._compacting: set[asyncio.Task] = set()
         self._create_clocked = Script(client, _with_deadline(_CREATE))
         self._commit_clocked = Script(client, _with_deadline(_COMMIT))
 
@@ -442,6 +456,8 @@ class Store:
         return in_use, self.max_connections
 
     async def close(self) -> None:
+        if self._compacting:
+            await asyncio.gather(*self._compacting, return_exceptions=True)
         await self.redis.aclose()
 
     async def ping(self) -> bool:
@@ -498,6 +514,8 @@ class Store:
                                                args=_deadline_args(match_id, deadline) + args)
         outcome = _text(reply[0])
         observe_commit(match_id, outcome)
+        if outcome in ("OK", "APPLIED") and meta.get("status") in ENDED:  # finished, resigned, flagged, aborted
+            self.compact_soon(match_id)
         if outcome == "APPLIED":  # the connection broke after Redis had applied this very commit
             return CommitResult("OK")
         if outcome == "DUPLICATE":
@@ -551,7 +569,7 @@ class Store:
         fields = {_text(flat[i]): _text(flat[i + 1]) for i in range(0, len(flat), 2)}
         record = None
         if request == b"-archived":
-            text = (await self._archive(match_id)).requests.get(request_id)
+            text = await self._archived_request(match_id, request_id)
             record = RequestRecord.parse(text) if text else None
         elif request:
             record = RequestRecord.parse(_text(request))
@@ -592,12 +610,19 @@ class Store:
         blob = await self.redis.get(key(match_id, "archive"))
         return self._decoded(match_id, blob).last_sequence if blob else 0
 
+    async def _archived_request(self, match_id: str, request_id: str) -> str | None:
+        """The record of a request id of a compacted match: in its request archive (while it lasts),
+        or in its archive (matches compacted before request archives)."""
+        blob = await self.redis.get(key(match_id, "request-archive"))
+        text = self._decoded(key(match_id, "request-archive"), blob).requests.get(request_id) if blob else None
+        return text if text is not None else (await self._archive(match_id)).requests.get(request_id)
+
     async def _archive(self, match_id: str) -> Archive:
         blob = await self.redis.get(key(match_id, "archive"))
         return self._decoded(match_id, blob) if blob else Archive()
 
     def _decoded(self, match_id: str, blob: bytes) -> Archive:
-        """An archive, decoded once per process (archives never change)."""
+        """An archive, decoded once per process (archives never change); ``match_id`` names it."""
         archive = self._archives.get(match_id)
         if archive is None:
             archive = self._archives[match_id] = Archive.decode(blob)
@@ -608,8 +633,9 @@ class Store:
     # --- compaction ---------------------------------------------------------------------------------
 
     async def compact(self, match_id: str) -> bool:
-        """Put a finished match's events and request records into its archive, in one value. False if
-        there is nothing to do (already done, or the match is not over)."""
+        """Put a finished or aborted match's events into its archive, in one value, and its request
+        records into its request archive. False if there is nothing to do (already done, or the match
+        is not over)."""
         meta = key(match_id, "meta")
         status, last = await self.redis.hmget(meta, ["status", "last_sequence"])
         if _text(status) not in ("finished", "aborted"):
@@ -618,13 +644,27 @@ class Store:
         if not entries:
             return False
         requests = await self.redis.hgetall(key(match_id, "requests"))
-        archive = Archive([StoredEvent.row_of(fields) for _, fields in entries],
-                          {_text(k): _text(v) for k, v in requests.items()})
+        archive = Archive([StoredEvent.row_of(fields) for _, fields in entries])
         if archive.last_sequence != int(_text(last)):
             return False
-        done = await self._compact(keys=[key(match_id, "events"), key(match_id, "requests"), key(match_id, "archive")],
-                                   args=[str(len(entries)), str(len(requests)), archive.encode()])
+        records = Archive(requests={_text(k): _text(v) for k, v in requests.items()}).encode() if requests else b""
+        done = await self._compact(keys=[key(match_id, "events"), key(match_id, "requests"), key(match_id, "archive"),
+                                         key(match_id, "request-archive")],
+                                   args=[str(len(entries)), str(len(requests)), archive.encode(), records])
         return bool(done)
+
+    def compact_soon(self, match_id: str) -> None:
+        """Compact a match that just ended, in the background (it stays readable uncompacted if this
+        fails or the process stops first); :meth:`close` waits for it."""
+        async def compact() -> None:
+            try:
+                await self.compact(match_id)
+            except Exception as error:  # noqa: BLE001 - the match stays readable uncompacted
+                log.warning("compaction_failed", match_id=match_id, error=repr(error))
+
+        task = asyncio.get_running_loop().create_task(compact(), name=f"compact-{match_id}")
+        self._compacting.add(task)
+        task.add_done_callback(self._compacting.discard)
 
     async def list_ids(self, page_token: str, count: int) -> Page:
         """Match ids, newest first, after ``page_token`` (an index member from a previous page)."""

@@ -12,7 +12,7 @@ import pytest
 import redis
 
 import engine
-from clients.client import TyphoonError
+from clients.client import TyphoonError, as_time_control
 from clients.demo import verify
 from service.http_api import to_json
 from service.store import key
@@ -56,7 +56,9 @@ def test_a_finished_match_is_compacted_and_answers_exactly_as_before(client, ser
     assert final.match == played[-1][4].match
 
     wait_for(lambda: store.exists(key(match_id, "archive")), 30)
-    assert sorted(_keys_of(store, match_id)) == sorted(key(match_id, part) for part in ("meta", "state", "archive"))
+    assert sorted(_keys_of(store, match_id)) == sorted(key(match_id, part)
+                                                       for part in ("meta", "state", "archive", "request-archive"))
+    assert 0 < store.ttl(key(match_id, "request-archive")) <= 24 * 3600  # request records expire, as live ones do
     used = sum(store.memory_usage(name) for name in _keys_of(store, match_id))
     assert used <= MAX_FINISHED_MATCH_BYTES, f"{used} bytes of Redis for a finished match of {len(played)} actions"
 
@@ -122,3 +124,18 @@ def test_a_seat_claimed_after_an_action_is_not_in_that_action_s_answer(client):
     again = client.submit(match.match_id, tokens["german"], engine.StandardSetup(), expected_version=0,
                           request_id="before-the-soviet-seat")
     assert again == answer
+
+
+def test_an_aborted_match_is_compacted_too(client, redis_url):
+    store = redis.Redis.from_url(redis_url)
+    clock = as_time_control("60+0")
+    clock.first_action.FromMilliseconds(1000)  # the soviet seat stays empty: aborted after a second
+    match, _ = client.create_match(seats=["german"], time_control=clock)
+    log = wait_for(lambda: [e for e in client.event_log(match.match_id)
+                            if e.WhichOneof("kind") == "seed_revealed"] and list(client.event_log(match.match_id)), 15)
+    wait_for(lambda: store.exists(key(match.match_id, "archive")), 30)
+    assert sorted(_keys_of(store, match.match_id)) == sorted(key(match.match_id, part)
+                                                             for part in ("meta", "state", "archive"))
+    assert [e.WhichOneof("kind") for e in log][-2:] == ["match_aborted", "seed_revealed"]
+    assert list(client.event_log(match.match_id)) == log
+    assert list(client.watch(match.match_id, after_sequence=1, resume=False)) == log[1:]

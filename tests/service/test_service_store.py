@@ -66,3 +66,27 @@ def test_the_stores_scripts_load_themselves_again_after_redis_forgets_them_and_c
 
     created, name, raw = asyncio.run(scenario())
     assert created and name == "Ærø ✓ \r\n\0" and raw == "Ærø ✓ \r\n\0".encode()
+
+
+def test_request_records_of_matches_compacted_before_request_archives_are_still_found(redis_url):
+    """An archive written before request archives existed holds the request records itself."""
+    from service.archive import Archive
+    from service.store import RequestRecord, key
+
+    async def scenario() -> tuple[object, object]:
+        store = Store.from_url(redis_url)
+        match_id = "oldarchive" + secrets.token_hex(4)
+        try:
+            await store.create(match_id, {"id": match_id, "status": "finished"}, '{"s":0}', 0,
+                               [StoredEvent(1, 0, 1000, "service", {"type": "test"})], 1000)
+            old = Archive([(1, 0, 1000, "service", '{"type":"test"}')], {"early": "1 2 2 ab12"})
+            await store.redis.set(key(match_id, "archive"), old.encode())
+            await store.redis.delete(key(match_id, "events"))
+            found = (await store.load(match_id, "early")).request
+            missing = (await store.load(match_id, "never")).request
+            return found, missing
+        finally:
+            await store.close()
+
+    found, missing = asyncio.run(scenario())
+    assert found == RequestRecord(1, 2, 2, "ab12") and missing is None
