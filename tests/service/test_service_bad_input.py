@@ -14,13 +14,19 @@ from service.gen.typhoon.v1 import match_service_pb2 as api
 LONG_NAME = "n" * 65
 
 
+def _keys(store: redis.Redis) -> int:
+    # how many keys: the ladder's pairing lock comes and goes every half second whatever the requests,
+    # and compacting a match that ended meanwhile (another test's) changes its keys, not their number
+    return sum(1 for name in store.scan_iter(count=1000) if name != b"typhoon:ladder:pairing")
+
+
 @pytest.fixture()
 def unchanged(redis_url):
-    """Asserts, after the test, that Redis holds exactly the keys it held before."""
+    """Asserts, after the test, that Redis holds as many keys as before."""
     store = redis.Redis.from_url(redis_url)
-    before = store.dbsize()
+    before = _keys(store)
     yield
-    assert store.dbsize() == before
+    assert _keys(store) == before
     store.close()
 
 
