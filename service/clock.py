@@ -118,6 +118,21 @@ class TimeControl:
                                      increment=_duration(self.increment_ms),
                                      first_action=_duration(self.first_action_ms))
 
+    def to_request(self) -> match_pb2.TimeControl:
+        """The time control as a CreateMatch asks for it: the preset's name alone when these are its
+        times (a request naming a preset may not give times too), else the times.
+
+        >>> PRESETS["blitz"].to_request()
+        preset: "blitz"
+        first_action {
+          seconds: 60
+        }
+        <BLANKLINE>
+        """
+        if self.preset and replace(PRESETS.get(self.preset, self), first_action_ms=self.first_action_ms) == self:
+            return match_pb2.TimeControl(preset=self.preset, first_action=_duration(self.first_action_ms))
+        return replace(self, preset="").to_proto()
+
     @classmethod
     def from_proto(cls, message: match_pb2.TimeControl) -> TimeControl:
         """The time control a request asks for; ServiceError (INVALID_ARGUMENT) when it is not one."""

@@ -282,7 +282,7 @@ class Ladder:
         config = self.config
         tokens = {side: secrets.token_urlsafe(32) for side in SIDES}
         ids = {"german": german, "soviet": soviet}
-        request = api.CreateMatchRequest(scenario=config.scenario, time_control=config.time_control.to_proto())
+        request = api.CreateMatchRequest(scenario=config.scenario, time_control=config.time_control.to_request())
         request.options.CopyFrom(convert.dict_to_struct(self._options))
         for side in SIDES:
             request.seats.add(side=side, player_name=players[ids[side]]["name"], seat_token=tokens[side])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import threading
+from dataclasses import replace
 
 import grpc
 import pytest
@@ -11,6 +12,7 @@ import pytest
 import engine
 from clients.client import TyphoonClient, TyphoonError, as_time_control, time_left
 from clients.replay import fetch_log, verify_log
+from service.clock import PRESETS, TimeControl
 from service.embedded_redis import EmbeddedRedis
 from service.gen.typhoon.v1 import match_pb2
 from service_helpers import ServiceProcess, wait_for
@@ -60,6 +62,20 @@ def test_presets_are_listed_and_bad_time_controls_refused(client, http):
     schema = http.get("/openapi.json").json()["components"]["schemas"]
     assert schema["TimeControl"]["properties"]["initial"]["type"] == "string"
     assert "time_left" in schema["MatchEvent.ActionSubmitted"]["properties"]
+
+
+def test_a_time_control_asks_for_itself_as_a_request_the_service_takes(client):
+    """What the ladder sends to create its matches: a preset by its name (with the ladder's first-action
+    time), other times as times; the match created has the same time control."""
+    for wanted, preset in ((PRESETS["blitz"], "blitz"), (replace(PRESETS["bullet"], first_action_ms=15_000), "bullet"),
+                           (TimeControl(90_000, 500), ""), (replace(PRESETS["rapid"], increment_ms=1_000), "")):
+        request = wanted.to_request()
+        assert request.preset == preset
+        match, _ = client.create_match(time_control=request)
+        created = match.time_control
+        assert (created.preset, created.initial.ToMilliseconds(), created.increment.ToMilliseconds(),
+                created.first_action.ToMilliseconds()) == (
+            preset, wanted.initial_ms, wanted.increment_ms, wanted.first_action_ms), request
 
 
 def test_the_clock_of_the_side_to_act_runs_and_every_action_records_the_time_left(client):

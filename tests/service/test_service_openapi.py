@@ -4,9 +4,11 @@ valid against it, and a client generated from it (openapi-python-client) playing
 from __future__ import annotations
 
 import importlib
+import json
 import random
 import subprocess
 import sys
+import time
 
 import pytest
 from openapi_schema_validator import OAS31Validator
@@ -127,3 +129,57 @@ def test_a_generated_client_plays_a_match(document, service, tmp_path):
     kinds = {type(e).__name__ for e in log.events}
     assert {"MatchEventKindMatchCreated", "MatchEventKindActionSubmitted", "MatchEventKindGameEvent",
             "MatchEventKindSeedRevealed"} <= kinds, kinds
+
+
+def _sse_events(lines, wanted: str) -> list[dict]:
+    """The server-sent events read up to the first ``wanted`` one, as {"event", "data"} objects."""
+    events, kind = [], None
+    for line in lines:
+        if line.startswith("event: "):
+            kind = line.removeprefix("event: ")
+        elif line.startswith("data: "):
+            events.append({"event": kind, "data": json.loads(line.removeprefix("data: "))})
+            if kind == wanted:
+                return events
+    raise AssertionError(f"the stream ended before a {wanted!r} event: {events}")
+
+
+def test_the_ladder_routes_send_what_the_document_says(document, http, service):
+    """Every ladder route, the Seek stream's events included, through a match paired, resigned and rated."""
+    for path in ("/v1/ladder", "/v1/ladder/players", "/v1/ladder/seek", "/v1/ladder/leaderboard",
+                 "/v1/ladder/players/{player_id}", "/v1/ladder/players/{player_id}/matches"):
+        assert path in document["paths"], path
+    assert document["paths"]["/v1/ladder/players"]["post"]["requestBody"]["required"] is True
+    _check(document, "GetLadderResponse", http.get("/v1/ladder").json())
+    players = []
+    for name in ("openapi-north", "openapi-south"):
+        reply = http.post("/v1/ladder/players", json={"name": f"{name}-{random.getrandbits(32):08x}"}).json()
+        _check(document, "RegisterPlayerResponse", reply)
+        players.append(reply)
+    _check(document, "Error", http.get("/v1/ladder/seek", headers={"Authorization": "Bearer tpk_wrong"}).json())
+    with service.http() as other, \
+            http.stream("GET", "/v1/ladder/seek", params={"heartbeat_seconds": 1},
+                        headers={"Authorization": f"Bearer {players[0]['api_key']}"}) as north, \
+            other.stream("GET", "/v1/ladder/seek", params={"heartbeat_seconds": 1},
+                         headers={"Authorization": f"Bearer {players[1]['api_key']}"}) as south:
+        events = _sse_events(north.iter_lines(), "match")
+        _sse_events(south.iter_lines(), "match")  # both seeking, whoever the ladder pairs them with
+    for event in events:
+        _check(document, "SeekEvent", event)
+    assert {e["event"] for e in events} <= {"heartbeat", "match"}
+    paired = events[-1]["data"]
+    resigned = http.post(f"/v1/matches/{paired['match_id']}/resign",
+                         headers={"Authorization": f"Bearer {paired['seat_token']}"}, json={})
+    assert resigned.status_code == 200, resigned.text
+    player_id = players[0]["player"]["player_id"]
+    matches = f"/v1/ladder/players/{player_id}/matches"
+    deadline = time.monotonic() + 30
+    while not http.get(matches).json()["matches"]:
+        assert time.monotonic() < deadline, "the resigned ladder match was not rated"
+        time.sleep(0.2)
+    history = http.get(matches).json()
+    _check(document, "ListPlayerMatchesResponse", history)
+    assert history["matches"][0]["outcome"] == "loss"
+    _check(document, "GetPlayerResponse", http.get(f"/v1/ladder/players/{player_id}").json())
+    _check(document, "GetLeaderboardResponse", http.get("/v1/ladder/leaderboard", params={"page_size": 5}).json())
+    _check(document, "Error", http.get("/v1/ladder/players/pnothere").json())
