@@ -120,13 +120,37 @@ class Seat:
     token: str = field(repr=False)
 
 
-class Watch:
+class ReconnectingStream:
+    """A server stream read by one thread that ``close()`` stops from another; while the service is
+    away the reader connects again, backing off from 0.1 s up to 2 s between attempts."""
+
+    def __init__(self) -> None:
+        self._call = None
+        self._closed = False
+        self._delay = 0.1
+
+    def close(self) -> None:
+        self._closed = True
+        if self._call is not None:
+            self._call.cancel()
+
+    def _received(self) -> None:
+        """A message came: the next failure is retried soon again."""
+        self._delay = 0.1
+
+    def _back_off(self) -> None:
+        time.sleep(self._delay)
+        self._delay = min(2 * self._delay, 2.0)
+
+
+class Watch(ReconnectingStream):
     """An iterator over a match's events that reconnects by itself with its cursor, so nothing is
     missed or repeated. Ends after the match's last event; ``close()`` stops it from another thread.
     While the service is unreachable it keeps trying (backing off up to 2 s between attempts)."""
 
     def __init__(self, client: "TyphoonClient", match_id: str, after_sequence: int, heartbeat_seconds: int,
                  heartbeats: bool, resume: bool) -> None:
+        super().__init__()
         self.client = client
         self.match_id = match_id
         self.cursor = after_sequence
@@ -134,23 +158,15 @@ class Watch:
         self.heartbeats = heartbeats
         self.resume = resume
         self.finished = False
-        self._call = None
-        self._closed = False
-
-    def close(self) -> None:
-        self._closed = True
-        if self._call is not None:
-            self._call.cancel()
 
     def __iter__(self) -> Iterator[MatchEvent | api.Heartbeat]:
-        delay = 0.1
         while not self._closed and not self.finished:
             request = api.WatchMatchRequest(match_id=self.match_id, after_sequence=self.cursor,
                                             heartbeat_seconds=self.heartbeat_seconds)
             self._call = self.client.stub.WatchMatch(request, metadata=self.client._metadata())
             try:
                 for response in self._call:
-                    delay = 0.1
+                    self._received()
                     if response.WhichOneof("kind") == "event":
                         event = response.event
                         self.cursor = event.sequence
@@ -164,8 +180,7 @@ class Watch:
                     return
                 if not (self.resume and _transient(error)):  # a stream cut by a server going away: resume
                     raise TyphoonError.from_rpc_error(error) from None
-                time.sleep(delay)
-                delay = min(delay * 2, 2.0)
+                self._back_off()
                 continue
             finally:
                 self._call = None
@@ -178,8 +193,7 @@ class Watch:
             except TyphoonError as error:
                 if error.code not in TRANSIENT_CODES:
                     raise
-                time.sleep(delay)
-                delay = min(delay * 2, 2.0)
+                self._back_off()
                 continue
             if match.status == match_pb2.MATCH_STATUS_FINISHED and self.cursor >= match.last_sequence:
                 self.finished = True

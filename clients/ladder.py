@@ -30,7 +30,7 @@ from typing import Any
 import grpc
 from tabulate import tabulate
 
-from clients.client import TRANSIENT_CODES, TyphoonError
+from clients.client import TRANSIENT_CODES, ReconnectingStream, TyphoonError
 from clients.sdk import Bot, BotResult, as_strategy
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi, ladder_service_pb2_grpc
 
@@ -117,31 +117,24 @@ class LadderClient:
         return Seek(self, key, concurrency, heartbeat_seconds)
 
 
-class Seek:
+class Seek(ReconnectingStream):
     """An iterator over a player's Seek stream (LadderMatch and SeekHeartbeat messages) that reconnects
     by itself (backing off up to 2 s) while the service is unreachable or restarting; ``close()`` stops
     it from another thread. A match may come again after a reconnection: skip those you play."""
 
     def __init__(self, client: LadderClient, key: str, concurrency: int, heartbeat_seconds: int) -> None:
+        super().__init__()
         self.client = client
         self.request = lapi.SeekRequest(concurrency=concurrency, heartbeat_seconds=heartbeat_seconds)
         self.key = key
         self.reconnections = 0
-        self._call = None
-        self._closed = False
-
-    def close(self) -> None:
-        self._closed = True
-        if self._call is not None:
-            self._call.cancel()
 
     def __iter__(self) -> Iterator[LadderMatch | lapi.SeekHeartbeat]:
-        delay = 0.1
         while not self._closed:
             self._call = self.client.stub.Seek(self.request, metadata=[("authorization", f"Bearer {self.key}")])
             try:
                 for response in self._call:
-                    delay = 0.1
+                    self._received()
                     yield getattr(response, response.WhichOneof("kind"))
             except grpc.RpcError as error:
                 if self._closed:
@@ -153,8 +146,7 @@ class Seek:
             if self._closed:
                 return
             self.reconnections += 1  # the stream ended (the service stopping) or was cut: again
-            time.sleep(delay)
-            delay = min(2 * delay, 2.0)
+            self._back_off()
 
 
 @dataclass

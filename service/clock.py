@@ -43,6 +43,7 @@ from service import rulesets
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import match_pb2
 from service.store import DEADLINES_KEY, Deadline, Store, StoredEvent
+from service.tasks import stop_task
 
 if TYPE_CHECKING:
     from service.core import MatchService
@@ -389,18 +390,17 @@ class Sweeper:
         self.expired: dict[str, int] = {}
         self._claim = self.store.redis.register_script(_CLAIM_DUE)
         self._task: asyncio.Task | None = None
+        self._stopping = False
 
     def start(self) -> None:
         if not self.store.clustered:
+            self._stopping = False
             self._task = asyncio.create_task(self._run(), name="clock-sweeper")
 
     async def stop(self) -> None:
+        self._stopping = True  # the loop ends by itself even if a cancellation is lost
         if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
+            await stop_task(self._task)
             self._task = None
 
     async def sweep(self) -> float:
@@ -422,7 +422,7 @@ class Sweeper:
         return min(self.max_sleep, max(0.005, (float(first) - int(now)) / SECOND))
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping:
             try:
                 pause = await self.sweep()
             except asyncio.CancelledError:

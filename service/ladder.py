@@ -65,6 +65,7 @@ from service.core import CallContext, MatchService, token_hash
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi, match_service_pb2 as api
 from service.ratings import FRESH, ordinal, rate
+from service.tasks import stop_task
 
 log = structlog.get_logger("typhoon.ladder")
 
@@ -182,6 +183,7 @@ class Ladder:
         self._settle = self.redis.register_script(_SETTLE)
         self._unlock = self.redis.register_script(_UNLOCK)
         self._tasks: list[asyncio.Task] = []
+        self._stopping = False
         self.settled = 0
         options = engine.new_game(self.config.scenario, self.config.options).options.to_json()
         self._options = options
@@ -191,19 +193,17 @@ class Ladder:
     def start(self) -> None:
         if self.store.clustered:
             return
+        self._stopping = False
         self._tasks = [asyncio.create_task(self._every(self.pair_round), name="ladder-pairing"),
                        asyncio.create_task(self._every(self.results_round), name="ladder-results")]
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        self._stopping = True  # the loops end by themselves even if a cancellation is lost
+        await asyncio.gather(*(stop_task(task) for task in self._tasks))
         self._tasks = []
 
     async def _every(self, round_: Any) -> None:
-        while True:
+        while not self._stopping:
             try:
                 await round_()
             except asyncio.CancelledError:

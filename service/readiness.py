@@ -21,6 +21,7 @@ from redis.exceptions import BusyLoadingError, RedisError
 
 from service.metrics import REDIS_ERRORS
 from service.store import INDEX_KEY, Store
+from service.tasks import stop_task
 
 log = structlog.get_logger("typhoon.readiness")
 
@@ -65,8 +66,7 @@ class Readiness:
 
     async def stop(self) -> None:
         if self._task:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+            await stop_task(self._task)
         await self._probe.aclose()
 
     async def _run(self) -> None:
