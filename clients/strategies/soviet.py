@@ -2,10 +2,13 @@
 
 The line is the cheapest chain of adjacent hexes from row 1 to the last row, where a hex costs more when
 the Germans can hit it hard next turn (infantry next to it, panzers in reach; less in forest, forts,
-Moscow or behind a river), when it leaves Soviet cities on the German side, when a German unit already
-stands east of it, and when no Soviet unit can get there. The units are matched to the line's hexes (the
-strongest where the blows will fall); a line hex nobody stands on must at least be in a zone of control
-(a German unit entering it stops), else the line is planned again around it. The other units garrison
+Moscow or behind a river), when it leaves Soviet cities on the German side, and when no Soviet unit can
+get there. It is not pushed back behind the German spearheads (``Weights.s_behind``, 0 by default): a line
+that ran east of every German unit in its rows gave up every city a lone panzer had driven past, and the
+heuristic Soviet won 5 of 100 games against the heuristic German with it (3 per column), 32-36 of 100 without.
+The units are matched to the line's hexes (the strongest where the blows will fall); a line hex nobody
+stands on must at least be in a zone of control (a German unit entering it stops), else the line is planned
+again around it. The other units garrison
 threatened cities (Moscow always) or stand behind the line. Units that can retake a German-held city do
 so when that is worth more than their place in the line; on the last turn that is all that matters.
 

@@ -43,7 +43,7 @@ class Weights:
     s_concede: float = 0.4  # share of a city's swing charged to a line that leaves it to the Germans
     s_concede_near: float = 0.0  # if > 0: cities this close to the Germans count less in the concession
     s_exposure: float = 1.0  # scale of the expected loss of a line hex
-    s_behind: float = 0.0  # per column a line hex lies west of a German unit in its rows
+    s_behind: float = 0.0  # per column a line hex lies west of a German unit in its rows (3 gave up far more)
     s_gap: float = 6.0  # cost of a line hex no unit can reach
     s_garrison: float = 1.0  # scale of city garrison values
     s_forward_city: float = 0.0  # holding a Soviet city in front of the line (for units cut off from it)
