@@ -22,6 +22,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -174,19 +175,29 @@ def run_to_end(command: Command, context: Context, timeout: float = 120) -> str:
 
 def run_for_a_while(seconds: float, must_print: str = "") -> Callable[[Command, Context], str]:
     """Long or endless commands (a live stream, a bot waiting for its opponent, a series of matches):
-    they must not fail within ``seconds`` (exit 0 then, or still running), and print ``must_print``."""
+    they must not fail within ``seconds`` (exit 0 then, or still running), and print ``must_print``
+    (waited for up to a minute: a loaded machine may take longer than ``seconds`` to start Python)."""
 
     def runner(command: Command, context: Context) -> str:
         text = substitute(command.text, context)
         process = subprocess.Popen(["bash", "-c", text], cwd=context.workdir, env=_environment(context),
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                    start_new_session=True)
-        try:
-            output, _ = process.communicate(timeout=seconds)
-        except subprocess.TimeoutExpired:
+        lines: list[str] = []
+        reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
+        reader.start()
+        started = time.monotonic()
+        while process.poll() is None and (time.monotonic() - started < seconds
+                                          or must_print not in "".join(lines) and time.monotonic() - started < 60):
+            time.sleep(0.1)
+        if process.poll() is None:
             os.killpg(process.pid, signal.SIGTERM)
-            output, _ = process.communicate(timeout=30)
+            process.wait(timeout=30)
+            reader.join(30)
+            output = "".join(lines)
         else:
+            reader.join(30)
+            output = "".join(lines)
             assert process.returncode == 0, f"{command}\n  ran as: {text}\n  exit {process.returncode}: {output[-800:]}"
         assert "Traceback" not in output, f"{command}\n  ran as: {text}\n  {output[-800:]}"
         assert must_print in output, f"{command}\n  ran as: {text}\n  printed: {output[-800:]}"
