@@ -21,6 +21,8 @@ import json
 from hashlib import sha256
 from typing import Any, Iterable
 
+import orjson
+
 from . import combat, movement
 from .actions import (  # noqa: F401
     Action, ChooseLosses, EndPhase, Move, Resign, StandardSetup, TimeForfeit, action_from_json,
@@ -494,7 +496,22 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         }
 
     def canonical_json(self) -> str:
-        return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+        """``json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))``: the text of the state
+        the service stores and whose hash every action logs.
+
+        orjson writes the same text ~20× faster for what a position holds (dicts with string keys, lists,
+        integers, booleans, null, ASCII strings); the two differ only where a position never goes (floats,
+        integers past 64 bits, non-ASCII or control characters and DEL, which ``json.dumps`` escapes), so
+        any text with those takes ``json.dumps``.
+        """
+        data = self.to_json()
+        try:
+            fast = orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
+        except TypeError:  # what orjson does not encode (an integer past 64 bits)
+            fast = None
+        if fast is not None and fast.isascii() and b"\\" not in fast and b"\x7f" not in fast:
+            return fast.decode("ascii")
+        return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
     def state_hash(self) -> str:
         """SHA-256 of the canonical JSON: equal states, equal hashes."""

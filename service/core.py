@@ -51,7 +51,6 @@ from service.gen.typhoon.v1 import match_pb2, match_service_pb2 as api
 from service.hub import StreamHub
 from service.limits import WatchLease, WatchLimits
 from service import store as store_module
-from service.state_json import canonical_json as state_json_of
 from service.store import RequestRecord, Store, StoredEvent
 
 log = structlog.get_logger("typhoon.service")
@@ -225,7 +224,7 @@ class MatchService:
             events.append(StoredEvent(len(events) + 1, 0, now, "service",
                                       {"type": "seat_claimed", "side": side, "player_name": player}))
         meta["last_sequence"] = str(len(events))
-        state_json = state_json_of(game)
+        state_json = game.canonical_json()
         deadline = await self.clocks.start(control, game, meta, events) if control else None
         match_id = new_match_id()
         if request.request_id:
@@ -491,7 +490,7 @@ class MatchService:
             raise _illegal(error) from None
 
         version, seq, now = known.version + 1, known.seq, self._now_ms()
-        state_json = state_json_of(game)
+        state_json = game.canonical_json()
         state_hash = store_module.state_hash(state_json)  # = game.state_hash()
         stored = [StoredEvent(seq + 1, version, now, "service", {
             "type": "action_submitted", "side": side, "action": action.to_json(), "state_hash": state_hash})]

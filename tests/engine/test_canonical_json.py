@@ -1,25 +1,29 @@
-"""The state JSON the store keeps (service/state_json.py) is the engine's canonical JSON, byte for byte:
-its hash, logged with every action, is what replay verification recomputes with the engine."""
+"""``Game.canonical_json()`` (written by orjson where it can) is ``json.dumps`` with sorted keys and no
+spaces, byte for byte: the service stores it and logs its hash with every action, and replays recompute it."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
 
 import engine
-from service.state_json import canonical_json
+
+
+def reference(game: engine.Game) -> str:
+    return json.dumps(game.to_json(), sort_keys=True, separators=(",", ":"))
 
 
 @pytest.mark.parametrize("scenario,options", [("standard", {}), ("standard", {"preset": "all"}),
                                               ("standard", {"victory": "moscow", "soviet_replacements": 3.0})]
                          + [(scenario, {}) for scenario in engine.scenario_ids() if scenario != "standard"])
-def test_the_state_json_is_the_engines_canonical_json_in_every_state_of_a_game(scenario, options):
+def test_the_canonical_json_is_json_dumps_in_every_state_of_a_game(scenario, options):
     chooser = random.Random(f"{scenario}{options}")
     game = engine.new_game(scenario, options, seed=f"state-json-{scenario}")
     states = 0
     while True:
-        assert canonical_json(game) == game.canonical_json()
+        assert game.canonical_json() == reference(game)
         states += 1
         actions = game.legal_actions()
         if not actions or game.result():
@@ -29,7 +33,7 @@ def test_the_state_json_is_the_engines_canonical_json_in_every_state_of_a_game(s
 
 
 @pytest.mark.parametrize("seed", ["é-non-ascii", "tab\tand\nnewline", "quote\"back\\slash", "del\x7f"])
-def test_text_orjson_would_write_otherwise_takes_the_engines_path(seed):
+def test_text_orjson_would_write_otherwise_takes_json_dumps(seed):
     game = engine.new_game("standard", {}, seed=seed)
-    assert canonical_json(game) == game.canonical_json()
+    assert game.canonical_json() == reference(game)
 
