@@ -312,15 +312,23 @@ class Clocks:
         snapshot = await self.store.load(match_id)
         state = ClockState.of(snapshot.meta) if snapshot else None
         if snapshot is None or state is None or state.deadline is None \
-                or snapshot.meta["status"] not in ("open", "active") or not rulesets.playable(snapshot.meta):
+                or snapshot.meta["status"] not in ("open", "active"):
             await self.store.redis.zrem(DEADLINES_KEY, match_id)
             return "done"
         now = await self.store.time_ms()
         if now < state.deadline:  # only lower the entry: a commit meanwhile may have set an earlier one
             await self.store.redis.zadd(DEADLINES_KEY, {match_id: state.deadline}, lt=True)
             return "early"
+        if not rulesets.playable(snapshot.meta):
+            # a flag would end the game under other rules than it started with, and waiting keeps its
+            # players (a ladder's among them) in a match nobody can continue: it ends without a result
+            return await self._abort(snapshot, state, now, "", rulesets.changed_sentence(snapshot.meta))
         if state.first:
-            return await self._abort(snapshot, state, now)
+            side = state.running
+            seconds = f"{state.control.first_action_ms / SECOND:g} s"
+            reason = (f"the {side} seat was not claimed within {seconds}" if f"seat:{side}:token" not in snapshot.meta
+                      else f"the {side} side made no first action within {seconds}")
+            return await self._abort(snapshot, state, now, side, reason)
         from service.core import CallContext
 
         try:
@@ -341,11 +349,9 @@ class Clocks:
         if outcome == "flag":
             raise _refused("GAME_OVER", "the game is over: time ran out before the action was committed")
 
-    async def _abort(self, snapshot, state: ClockState, now: int) -> str:
-        meta, side = snapshot.meta, state.running
-        seconds = f"{state.control.first_action_ms / SECOND:g} s"
-        reason = (f"the {side} seat was not claimed within {seconds}" if f"seat:{side}:token" not in meta
-                  else f"the {side} side made no first action within {seconds}")
+    async def _abort(self, snapshot, state: ClockState, now: int, side: str, reason: str) -> str:
+        """End the match without a result; ``side`` is the side to blame ("" for none)."""
+        meta = snapshot.meta
         seq = snapshot.seq
         events = [StoredEvent(seq + 1, snapshot.version, now, "service",
                               {"type": "match_aborted", "side": side, "reason": reason}),
@@ -353,7 +359,8 @@ class Clocks:
                               {"type": "seed_revealed", "seed": meta["seed"],
                                "seed_commitment": meta["seed_commitment"]})]
         stopped = replace(state, running="", first=False, deadline=None)
-        meta_update = stopped.fields() | {"status": "aborted", "aborted_side": side, "side_to_act": "",
+        meta_update = stopped.fields() | {"status": "aborted", "aborted_side": side, "aborted_reason": reason,
+                                          "side_to_act": "",
                                           "last_sequence": str(seq + 2), "updated_at": str(now)}
         outcome = await self.store.commit(meta["id"], snapshot.version, seq, snapshot.version, snapshot.state_json,
                                           meta_update, events, deadline=Deadline("expired", None))

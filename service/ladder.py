@@ -542,7 +542,9 @@ def _record_change(side: str, winner: str, reason: str) -> dict[str, int]:
 
 
 def _abort_reason(meta: dict[str, str] | None) -> str:
-    return "aborted: a side made no first action in time" if meta else "the match is gone"
+    if meta is None:
+        return "the match is gone"
+    return f"aborted: {meta.get('aborted_reason') or 'a side made no first action in time'}"
 
 
 def _pair_of(a: str, b: str) -> tuple[str, str]:

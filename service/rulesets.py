@@ -4,7 +4,9 @@ A match records ``engine.RULESET`` when it is created: in its meta hash (``rules
 ``match_created`` log entry. A match stored before rulesets were recorded has neither and was played
 under ruleset 1 (``engine.ruleset.UNVERSIONED``). A service whose engine plays another ruleset still
 shows such a match and its log, but refuses to act on it (FAILED_PRECONDITION ``RULESET_CHANGED``):
-continuing it would play the rest of the game under rules it did not start with.
+continuing it would play the rest of the game under rules it did not start with. When such a match's
+clock runs out it is aborted, blaming no side (a flag would end the game under the new rules, and
+waiting forever would keep its players, a ladder's among them, in a match nobody can continue).
 """
 
 from __future__ import annotations
@@ -40,10 +42,19 @@ def playable(meta: dict[str, str]) -> bool:
     return meta.get("status") in _ENDED or of_meta(meta) == engine.RULESET
 
 
+def _sentence(ruleset: int) -> str:
+    return (f"started under ruleset {ruleset} and this service plays ruleset {engine.RULESET}: "
+            "it cannot continue the match under other rules than it started with")
+
+
+def changed_sentence(meta: dict[str, str]) -> str:
+    """Why a live match of another ruleset ends when its clock runs out (its abort reason)."""
+    return f"the match was {_sentence(of_meta(meta))}"
+
+
 def check_playable(match_id: str, ruleset: int, over: bool) -> None:
     """Refuse to go on with a live match (not ``over``) started under another ruleset."""
     if not over and ruleset != engine.RULESET:
         raise ServiceError(StatusCode.FAILED_PRECONDITION, "RULESET_CHANGED",
-                           f"match {match_id} was started under ruleset {ruleset} and this service plays ruleset "
-                           f"{engine.RULESET}: it cannot continue the match under other rules than it started with",
+                           f"match {match_id} was {_sentence(ruleset)}",
                            match_ruleset=ruleset, service_ruleset=engine.RULESET)

@@ -14,6 +14,7 @@ import redis
 import engine
 from clients.client import TyphoonError, as_time_control
 from service.core import match_event
+from service.gen.typhoon.v1 import match_pb2
 from service.store import DEADLINES_KEY, StoredEvent, key
 from service_helpers import wait_for
 
@@ -88,12 +89,21 @@ def test_a_match_created_entry_logged_without_a_ruleset_is_ruleset_1():
     assert match_event(StoredEvent(1, 0, 0, "service", data | {"ruleset": 2})).match_created.ruleset == 2
 
 
-def test_the_clock_of_a_match_of_another_ruleset_is_not_run_out(client, store):
-    # its flag would end the game under other rules: the sweeper drops its deadline instead
+def test_a_live_match_of_another_ruleset_is_aborted_when_its_clock_runs_out(client, store):
+    # a flag would end the game under other rules than it started with; waiting would keep its players
+    # in a match nobody can continue: it ends without a result, blaming no side
     match, tokens = client.create_match(seats=["german", "soviet"], time_control=as_time_control("1+0"))
     client.submit(match.match_id, tokens["german"], engine.StandardSetup())
     store.hset(key(match.match_id, "meta"), "ruleset", "1")
     assert store.zscore(DEADLINES_KEY, match.match_id) is not None
-    wait_for(lambda: store.zscore(DEADLINES_KEY, match.match_id) is None, timeout=15)
-    shown = client.get_match(match.match_id).match
-    assert shown.version == 1 and not shown.HasField("result")
+    wait_for(lambda: client.get_match(match.match_id).match.status == match_pb2.MATCH_STATUS_ABORTED, timeout=15)
+    assert store.zscore(DEADLINES_KEY, match.match_id) is None
+    shown = client.get_match(match.match_id)
+    assert shown.match.version == 1 and not shown.match.HasField("result") and shown.match.seed
+    assert shown.state.side_to_act == ""
+    aborted = [e.match_aborted for e in client.event_log(match.match_id) if e.HasField("match_aborted")]
+    assert [a.side for a in aborted] == [""]
+    assert aborted[0].reason.startswith("the match was started under ruleset 1 and this service plays ruleset ")
+    with pytest.raises(TyphoonError) as refused:
+        client.submit(match.match_id, tokens["soviet"], engine.EndPhase())
+    assert refused.value.reason == "MATCH_ABORTED"
