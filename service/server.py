@@ -30,6 +30,7 @@ import uvicorn
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from service import grpc_api, http_api, metrics, reflection
 from service.clock import Sweeper
+from service.compaction import CompactionSweep
 from service.ladder import Ladder, LadderConfig
 from service.core import MatchService
 from service.embedded_redis import EmbeddedRedis
@@ -154,6 +155,7 @@ class Server:
         self._health: health.aio.HealthServicer | None = None
         self.core: MatchService | None = None
         self.sweeper: Sweeper | None = None
+        self.compaction: CompactionSweep | None = None
         self.ladder: Ladder | None = None
         self.hub: StreamHub | None = None
         self.store: Store | None = None
@@ -177,6 +179,8 @@ class Server:
         self.sweeper.start()
         self.ladder = Ladder(self.core, config.ladder)
         self.ladder.start()
+        self.compaction = CompactionSweep(self.store)
+        self.compaction.start()
 
         self._grpc = grpc.aio.server(options=grpc_server_options(config))
         grpc_api.add_to_server(self.core, self._grpc)
@@ -257,6 +261,8 @@ class Server:
             await self.sweeper.stop()
         if self.ladder:
             await self.ladder.stop()
+        if self.compaction:
+            await self.compaction.stop()
         if self._grpc:
             await self._grpc.stop(1.0)
         if self._http_task:

@@ -41,6 +41,8 @@ script below touches a single slot):
     sorted set of match ids by the Redis time (ms) of their clock's next deadline (matches with a time
     control, see ``service.clock``): written by the same script as the match's commit, so it never
     disagrees with the match (this one key is why clocks need a single Redis, not a Cluster).
+``typhoon:compaction-sweep``
+    string: the lock of the process sweeping for matches over but not compacted (``service.compaction``).
 
 All writes to a match are Lua scripts, so each is atomic: a commit checks the version and the
 sequence, appends the events, writes the state and the summary, and records the request id — or

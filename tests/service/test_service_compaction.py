@@ -4,6 +4,7 @@ over gRPC and REST, on a real Redis."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 import uuid
 
@@ -15,7 +16,9 @@ import engine
 from clients.client import TyphoonError, as_time_control
 from clients.demo import verify
 from service.http_api import to_json
-from service.store import key
+from service.archive import Archive
+from service.compaction import LOCK_KEY, CompactionSweep
+from service.store import Store, key
 from service_helpers import wait_for
 
 MAX_FINISHED_MATCH_BYTES = 64 * 1024
@@ -139,3 +142,67 @@ def test_an_aborted_match_is_compacted_too(client, redis_url):
     assert [e.WhichOneof("kind") for e in log][-2:] == ["match_aborted", "seed_revealed"]
     assert list(client.event_log(match.match_id)) == log
     assert list(client.watch(match.match_id, after_sequence=1, resume=False)) == log[1:]
+
+
+def _uncompact(store: redis.Redis, match_id: str) -> list:
+    """Put a compacted match back as a process that stopped before compacting it leaves it: its event
+    stream and no archive."""
+    archive = Archive.decode(store.get(key(match_id, "archive")))
+    rows = archive.after(0, archive.last_sequence)
+    for seq, version, time_ms, source, event in rows:
+        store.xadd(key(match_id, "events"), {"seq": seq, "version": version, "time": time_ms, "source": source,
+                                             "event": event}, id=f"{seq}-0")
+    store.delete(key(match_id, "archive"))
+    return rows
+
+
+def test_the_sweep_compacts_a_match_that_ended_without_being_compacted(client, redis_url):
+    store = redis.Redis.from_url(redis_url)
+    ended, tokens = client.create_match(seats=["german", "soviet"])
+    client.submit(ended.match_id, tokens["german"], engine.StandardSetup())
+    client.resign(ended.match_id, tokens["soviet"])
+    live, live_tokens = client.create_match(seats=["german", "soviet"])
+    client.submit(live.match_id, live_tokens["german"], engine.StandardSetup())
+    wait_for(lambda: store.exists(key(ended.match_id, "archive")), 30)
+    log = list(client.event_log(ended.match_id))
+    rows = _uncompact(store, ended.match_id)
+    assert len(rows) == len(log) and store.xlen(key(ended.match_id, "events")) == len(log)
+    assert list(client.event_log(ended.match_id)) == log  # readable uncompacted
+
+    async def sweep() -> int:
+        service_store = Store.from_url(redis_url)
+        try:
+            sweeper = CompactionSweep(service_store)
+            for _ in range(50):  # the service's own sweep may hold the lock for a moment
+                if await sweeper.sweep() or store.exists(key(ended.match_id, "archive")):
+                    break
+                await asyncio.sleep(0.1)
+            return sweeper.compacted
+        finally:
+            await service_store.close()
+
+    assert asyncio.run(sweep()) >= 1 or store.exists(key(ended.match_id, "archive"))
+    assert store.exists(key(ended.match_id, "archive")) and not store.exists(key(ended.match_id, "events"))
+    assert store.exists(key(live.match_id, "events")) and not store.exists(key(live.match_id, "archive"))
+    assert Archive.decode(store.get(key(ended.match_id, "archive"))).after(0, len(rows)) == rows
+    assert list(client.event_log(ended.match_id)) == log
+    assert list(client.watch(ended.match_id, after_sequence=2, resume=False)) == log[2:]
+    assert not store.exists(LOCK_KEY)  # released
+
+
+def test_one_process_sweeps_at_a_time(redis_url):
+    store = redis.Redis.from_url(redis_url)
+    store.set(LOCK_KEY, "another process", px=5000)
+
+    async def sweep() -> int:
+        service_store = Store.from_url(redis_url)
+        try:
+            return await CompactionSweep(service_store).sweep()
+        finally:
+            await service_store.close()
+
+    try:
+        assert asyncio.run(sweep()) == 0
+        assert store.get(LOCK_KEY) == b"another process"  # not taken, not released
+    finally:
+        store.delete(LOCK_KEY)

@@ -1,0 +1,116 @@
+"""The compaction sweep: matches that ended but were never compacted get compacted after all.
+
+The process whose commit ends a match compacts it in the background (``Store.compact_soon``). A
+process that stops in between (killed, crashed, or Redis away at that moment) leaves the match over
+but uncompacted: every read still answers, but its event stream stays in Redis for good, several
+times the size of its archive. This sweep finds such matches (an event stream whose match is over)
+and compacts them: a little after each process starts, then every ``interval`` seconds, one process
+at a time (a lock in Redis). It walks the keys with SCAN, so it never blocks Redis, and what it costs
+grows with the live matches (each has a stream), not with the finished ones (they have none).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import structlog
+
+from service.store import ENDED, Store, key
+from service.tasks import stop_task
+
+log = structlog.get_logger("typhoon.compaction")
+
+LOCK_KEY = "typhoon:compaction-sweep"
+EVENTS_PATTERN = key("*", "events")
+_UNLOCK = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+class CompactionSweep:
+    """Compacts every match that is over but still has its event stream.
+
+    >>> sweep = CompactionSweep(store)          # doctest: +SKIP
+    >>> await sweep.sweep()                     # doctest: +SKIP
+    0
+    """
+
+    def __init__(self, store: Store, interval: float = 3600.0, first_after: float = 30.0,
+                 lock_ms: int = 600_000, batch: int = 200) -> None:
+        self.store = store
+        self.interval = interval
+        self.first_after = first_after
+        self.lock_ms = lock_ms
+        self.batch = batch
+        self.compacted = 0
+        self._unlock = store.redis.register_script(_UNLOCK)
+        self._task: asyncio.Task | None = None
+        self._stopping = False
+
+    def start(self) -> None:
+        self._stopping = False
+        self._task = asyncio.create_task(self._run(), name="compaction-sweep")
+
+    async def stop(self) -> None:
+        self._stopping = True
+        if self._task is not None:
+            await stop_task(self._task)
+            self._task = None
+
+    async def sweep(self) -> int:
+        """One pass over every event stream; returns the matches this call compacted (0 if another
+        process holds the sweep)."""
+        lock = uuid.uuid4().hex
+        if not await self.store.redis.set(LOCK_KEY, lock, nx=True, px=self.lock_ms):
+            return 0
+        try:
+            done, ids = 0, []
+            async for name in self.store.redis.scan_iter(match=EVENTS_PATTERN, count=1000):
+                ids.append(_match_id(name))
+                if len(ids) >= self.batch:
+                    done += await self._compact_ended(ids)
+                    ids = []
+            done += await self._compact_ended(ids)
+        finally:
+            await self._unlock(keys=[LOCK_KEY], args=[lock])
+        if done:
+            log.info("compaction_sweep", compacted=done)
+        self.compacted += done
+        return done
+
+    async def _compact_ended(self, match_ids: list[str]) -> int:
+        if not match_ids:
+            return 0
+        async with self.store.redis.pipeline(transaction=False) as pipe:
+            for match_id in match_ids:
+                pipe.hget(key(match_id, "meta"), "status")
+            statuses = await pipe.execute()
+        done = 0
+        for match_id, status in zip(match_ids, statuses):
+            if _text(status) in ENDED and await self.store.compact(match_id):
+                done += 1
+        return done
+
+    async def _run(self) -> None:
+        pause = self.first_after
+        while not self._stopping:
+            await asyncio.sleep(pause)
+            pause = self.interval
+            try:
+                await self.sweep()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # noqa: BLE001 - Redis away: the next pass does it
+                log.warning("compaction_sweep_failed", error=repr(error))
+
+
+def _match_id(events_key: bytes | str) -> str:
+    """``typhoon:{m:<id>}:events`` -> ``<id>``."""
+    text = _text(events_key)
+    return text[text.index("{m:") + 3:text.index("}")]
+
+
+def _text(value: bytes | str | None) -> str:
+    return value.decode() if isinstance(value, bytes) else value or ""
