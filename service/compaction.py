@@ -12,9 +12,10 @@ grows with the live matches (each has a stream), not with the finished ones (the
 from __future__ import annotations
 
 import asyncio
-import uuid
+import contextlib
 
 import structlog
+from redis.exceptions import LockError
 
 from service.store import ENDED, Store, key
 from service.tasks import stop_task
@@ -23,10 +24,6 @@ log = structlog.get_logger("typhoon.compaction")
 
 LOCK_KEY = "typhoon:compaction-sweep"
 EVENTS_PATTERN = key("*", "events")
-_UNLOCK = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
 
 
 class CompactionSweep:
@@ -45,7 +42,6 @@ class CompactionSweep:
         self.lock_ms = lock_ms
         self.batch = batch
         self.compacted = 0
-        self._unlock = store.redis.register_script(_UNLOCK)
         self._task: asyncio.Task | None = None
         self._stopping = False
 
@@ -62,8 +58,8 @@ class CompactionSweep:
     async def sweep(self) -> int:
         """One pass over every event stream; returns the matches this call compacted (0 if another
         process holds the sweep)."""
-        lock = uuid.uuid4().hex
-        if not await self.store.redis.set(LOCK_KEY, lock, nx=True, px=self.lock_ms):
+        lock = self.store.redis.lock(LOCK_KEY, timeout=self.lock_ms / 1000, blocking=False)
+        if not await lock.acquire():
             return 0
         try:
             done, ids = 0, []
@@ -74,7 +70,8 @@ class CompactionSweep:
                     ids = []
             done += await self._compact_ended(ids)
         finally:
-            await self._unlock(keys=[LOCK_KEY], args=[lock])
+            with contextlib.suppress(LockError):  # held too long: another process may have it now
+                await lock.release()
         if done:
             log.info("compaction_sweep", compacted=done)
         self.compacted += done

@@ -55,7 +55,7 @@ from typing import Any, AsyncIterator
 
 import structlog
 from grpc import StatusCode
-from redis.exceptions import RedisError
+from redis.exceptions import LockError, RedisError
 
 import engine
 from engine.data import SIDES
@@ -163,12 +163,6 @@ redis.call('HDEL', KEYS[1], ARGV[1])
 return 'OK'
 """
 
-_UNLOCK = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
-
-
 class Ladder:
     """``typhoon.v1.LadderService`` over a :class:`MatchService` (and its store)."""
 
@@ -181,7 +175,6 @@ class Ladder:
         self._register = self.redis.register_script(_REGISTER)
         self._assign = self.redis.register_script(_ASSIGN)
         self._settle = self.redis.register_script(_SETTLE)
-        self._unlock = self.redis.register_script(_UNLOCK)
         self._tasks: list[asyncio.Task] = []
         self._stopping = False
         self.settled = 0
@@ -217,13 +210,14 @@ class Ladder:
     async def pair_round(self) -> int:
         """Pair the seeking players with free slots (if no other process is doing it); returns the
         matches created."""
-        lock = uuid.uuid4().hex
-        if not await self.redis.set(_key("pairing"), lock, nx=True, px=10_000):
+        lock = self.redis.lock(_key("pairing"), timeout=10, blocking=False)
+        if not await lock.acquire():
             return 0
         try:
             return await self._pair()
         finally:
-            await self._unlock(keys=[_key("pairing")], args=[lock])
+            with contextlib.suppress(LockError):  # held too long: another process may have it now
+                await lock.release()
 
     async def _pair(self) -> int:
         now = await self.store.time_ms()
