@@ -29,6 +29,7 @@ import json
 import os
 import random
 import shlex
+import shutil
 import socket
 import subprocess
 import sys
@@ -441,16 +442,20 @@ def main(argv: list[str] | None = None) -> int:
     }
     load_before = os.getloadavg()
     results: dict[tuple[str, str], Result] = {}
-    for target, command in commands.items():
-        server = ServerProcess(command, workdir / f"{target.replace(' ', '-')}.log", server_cores).wait_serving()
-        try:
-            for transport in transports:
-                profile = Path(args.profile) if args.profile and target != "floor" else None
-                results[target, transport] = asyncio.run(run_phase(
-                    server, target, transport, args.matches, args.warmup, args.seconds, args.seed, profile,
-                    args.channels))
-        finally:
-            server.stop()
+    try:
+        for target, command in commands.items():
+            server = ServerProcess(command, workdir / f"{target.replace(' ', '-')}.log", server_cores).wait_serving()
+            try:
+                for transport in transports:
+                    profile = Path(args.profile) if args.profile and target != "floor" else None
+                    results[target, transport] = asyncio.run(run_phase(
+                        server, target, transport, args.matches, args.warmup, args.seconds, args.seed, profile,
+                        args.channels))
+            finally:
+                server.stop()
+    except BaseException:
+        print(f"the servers' logs and data are kept in {workdir}", file=sys.stderr)
+        raise
     load_after = os.getloadavg()
 
     print(f"{args.matches} matches at once, {args.seconds:.0f} s measured per phase after {args.warmup:.0f} s; "
@@ -481,7 +486,11 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.json).write_text(json.dumps({"settings": vars(args), "cores": len(cores), "pinned": pin,
                                                "load": [load_before, load_after], "results": summary}, indent=2))
     errors = sum(r.errors for r in results.values())
-    return 1 if errors else 0
+    if errors:
+        print(f"{errors} calls failed: the servers' logs and data are kept in {workdir}", file=sys.stderr)
+        return 1
+    shutil.rmtree(workdir, ignore_errors=True)  # a run's Redis data and logs (~50 MB) are of no use after it
+    return 0
 
 
 if __name__ == "__main__":
