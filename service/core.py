@@ -361,10 +361,18 @@ class MatchService:
 
     async def list_legal_actions(self, request: api.ListLegalActionsRequest,
                                  ctx: CallContext) -> api.ListLegalActionsResponse:
+        return (await self.legal_answer(request, ctx)).legal_actions()
+
+    async def list_legal_actions_encoded(self, request: api.ListLegalActionsRequest, ctx: CallContext) -> bytes:
+        """ListLegalActions's answer serialized, as the gRPC transport sends it (see service.grpc_api)."""
+        return (await self.legal_answer(request, ctx)).legal_bytes()
+
+    async def legal_answer(self, request: api.ListLegalActionsRequest, ctx: CallContext) -> Known:
+        """The state whose legal actions ListLegalActions answers (each transport encodes them its way)."""
         match_id = self._match_id(request.match_id)
         known, _ = await self._known(match_id)
         rulesets.check_playable(match_id, known.ruleset, known.aborted or known.game.is_terminal())
-        return known.legal_actions()
+        return known
 
     async def get_event_log(self, request: api.GetEventLogRequest, ctx: CallContext) -> api.GetEventLogResponse:
         match_id = self._match_id(request.match_id)

@@ -72,7 +72,7 @@ def _call_context(context: grpc.aio.ServicerContext, request: Any) -> tuple[Call
 
 
 def _unary(name: str, core: MatchService):
-    core_method = getattr(core, snake(name))
+    core_method = _encoded(core, name) or getattr(core, snake(name))
 
     async def handler(request, context: grpc.aio.ServicerContext):
         ctx, request_id = _call_context(context, request)
@@ -161,6 +161,16 @@ def _deserializer(message_class):
     return parse
 
 
+def _encoded(core: Any, name: str):
+    """The core's ``<method>_encoded``, if it has one: the same answer already serialized (built once
+    per state: ListLegalActions), which the transport sends as it is."""
+    return getattr(core, snake(name) + "_encoded", None)
+
+
+def _as_sent(data: bytes) -> bytes:
+    return data
+
+
 def method_handlers(core: MatchService, service=SERVICE) -> dict[str, grpc.RpcMethodHandler]:
     """Every RPC of the service, bound to the core method of the same (snake_case) name."""
     handlers = {}
@@ -174,7 +184,7 @@ def method_handlers(core: MatchService, service=SERVICE) -> dict[str, grpc.RpcMe
         else:
             handlers[method.name] = grpc.unary_unary_rpc_method_handler(
                 _unary(method.name, core), request_deserializer=_deserializer(request_class),
-                response_serializer=response_class.SerializeToString)
+                response_serializer=_as_sent if _encoded(core, method.name) else response_class.SerializeToString)
     return handlers
 
 

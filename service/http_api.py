@@ -12,7 +12,6 @@ the API when their origin is allowed (``cors_origins``, ``typhoon serve --cors-o
 
 from __future__ import annotations
 
-import functools
 import json
 import time
 import uuid
@@ -30,12 +29,13 @@ from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import Match as RouteMatch
 
-from service import json_input, web
+from service import convert, json_input, web
+from service.cache import ActionTable, Known
 from service import metrics
 from service.convert import whole_numbers
 from service.core import CallContext, MatchService
 from service.errors import ServiceError
-from service.gen.typhoon.v1 import actions_pb2, ladder_service_pb2 as lapi, match_service_pb2 as api
+from service.gen.typhoon.v1 import ladder_service_pb2 as lapi, match_service_pb2 as api
 from service.grpc_api import LADDER_SERVICE, SERVICE, as_service_error, bearer_token, snake
 
 log = structlog.get_logger("typhoon.http")
@@ -92,22 +92,24 @@ SERVICES = {SERVICE.full_name: (SERVICE, api), LADDER_SERVICE.full_name: (LADDER
 
 
 def response_json(message: Message) -> bytes:
-    """A response as the body of its answer: :func:`to_json`, encoded. The actions of a
-    ListLegalActions answer (the largest and most frequent) are converted once per process each."""
-    if isinstance(message, api.ListLegalActionsResponse) and message.actions:
-        head = api.ListLegalActionsResponse(version=message.version, side_to_act=message.side_to_act)
-        if message.HasField("pending_decision"):
-            head.pending_decision.CopyFrom(message.pending_decision)
-        data = to_json(head)
-        data["actions"] = [_action_json(action.SerializeToString()) for action in message.actions]
-        return orjson.dumps(data)
+    """A response as the body of its answer: :func:`to_json`, encoded."""
     return orjson.dumps(to_json(message))
 
 
-@functools.lru_cache(maxsize=100_000)
-def _action_json(serialized: bytes) -> dict[str, Any]:
-    """One action in the API's JSON form (shared: never change it)."""
-    return to_json(actions_pb2.Action.FromString(serialized))
+def legal_actions_json(known: Known) -> bytes:
+    """The body of a ListLegalActions answer (the largest and most frequent), the same as
+    ``response_json(known.legal_actions())``: each action object is converted once per process."""
+    data = to_json(known.legal_head())
+    data["actions"] = ACTION_JSON.of(known.engine_actions())
+    return orjson.dumps(data)
+
+
+#: Each action's JSON form (shared: never change one), per action object.
+ACTION_JSON: ActionTable[dict[str, Any]] = ActionTable(lambda action: to_json(convert.action_to_proto(action)))
+
+#: RPCs answered from what the core holds rather than from their response message: the core method
+#: giving it, and the answer's body.
+ANSWER_BODIES = {"ListLegalActions": ("legal_answer", legal_actions_json)}
 
 
 def to_json(message: Message) -> dict[str, Any]:
@@ -202,6 +204,8 @@ def _endpoint(route: Route, core: Any):
     method = descriptor.methods_by_name[route.rpc]
     request_type = getattr(module, method.input_type.name)
     core_method = getattr(core, snake(route.rpc))
+    answer_name, answer_body = ANSWER_BODIES.get(route.rpc, (None, None))
+    answer_method = getattr(core, answer_name) if answer_name else None
 
     async def endpoint(request: Request) -> Response:
         started = time.perf_counter()
@@ -234,7 +238,10 @@ def _endpoint(route: Route, core: Any):
                         else _sse_members(stream, context)
                     return StreamingResponse(frames, media_type="text/event-stream", headers=_SSE_HEADERS)
                 with core.admit():
-                    response = await core_method(message, ctx)
+                    if answer_body is None:
+                        body = response_json(await core_method(message, ctx))
+                    else:
+                        body = answer_body(await answer_method(message, ctx))
             except Exception as error:  # noqa: BLE001 - every failure becomes an error body
                 failure = as_service_error(error)
                 log.info("rpc", code=failure.code.name, reason=failure.reason,
@@ -244,7 +251,7 @@ def _endpoint(route: Route, core: Any):
                 return error_response(failure)
             log.info("rpc", code="OK", ms=round((time.perf_counter() - started) * 1000, 2))
             metrics.observe_call(route.rpc, "http", "OK", time.perf_counter() - started)
-            return Response(response_json(response), media_type="application/json")
+            return Response(body, media_type="application/json")
 
     endpoint.__name__ = snake(route.rpc)
     return endpoint

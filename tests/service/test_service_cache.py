@@ -95,6 +95,7 @@ def test_a_state_replaced_behind_the_service_s_back_is_never_built_on(service, r
 def test_the_legal_actions_answer_is_the_one_the_generic_conversion_gives():
     from service import convert
     from service.cache import Known
+    from service.http_api import legal_actions_json, response_json
     from service.gen.typhoon.v1 import match_service_pb2 as api
 
     game = engine.new_game("standard", seed="legal-bytes")
@@ -108,6 +109,23 @@ def test_the_legal_actions_answer_is_the_one_the_generic_conversion_gives():
         pending = convert.pending_to_proto(game.pending_decision())
         if pending:
             expected.pending_decision.CopyFrom(pending)
-        answer = Known(version, 0, game.state_hash(), game).legal_actions()
+        known = Known(version, 0, game.state_hash(), game)
+        answer = known.legal_actions()
         assert answer.SerializeToString(deterministic=True) == expected.SerializeToString(deterministic=True)
+        assert api.ListLegalActionsResponse.FromString(known.legal_bytes()) == expected
+        assert json.loads(legal_actions_json(known)) == json.loads(response_json(expected))  # the REST body
         game.apply(chooser.choice(legal))
+
+
+def test_the_action_table_encodes_each_action_object_once_and_starts_again_when_full():
+    from service.cache import ActionTable
+
+    encoded = []
+    table = ActionTable(lambda action: encoded.append(action) or action.to_json()["unit"], size=3)
+    a, b, c = engine.Move("XLVII", "0704"), engine.Move("XLVI", "0705"), engine.Move("LVII", "0706")
+    assert table.of([a, b, a]) == ["XLVII", "XLVI", "XLVII"]
+    assert table.of([b, a]) == ["XLVI", "XLVII"] and encoded == [a, b]
+    twin = engine.Move("XLVII", "0704")  # equal, another object: encoded on its own
+    assert table.of([twin]) == ["XLVII"] and encoded == [a, b, twin]
+    assert table.of([c]) == ["LVII"] and encoded == [a, b, twin, c]  # past 3 entries: emptied first
+    assert table.of([a]) == ["XLVII"] and encoded == [a, b, twin, c, a]
