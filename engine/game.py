@@ -441,7 +441,7 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         twin.elimination_points = dict(self.elimination_points)
         twin.supply = dict(self.supply)
         twin._positions = dict(self._positions)
-        twin.ps = copy.deepcopy(self.ps)
+        twin.ps = self.ps.copy()
         twin._zoc_cache = dict(self._zoc_cache)
         twin._comm_cache = dict(self._comm_cache)
         twin._reach_cache = dict(self._reach_cache)

@@ -94,27 +94,32 @@ class ActionTable(Generic[T]):
     >>> move = engine.Move("XLVII", "0704")
     >>> table.of([move, engine.EndPhase(), move])
     ['move', 'end_phase', 'move']
+
+    An action the engine makes afresh for each state (``EndPhase()``, a combat phase's actions) is
+    found by its value instead, encoded once all the same.
     """
 
     def __init__(self, encode: Callable[[engine.Action], T], size: int = 200_000) -> None:
         self.encode = encode
         self.size = size
         self._codes: dict[int, T] = {}
-        self._actions: list[engine.Action] = []  # keeps each encoded action (and so its id) alive
+        self._actions: list[engine.Action] = []  # keeps each action in _codes (and so its id) alive
+        self._by_value: dict[engine.Action, T] = {}  # actions the engine makes afresh each time (EndPhase...)
 
     def of(self, actions: Iterable[engine.Action]) -> list[T]:
         actions = list(actions)
         codes = list(map(self._codes.get, map(id, actions)))
         if None in codes:
-            if len(self._codes) + len(actions) > self.size:
+            if len(self._codes) + len(actions) > self.size or len(self._by_value) > self.size:
                 self._codes.clear()
                 self._actions.clear()
+                self._by_value.clear()
             for i, code in enumerate(codes):
                 if code is None:
                     action = actions[i]
-                    code = self._codes.get(id(action))
-                    if code is None:
-                        code = self._codes[id(action)] = self.encode(action)
+                    code = self._by_value.get(action)
+                    if code is None:  # new: kept by identity too, for the next states that share it
+                        code = self._by_value[action] = self._codes[id(action)] = self.encode(action)
                         self._actions.append(action)
                     codes[i] = code
         return codes

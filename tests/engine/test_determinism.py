@@ -142,6 +142,47 @@ def test_a_clone_is_independent():
     assert twin.state_hash() != before
 
 
+def test_a_clone_shares_no_changing_part_of_the_phase_state():
+    """Game.clone copies the phase state field by field (PhaseState.copy): a field added to it that
+    holds a set, list, dict or anything changed in place must be copied there too."""
+    from dataclasses import fields
+
+    from engine.phase_state import Pending, PhaseState
+
+    state = PhaseState(moved={"a"}, replaced={"b"}, battles={"16th": ["XLVII"]}, attacking={"XLVII"},
+                       pending=Pending("retreat", "16th", ("XLVII",), 3), assault={"XLVII": 1},
+                       strongpoint_shifts={"16th"})
+    twin = state.copy()
+    assert twin == state
+    for name in (f.name for f in fields(PhaseState)):
+        value = getattr(state, name)
+        if isinstance(value, (set, list, dict)):
+            assert getattr(twin, name) is not value, name
+    assert all(twin.battles[d] is not attackers for d, attackers in state.battles.items())
+    assert twin.pending is not state.pending  # changed in place as a battle's stages run
+    twin.battles["16th"].append("XLVI")
+    assert state.battles == {"16th": ["XLVII"]}
+
+
+def test_clones_played_apart_match_the_same_game_played_from_its_position():
+    """Copies taken at every step of a random game, each played on for a few actions, end where the
+    same actions lead from the step's position read back from its JSON (no copy shares a change)."""
+    game = engine.new_game("standard", seed="clones")
+    rnd = random.Random(5)
+    for _ in range(300):
+        if game.is_terminal():
+            break
+        twin = game.clone()
+        fresh = engine.game_from_position(json.loads(game.canonical_json()))
+        for _ in range(3):
+            if twin.is_terminal():
+                break
+            action = rnd.choice(twin.legal_actions())
+            assert events_json(twin.apply(action)) == events_json(fresh.apply(action))
+        assert twin.canonical_json() == fresh.canonical_json()
+        game.apply(rnd.choice(game.legal_actions()))
+
+
 def test_actions_and_events_have_a_stable_json_form():
     game = engine.new_game("standard", seed="json")
     rnd = random.Random(8)

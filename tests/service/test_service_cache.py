@@ -121,11 +121,11 @@ def test_the_action_table_encodes_each_action_object_once_and_starts_again_when_
     from service.cache import ActionTable
 
     encoded = []
-    table = ActionTable(lambda action: encoded.append(action) or action.to_json()["unit"], size=3)
-    a, b, c = engine.Move("XLVII", "0704"), engine.Move("XLVI", "0705"), engine.Move("LVII", "0706")
+    table = ActionTable(lambda action: encoded.append(action) or action.to_json()["unit"], size=4)
+    a, b, c, d = (engine.Move(unit, "0704") for unit in ("XLVII", "XLVI", "LVII", "XXIV"))
     assert table.of([a, b, a]) == ["XLVII", "XLVI", "XLVII"]
     assert table.of([b, a]) == ["XLVI", "XLVII"] and encoded == [a, b]
-    twin = engine.Move("XLVII", "0704")  # equal, another object: encoded on its own
-    assert table.of([twin]) == ["XLVII"] and encoded == [a, b, twin]
-    assert table.of([c]) == ["LVII"] and encoded == [a, b, twin, c]  # past 3 entries: emptied first
-    assert table.of([a]) == ["XLVII"] and encoded == [a, b, twin, c, a]
+    twin = engine.Move("XLVII", "0704")  # equal, another object: found by its value
+    assert table.of([twin, b]) == ["XLVII", "XLVI"] and encoded == [a, b]
+    assert table.of([c]) == ["LVII"] and encoded == [a, b, c]
+    assert table.of([twin, d]) == ["XLVII", "XXIV"] and encoded == [a, b, c, twin, d]  # past 4: emptied first
