@@ -66,7 +66,7 @@ from service.metrics import observe_commit
 from redis.exceptions import BusyLoadingError, ConnectionError as RedisConnectionError, TimeoutError as RedisTimeoutError
 
 from service.archive import Archive
-from service.lean_redis import Script, pack_with_hiredis
+from service.lean_redis import Lane, Script, pack_with_hiredis
 
 log = structlog.get_logger("typhoon.store")
 
@@ -403,16 +403,17 @@ class Store:
     def __init__(self, client: aioredis.Redis) -> None:
         self.redis = client
         self.url, self.cluster, self.max_connections = "", False, MAX_CONNECTIONS
-        self._create = Script(client, _CREATE)
-        self._load = Script(client, _LOAD)
-        self._commit = Script(client, _COMMIT)
-        self._claim = Script(client, _CLAIM)
-        self._read = Script(client, _READ)
-        self._compact = Script(client, _COMPACT)
+        lane = Lane(client)  # the scripts' commands, on connections of the client's pool
+        self._create = Script(lane, _CREATE)
+        self._load = Script(lane, _LOAD)
+        self._commit = Script(lane, _COMMIT)
+        self._claim = Script(lane, _CLAIM)
+        self._read = Script(lane, _READ)
+        self._compact = Script(lane, _COMPACT)
         self._archives: dict[str, Archive] = {}
         self._compacting: set[asyncio.Task] = set()
-        self._create_clocked = Script(client, _with_deadline(_CREATE))
-        self._commit_clocked = Script(client, _with_deadline(_COMMIT))
+        self._create_clocked = Script(lane, _with_deadline(_CREATE))
+        self._commit_clocked = Script(lane, _with_deadline(_COMMIT))
 
     @property
     def clustered(self) -> bool:

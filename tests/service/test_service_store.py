@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import secrets
 
+import pytest
+
 from service.store import Store, StoredEvent, commit_id, state_hash
 
 
@@ -90,3 +92,46 @@ def test_request_records_of_matches_compacted_before_request_archives_are_still_
 
     found, missing = asyncio.run(scenario())
     assert found == RequestRecord(1, 2, 2, "ab12") and missing is None
+
+
+def test_the_scripts_lane_survives_broken_connections_error_replies_and_cancelled_commands(redis_url):
+    """service.lean_redis.Lane sends the scripts' commands on connections it keeps from the pool: a
+    connection Redis closed is replaced (the command sent again through redis-py's retries), an
+    error reply leaves the connection usable, and a command cancelled before its reply never lets a
+    later command read that reply."""
+    import redis.asyncio as aioredis
+    from redis.exceptions import ResponseError
+
+    from service.lean_redis import Lane
+
+    async def scenario() -> None:
+        store = Store.from_url(redis_url)
+        admin = aioredis.Redis.from_url(redis_url)
+        lane = Lane(store.redis)
+        try:
+            assert await lane.execute_command("ECHO", "one") == b"one"
+            (kept,) = lane._connections
+            assert await lane.execute_command("ECHO", "two") == b"two"
+            assert lane._connections == [kept]  # the same connection, taken back
+
+            with pytest.raises(ResponseError):
+                await lane.execute_command("EVALSHA", "0" * 40, 0)  # NOSCRIPT: an error reply
+            assert lane._connections == [kept] and await lane.execute_command("ECHO", "three") == b"three"
+
+            await admin.execute_command("CLIENT", "KILL", "ID", await lane.execute_command("CLIENT", "ID"))
+            assert await lane.execute_command("ECHO", "after the kill") == b"after the kill"
+
+            slow = asyncio.create_task(lane.execute_command("BLPOP", "typhoon:test:lane-nothing", "0.5"))
+            await asyncio.sleep(0.1)
+            slow.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await slow
+            await admin.rpush("typhoon:test:lane-nothing", "late")  # the cancelled BLPOP's reply, if it were read
+            answers = [await lane.execute_command("ECHO", f"after cancel {i}") for i in range(3)]
+            assert answers == [b"after cancel 0", b"after cancel 1", b"after cancel 2"]
+            await admin.delete("typhoon:test:lane-nothing")
+        finally:
+            await admin.aclose()
+            await store.close()
+
+    asyncio.run(scenario())
