@@ -87,16 +87,18 @@ class ActionTable(Generic[T]):
     The engine hands out the same action objects state after state (a unit's moves are made once
     per phase and shared by every copy of the game), so an action is looked up by its ``id()``
     (a C call) rather than hashed (a Python ``__hash__`` per action: ~0.15 µs, 900 of them in a
-    movement phase). The table holds every action it encoded, so no other object can take its id
-    while its entry is there; past ``size`` entries the table starts again empty.
+    movement phase). The table holds every action object it answered for, so no other object can
+    take its id while its entry is there; past ``size`` objects, or ``size`` distinct values, it
+    forgets them all and starts again.
 
     >>> table = ActionTable(lambda action: action.to_json()["type"])
     >>> move = engine.Move("XLVII", "0704")
     >>> table.of([move, engine.EndPhase(), move])
     ['move', 'end_phase', 'move']
 
-    An action the engine makes afresh for each state (``EndPhase()``, a combat phase's actions) is
-    found by its value instead, encoded once all the same.
+    An action object not seen yet is first looked up by its value (the same move of another match, or
+    of an earlier phase; ``EndPhase()``, which the engine makes afresh for each state): each distinct
+    action is encoded once.
     """
 
     def __init__(self, encode: Callable[[engine.Action], T], size: int = 200_000) -> None:
@@ -104,24 +106,25 @@ class ActionTable(Generic[T]):
         self.size = size
         self._codes: dict[int, T] = {}
         self._actions: list[engine.Action] = []  # keeps each action in _codes (and so its id) alive
-        self._by_value: dict[engine.Action, T] = {}  # actions the engine makes afresh each time (EndPhase...)
+        self._by_value: dict[engine.Action, T] = {}
 
     def of(self, actions: Iterable[engine.Action]) -> list[T]:
         actions = list(actions)
         codes = list(map(self._codes.get, map(id, actions)))
         if None in codes:
-            if len(self._codes) + len(actions) > self.size or len(self._by_value) > self.size:
+            if len(self._codes) > self.size:
                 self._codes.clear()
                 self._actions.clear()
+            if len(self._by_value) > self.size:
                 self._by_value.clear()
             for i, code in enumerate(codes):
                 if code is None:
                     action = actions[i]
                     code = self._by_value.get(action)
-                    if code is None:  # new: kept by identity too, for the next states that share it
-                        code = self._by_value[action] = self._codes[id(action)] = self.encode(action)
-                        self._actions.append(action)
-                    codes[i] = code
+                    if code is None:
+                        code = self._by_value[action] = self.encode(action)
+                    self._codes[id(action)] = codes[i] = code  # for the next states that share the object
+                    self._actions.append(action)
         return codes
 
 
