@@ -56,8 +56,9 @@ def pack_with_hiredis(pool: ConnectionPool) -> ConnectionPool:
 class Lane:
     """``execute_command`` of a ``redis.asyncio`` client, cheaper (see the module's docstring).
 
-    It keeps up to ``idle`` connections taken from the client's pool (they count as in use there;
-    the pool's limit still bounds them) and sends each command on one of them. An error reply
+    It keeps up to ``idle`` connections taken from the client's pool, and no more than an eighth of
+    the pool's limit (they count as in use there: see :attr:`kept`), and sends each command on one
+    of them. An error reply
     leaves the connection usable; a broken connection or a timeout (redis-py disconnects it then)
     is given back to the pool and the command sent again through the client's ``execute_command``,
     which retries with its backoff: what its own retry of a lost answer would send. A command
@@ -67,10 +68,15 @@ class Lane:
 
     def __init__(self, client: Any, idle: int = 16) -> None:
         self.client = client
-        self.idle = idle
         pool = getattr(client, "connection_pool", None)
         self._pool: ConnectionPool | None = None if getattr(client, "single_connection_client", True) else pool
+        self.idle = max(1, min(idle, getattr(pool, "max_connections", idle) // 8))
         self._connections: list[AbstractConnection] = []
+
+    @property
+    def kept(self) -> int:
+        """Connections kept idle here (the pool counts them as in use)."""
+        return len(self._connections)
 
     async def script_load(self, source: str) -> Any:
         return await self.client.script_load(source)

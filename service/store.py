@@ -453,7 +453,8 @@ class Store:
         return aioredis.Redis.from_url(self.url, single_connection_client=True, **options)
 
     def connections_in_use(self) -> tuple[int, int]:
-        """(connections in use, the most there may be) of this process's pool (0, max on Cluster)."""
+        """(connections in use, the most there may be) of this process's pool (0, max on Cluster); in
+        use includes the few the scripts' Lane keeps between commands."""
         pool = getattr(self.redis, "connection_pool", None)
         in_use = len(getattr(pool, "_in_use_connections", ())) if pool is not None else 0
         return in_use, self.max_connections

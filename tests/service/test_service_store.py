@@ -130,6 +130,14 @@ def test_the_scripts_lane_survives_broken_connections_error_replies_and_cancelle
             answers = [await lane.execute_command("ECHO", f"after cancel {i}") for i in range(3)]
             assert answers == [b"after cancel 0", b"after cancel 1", b"after cancel 2"]
             await admin.delete("typhoon:test:lane-nothing")
+
+            small = Store.from_url(redis_url, max_connections=8)  # an eighth of the pool at most
+            try:
+                narrow = Lane(small.redis)
+                await asyncio.gather(*(narrow.execute_command("ECHO", str(i)) for i in range(6)))
+                assert narrow.kept == 1
+            finally:
+                await small.close()
         finally:
             await admin.aclose()
             await store.close()
