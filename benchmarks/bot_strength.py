@@ -95,13 +95,18 @@ HEADERS = ["player", "opponent", "player's side", "wins", "%", "Wilson 95%", "dr
 
 
 def play_pairing(a: Player, b: Player, games: int, target: str, parallel: int, seed: str, verify: bool,
-                 timeout: float, records: list) -> list[SideScore]:
-    """A against B, ``games`` matches on each side; A's score per side."""
-    series = run_series(a.name, b.name, games=games, target=target, parallel=parallel, seed=seed,
-                        german_params=a.param_dict(), soviet_params=b.param_dict(), swap=True, verify=verify,
-                        progress=sys.stderr.isatty(), timeout=timeout)
+                 timeout: float, records: list, sides: tuple[str, ...] = ("german", "soviet")) -> list[SideScore]:
+    """A against B, ``games`` matches on each of A's ``sides``; A's score per side."""
+    if sides == ("soviet",):
+        series = run_series(b.name, a.name, games=games, target=target, parallel=parallel, seed=seed,
+                            german_params=b.param_dict(), soviet_params=a.param_dict(), verify=verify,
+                            progress=sys.stderr.isatty(), timeout=timeout)
+    else:
+        series = run_series(a.name, b.name, games=games, target=target, parallel=parallel, seed=seed,
+                            german_params=a.param_dict(), soviet_params=b.param_dict(), swap=len(sides) == 2,
+                            verify=verify, progress=sys.stderr.isatty(), timeout=timeout)
     scores = []
-    for pairing, a_side in zip(series.pairings, ("german", "soviet")):
+    for pairing, a_side in zip(series.pairings, sides):
         b_side = "soviet" if a_side == "german" else "german"
         done = pairing.finished
         n = len(done)
@@ -124,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="play A against B, both sides (repeatable)")
     parser.add_argument("--ladder", nargs="+", metavar="PLAYER", default=[],
                         help="players from weakest to strongest: each plays the one below it")
+    parser.add_argument("--side", choices=("both", "german", "soviet"), default="both",
+                        help="the side(s) the first player of each pairing plays (default both)")
     parser.add_argument("--games", type=int, default=40, help="matches per side of each pairing (default 40)")
     parser.add_argument("--parallel", type=int, default=2, help="matches at a time (default 2)")
     parser.add_argument("--server", default=None, help="a running service (default: an embedded one)")
@@ -152,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         for a, b in pairs:
             t0 = time.monotonic()
             scores = play_pairing(a, b, args.games, target, args.parallel, args.seed, args.verify, args.timeout,
-                                  records)
+                                  records, ("german", "soviet") if args.side == "both" else (args.side,))
             rows.extend(s.row() for s in scores)
             print(f"{a} vs {b}: {time.monotonic() - t0:.0f} s", file=sys.stderr, flush=True)
     finally:

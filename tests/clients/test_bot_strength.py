@@ -57,3 +57,10 @@ def test_a_pairing_is_played_on_both_sides_and_tabled(strength, typhoon_target, 
 
     records = json.loads(out.read_text())
     assert len(records) == 2 and {r["player_side"] for r in records} == {"german", "soviet"}
+
+
+def test_one_side_only(strength, typhoon_target, capsys):
+    code = strength.main(["--server", typhoon_target, "--games", "1", "--side", "soviet", "--pair", "heuristic/random"])
+    assert code == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| heuristic")]
+    assert [line.split("|")[3].strip() for line in lines] == ["soviet"]
