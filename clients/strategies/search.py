@@ -39,6 +39,7 @@ import engine
 from engine import Action, CloseDeclarations, DeclareAttack
 
 from .analysis import other
+from .evaluation import predict
 from .heuristic import HeuristicStrategy
 from .tactics import Weights, plan_battles
 
@@ -94,6 +95,11 @@ VARIANTS: dict[tuple[str, str], list[dict[str, float]]] = {
     ],
 }
 
+#: ``evaluation`` → the sides whose play-outs are scored by the learned evaluation (:mod:`.evaluation`)
+#: rather than by the victory points where they stop: by default the Soviet's, whose plans' victory
+#: points a turn ahead say little about the end (see docs/BOTS.md)
+EVALUATIONS: dict[str, tuple[str, ...]] = {"auto": ("soviet",), "points": (), "learned": ("german", "soviet")}
+
 #: level → the search's work per decision: play-outs (over all candidates) and candidate plans
 LEVELS: dict[int, dict[str, int]] = {
     1: {"playouts": 4, "max_candidates": 2},
@@ -114,9 +120,10 @@ def phase_position(state: engine.Game) -> tuple[int, int]:
     return (state.turn, _ORDER.get(name, 0 if state.phase.side == "german" else 5))
 
 
-def evaluate(state: engine.Game, side: str) -> float:
+def evaluate(state: engine.Game, side: str, learned: bool = False) -> float:
     """Score of a position for ``side``: victory point lead, a little for strength on the map, and a
-    bonus for the win when the game is over."""
+    bonus for the win when the game is over; with ``learned``, before the end, the final score the
+    learned evaluation expects (:mod:`.evaluation`) where it has a model for the phase."""
     points = state.victory_points()
     enemy = other(side)
     score = float(points[side] - points[enemy])
@@ -127,6 +134,10 @@ def evaluate(state: engine.Game, side: str) -> float:
         elif result.winner == enemy:
             score -= 10.0
         return score
+    if learned:
+        expected = predict(state)
+        if expected is not None:
+            return expected if side == "soviet" else -expected
     material = {"german": 0.0, "soviet": 0.0}
     for unit in state.hex_of:
         material[state.counters[unit].side] += state.strength(unit)
@@ -143,7 +154,7 @@ class SearchStrategy(HeuristicStrategy):
     def __init__(self, seed: Any = None, **params: Any) -> None:
         self.refuse_unknown(params, {f.name for f in fields(Weights)}
                             | {"level", "playouts", "budget", "horizon", "max_candidates", "min_rounds", "confidence",
-                               "margin"})
+                               "margin", "evaluation"})
         level = int(params.pop("level", 3))
         if level not in LEVELS:
             raise ValueError(f"level must be one of {', '.join(map(str, LEVELS))}, not {level}")
@@ -157,6 +168,9 @@ class SearchStrategy(HeuristicStrategy):
         self.min_rounds = int(params.pop("min_rounds", 1))
         self.confidence = float(params.pop("confidence", 1.5))
         self.margin = float(params.pop("margin", 4.0))
+        self.evaluation = str(params.pop("evaluation", "auto"))
+        if self.evaluation not in EVALUATIONS:
+            raise ValueError(f"evaluation must be one of {', '.join(EVALUATIONS)}, not {self.evaluation}")
         super().__init__(seed, **params)
         self.searches = 0
         self.rollouts = 0
@@ -244,7 +258,7 @@ class SearchStrategy(HeuristicStrategy):
             sim.apply(policies[player].choose(sim, sim.legal_actions()))
             steps += 1
         self.rollouts += 1
-        return evaluate(sim, side)
+        return evaluate(sim, side, learned=side in EVALUATIONS[self.evaluation])
 
     def pick(self, state: engine.Game, plans: list[list[Action]], side: str) -> list[Action]:
         """The plan to play: the heuristic's own (candidate 0) unless another one beats it clearly.
