@@ -6,7 +6,11 @@ variants would do (more or less aggressive or cautious, holding further forward 
 restoring rather than bringing back units, ...; for combat also the plan with its weakest battles left
 out) — and plays each of them out on copies of the game (:meth:`engine.Game.clone`): the plan, then both
 sides played by the heuristic until the same point of the next turn (``horizon`` turns later) or the end
-of the game, scored by victory points plus a little for strength on the map and a bonus for the win.
+of the game. A play-out that ends the game scores the victory point lead and a bonus for the win; one
+that stops before is scored, for the Soviet side, by the final score the learned evaluation expects
+from the position (:mod:`.evaluation`: victory points, strength and units on the map, the Germans'
+distance to Moscow), and for the German side by victory points plus a little for strength on the map
+(``evaluation``: ``auto``, the default, ``points`` or ``learned`` for both sides).
 
 Every candidate is tried with the same dice (common random numbers: the copies get fresh dice seeds of
 the searcher's own — never the match's seed, which would show the real future rolls), rounds of play-outs
@@ -26,7 +30,7 @@ the machine is busy.
 Parameters: ``level`` (1-3, default 3), ``playouts``, ``budget``, ``horizon`` (turns to look ahead,
 default 1), ``max_candidates``, ``min_rounds`` (default 1), ``confidence`` (how many standard errors a plan
 must beat the heuristic's own plan by, default 1.5), ``margin`` (the lead in points needed after a single
-round, default 4), plus the heuristic's weights.
+round, default 4), ``evaluation`` (see above), plus the heuristic's weights.
 """
 
 from __future__ import annotations

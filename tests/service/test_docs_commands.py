@@ -264,6 +264,8 @@ RULES: list[tuple[str, Callable[[Command, Context], str], str]] = [
     (r"^\.venv/bin/python -m loadtests\.ladder_run\b", run_to_end, ""),
     (r"^nice -n [0-9]+ \.venv/bin/python benchmarks/bot_strength\.py\b",
      covered_by("tests/clients/test_bot_strength.py"), ""),
+    (r"^nice -n [0-9]+ \.venv/bin/python -m clients\.strategies\.fit_evaluation\b",
+     covered_by("tests/clients/test_evaluation.py"), ""),
     (r"^grpcurl\b", not_run("grpcurl is a tool of the reader's (the REST twins of these calls are run)"), ""),
     (r"^typhoon play\b", run_for_a_while(20, "open http://"), ""),
     (r"^typhoon bot .*--token", run_for_a_while(5, ""), "seated"),
