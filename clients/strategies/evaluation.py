@@ -9,7 +9,7 @@ heuristic self-play (:mod:`clients.strategies.fit_evaluation` makes ``data/evalu
 
 >>> import engine
 >>> game = engine.new_game("standard", None, seed="doc")
->>> game.apply(game.legal_actions()[0])  # the German set-up
+>>> _ = game.apply(game.legal_actions()[0])  # the German set-up
 >>> round(predict(game), 1) == round(predict(game.clone()), 1)
 True
 """
