@@ -21,7 +21,7 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 from redis.exceptions import RedisError
 
-from service import metrics
+from service import log_context, metrics
 from service.core import CallContext, MatchService
 from service.limits import client_address
 from service.errors import DOMAIN, ServiceError, internal_error, unavailable
@@ -77,8 +77,8 @@ def _unary(name: str, core: MatchService):
     async def handler(request, context: grpc.aio.ServicerContext):
         ctx, request_id = _call_context(context, request)
         started = time.perf_counter()
-        with structlog.contextvars.bound_contextvars(rpc=name, request_id=request_id, transport="grpc",
-                                                     match_id=getattr(request, "match_id", None) or None):
+        with log_context.bound(rpc=name, request_id=request_id, transport="grpc",
+                               match_id=getattr(request, "match_id", None) or None):
             try:
                 if isinstance(request, MalformedRequest):
                     raise request.error()

@@ -31,7 +31,7 @@ from starlette.routing import Match as RouteMatch
 
 from service import convert, json_input, web
 from service.cache import ActionTable, Known
-from service import metrics
+from service import log_context, metrics
 from service.convert import whole_numbers
 from service.core import CallContext, MatchService
 from service.errors import ServiceError
@@ -210,8 +210,8 @@ def _endpoint(route: Route, core: Any):
     async def endpoint(request: Request) -> Response:
         started = time.perf_counter()
         request_id = request.headers.get("x-request-id") or uuid.uuid4().hex
-        with structlog.contextvars.bound_contextvars(rpc=route.rpc, transport="http", request_id=request_id,
-                                                     match_id=request.path_params.get("match_id")):
+        with log_context.bound(rpc=route.rpc, transport="http", request_id=request_id,
+                               match_id=request.path_params.get("match_id")):
             try:
                 ctx = CallContext(token=bearer_token(request.headers.get("authorization")))
                 if route.authenticated:  # who is asking, before anything they sent is read

@@ -28,7 +28,7 @@ import orjson
 import structlog
 import uvicorn
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from service import grpc_api, http_api, metrics, reflection
+from service import grpc_api, http_api, log_context, metrics, reflection
 from service.clock import Sweeper
 from service.compaction import CompactionSweep
 from service.ladder import Ladder, LadderConfig
@@ -101,7 +101,7 @@ def configure_logging(level: str = "info", stream=None, cache: bool = False) -> 
         return event_dict
 
     structlog.configure(
-        processors=[level_filter, structlog.contextvars.merge_contextvars, structlog.processors.add_log_level,
+        processors=[level_filter, log_context.merge, structlog.processors.add_log_level,
                     structlog.processors.TimeStamper(fmt="iso", utc=True), structlog.processors.dict_tracebacks,
                     structlog.processors.JSONRenderer(serializer=_json_line)],
         wrapper_class=structlog.make_filtering_bound_logger(min(number, logging.INFO)),
