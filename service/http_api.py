@@ -29,10 +29,9 @@ from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import Match as RouteMatch
 
-from service import convert, json_input, web
+from service import convert, json_form, json_input, web
 from service.cache import ActionTable, Known
 from service import log_context, metrics
-from service.convert import whole_numbers
 from service.core import CallContext, MatchService
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi, match_service_pb2 as api
@@ -114,8 +113,7 @@ ANSWER_BODIES = {"ListLegalActions": ("legal_answer", legal_actions_json)}
 
 def to_json(message: Message) -> dict[str, Any]:
     """A message in the API's JSON form: proto field names, every field present, whole numbers as ints."""
-    return whole_numbers(json_format.MessageToDict(message, preserving_proto_field_name=True,
-                                                   always_print_fields_with_no_presence=True))
+    return json_form.message_to_dict(message, whole=True)
 
 
 def error_response(error: ServiceError) -> JSONResponse:

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import random
 from typing import ClassVar
 
+import orjson
 import pytest
+from google.protobuf import json_format
 from hypothesis import given, settings, strategies as st
 
 import engine
 from engine.values import Value, register
-from service import convert
-from service.gen.typhoon.v1 import actions_pb2, events_pb2
+from service import convert, json_form
+from service.core import MatchService, match_event
+from service.gen.typhoon.v1 import actions_pb2, events_pb2, match_service_pb2 as api
+from service.store import StoredEvent
 
 
 def test_every_engine_action_type_has_its_proto_message():
@@ -100,3 +106,57 @@ def test_an_engine_field_the_proto_lacks_is_an_error_not_a_silent_drop():
 def test_struct_numbers_come_back_whole():
     struct = convert.dict_to_struct({"soviet_replacements": 4, "victory": "moscow", "harsher_winter": True})
     assert convert.struct_to_dict(struct) == {"soviet_replacements": 4, "victory": "moscow", "harsher_winter": True}
+
+
+def _same_json(message) -> bool:
+    """service.json_form's dict of the message is the library's, keys in the same order, and so is
+    the API's JSON form (whole numbers)."""
+    library = json_format.MessageToDict(message, preserving_proto_field_name=True,
+                                        always_print_fields_with_no_presence=True)
+    return (orjson.dumps(json_form.message_to_dict(message)) == orjson.dumps(library)
+            and orjson.dumps(json_form.message_to_dict(message, whole=True)) == orjson.dumps(convert.whole_numbers(library)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ACTIONS, _EVENTS)
+def test_the_json_form_is_the_librarys_byte_for_byte(action, event):
+    for message in (convert.action_to_proto(action), convert.event_to_proto(event)):
+        assert _same_json(message)
+
+
+def test_the_json_form_of_whole_answers_is_the_librarys_byte_for_byte():
+    """Every SubmitAction answer of random games played to the end (events, the match with its seats,
+    options and result), and the game state and legal actions on the way."""
+    rng = random.Random(11)
+    for seed in ("json-1", "json-2"):
+        game = engine.new_game("standard", seed=seed)
+        meta = {"id": "m" * 16, "scenario": "standard", "options": '{"weather": true, "turns": 7}',
+                "sides": "german,soviet", "seed": seed, "seed_commitment": "c" * 64, "created_at": "1763870000000",
+                "status": "active", "result": "", "ruleset": "2", "seat:german:token": "t",
+                "seat:german:player": "Ann", "seat:german:claimed_at": "1763870000123"}
+        for step in range(2000):
+            if game.is_terminal():
+                break
+            actions = game.legal_actions()
+            legal = api.ListLegalActionsResponse(version=step, side_to_act=game.current_player() or "",
+                                                 actions=[convert.action_to_proto(a) for a in actions[:20]])
+            assert _same_json(legal)
+            action = rng.choice(actions)
+            side = game.current_player()
+            stored = [StoredEvent(3 * step + 1, step + 1, 1763870000000 + step, "service", {
+                "type": "action_submitted", "side": side, "action": action.to_json(), "state_hash": "ab" * 16})]
+            stored += [StoredEvent(3 * step + 2 + i, step + 1, 1763870000000 + step, "game", e.to_json())
+                       for i, e in enumerate(game.apply(action))]
+            result = game.result()
+            if result:
+                meta.update(status="finished", result=json.dumps(result.to_json()))
+            meta.update(version=str(step + 1), last_sequence=str(stored[-1].seq), turn=str(game.turn),
+                        phase=game.phase.name, side_to_act=game.current_player() or "",
+                        updated_at=str(1763870000000 + step))
+            answer = api.SubmitActionResponse(version=step + 1, events=[match_event(e) for e in stored],
+                                              match=MatchService._match(meta))
+            assert _same_json(answer)
+            if step % 25 == 0:
+                state = api.GetMatchResponse(match=MatchService._match(meta), state=MatchService._state(game, meta))
+                assert _same_json(state)
+        assert game.is_terminal()
