@@ -3,8 +3,8 @@ asyncio context.
 
 structlog keeps each bound key in a ``ContextVar`` of its own; its ``merge_contextvars`` processor and
 ``bound_contextvars`` walk every variable of the current context (asyncio's, gRPC's, ours) to find
-them: ~17 µs a log line in ``typhoon serve``, where a call logs one or two lines. These do the same
-through the variables structlog made, by name.
+them: ~17 µs a log line in a context of 30 variables, against ~2 µs here (a call logs one or two
+lines). These do the same through the variables structlog made, by name.
 
     >>> import structlog
     >>> with bound(rpc="GetMatch", match_id=None):
