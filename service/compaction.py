@@ -17,7 +17,7 @@ import contextlib
 import structlog
 from redis.exceptions import LockError
 
-from service.store import ENDED, Store, key
+from service.store import Store, key
 from service.tasks import stop_task
 
 log = structlog.get_logger("typhoon.compaction")
@@ -35,12 +35,11 @@ class CompactionSweep:
     """
 
     def __init__(self, store: Store, interval: float = 3600.0, first_after: float = 30.0,
-                 lock_ms: int = 600_000, batch: int = 200) -> None:
+                 lock_ms: int = 600_000) -> None:
         self.store = store
         self.interval = interval
         self.first_after = first_after
         self.lock_ms = lock_ms
-        self.batch = batch
         self.compacted = 0
         self._task: asyncio.Task | None = None
         self._stopping = False
@@ -62,32 +61,15 @@ class CompactionSweep:
         if not await lock.acquire():
             return 0
         try:
-            done, ids = 0, []
+            done = 0
             async for name in self.store.redis.scan_iter(match=EVENTS_PATTERN, count=1000):
-                ids.append(_match_id(name))
-                if len(ids) >= self.batch:
-                    done += await self._compact_ended(ids)
-                    ids = []
-            done += await self._compact_ended(ids)
+                done += await self.store.compact(_match_id(name))  # False for a live match
         finally:
             with contextlib.suppress(LockError):  # held too long: another process may have it now
                 await lock.release()
         if done:
             log.info("compaction_sweep", compacted=done)
         self.compacted += done
-        return done
-
-    async def _compact_ended(self, match_ids: list[str]) -> int:
-        if not match_ids:
-            return 0
-        async with self.store.redis.pipeline(transaction=False) as pipe:
-            for match_id in match_ids:
-                pipe.hget(key(match_id, "meta"), "status")
-            statuses = await pipe.execute()
-        done = 0
-        for match_id, status in zip(match_ids, statuses):
-            if _text(status) in ENDED and await self.store.compact(match_id):
-                done += 1
         return done
 
     async def _run(self) -> None:
@@ -105,9 +87,5 @@ class CompactionSweep:
 
 def _match_id(events_key: bytes | str) -> str:
     """``typhoon:{m:<id>}:events`` -> ``<id>``."""
-    text = _text(events_key)
+    text = events_key.decode() if isinstance(events_key, bytes) else events_key
     return text[text.index("{m:") + 3:text.index("}")]
-
-
-def _text(value: bytes | str | None) -> str:
-    return value.decode() if isinstance(value, bytes) else value or ""
