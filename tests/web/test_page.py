@@ -245,16 +245,22 @@ def last_action(client, match_id: str):
 def test_combat_decisions_through_the_page(browser, service, client, screenshots):
     """Random play through the API until a battle waits for a retreat, a loss or an advance; each such
     decision (one of each kind met) is then taken by clicking in the page, for the side that must take it,
-    and the log records exactly the action the page offered."""
-    match_id, tokens = new_match(client, "decisions", 0)
+    and the log records exactly the action the page offered. The server draws each match's dice, so a
+    game may end before three kinds were met: then a new match goes on (within 20,000 actions in all)."""
     chooser = random.Random("decisions")
     taken: dict[str, str] = {}
-    opened = None
-    for _ in range(4000):
+    opened = match_id = None
+    for _ in range(20_000):
+        if {"retreat", "advance"} <= set(taken) and len(taken) >= 3:
+            break
+        if match_id is None:
+            match_id, tokens = new_match(client, "decisions", 0)
+            opened = None
         legal = client.legal_actions(match_id)
         side = legal.side_to_act
-        if not side or {"retreat", "advance"} <= set(taken) and len(taken) >= 3:
-            break
+        if not side:
+            match_id = None
+            continue
         stage = legal.pending_decision.stage
         if stage not in ("retreat", "advance", "attacker_loss", "exchange_losses") or stage in taken:
             client.submit(match_id, tokens[side], chooser.choice(legal.actions), expected_version=legal.version)
