@@ -88,11 +88,12 @@ def main(argv: list[str] | None = None) -> int:
                 for number in range(1, int(count or 1) + 1):
                     name = f"{strategy}-{number}-{suffix}" if args.server else f"{strategy}-{number}"
                     _, key = ladder.register(name, f"loadtests/ladder_run.py {strategy}", "ladder_run")
-                    if strategy == "flaky":
-                        factory = (lambda match, name=name: Flaky(f"{name}-{match.match_id}", args.flaky_rate, hang))
-                    else:
-                        factory = (lambda match, name=name, strategy=strategy:
-                                   make_strategy(strategy, f"{name}-{match.match_id}"))
+
+                    def factory(match, name=name, strategy=strategy):
+                        if strategy == "flaky":
+                            return Flaky(f"{name}-{match.match_id}", args.flaky_rate, hang)
+                        return make_strategy(strategy, f"{name}-{match.match_id}")
+
                     bots[name] = LadderBot(strategy, target, key, concurrency=args.concurrency, factory=factory)
             threads = [threading.Thread(target=bot.run, daemon=True, name=name) for name, bot in bots.items()]
             for thread in threads:

@@ -60,9 +60,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from clients.client import TyphoonClient, TyphoonError
-from loadtests import metrics as m
-from service.gen.typhoon.v1 import match_pb2, match_service_pb2 as api
+from clients.client import TyphoonClient, TyphoonError  # noqa: E402
+from loadtests import metrics as m  # noqa: E402
+from service.gen.typhoon.v1 import match_pb2, match_service_pb2 as api  # noqa: E402
 
 METRICS = m.Metrics()  # this process's figures
 TOTALS = m.Metrics()  # the master's (or the only process's) sum

@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from clients.client import TyphoonClient
-from loadtests.run import Service
+from clients.client import TyphoonClient  # noqa: E402
+from loadtests.run import Service  # noqa: E402
 
 
 def play(client: TyphoonClient) -> str:

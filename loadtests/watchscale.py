@@ -297,6 +297,11 @@ def _service_streams(http: httpx.Client) -> int | None:
     return int(float(found.group(1))) if found else None
 
 
+def _busy(times) -> float:
+    """CPU seconds the machine was busy, from psutil.cpu_times()."""
+    return times.user + times.nice + times.system + times.irq + times.softirq + times.steal
+
+
 def _cpu_seconds(process: psutil.Process) -> float:
     times = process.cpu_times()
     return times.user + times.system
@@ -422,8 +427,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         cpu_percent = {name: round((sum(_cpu_seconds(p) for p in (ps if isinstance(ps, list) else [ps]))
                                     - cpu_at[name]) * 100 / held, 1) for name, ps in processes.items()}
         machine_after = psutil.cpu_times()
-        busy = lambda t: t.user + t.nice + t.system + t.irq + t.softirq + t.steal
-        cpu_percent["machine"] = round((busy(machine_after) - busy(machine_before)) * 100 / held, 1)
+        cpu_percent["machine"] = round((_busy(machine_after) - _busy(machine_before)) * 100 / held, 1)
         cpu_percent["other processes"] = round(cpu_percent["machine"] - sum(
             v for k, v in cpu_percent.items() if k != "machine"), 1)
         result["service_streams_at_end"] = _service_streams(http)

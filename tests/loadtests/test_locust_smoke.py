@@ -20,8 +20,8 @@ import psutil
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from loadtests import metrics
-from loadtests.run import read_stats, seconds_of
+from loadtests import metrics  # noqa: E402
+from loadtests.run import read_stats, seconds_of  # noqa: E402
 
 
 def test_locust_smoke(tmp_path):
