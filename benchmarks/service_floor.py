@@ -2,7 +2,10 @@
 
 The floor is a server doing nothing: a grpc.aio server answering ListLegalActions and SubmitAction
 with empty messages, and a bare ASGI app under uvicorn answering the same two REST routes with ``{}``
-(both in one process on one event loop, as ``typhoon serve`` runs gRPC and REST). The same client
+(both in one process on one event loop, as ``typhoon serve`` runs gRPC and REST). A second floor,
+"floor + Redis GET", is the same server reading one key of its own embedded Redis before each answer
+(through the service's Redis path, service.lean_redis.Lane): what a call costs with the one Redis round
+trip each of the service's calls makes, and nothing else. The targets are against the first floor. The same client
 loop runs against each: over 50 matches at once, ListLegalActions, then SubmitAction of a random
 legal action with ``expected_version`` and a fresh ``request_id`` (the floor offers no actions: the
 client sends a fixed one). The service runs as a new user starts it, ``typhoon serve`` with its
@@ -50,7 +53,10 @@ from tabulate import tabulate  # noqa: E402
 
 from service.gen.typhoon.v1 import actions_pb2, match_service_pb2 as api  # noqa: E402
 from service.gen.typhoon.v1 import match_service_pb2_grpc  # noqa: E402
+from service.embedded_redis import EmbeddedRedis  # noqa: E402
+from service.lean_redis import Lane  # noqa: E402
 from service.processes import DIE_WITH_PARENT_VARIABLE, die_with_parent_if_asked, stop_process  # noqa: E402
+from service.store import Store  # noqa: E402
 
 SERVICE_NAME = "typhoon.v1.MatchService"
 #: The floor offers no legal action: the client submits this one instead.
@@ -60,19 +66,26 @@ FIXED_ACTION_JSON = {"move": {"unit": "XLVII", "to": "0704"}}
 TIME_CONTROL: str | None = None
 #: With --native, py-spy also samples C frames.
 NATIVE = False
+#: The second floor: the no-op server making one Redis call per call (what the service cannot do without).
+FLOOR_REDIS = "floor + Redis GET"
 #: The issue's targets: service / floor.
 TARGETS = {"grpc": {"cpu": 2.5, "throughput": 0.5, "p99": 2.0}, "rest": {"cpu": 3.0}}
 
 
 # --- the floor server (a child process) -------------------------------------------------------------
 
-async def _serve_floor() -> None:
+async def _serve_floor(redis_url: str = "") -> None:
+    """The floor server; given ``redis_url``, each call first reads one key there, as the service's
+    scripts are sent (service.lean_redis.Lane): the transport and one Redis round trip."""
     import uvicorn
 
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    lane = Lane(Store.from_url(redis_url).redis) if redis_url else None
 
     def empty(response_type):
         async def handler(request, context):
+            if lane:
+                await lane.execute_command("GET", "floor")
             return response_type()
         return handler
 
@@ -95,6 +108,8 @@ async def _serve_floor() -> None:
         while more:
             message = await receive()
             more = message.get("more_body", False)
+        if lane:
+            await lane.execute_command("GET", "floor")
         await send({"type": "http.response.start", "status": 200,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", b"2")]})
         await send({"type": "http.response.body", "body": b"{}"})
@@ -334,7 +349,7 @@ async def run_phase(server: ServerProcess, target: str, transport: str, matches:
     result = Result(target, transport)
     window = Window(result, server)
     stop = asyncio.Event()
-    floor = target == "floor"
+    floor = target != "typhoon serve"  # the floors offer no matches
     rng = random.Random(seed)
     # one gRPC connection per channel: the kernel spreads connections (not calls) over --workers
     opened = [grpc.aio.insecure_channel(f"127.0.0.1:{server.grpc_port}",
@@ -418,6 +433,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--native", action="store_true",
                         help="with --profile: sample native (C) frames too (py-spy --native; slows the server)")
     parser.add_argument("--serve-floor", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--floor-redis-dir", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     global TIME_CONTROL, NATIVE
     TIME_CONTROL, NATIVE = args.time_control, args.native
@@ -425,7 +441,11 @@ def main(argv: list[str] | None = None) -> int:
         from service.server import run_event_loop  # the event loop typhoon serve runs on
 
         die_with_parent_if_asked()
-        run_event_loop(_serve_floor())
+        if not args.floor_redis_dir:
+            run_event_loop(_serve_floor())
+            return 0
+        with EmbeddedRedis(args.floor_redis_dir) as redis_url:  # beside the floor, as typhoon serve's
+            run_event_loop(_serve_floor(redis_url))
         return 0
 
     cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
@@ -435,8 +455,10 @@ def main(argv: list[str] | None = None) -> int:
         os.sched_setaffinity(0, {cores[1]})  # before any thread exists: gRPC's threads inherit it
     transports = ["grpc", "rest"] if args.transport == "both" else [args.transport]
     workdir = Path(tempfile.mkdtemp(prefix="typhoon-bench-"))
+    floor = [sys.executable, str(Path(__file__).resolve()), "--serve-floor"]
     commands = {
-        "floor": [sys.executable, str(Path(__file__).resolve()), "--serve-floor"],
+        "floor": floor,
+        FLOOR_REDIS: [*floor, "--floor-redis-dir", str(workdir / "floor-redis")],
         "typhoon serve": [sys.executable, "-m", "clients.cli", "serve", "--grpc-port", "0", "--http-port", "0",
                           "--data-dir", str(workdir / "data"), *shlex.split(args.serve_args)],
     }
@@ -447,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
             server = ServerProcess(command, workdir / f"{target.replace(' ', '-')}.log", server_cores).wait_serving()
             try:
                 for transport in transports:
-                    profile = Path(args.profile) if args.profile and target != "floor" else None
+                    profile = Path(args.profile) if args.profile and target == "typhoon serve" else None
                     results[target, transport] = asyncio.run(run_phase(
                         server, target, transport, args.matches, args.warmup, args.seconds, args.seed, profile,
                         args.channels))
@@ -466,17 +488,20 @@ def main(argv: list[str] | None = None) -> int:
           + (f"; matches with clocks {args.time_control}" if args.time_control else ""))
     rows, summary = [], {}
     for transport in transports:
-        floor, service = results["floor", transport], results["typhoon serve", transport]
-        ratio = ratios(floor, service)
-        summary[transport] = {"floor": floor.row(), "service": service.row(), "ratios": ratio,
+        floor, with_redis = results["floor", transport], results[FLOOR_REDIS, transport]
+        service = results["typhoon serve", transport]
+        ratio, redis_ratio = ratios(floor, service), ratios(with_redis, service)
+        summary[transport] = {"floor": floor.row(), "floor_redis": with_redis.row(), "service": service.row(),
+                              "ratios": ratio, "ratios_to_floor_redis": redis_ratio,
                               "verdict": verdict(transport, ratio)}
-        for result in (floor, service):
+        for result in (floor, with_redis, service):
             row = result.row()
             rows.append([transport, result.target, row["calls_per_s"], row["p50_ms"], row["p99_ms"],
                          row["server_cpu_ms_per_call"], row["redis_cpu_ms_per_call"], row["errors"],
                          row["other_processes_cores"]])
-        rows.append([transport, "service / floor", f"{ratio['throughput']}×", f"{ratio['p50']}×",
-                     f"{ratio['p99']}×", f"{ratio['cpu']}×", "", "", ""])
+        for name, r in (("service / floor", ratio), ("service / floor + Redis", redis_ratio)):
+            rows.append([transport, name, f"{r['throughput']}×", f"{r['p50']}×", f"{r['p99']}×", f"{r['cpu']}×",
+                         "", "", ""])
     print(tabulate(rows, headers=["", "server", "calls/s", "p50 ms", "p99 ms", "server CPU ms/call",
                                   "Redis CPU ms/call", "errors", "other procs (cores)"],
                    tablefmt="simple", disable_numparse=True))
