@@ -4,11 +4,11 @@ The floor is a server doing nothing: a grpc.aio server answering ListLegalAction
 with empty messages, and a bare ASGI app under uvicorn answering the same two REST routes with ``{}``
 (both in one process on one event loop, as ``typhoon serve`` runs gRPC and REST). A second floor,
 "floor + Redis GET", is the same server reading one key of its own embedded Redis before each answer
-(through the service's Redis path, service.lean_redis.Lane): what a call costs with the one Redis round
-trip each of the service's calls makes, and nothing else. The targets are against the first floor. The same client
-loop runs against each: over 50 matches at once, ListLegalActions, then SubmitAction of a random
-legal action with ``expected_version`` and a fresh ``request_id`` (the floor offers no actions: the
-client sends a fixed one). The service runs as a new user starts it, ``typhoon serve`` with its
+(through the service's Redis path, service.lean_redis.Lane): what a call costs with the one Redis
+round trip each of the service's calls makes, and nothing else. The targets are against the first
+floor. The same client loop runs against each: over 50 matches at once, ListLegalActions, then
+SubmitAction of a random legal action with ``expected_version`` and a fresh ``request_id`` (the floors
+offer no actions: the client sends a fixed one). The service runs as a new user starts it, ``typhoon serve`` with its
 embedded Redis and its default log level.
 
 Where the machine has two cores or more, the server (and its Redis) run on core 0 and the client
@@ -455,10 +455,10 @@ def main(argv: list[str] | None = None) -> int:
         os.sched_setaffinity(0, {cores[1]})  # before any thread exists: gRPC's threads inherit it
     transports = ["grpc", "rest"] if args.transport == "both" else [args.transport]
     workdir = Path(tempfile.mkdtemp(prefix="typhoon-bench-"))
-    floor = [sys.executable, str(Path(__file__).resolve()), "--serve-floor"]
+    floor_command = [sys.executable, str(Path(__file__).resolve()), "--serve-floor"]
     commands = {
-        "floor": floor,
-        FLOOR_REDIS: [*floor, "--floor-redis-dir", str(workdir / "floor-redis")],
+        "floor": floor_command,
+        FLOOR_REDIS: [*floor_command, "--floor-redis-dir", str(workdir / "floor-redis")],
         "typhoon serve": [sys.executable, "-m", "clients.cli", "serve", "--grpc-port", "0", "--http-port", "0",
                           "--data-dir", str(workdir / "data"), *shlex.split(args.serve_args)],
     }
