@@ -108,7 +108,7 @@ EVALUATIONS: dict[str, tuple[str, ...]] = {"auto": ("soviet",), "points": (), "l
 LEVELS: dict[int, dict[str, int]] = {
     1: {"playouts": 4, "max_candidates": 2},
     2: {"playouts": 10, "max_candidates": 4},
-    3: {"playouts": 20, "max_candidates": 6},
+    3: {"playouts": 20, "max_candidates": 4},
 }
 
 _ORDER = {"german_supply": 0, "german_replacement": 1, "german_panzer_movement": 2, "german_combat": 3,
