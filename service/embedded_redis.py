@@ -18,7 +18,7 @@ from pathlib import Path
 
 import redis
 
-from service.processes import die_with_parent, stop_process
+from service.processes import dying_with_parent, stop_process
 
 
 def redis_server_binary() -> str:
@@ -71,8 +71,9 @@ class EmbeddedRedis:
             args += ["--port", str(port), "--bind", "127.0.0.1"]
             self.url = f"redis://127.0.0.1:{port}/0"
         # in a session of its own: a Ctrl-C in the terminal reaches only the service, which stops Redis last
-        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL, preexec_fn=die_with_parent, start_new_session=True)
+        command, preexec = dying_with_parent(args)
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, preexec_fn=preexec, start_new_session=True)
         deadline = time.monotonic() + timeout
         client = redis.Redis.from_url(self.url)
         try:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,6 +25,22 @@ def die_with_parent() -> None:  # pragma: no cover - runs in the child
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
         except OSError:
             pass
+
+
+def dying_with_parent(args: list[str]) -> tuple[list[str], Callable[[], None] | None]:
+    """The command and ``preexec_fn`` that start ``args`` as a child which gets SIGTERM when the thread
+    that started it ends: through util-linux's ``setpriv --pdeathsig`` where it is installed, so that no
+    Python runs between fork and exec (a process whose gRPC runs may abort there: grpc/grpc#43055);
+    else :func:`die_with_parent` as ``preexec_fn``.
+
+    >>> command, preexec = dying_with_parent(["redis-server"])
+    >>> command[-1], preexec is None or preexec is die_with_parent
+    ('redis-server', True)
+    """
+    setpriv = shutil.which("setpriv") if sys.platform.startswith("linux") else None
+    if setpriv:
+        return [setpriv, "--pdeathsig", "TERM", *args], None
+    return args, die_with_parent
 
 
 #: Set in the environment of a child started by ServeProcess: it calls die_with_parent() itself.

@@ -15,7 +15,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from service.gen.typhoon.v1 import match_service_pb2 as api
-from service.processes import ROOT, die_with_parent, stop_process
+from service.processes import ROOT, dying_with_parent, stop_process
 from service_helpers import play_random
 
 UNITS_JS = """return [...document.querySelectorAll('svg.board g.unit')]
@@ -150,9 +150,10 @@ def test_a_replay_at_a_step_shows_the_counters_of_get_match_at_that_version(brow
 @pytest.fixture()
 def played(redis_url):
     """`typhoon play` against a random bot: the URL it prints, and the process."""
-    process = subprocess.Popen([sys.executable, "-m", "clients.cli", "play", "--no-browser", "--strategy", "random",
-                                "--seed", "page", "--redis-url", redis_url], cwd=ROOT, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, preexec_fn=die_with_parent)
+    command, preexec = dying_with_parent([sys.executable, "-m", "clients.cli", "play", "--no-browser", "--strategy",
+                                          "random", "--seed", "page", "--redis-url", redis_url])
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               preexec_fn=preexec)
     url = None
     for line in process.stdout:
         if line.startswith("open "):
