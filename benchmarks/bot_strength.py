@@ -67,7 +67,7 @@ def wilson(wins: int, games: int, confidence: float = 0.95) -> tuple[float, floa
     if games == 0:
         return 0.0, 1.0
     interval = binomtest(wins, games).proportion_ci(confidence_level=confidence, method="wilson")
-    return interval.low, interval.high
+    return float(interval.low), float(interval.high)  # not numpy scalars, as the annotation says
 
 
 @dataclass
@@ -97,14 +97,10 @@ HEADERS = ["player", "opponent", "player's side", "wins", "%", "Wilson 95%", "dr
 def play_pairing(a: Player, b: Player, games: int, target: str, parallel: int, seed: str, verify: bool,
                  timeout: float, records: list, sides: tuple[str, ...] = ("german", "soviet")) -> list[SideScore]:
     """A against B, ``games`` matches on each of A's ``sides``; A's score per side."""
-    if sides == ("soviet",):
-        series = run_series(b.name, a.name, games=games, target=target, parallel=parallel, seed=seed,
-                            german_params=b.param_dict(), soviet_params=a.param_dict(), verify=verify,
-                            progress=sys.stderr.isatty(), timeout=timeout)
-    else:
-        series = run_series(a.name, b.name, games=games, target=target, parallel=parallel, seed=seed,
-                            german_params=a.param_dict(), soviet_params=b.param_dict(), swap=len(sides) == 2,
-                            verify=verify, progress=sys.stderr.isatty(), timeout=timeout)
+    german, soviet = (b, a) if sides == ("soviet",) else (a, b)
+    series = run_series(german.name, soviet.name, games=games, target=target, parallel=parallel, seed=seed,
+                        german_params=german.param_dict(), soviet_params=soviet.param_dict(), swap=len(sides) == 2,
+                        verify=verify, progress=sys.stderr.isatty(), timeout=timeout)
     scores = []
     for pairing, a_side in zip(series.pairings, sides):
         b_side = "soviet" if a_side == "german" else "german"
