@@ -24,15 +24,13 @@ import numpy as np
 
 from .evaluation import FEATURES, MODEL_PATH, features, phase_key
 from .heuristic import HeuristicStrategy
-from .search import VARIANTS
+from .search import VARIANTS, evaluate
 
 
 def final_score(state: engine.Game) -> float:
-    """The Soviet victory point lead at the end, plus 10 for a Soviet win (minus 10 for a German one)."""
-    points = state.victory_points()
-    score = float(points["soviet"] - points["german"])
-    winner = state.result().winner
-    return score + (10.0 if winner == "soviet" else -10.0 if winner == "german" else 0.0)
+    """The Soviet victory point lead at the end, plus 10 for a Soviet win (minus 10 for a German one):
+    the search's score of an ended game for the Soviet side."""
+    return evaluate(state, "soviet")
 
 
 def varied_weights(rng: random.Random, side: str) -> dict[str, float]:
