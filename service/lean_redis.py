@@ -20,6 +20,8 @@ Two costs of ``redis.asyncio`` that the service does not need to pay (benchmarks
 >>> pool = pack_with_hiredis(aioredis.ConnectionPool.from_url("redis://localhost"))
 >>> b"".join(pool.make_connection().pack_command("EVALSHA", "ab", 1, "k", "v"))
 b'*5\\r\\n$7\\r\\nEVALSHA\\r\\n$2\\r\\nab\\r\\n$1\\r\\n1\\r\\n$1\\r\\nk\\r\\n$1\\r\\nv\\r\\n'
+>>> b"".join(pool.make_connection().pack_command("SCRIPT LOAD", "return 1"))  # split as redis-py does
+b'*3\\r\\n$6\\r\\nSCRIPT\\r\\n$4\\r\\nLOAD\\r\\n$8\\r\\nreturn 1\\r\\n'
 """
 
 from __future__ import annotations
@@ -27,6 +29,11 @@ from __future__ import annotations
 import functools
 import hashlib
 from typing import Any, Sequence
+
+try:
+    import hiredis
+except ImportError:  # pack_with_hiredis() then leaves the pool as it is
+    hiredis = None
 
 from redis.asyncio.connection import AbstractConnection, ConnectionPool
 from redis.connection import HIREDIS_AVAILABLE, HiredisRespSerializer
@@ -40,6 +47,14 @@ def _hiredis_packing(connection_class: type) -> type:
 
     class HiredisPacked(connection_class):  # type: ignore[misc, valid-type]
         def pack_command(self, *args: Any) -> list[bytes]:
+            # hiredis's packer itself where redis-py's wrapper has nothing to do (a one-word command,
+            # arguments hiredis takes): the wrapper's checks cost more than the packing (~10 µs against
+            # ~4 for a commit)
+            if " " not in args[0]:
+                try:
+                    return [hiredis.pack_command(args)]
+                except TypeError:
+                    pass
             return serializer.pack(*args)
 
     HiredisPacked.__name__ = HiredisPacked.__qualname__ = f"HiredisPacked{connection_class.__name__}"
