@@ -19,6 +19,7 @@ window divided by the calls answered in it; Redis's CPU is shown beside it.
     .venv/bin/python benchmarks/service_floor.py --seconds 30 --matches 50 --transport grpc
     .venv/bin/python benchmarks/service_floor.py --serve-args="--workers 2" --no-pin
     .venv/bin/python benchmarks/service_floor.py --time-control 3600+0     # matches with clocks
+    .venv/bin/python benchmarks/service_floor.py --rounds 3 --transport grpc  # median of three rounds
 
 Machines are noisy: read the ratios (service / floor, same run), and the load line, which says how
 much CPU other processes took meanwhile.
@@ -34,6 +35,7 @@ import random
 import shlex
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -413,6 +415,37 @@ def verdict(transport: str, ratio: dict[str, float]) -> str:
     return ", ".join(parts)
 
 
+def summarize(results: dict[tuple[str, str], Result], transports: list[str],
+              label: str = "") -> tuple[list[list], dict[str, dict]]:
+    """One round's table rows (each transport labelled ``transport + label``) and figures."""
+    rows, summary = [], {}
+    for transport in transports:
+        floor, with_redis = results["floor", transport], results[FLOOR_REDIS, transport]
+        service = results["typhoon serve", transport]
+        ratio, redis_ratio = ratios(floor, service), ratios(with_redis, service)
+        summary[transport] = {"floor": floor.row(), "floor_redis": with_redis.row(), "service": service.row(),
+                              "ratios": ratio, "ratios_to_floor_redis": redis_ratio,
+                              "verdict": verdict(transport, ratio)}
+        for result in (floor, with_redis, service):
+            row = result.row()
+            rows.append([transport + label, result.target, row["calls_per_s"], row["p50_ms"], row["p99_ms"],
+                         row["server_cpu_ms_per_call"], row["redis_cpu_ms_per_call"], row["errors"],
+                         row["other_processes_cores"]])
+        for name, r in (("service / floor", ratio), ("service / floor + Redis", redis_ratio)):
+            rows.append([transport + label, name, f"{r['throughput']}×", f"{r['p50']}×", f"{r['p99']}×",
+                         f"{r['cpu']}×", "", "", ""])
+    return rows, summary
+
+
+def median_ratios(rounds: list[dict[str, float]]) -> dict[str, float]:
+    """Each ratio's median over the rounds (the machine's noise moves single rounds by ±15 %).
+
+    >>> median_ratios([{"cpu": 3.0, "p99": 4.0}, {"cpu": 3.6, "p99": 3.0}, {"cpu": 3.2, "p99": 5.0}])
+    {'cpu': 3.2, 'p99': 4.0}
+    """
+    return {name: round(statistics.median(r[name] for r in rounds), 2) for name in rounds[0]}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -425,6 +458,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--channels", type=int, default=1,
                         help="gRPC channels (connections) the matches are spread over (1; more for --workers)")
     parser.add_argument("--seed", default="bench")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="measure everything this many times, alternating, and judge the median ratios (1)")
     parser.add_argument("--time-control", default=None,
                         help="give the service's matches clocks, e.g. 3600+0 (no flag falls): what clocks cost")
     parser.add_argument("--json", default=None, help="write the figures as JSON to this file")
@@ -463,18 +498,22 @@ def main(argv: list[str] | None = None) -> int:
                           "--data-dir", str(workdir / "data"), *shlex.split(args.serve_args)],
     }
     load_before = os.getloadavg()
-    results: dict[tuple[str, str], Result] = {}
+    rounds: list[dict[tuple[str, str], Result]] = []
     try:
-        for target, command in commands.items():
-            server = ServerProcess(command, workdir / f"{target.replace(' ', '-')}.log", server_cores).wait_serving()
-            try:
-                for transport in transports:
-                    profile = Path(args.profile) if args.profile and target == "typhoon serve" else None
-                    results[target, transport] = asyncio.run(run_phase(
-                        server, target, transport, args.matches, args.warmup, args.seconds, args.seed, profile,
-                        args.channels))
-            finally:
-                server.stop()
+        for _ in range(args.rounds):  # each round starts every server afresh, in the same order
+            results: dict[tuple[str, str], Result] = {}
+            for target, command in commands.items():
+                server = ServerProcess(command, workdir / f"{target.replace(' ', '-')}.log",
+                                       server_cores).wait_serving()
+                try:
+                    for transport in transports:
+                        profile = Path(args.profile) if args.profile and target == "typhoon serve" else None
+                        results[target, transport] = asyncio.run(run_phase(
+                            server, target, transport, args.matches, args.warmup, args.seconds, args.seed, profile,
+                            args.channels))
+                finally:
+                    server.stop()
+            rounds.append(results)
     except BaseException:
         print(f"the servers' logs and data are kept in {workdir}", file=sys.stderr)
         raise
@@ -485,32 +524,29 @@ def main(argv: list[str] | None = None) -> int:
           + f"; {psutil.cpu_count()} cores; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after"
           + (f"; typhoon serve {args.serve_args}" if args.serve_args else "")
           + (f"; {args.channels} gRPC channels" if args.channels > 1 else "")
-          + (f"; matches with clocks {args.time_control}" if args.time_control else ""))
-    rows, summary = [], {}
-    for transport in transports:
-        floor, with_redis = results["floor", transport], results[FLOOR_REDIS, transport]
-        service = results["typhoon serve", transport]
-        ratio, redis_ratio = ratios(floor, service), ratios(with_redis, service)
-        summary[transport] = {"floor": floor.row(), "floor_redis": with_redis.row(), "service": service.row(),
-                              "ratios": ratio, "ratios_to_floor_redis": redis_ratio,
-                              "verdict": verdict(transport, ratio)}
-        for result in (floor, with_redis, service):
-            row = result.row()
-            rows.append([transport, result.target, row["calls_per_s"], row["p50_ms"], row["p99_ms"],
-                         row["server_cpu_ms_per_call"], row["redis_cpu_ms_per_call"], row["errors"],
-                         row["other_processes_cores"]])
-        for name, r in (("service / floor", ratio), ("service / floor + Redis", redis_ratio)):
-            rows.append([transport, name, f"{r['throughput']}×", f"{r['p50']}×", f"{r['p99']}×", f"{r['cpu']}×",
-                         "", "", ""])
+          + (f"; matches with clocks {args.time_control}" if args.time_control else "")
+          + (f"; {args.rounds} rounds" if args.rounds > 1 else ""))
+    rows, summaries = [], []
+    for number, results in enumerate(rounds, 1):
+        label = f" #{number}" if args.rounds > 1 else ""
+        round_rows, summary = summarize(results, transports, label)
+        rows += round_rows
+        summaries.append(summary)
     print(tabulate(rows, headers=["", "server", "calls/s", "p50 ms", "p99 ms", "server CPU ms/call",
                                   "Redis CPU ms/call", "errors", "other procs (cores)"],
                    tablefmt="simple", disable_numparse=True))
+    medians = {transport: median_ratios([summary[transport]["ratios"] for summary in summaries])
+               for transport in transports}
     for transport in transports:
-        print(f"{transport}: {summary[transport]['verdict']}")
+        if args.rounds > 1:
+            print(f"{transport}, median of {args.rounds} rounds: {verdict(transport, medians[transport])}")
+        else:
+            print(f"{transport}: {summaries[0][transport]['verdict']}")
     if args.json:
         Path(args.json).write_text(json.dumps({"settings": vars(args), "cores": len(cores), "pinned": pin,
-                                               "load": [load_before, load_after], "results": summary}, indent=2))
-    errors = sum(r.errors for r in results.values())
+                                               "load": [load_before, load_after], "rounds": summaries,
+                                               "median_ratios": medians, "results": summaries[-1]}, indent=2))
+    errors = sum(r.errors for results in rounds for r in results.values())
     if errors:
         print(f"{errors} calls failed: the servers' logs and data are kept in {workdir}", file=sys.stderr)
         return 1
