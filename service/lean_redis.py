@@ -50,7 +50,7 @@ def _hiredis_packing(connection_class: type) -> type:
             # hiredis's packer itself where redis-py's wrapper has nothing to do (a one-word command,
             # arguments hiredis takes): the wrapper's checks cost more than the packing (~10 µs against
             # ~4 for a commit)
-            if " " not in args[0]:
+            if isinstance(args[0], str) and " " not in args[0]:
                 try:
                     return [hiredis.pack_command(args)]
                 except TypeError:
