@@ -24,9 +24,10 @@ def main(argv: list[str] | None = None) -> int:
                                                     "(see engine/options.py)")
     play.set_defaults(run=_selfplay)
 
-    from service.cli import register  # serve
+    from service import admin, cli  # serve, admin
 
-    register(commands)
+    cli.register(commands)
+    admin.register(commands)
 
     from clients import demo, ladder, play, replay, runner, sdk  # demo, play, bot, match run, replay, ladder
 

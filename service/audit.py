@@ -13,7 +13,8 @@ It checks, and says where (the event's sequence number) and what when anything d
    ``action_submitted`` action in order: the engine must accept it from the side that submitted it,
    the game events it produces must be the logged ``game_event`` entries that follow, one by one, and
    its ``state_hash()`` after each action must be the logged one;
-5. the end: the replayed game is over when the seed is revealed (unless the match was aborted), and
+5. the end: the replayed game is over when the seed is revealed (unless the match was aborted: by
+   its clock, see 6, or by an operator of the service, which the report states), and
    (from the service) the match's final state hash, result, version and last sequence agree with the
    replay;
 6. the clocks, for a match with a time control: each side's time left after every action is
@@ -403,8 +404,10 @@ def _replay(events: list[MatchEvent], game: engine.Game, seed: str, report: Repo
                                logged=logged, replayed=replayed, context=f"after the action at event #{action_at[0]}: "
                                f"{action_at[1]}")
         elif kind == "match_aborted":
-            report.aborted = event.match_aborted.reason or "aborted"
-            if clocks is None:
+            report.aborted = aborted_text(event.match_aborted)
+            if event.match_aborted.by_operator:
+                pass  # an operator may end any live match; the log says so, and no result is claimed
+            elif clocks is None:
                 report.add(seq, "end", "a match without a time control was aborted")
             else:
                 clocks.abort(event)
@@ -521,7 +524,13 @@ def _count_log(events: list[MatchEvent], report: Report, seed: str | None = None
                     _check_die(event.sequence, convert.event_from_proto(event.game_event), report.rolls, seed, report)
                 report.rolls += 1
         elif kind == "match_aborted" and seed is not None:
-            report.aborted = event.match_aborted.reason or "aborted"
+            report.aborted = aborted_text(event.match_aborted)
+
+
+def aborted_text(aborted: MatchEvent.MatchAborted) -> str:
+    """How the report states an abort: its reason, and who ended the match if an operator did."""
+    reason = aborted.reason or "aborted"
+    return f"by an operator of the service: {reason}" if aborted.by_operator else reason
 
 
 def _changed_options(options: dict[str, Any]) -> dict[str, Any]:

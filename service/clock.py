@@ -322,13 +322,13 @@ class Clocks:
         if not rulesets.playable(snapshot.meta):
             # a flag would end the game under other rules than it started with, and waiting keeps its
             # players (a ladder's among them) in a match nobody can continue: it ends without a result
-            return await self._abort(snapshot, state, now, "", rulesets.changed_sentence(snapshot.meta))
+            return await self._abort(snapshot, now, "", rulesets.changed_sentence(snapshot.meta))
         if state.first:
             side = state.running
             seconds = f"{state.control.first_action_ms / SECOND:g} s"
             reason = (f"the {side} seat was not claimed within {seconds}" if f"seat:{side}:token" not in snapshot.meta
                       else f"the {side} side made no first action within {seconds}")
-            return await self._abort(snapshot, state, now, side, reason)
+            return await self._abort(snapshot, now, side, reason)
         from service.core import CallContext
 
         try:
@@ -349,25 +349,35 @@ class Clocks:
         if outcome == "flag":
             raise _refused("GAME_OVER", "the game is over: time ran out before the action was committed")
 
-    async def _abort(self, snapshot, state: ClockState, now: int, side: str, reason: str) -> str:
-        """End the match without a result; ``side`` is the side to blame ("" for none)."""
-        meta = snapshot.meta
-        seq = snapshot.seq
-        events = [StoredEvent(seq + 1, snapshot.version, now, "service",
-                              {"type": "match_aborted", "side": side, "reason": reason}),
-                  StoredEvent(seq + 2, snapshot.version, now, "service",
-                              {"type": "seed_revealed", "seed": meta["seed"],
-                               "seed_commitment": meta["seed_commitment"]})]
-        stopped = replace(state, running="", first=False, deadline=None)
-        meta_update = stopped.fields() | {"status": "aborted", "aborted_side": side, "aborted_reason": reason,
-                                          "side_to_act": "",
-                                          "last_sequence": str(seq + 2), "updated_at": str(now)}
-        outcome = await self.store.commit(meta["id"], snapshot.version, seq, snapshot.version, snapshot.state_json,
-                                          meta_update, events, deadline=Deadline("expired", None))
-        if outcome.outcome != "OK":
-            return "done"
-        log.info("match_aborted", match_id=meta["id"], side=side, reason=reason)
-        return "abort"
+    async def _abort(self, snapshot, now: int, side: str, reason: str) -> str:
+        """End the match without a result; ``side`` is the side to blame ("" for none). Only once its
+        deadline has passed (a move meanwhile puts it off: the commit refuses then)."""
+        ended = await end_without_result(self.store, snapshot, now, side, reason, Deadline("expired", None))
+        return "abort" if ended else "done"
+
+
+async def end_without_result(store: Store, snapshot, now: int, side: str, reason: str,
+                             deadline: Deadline = Deadline("", None), by_operator: bool = False) -> bool:
+    """Abort a live match in one commit: ``match_aborted`` (blaming ``side``, "" for none; marked
+    ``by_operator`` for an operator's, service.admin), then ``seed_revealed``; its clocks, if it has
+    any, stop. The commit is refused (False) if the match has changed since ``snapshot`` was read, or if
+    ``deadline`` refuses it."""
+    meta = snapshot.meta
+    seq = snapshot.seq
+    aborted = {"type": "match_aborted", "side": side, "reason": reason} | ({"by_operator": True} if by_operator else {})
+    events = [StoredEvent(seq + 1, snapshot.version, now, "service", aborted),
+              StoredEvent(seq + 2, snapshot.version, now, "service",
+                          {"type": "seed_revealed", "seed": meta["seed"], "seed_commitment": meta["seed_commitment"]})]
+    state = ClockState.of(meta)
+    stopped = replace(state, running="", first=False, deadline=None).fields() if state else {}
+    meta_update = stopped | {"status": "aborted", "aborted_side": side, "aborted_reason": reason,
+                             "side_to_act": "", "last_sequence": str(seq + 2), "updated_at": str(now)}
+    outcome = await store.commit(meta["id"], snapshot.version, seq, snapshot.version, snapshot.state_json,
+                                 meta_update, events, deadline=deadline)
+    if outcome.outcome != "OK":
+        return False
+    log.info("match_aborted", match_id=meta["id"], side=side, reason=reason, by_operator=by_operator)
+    return True
 
 
 _CLAIM_DUE = """

@@ -13,7 +13,7 @@ Service events in the log (``source`` ``service``; engine events have ``source``
     {"type": "seat_claimed", "side": "german", "player_name": "..."}
     {"type": "action_submitted", "side": "german", "action": {<engine action JSON>}, "state_hash": "<hex>"}
     {"type": "seed_revealed", "seed": "<seed>", "seed_commitment": "<hex>"}
-    {"type": "match_aborted", "side": "soviet", "reason": "..."}
+    {"type": "match_aborted", "side": "soviet", "reason": "..."}    (+ "by_operator": true: service.admin)
 
 A match with a time control has clocks (``service.clock``): ``match_created`` then also holds
 ``"time_control"``, ``action_submitted`` ``"time_left"`` (ms by side), and those entries' times are
@@ -750,7 +750,8 @@ def match_event(event: StoredEvent) -> match_pb2.MatchEvent:
         out.seed_revealed.CopyFrom(match_pb2.MatchEvent.SeedRevealed(seed=data["seed"],
                                                                     seed_commitment=data["seed_commitment"]))
     elif kind == "match_aborted":
-        out.match_aborted.CopyFrom(match_pb2.MatchEvent.MatchAborted(side=data["side"], reason=data["reason"]))
+        out.match_aborted.CopyFrom(match_pb2.MatchEvent.MatchAborted(side=data["side"], reason=data["reason"],
+                                                                    by_operator=data.get("by_operator", False)))
     else:
         raise convert.ConversionError(f"unknown service event {kind!r}")
     return out

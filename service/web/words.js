@@ -96,7 +96,11 @@ export function describeEntry(entry, scenario) {
   }
   if (entry.match_created) return { text: `Match created (${entry.match_created.scenario}); seed commitment ${entry.match_created.seed_commitment.slice(0, 16)}…`, kind: "service" };
   if (entry.seat_claimed) return { text: `${sideName(entry.seat_claimed.side)} seat taken${entry.seat_claimed.player_name ? ` by ${entry.seat_claimed.player_name}` : ""}`, kind: "service" };
-  if (entry.match_aborted) return { text: `Match aborted: ${sideName(entry.match_aborted.side)} (${entry.match_aborted.reason})`, kind: "end" };
+  if (entry.match_aborted) {
+    const aborted = entry.match_aborted;
+    const by = aborted.by_operator ? "by an operator" : sideName(aborted.side);  // no side is blamed for some aborts
+    return { text: `Match aborted${by ? `: ${by}` : ""} (${aborted.reason})`, kind: "end" };
+  }
   if (entry.seed_revealed) return { text: `Seed revealed: ${entry.seed_revealed.seed.slice(0, 16)}…`, kind: "service" };
   return { text: "?", kind: "service" };
 }

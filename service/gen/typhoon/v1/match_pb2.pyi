@@ -289,12 +289,14 @@ class MatchEvent(_message.Message):
         time_left: _containers.MessageMap[str, _duration_pb2.Duration]
         def __init__(self, side: _Optional[str] = ..., action: _Optional[_Union[_actions_pb2.Action, _Mapping]] = ..., state_hash: _Optional[str] = ..., time_left: _Optional[_Mapping[str, _duration_pb2.Duration]] = ...) -> None: ...
     class MatchAborted(_message.Message):
-        __slots__ = ("side", "reason")
+        __slots__ = ("side", "reason", "by_operator")
         SIDE_FIELD_NUMBER: _ClassVar[int]
         REASON_FIELD_NUMBER: _ClassVar[int]
+        BY_OPERATOR_FIELD_NUMBER: _ClassVar[int]
         side: str
         reason: str
-        def __init__(self, side: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+        by_operator: bool
+        def __init__(self, side: _Optional[str] = ..., reason: _Optional[str] = ..., by_operator: _Optional[bool] = ...) -> None: ...
     class SeedRevealed(_message.Message):
         __slots__ = ("seed", "seed_commitment")
         SEED_FIELD_NUMBER: _ClassVar[int]
