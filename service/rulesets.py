@@ -6,7 +6,8 @@ under ruleset 1 (``engine.ruleset.UNVERSIONED``). A service whose engine plays a
 shows such a match and its log, but refuses to act on it (FAILED_PRECONDITION ``RULESET_CHANGED``):
 continuing it would play the rest of the game under rules it did not start with. When such a match's
 clock runs out it is aborted, blaming no side (a flag would end the game under the new rules, and
-waiting forever would keep its players, a ladder's among them, in a match nobody can continue).
+waiting forever would keep its players, a ladder's among them, in a match nobody can continue). One
+without a clock is ended by an operator: ``typhoon admin abort --other-ruleset`` (service.admin).
 """
 
 from __future__ import annotations
