@@ -20,7 +20,6 @@ raise :class:`TyphoonError` with the gRPC code, the machine-readable reason (``S
 
 from __future__ import annotations
 
-import secrets
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 
 from service import convert
 from service.clock import PRESETS, TimeControl
+from service.core import new_seat_token
 from service.gen.typhoon.v1 import actions_pb2, match_pb2, match_service_pb2 as api, match_service_pb2_grpc
 
 Match = match_pb2.Match
@@ -256,7 +256,7 @@ class TyphoonClient:
             request.options.CopyFrom(struct)
         for seat in seats:
             side, name = (seat, "") if isinstance(seat, str) else seat
-            request.seats.add(side=side, player_name=name, seat_token=secrets.token_urlsafe(32))
+            request.seats.add(side=side, player_name=name, seat_token=new_seat_token())
         response = self._call("CreateMatch", request)
         return response.match, {t.side: t.token for t in response.seat_tokens}
 
@@ -264,7 +264,7 @@ class TyphoonClient:
         """Claim a seat (``side``, or the first free one), with a token the client chooses, so a retry
         after a lost answer gets the same seat."""
         response = self._call("JoinMatch", api.JoinMatchRequest(match_id=match_id, side=side, player_name=player_name,
-                                                                seat_token=secrets.token_urlsafe(32)))
+                                                                seat_token=new_seat_token()))
         return Seat(match_id, response.side, response.seat_token)
 
     def get_match(self, match_id: str) -> api.GetMatchResponse:

@@ -83,6 +83,18 @@ class CallContext:
     client: str = ""
 
 
+def new_seat_token() -> str:
+    """A fresh seat token: 256 random bits, URL-safe base64, never starting with ``-`` (a command line
+    would take ``typhoon bot --token -Xb2...`` for an option: one token in 64 did).
+
+    >>> all(not new_seat_token().startswith("-") for _ in range(1000))
+    True
+    """
+    while (token := secrets.token_urlsafe(32)).startswith("-"):
+        pass
+    return token
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -201,7 +213,7 @@ class MatchService:
                 raise _err(StatusCode.INVALID_ARGUMENT, "DUPLICATE_SEAT", f"the {seat.side} seat is asked for twice")
             if seat.seat_token and any(token == seat.seat_token for _, _, token in claims):
                 raise _err(StatusCode.INVALID_ARGUMENT, "SEAT_TOKEN_IN_USE", "each seat needs a token of its own")
-            claims.append((seat.side, seat.player_name, seat.seat_token or secrets.token_urlsafe(32)))
+            claims.append((seat.side, seat.player_name, seat.seat_token or new_seat_token()))
         self._check_request_id(request.request_id)
         control = self.clocks.control_of(request.time_control if request.HasField("time_control") else None)
 
@@ -275,7 +287,7 @@ class MatchService:
         sides = meta["sides"].split(",")
         if request.side:
             self._check_side(request.side, sides)
-        token = request.seat_token or secrets.token_urlsafe(32)
+        token = request.seat_token or new_seat_token()
         held = _side_holding(meta, request.seat_token) if request.seat_token else None
         if held is not None:  # a repeat: the seat this token already holds
             if request.side and held != request.side:

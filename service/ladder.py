@@ -60,7 +60,7 @@ import engine
 from engine.data import SIDES
 from service import convert
 from service.clock import TimeControl
-from service.core import CallContext, MatchService, token_hash
+from service.core import CallContext, MatchService, new_seat_token, token_hash
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi, match_service_pb2 as api
 from service.ratings import FRESH, ordinal, rate
@@ -273,7 +273,7 @@ class Ladder:
     async def _create(self, german: str, soviet: str, players: dict[str, dict[str, Any]], count: int) -> bool:
         """Create a ladder match and assign it to both players; False if it could not be assigned."""
         config = self.config
-        tokens = {side: secrets.token_urlsafe(32) for side in SIDES}
+        tokens = {side: new_seat_token() for side in SIDES}
         ids = {"german": german, "soviet": soviet}
         request = api.CreateMatchRequest(scenario=config.scenario, time_control=config.time_control.to_request())
         request.options.CopyFrom(convert.dict_to_struct(self._options))
