@@ -3,11 +3,14 @@ service running; a match over already, or unknown, is reported and left as it is
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 import redis
 
 import engine
-from clients.cli import main
 from clients.client import TyphoonError, as_time_control
 from clients.replay import fetch_log, verify_log
 from service.gen.typhoon.v1 import match_pb2
@@ -25,9 +28,12 @@ def store(redis_url):
     connection.close()
 
 
-def admin(capsys, *args: str) -> tuple[int, list[str]]:
-    code = main(["admin", "abort", *args])
-    return code, capsys.readouterr().out.splitlines()
+def admin(*args: str) -> tuple[int, list[str]]:
+    """``typhoon admin abort ...`` as an operator runs it: its exit code and the lines it prints."""
+    done = subprocess.run([sys.executable, "-m", "clients.cli", "admin", "abort", *args], capture_output=True,
+                          text=True, timeout=60, env=dict(os.environ, REDIS_URL=""))
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, done.stdout.splitlines()
 
 
 def last_events(client, match_id: str, count: int = 2) -> list[match_pb2.MatchEvent]:
@@ -41,11 +47,11 @@ def assert_verified(client, match_id: str, aborted: str) -> None:
     assert report.aborted == aborted and f"aborted: {aborted}" in report.text()
 
 
-def test_an_operator_aborts_a_live_match(client, redis_url, store, capsys):
+def test_an_operator_aborts_a_live_match(client, redis_url, store):
     match, tokens = client.create_match(seats=["german", "soviet"])
     client.submit(match.match_id, tokens["german"], engine.StandardSetup())
 
-    code, out = admin(capsys, match.match_id, "--reason", "the players left", "--redis-url", redis_url)
+    code, out = admin(match.match_id, "--reason", "the players left", "--redis-url", redis_url)
 
     assert (code, out) == (0, [f"{match.match_id}: aborted"])
     # compacted as any ended match, before the command returns
@@ -63,27 +69,27 @@ def test_an_operator_aborts_a_live_match(client, redis_url, store, capsys):
     assert_verified(client, match.match_id, "by an operator of the service: the players left")
 
 
-def test_a_match_over_already_or_unknown_is_reported_and_left_as_it_is(client, redis_url, capsys):
+def test_a_match_over_already_or_unknown_is_reported_and_left_as_it_is(client, redis_url):
     match, tokens = client.create_match(seats=["german", "soviet"])
     client.resign(match.match_id, tokens["german"])
     before = client.get_match(match.match_id).match
 
-    code, out = admin(capsys, match.match_id, "nosuchmatch", "--redis-url", redis_url)
+    code, out = admin(match.match_id, "nosuchmatch", "--redis-url", redis_url)
 
     assert code == 1  # one match was not found
     assert out == [f"{match.match_id}: already over", "nosuchmatch: not found"]
     after = client.get_match(match.match_id).match
     assert (after.status, after.version, after.last_sequence) == (FINISHED, before.version, before.last_sequence)
-    assert admin(capsys, "--redis-url", redis_url) == (2, ["typhoon admin abort: name the matches to abort, "
+    assert admin("--redis-url", redis_url) == (2, ["typhoon admin abort: name the matches to abort, "
                                                           "or give --other-ruleset"])
 
 
-def test_a_clocked_match_is_aborted_before_its_time_is_up_and_its_clocks_stop(client, redis_url, store, capsys):
+def test_a_clocked_match_is_aborted_before_its_time_is_up_and_its_clocks_stop(client, redis_url, store):
     match, tokens = client.create_match(seats=["german", "soviet"], time_control=as_time_control("3600+0"))
     client.submit(match.match_id, tokens["german"], engine.StandardSetup())
     assert store.zscore(DEADLINES_KEY, match.match_id) is not None
 
-    assert admin(capsys, match.match_id, "--redis-url", redis_url) == (0, [f"{match.match_id}: aborted"])
+    assert admin(match.match_id, "--redis-url", redis_url) == (0, [f"{match.match_id}: aborted"])
 
     assert client.get_match(match.match_id).match.status == ABORTED
     assert store.zscore(DEADLINES_KEY, match.match_id) is None
@@ -93,7 +99,7 @@ def test_a_clocked_match_is_aborted_before_its_time_is_up_and_its_clocks_stop(cl
     assert_verified(client, match.match_id, "by an operator of the service: aborted by the operator")
 
 
-def test_other_ruleset_aborts_the_live_matches_no_service_can_continue(client, redis_url, store, capsys):
+def test_other_ruleset_aborts_the_live_matches_no_service_can_continue(client, redis_url, store):
     old, old_tokens = client.create_match(seats=["german", "soviet"])
     client.submit(old.match_id, old_tokens["german"], engine.StandardSetup())
     store.hset(key(old.match_id, "meta"), "ruleset", "1")  # as a match stored by an earlier engine
@@ -102,7 +108,7 @@ def test_other_ruleset_aborts_the_live_matches_no_service_can_continue(client, r
     store.hset(key(old_over.match_id, "meta"), "ruleset", "1")
     current, _ = client.create_match(seats=["german", "soviet"])
 
-    code, out = admin(capsys, "--other-ruleset", "--redis-url", redis_url)
+    code, out = admin("--other-ruleset", "--redis-url", redis_url)
 
     assert code == 0 and f"{old.match_id}: aborted" in out
     assert out[0].endswith(f"of another ruleset than this engine's ({engine.RULESET})")
@@ -113,18 +119,20 @@ def test_other_ruleset_aborts_the_live_matches_no_service_can_continue(client, r
     assert client.get_match(current.match_id).match.status == ACTIVE
 
 
-def test_the_embedded_redis_of_a_data_dir_with_the_service_running_or_not(tmp_path, capsys):
+def test_the_embedded_redis_of_a_data_dir_with_the_service_running_or_not(tmp_path):
     data = tmp_path / "data"
     service = ServiceProcess("--data-dir", str(data), workers=1, env={"REDIS_URL": ""}).start()
     try:
         with service.client() as client:
             match, _ = client.create_match(seats=["german"])
             # the service runs: its Redis is shared through the socket in the data directory
-            assert admin(capsys, match.match_id, "--data-dir", str(data)) == (0, [f"{match.match_id}: aborted"])
+            assert admin(match.match_id, "--data-dir", str(data)) == (0, [f"{match.match_id}: aborted"])
             assert client.get_match(match.match_id).match.status == ABORTED
     finally:
         service.stop()
     # no service: the command starts the embedded Redis on the directory for itself
-    assert admin(capsys, match.match_id, "--data-dir", str(data)) == (0, [f"{match.match_id}: already over"])
-    with pytest.raises(SystemExit, match="holds no embedded Redis data"):
-        main(["admin", "abort", match.match_id, "--data-dir", str(tmp_path / "empty")])
+    assert admin(match.match_id, "--data-dir", str(data)) == (0, [f"{match.match_id}: already over"])
+    done = subprocess.run([sys.executable, "-m", "clients.cli", "admin", "abort", match.match_id,
+                           "--data-dir", str(tmp_path / "empty")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "holds no embedded Redis data" in done.stderr and not done.stdout
+    assert not (tmp_path / "empty").exists()  # nothing is started or written there
