@@ -28,7 +28,7 @@ from typing import Iterator
 import engine
 from service import rulesets
 from service.clock import end_without_result
-from service.store import INDEX_KEY, Store, key
+from service.store import INDEX_KEY, Store, key, text_of
 
 #: The reason recorded for an operator's abort when none is given.
 DEFAULT_REASON = "aborted by the operator"
@@ -63,16 +63,13 @@ async def live_of_other_rulesets(store: Store) -> list[str]:
         members = await store.redis.zrange(INDEX_KEY, start, start + CHUNK - 1)
         if not members:
             return found
-        ids = [(m.decode() if isinstance(m, bytes) else m).partition(":")[2] for m in members]
+        ids = [text_of(member).partition(":")[2] for member in members]
         async with store.redis.pipeline(transaction=False) as pipe:
             for match_id in ids:
                 pipe.hmget(key(match_id, "meta"), "status", "ruleset")
             replies = await pipe.execute()
-        for match_id, (status, ruleset) in zip(ids, replies):
-            status = status.decode() if isinstance(status, bytes) else status
-            if status in LIVE and rulesets.number(ruleset.decode() if isinstance(ruleset, bytes) else ruleset) \
-                    != engine.RULESET:
-                found.append(match_id)
+        found += [match_id for match_id, (status, ruleset) in zip(ids, replies)
+                  if text_of(status) in LIVE and rulesets.number(text_of(ruleset)) != engine.RULESET]
         start += CHUNK
 
 

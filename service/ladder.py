@@ -64,6 +64,7 @@ from service.core import CallContext, MatchService, new_seat_token, token_hash
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi, match_service_pb2 as api
 from service.ratings import FRESH, ordinal, rate
+from service.store import text_of
 from service.tasks import stop_task
 
 log = structlog.get_logger("typhoon.ladder")
@@ -220,7 +221,7 @@ class Ladder:
 
     async def _pair(self) -> int:
         now = await self.store.time_ms()
-        ids = [_text(i) for i in await self.redis.zrangebyscore(_key("seeking"), now, "+inf")]
+        ids = [text_of(i) for i in await self.redis.zrangebyscore(_key("seeking"), now, "+inf")]
         if len(ids) < 2:
             return 0
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -232,7 +233,7 @@ class Ladder:
         players: dict[str, dict[str, Any]] = {}
         together: dict[tuple[str, str], int] = {}
         for player_id, fields, assigned in zip(ids, replies[::2], replies[1::2]):
-            mu, concurrency, name, session, blocked, blocked_until, last_opponent, last_ended = map(_text, fields)
+            mu, concurrency, name, session, blocked, blocked_until, last_opponent, last_ended = map(text_of, fields)
             if mu is None or (session == blocked and now < int(blocked_until or 0)):
                 continue
             playing = [json.loads(entry) for entry in assigned]
@@ -298,7 +299,7 @@ class Ladder:
 
     async def results_round(self) -> int:
         """Rate every ended ladder match not rated yet; returns how many this process rated."""
-        entries = {_text(k): json.loads(v) for k, v in (await self.redis.hgetall(_key("open"))).items()}
+        entries = {text_of(k): json.loads(v) for k, v in (await self.redis.hgetall(_key("open"))).items()}
         done = 0
         for match_id, meta in zip(entries, await self.store.metas(list(entries))):
             if meta is None or meta.get("status") in ("finished", "aborted"):
@@ -318,8 +319,8 @@ class Ladder:
                 current = await pipe.execute()
             ratings = [(float(mu) if mu else FRESH[0], float(sigma) if sigma else FRESH[1])
                        for mu, sigma, _, _ in current]
-            revs = [_text(rev) or "" for _, _, rev, _ in current]
-            names = {"german": _text(current[0][3]) or "", "soviet": _text(current[1][3]) or ""}
+            revs = [text_of(rev) or "" for _, _, rev, _ in current]
+            names = {"german": text_of(current[0][3]) or "", "soviet": text_of(current[1][3]) or ""}
             finished_at = int(meta["updated_at"]) if meta else 0
             settled_at = str(await self.store.time_ms())  # Redis time, as the pairing's
             met = [{"last_opponent": ids["soviet"], "last_ended": settled_at},
@@ -358,7 +359,7 @@ class Ladder:
             keys = [_key("open"), _key("board"), *members]
             for side in ("german", "soviet"):
                 keys += [_key("player", ids[side], "assigned"), _key("player", ids[side], "history")]
-            reply = _text(await self._settle(keys=keys, args=args))
+            reply = text_of(await self._settle(keys=keys, args=args))
             if reply == "OK":
                 self.settled += 1
                 log.info("ladder_rated", match_id=match_id, outcome="aborted" if aborted else result["winner"],
@@ -430,7 +431,7 @@ class Ladder:
             while not self.core.draining and not self.core.hub.closing:
                 now = await self.store.time_ms()
                 await self.redis.zadd(_key("seeking"), {player_id: now + self.config.presence_ms})
-                assigned = {_text(k): _text(v) for k, v in
+                assigned = {text_of(k): text_of(v) for k, v in
                             (await self.redis.hgetall(_key("player", player_id, "assigned"))).items()}
                 for match_id, entry in assigned.items():
                     if match_id not in sent:
@@ -459,7 +460,7 @@ class Ladder:
     async def get_leaderboard(self, request: lapi.GetLeaderboardRequest,
                               ctx: CallContext) -> lapi.GetLeaderboardResponse:
         size, offset = _page(request.page_size, request.page_token)
-        ids = [_text(i) for i in await self.redis.zrevrange(_key("board"), offset, offset + size)]
+        ids = [text_of(i) for i in await self.redis.zrevrange(_key("board"), offset, offset + size)]
         players = await self._players(ids[:size])
         response = lapi.GetLeaderboardResponse(next_page_token=str(offset + size) if len(ids) > size else "")
         for rank, fields in enumerate(players, offset + 1):
@@ -470,7 +471,7 @@ class Ladder:
     async def get_player(self, request: lapi.GetPlayerRequest, ctx: CallContext) -> lapi.GetPlayerResponse:
         player_id = request.player_id
         if not player_id and request.name:
-            player_id = _text(await self.redis.hget(_key("names"), request.name.strip().lower())) or ""
+            player_id = text_of(await self.redis.hget(_key("names"), request.name.strip().lower())) or ""
             if not player_id:
                 raise _err(StatusCode.NOT_FOUND, "PLAYER_NOT_FOUND", f"there is no player named {request.name!r}")
         if not player_id:
@@ -508,7 +509,7 @@ class Ladder:
         if not ctx.token:
             raise _err(StatusCode.UNAUTHENTICATED, "KEY_MISSING",
                        "seeking needs the player's API key: send 'authorization: Bearer <key>'")
-        player_id = _text(await self.redis.hget(_key("keys"), token_hash(ctx.token)))
+        player_id = text_of(await self.redis.hget(_key("keys"), token_hash(ctx.token)))
         if not player_id:
             raise _err(StatusCode.UNAUTHENTICATED, "KEY_INVALID", "the key is not a ladder player's API key")
         return player_id
@@ -518,7 +519,7 @@ class Ladder:
             for player_id in ids:
                 pipe.hgetall(_key("player", player_id))
             replies = await pipe.execute()
-        return [{_text(k): _text(v) for k, v in reply.items()} for reply in replies]
+        return [{text_of(k): text_of(v) for k, v in reply.items()} for reply in replies]
 
 
 def _record_change(side: str, winner: str, reason: str) -> dict[str, int]:
@@ -566,12 +567,6 @@ def _player(fields: dict[str, str], rank: int = 0) -> lapi.LadderPlayer:
         time_losses=number("time_losses"), aborted=number("aborted"), rank=rank)
     player.registered_at.CopyFrom(convert.timestamp(fields["registered_at"]))
     return player
-
-
-def _text(value: Any) -> str | None:
-    if value is None:
-        return None
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 __all__ = ["Ladder", "LadderConfig"]

@@ -126,14 +126,14 @@ class StoredEvent:
     def row_of(fields: dict) -> tuple[int, int, int, str, str]:
         """A stream entry's fields as an archive row, the event JSON as stored."""
         def get(name: str) -> str:
-            return _text(fields.get(name.encode(), fields.get(name)))
+            return text_of(fields.get(name.encode(), fields.get(name)))
 
         return int(get("seq")), int(get("version")), int(get("time")), get("source"), get("event")
 
     @classmethod
     def from_entry(cls, fields: dict) -> "StoredEvent":
         def get(name: str) -> str:
-            return _text(fields.get(name.encode(), fields.get(name)))
+            return text_of(fields.get(name.encode(), fields.get(name)))
 
         return cls(int(get("seq")), int(get("version")), int(get("time")), get("source"), json.loads(get("event")))
 
@@ -213,7 +213,7 @@ def state_hash(state_json: str) -> str:
     return hashlib.sha256(state_json.encode()).hexdigest()
 
 
-def _text(value: Any) -> str | None:
+def text_of(value: Any) -> str | None:
     if value is None:
         return None
     return value.decode() if isinstance(value, bytes) else str(value)
@@ -516,14 +516,14 @@ class Store:
         else:
             reply = await self._commit_clocked(keys=keys + [DEADLINES_KEY],
                                                args=_deadline_args(match_id, deadline) + args)
-        outcome = _text(reply[0])
+        outcome = text_of(reply[0])
         observe_commit(match_id, outcome)
         if outcome in ("OK", "APPLIED") and meta.get("status") in ENDED:  # finished, resigned, flagged, aborted
             self.compact_soon(match_id)
         if outcome == "APPLIED":  # the connection broke after Redis had applied this very commit
             return CommitResult("OK")
         if outcome == "DUPLICATE":
-            return CommitResult(outcome, record=RequestRecord.parse(_text(reply[1])))
+            return CommitResult(outcome, record=RequestRecord.parse(text_of(reply[1])))
         if outcome in ("STALE", "MOVED"):
             return CommitResult(outcome, current_version=int(reply[1]))
         return CommitResult(outcome)
@@ -534,7 +534,7 @@ class Store:
                                         key(match_id, "feed")],
                                   args=[side, token_hash, player, str(time_ms),
                                         json.dumps(event, separators=(",", ":"))])
-        outcome = _text(reply[0])
+        outcome = text_of(reply[0])
         if outcome == "OK":
             return ClaimResult(outcome, int(reply[1]), int(reply[2]))
         return ClaimResult(outcome)
@@ -546,7 +546,7 @@ class Store:
         value = f"{match_id} {fingerprint}"
         if await self.redis.set(name, value, nx=True, ex=REQUEST_TTL_SECONDS):
             return None
-        recorded = _text(await self.redis.get(name) or b"")
+        recorded = text_of(await self.redis.get(name) or b"")
         if recorded == value:  # ours: the SET was retried after its answer was lost
             return None
         if not recorded:  # expired in between: take it
@@ -570,15 +570,15 @@ class Store:
         if not reply:
             return None
         flat, state, request = reply
-        fields = {_text(flat[i]): _text(flat[i + 1]) for i in range(0, len(flat), 2)}
+        fields = {text_of(flat[i]): text_of(flat[i + 1]) for i in range(0, len(flat), 2)}
         record = None
         if request == b"-archived":
             text = await self._archived_request(match_id, request_id)
             record = RequestRecord.parse(text) if text else None
         elif request:
-            record = RequestRecord.parse(_text(request))
-        return Snapshot(fields, int(state[0]), int(state[1]), _text(state[2]), record, _text(state[3]) or "",
-                        _text(state[4]) or "", _text(state[5]) or "")
+            record = RequestRecord.parse(text_of(request))
+        return Snapshot(fields, int(state[0]), int(state[1]), text_of(state[2]), record, text_of(state[3]) or "",
+                        text_of(state[4]) or "", text_of(state[5]) or "")
 
     async def metas(self, match_ids: list[str]) -> list[dict[str, str] | None]:
         if not match_ids:
@@ -587,7 +587,7 @@ class Store:
             for match_id in match_ids:
                 pipe.hgetall(key(match_id, "meta"))
             replies = await pipe.execute()
-        return [{_text(k): _text(v) for k, v in reply.items()} or None for reply in replies]
+        return [{text_of(k): text_of(v) for k, v in reply.items()} or None for reply in replies]
 
     async def read_events(self, match_id: str, after_seq: int, count: int) -> list[StoredEvent]:
         """Up to ``count`` events with a sequence above ``after_seq``, in order (from the stream, or from
@@ -610,7 +610,7 @@ class Store:
     async def last_sequence(self, match_id: str) -> int:
         entries = await self.redis.xrevrange(key(match_id, "events"), count=1)
         if entries:
-            return int(_text(entries[0][0]).split("-")[0])
+            return int(text_of(entries[0][0]).split("-")[0])
         blob = await self.redis.get(key(match_id, "archive"))
         return self._decoded(match_id, blob).last_sequence if blob else 0
 
@@ -642,16 +642,16 @@ class Store:
         is not over)."""
         meta = key(match_id, "meta")
         status, last = await self.redis.hmget(meta, ["status", "last_sequence"])
-        if _text(status) not in ("finished", "aborted"):
+        if text_of(status) not in ("finished", "aborted"):
             return False
         entries = await self.redis.xrange(key(match_id, "events"), min="-", max="+")
         if not entries:
             return False
         requests = await self.redis.hgetall(key(match_id, "requests"))
         archive = Archive([StoredEvent.row_of(fields) for _, fields in entries])
-        if archive.last_sequence != int(_text(last)):
+        if archive.last_sequence != int(text_of(last)):
             return False
-        records = Archive(requests={_text(k): _text(v) for k, v in requests.items()}).encode() if requests else b""
+        records = Archive(requests={text_of(k): text_of(v) for k, v in requests.items()}).encode() if requests else b""
         done = await self._compact(keys=[key(match_id, "events"), key(match_id, "requests"), key(match_id, "archive"),
                                          key(match_id, "request-archive")],
                                    args=[str(len(entries)), str(len(requests)), archive.encode(), records])
@@ -674,5 +674,5 @@ class Store:
         """Match ids, newest first, after ``page_token`` (an index member from a previous page)."""
         upper = f"({page_token}" if page_token else "+"
         members = await self.redis.zrevrangebylex(INDEX_KEY, upper, "-", start=0, num=count)
-        members = [_text(m) for m in members]
+        members = [text_of(m) for m in members]
         return Page([m.split(":", 1)[1] for m in members], members[-1] if len(members) == count else "")
