@@ -28,7 +28,7 @@ from pathlib import Path
 import structlog
 
 from service import metrics
-from service.processes import die_with_parent
+from service.processes import dying_with_parent
 from service.server import ServeConfig
 
 log = structlog.get_logger("typhoon.workers")
@@ -89,9 +89,9 @@ class _Worker:
         env = dict(os.environ, **{READY_FD_VARIABLE: str(write)})
         # in a session of its own: a Ctrl-C in the terminal reaches only the supervisor, which passes it on
         # once (a second signal during a worker's graceful stop would kill it)
-        self.process = subprocess.Popen(self.args, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, pass_fds=(write,),
-                                        preexec_fn=die_with_parent,  # noqa: PLW1509 - async-signal-safe
-                                        start_new_session=True)
+        command, preexec = dying_with_parent(self.args)
+        self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, pass_fds=(write,),
+                                        preexec_fn=preexec, start_new_session=True)
         os.close(write)
         self.ready_fd = read
         self.started_at = time.monotonic()
