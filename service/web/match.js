@@ -148,7 +148,8 @@ export function showMatch(root, matchId, params, playing = false) {
       toAct ? el("span", { class: `to-act side-${toAct}`, id: "to-act" }, `${sideName(toAct)} to act`)
         : el("span", { class: "to-act", id: "to-act" }, resultText(match.result) || "over"),
       match.status === "MATCH_STATUS_ACTIVE" ? null : el("span", { class: `status ${match.status}` }, statusLabel(match.status)),
-      el("span", { class: `live live-${view.status}`, id: "live", title: "the event stream" }, view.status),
+      view.status === "finished" ? null  // the stream ended with the match: its status badge says how
+        : el("span", { class: `live live-${view.status}`, id: "live", title: "the event stream" }, view.status),
       el("span", { class: "muted mono" }, `${matchId} · v${match.version}`),
       el("a", { href: `#/replay/${matchId}` }, "replay"),
       playing || view.seat ? null : el("a", { href: `#/play/${matchId}` }, "play a seat"));
@@ -379,7 +380,12 @@ export function showMatch(root, matchId, params, playing = false) {
       await refresh();
       stream = watch(matchId, 0, {
         onEvent: append,
-        onStatus: (status) => { view.status = status; const badge = document.getElementById("live"); if (badge) { badge.textContent = status; badge.className = `live live-${status}`; } },
+        onStatus: (status) => {
+          view.status = status;
+          const badge = document.getElementById("live");
+          if (badge && status === "finished") badge.remove();
+          else if (badge) { badge.textContent = status; badge.className = `live live-${status}`; }
+        },
       });
       view.stream = stream;
       ticker = setInterval(() => clocks && clocks.tick(), 250);

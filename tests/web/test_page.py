@@ -146,6 +146,12 @@ def test_a_replay_at_a_step_shows_the_counters_of_get_match_at_that_version(brow
     wait(browser, lambda d: text(d, "#where").startswith("step 120 "))
     browser.save_screenshot(str(screenshots / "replay.png"))
 
+    browser.get(f"{service.base_url}/#/match/{match_id}")  # the match page of a match that is over
+    wait(browser, lambda d: max(logged_sequences(d) or [0]) == final.match.last_sequence)
+    wait(browser, lambda d: not d.find_elements(By.ID, "live"))  # its stream ended: the badge goes
+    headline = text(browser, ".headline")
+    assert text(browser, ".headline .status") == "finished" and headline.count("finished") == 1, headline
+
 
 @pytest.fixture()
 def played(redis_url):
