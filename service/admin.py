@@ -28,11 +28,10 @@ from typing import Iterator
 import engine
 from service import rulesets
 from service.clock import end_without_result
-from service.store import INDEX_KEY, Store, key, text_of
+from service.store import INDEX_KEY, LIVE, Store, key, text_of
 
 #: The reason recorded for an operator's abort when none is given.
 DEFAULT_REASON = "aborted by the operator"
-LIVE = ("open", "active")
 #: Tries of one abort against a match that keeps changing under it.
 TRIES = 16
 #: Matches read per round trip when looking for those of another ruleset.

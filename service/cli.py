@@ -26,6 +26,9 @@ def _serve(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"typhoon serve: --ladder-time-control: {error}")
         return 2
+    if args.abandon_after_days < 0:
+        print("typhoon serve: --abandon-after-days: a number of days, or 0 for never")
+        return 2
     configure_logging(args.log_level, cache=True)
     if args.worker:  # which of the workers logged a line
         structlog.contextvars.bind_contextvars(pid=os.getpid())
@@ -35,7 +38,8 @@ def _serve(args: argparse.Namespace) -> int:
                          cors_origins=tuple(args.cors_origin or ()),
                          ladder=LadderConfig(time_control=control, max_concurrency=args.ladder_max_concurrency),
                          redis_connections=args.redis_connections, max_watch_streams=args.max_watch_streams,
-                         max_watch_streams_per_client=args.max_watch_streams_per_client, fsync=args.fsync)
+                         max_watch_streams_per_client=args.max_watch_streams_per_client, fsync=args.fsync,
+                         abandon_after_days=args.abandon_after_days)
     workers = args.workers or default_workers()
     try:
         if workers > 1:
@@ -48,6 +52,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
+    from service.abandoned import DEFAULT_DAYS as DEFAULT_ABANDON_DAYS
     from service.limits import MAX_WATCH_STREAMS, MAX_WATCH_STREAMS_PER_CLIENT
     from service.store import MAX_CONNECTIONS
 
@@ -86,5 +91,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--fsync", choices=["everysec", "always"], default="everysec",
                        help="the embedded Redis's append-only fsync: every second (a machine crash may lose "
                             "the last second), or at every write (slower; see deploy/README.md)")
+    serve.add_argument("--abandon-after-days", type=float, default=DEFAULT_ABANDON_DAYS, metavar="DAYS",
+                       help=f"end live matches in which nothing happened for this many days, as an operator's "
+                            f"abort does ({DEFAULT_ABANDON_DAYS:g}; 0: never)")
     serve.set_defaults(run=_serve)
 

@@ -42,7 +42,7 @@ import engine
 from service import rulesets
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import match_pb2
-from service.store import DEADLINES_KEY, Deadline, Store, StoredEvent
+from service.store import DEADLINES_KEY, LIVE, Deadline, Store, StoredEvent
 from service.tasks import stop_task
 
 if TYPE_CHECKING:
@@ -312,7 +312,7 @@ class Clocks:
         snapshot = await self.store.load(match_id)
         state = ClockState.of(snapshot.meta) if snapshot else None
         if snapshot is None or state is None or state.deadline is None \
-                or snapshot.meta["status"] not in ("open", "active"):
+                or snapshot.meta["status"] not in LIVE:
             await self.store.redis.zrem(DEADLINES_KEY, match_id)
             return "done"
         now = await self.store.time_ms()

@@ -7,6 +7,9 @@ times the size of its archive. This sweep finds such matches (an event stream wh
 and compacts them: a little after each process starts, then every ``interval`` seconds, one process
 at a time (a lock in Redis). It walks the keys with SCAN, so it never blocks Redis, and what it costs
 grows with the live matches (each has a stream), not with the finished ones (they have none).
+
+Each live match the walk meets is also handed to ``abandonment`` if the service has one
+(``service.abandoned``); a match it ends is compacted by the commit that ends it.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import contextlib
 import structlog
 from redis.exceptions import LockError
 
+from service.abandoned import Abandonment
 from service.store import Store, key
 from service.tasks import stop_task
 
@@ -35,8 +39,9 @@ class CompactionSweep:
     """
 
     def __init__(self, store: Store, interval: float = 3600.0, first_after: float = 30.0,
-                 lock_ms: int = 600_000) -> None:
+                 lock_ms: int = 600_000, abandonment: Abandonment | None = None) -> None:
         self.store = store
+        self.abandonment = abandonment
         self.interval = interval
         self.first_after = first_after
         self.lock_ms = lock_ms
@@ -63,7 +68,11 @@ class CompactionSweep:
         try:
             done = 0
             async for name in self.store.redis.scan_iter(match=EVENTS_PATTERN, count=1000):
-                done += await self.store.compact(_match_id(name))  # False for a live match
+                match_id = _match_id(name)
+                compacted = await self.store.compact(match_id)  # False for a live match
+                if not compacted and self.abandonment:
+                    await self.abandonment.end_if_abandoned(match_id)  # its commit compacts it (Store.commit)
+                done += compacted
         finally:
             with contextlib.suppress(LockError):  # held too long: another process may have it now
                 await lock.release()

@@ -51,7 +51,7 @@ from service.gen.typhoon.v1 import match_pb2, match_service_pb2 as api
 from service.hub import StreamHub
 from service.limits import WatchLease, WatchLimits
 from service import store as store_module
-from service.store import RequestRecord, Store, StoredEvent
+from service.store import ENDED, RequestRecord, Store, StoredEvent
 
 log = structlog.get_logger("typhoon.service")
 
@@ -60,7 +60,6 @@ SEAT_TOKEN = re.compile(r"[A-Za-z0-9_-]{32,128}")
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 _STATUS = {"open": match_pb2.MATCH_STATUS_OPEN, "active": match_pb2.MATCH_STATUS_ACTIVE,
            "finished": match_pb2.MATCH_STATUS_FINISHED, "aborted": match_pb2.MATCH_STATUS_ABORTED}
-ENDED = ("finished", "aborted")
 _STATUS_NAMES = {value: name for name, value in _STATUS.items()}
 MAX_RETRIES = 16
 #: Limits on requests (the OpenAPI document states them from here).

@@ -19,8 +19,8 @@ from grpc import StatusCode
 import engine
 from engine.ruleset import UNVERSIONED
 from service.errors import ServiceError
+from service.store import ENDED
 
-_ENDED = ("finished", "aborted")
 
 
 def number(stored: str | int | None) -> int:
@@ -40,7 +40,7 @@ def of_logged(data: dict[str, Any]) -> int:
 
 def playable(meta: dict[str, str]) -> bool:
     """Whether this service may continue the match: it is over, or its rules are this engine's."""
-    return meta.get("status") in _ENDED or of_meta(meta) == engine.RULESET
+    return meta.get("status") in ENDED or of_meta(meta) == engine.RULESET
 
 
 def _sentence(ruleset: int) -> str:

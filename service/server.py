@@ -30,6 +30,7 @@ import uvicorn
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from service import grpc_api, http_api, log_context, metrics, reflection
 from service.clock import Sweeper
+from service.abandoned import DEFAULT_DAYS as DEFAULT_ABANDON_DAYS, Abandonment
 from service.compaction import CompactionSweep
 from service.ladder import Ladder, LadderConfig
 from service.core import MatchService
@@ -63,6 +64,8 @@ class ServeConfig:
     max_watch_streams: int = MAX_WATCH_STREAMS
     max_watch_streams_per_client: int = MAX_WATCH_STREAMS_PER_CLIENT
     fsync: str = "everysec"
+    #: Live matches unchanged for this many days are ended (service.abandoned); 0: never.
+    abandon_after_days: float = DEFAULT_ABANDON_DAYS
 
 
 def grpc_server_options(config: ServeConfig) -> list[tuple[str, int]]:
@@ -179,7 +182,7 @@ class Server:
         self.sweeper.start()
         self.ladder = Ladder(self.core, config.ladder)
         self.ladder.start()
-        self.compaction = CompactionSweep(self.store)
+        self.compaction = CompactionSweep(self.store, abandonment=Abandonment.after_days(self.store, config.abandon_after_days))
         self.compaction.start()
 
         self._grpc = grpc.aio.server(options=grpc_server_options(config))

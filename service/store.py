@@ -73,6 +73,8 @@ log = structlog.get_logger("typhoon.store")
 INDEX_KEY = "typhoon:matches"
 #: The statuses of a match that is over: a commit that sets one compacts the match.
 ENDED = ("finished", "aborted")
+#: The statuses of a match that is not over.
+LIVE = ("open", "active")
 DEADLINES_KEY = "typhoon:deadlines"
 REQUEST_TTL_SECONDS = 24 * 3600
 #: Redis connections per service process (``typhoon serve --redis-connections``): one per call waiting

@@ -127,7 +127,8 @@ class Supervisor:
                 "--redis-url", redis_url, "--grace", str(config.grace_seconds), "--log-level", config.log_level,
                 "--redis-connections", str(config.redis_connections),
                 "--max-watch-streams", str(config.max_watch_streams),
-                "--max-watch-streams-per-client", str(config.max_watch_streams_per_client)]
+                "--max-watch-streams-per-client", str(config.max_watch_streams_per_client),
+                "--abandon-after-days", str(config.abandon_after_days)]
         if config.redis_cluster:
             args.append("--redis-cluster")
         for origin in config.cors_origins:

@@ -1,0 +1,103 @@
+"""Abandoned matches (service/abandoned.py): the sweep ends a live match in which nothing happened for
+the service's ``--abandon-after-days``, as an operator's abort, and leaves every other match as it is;
+on a real Redis, with the service running."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+
+import pytest
+import redis
+
+import engine
+from clients.client import TyphoonError
+from clients.replay import fetch_log, verify_log
+from service.abandoned import DAY_MS, Abandonment
+from service.compaction import LOCK_KEY, CompactionSweep
+from service.gen.typhoon.v1 import match_pb2
+from service.processes import ROOT
+from service.store import Store, key
+from service_helpers import wait_for
+
+REASON = "abandoned: nothing happened in the match for 30 days"
+
+
+@pytest.fixture()
+def store(redis_url):
+    connection = redis.Redis.from_url(redis_url, decode_responses=True)
+    yield connection
+    connection.close()
+
+
+def leave_for_days(store: redis.Redis, match_id: str, days: float) -> None:
+    """What ``days`` without a change leave in Redis: the match's last change that long ago."""
+    last = int(store.hget(key(match_id, "meta"), "updated_at"))
+    store.hset(key(match_id, "meta"), mapping={"updated_at": last - round(days * DAY_MS),
+                                                 "created_at": last - round(days * DAY_MS)})
+
+
+def sweep(redis_url: str, days: float = 30) -> None:
+    """One pass of the compaction sweep with the abandonment of ``--abandon-after-days days`` (once the
+    service's own sweep, which ends matches left 30 days as well, does not hold the sweep's lock)."""
+    async def run() -> None:
+        service_store = Store.from_url(redis_url)
+        try:
+            wait_for(lambda: not redis.Redis.from_url(redis_url).exists(LOCK_KEY), 30)
+            await CompactionSweep(service_store, abandonment=Abandonment.after_days(service_store, days)).sweep()
+        finally:
+            await service_store.close()
+
+    asyncio.run(run())
+
+
+def test_a_match_left_for_longer_than_the_limit_is_ended_and_the_others_are_not(client, redis_url, store):
+    left, left_tokens = client.create_match(seats=["german", "soviet"])
+    client.submit(left.match_id, left_tokens["german"], engine.StandardSetup())
+    leave_for_days(store, left.match_id, 31)
+    never_joined, _ = client.create_match(seats=["german"])  # open: its soviet seat was never taken
+    leave_for_days(store, never_joined.match_id, 45)
+    recent, recent_tokens = client.create_match(seats=["german", "soviet"])  # played 29 days ago
+    client.submit(recent.match_id, recent_tokens["german"], engine.StandardSetup())
+    leave_for_days(store, recent.match_id, 29)
+    finished, finished_tokens = client.create_match(seats=["german", "soviet"])
+    client.resign(finished.match_id, finished_tokens["soviet"])
+    leave_for_days(store, finished.match_id, 400)
+    finished_before = client.get_match(finished.match_id)
+
+    sweep(redis_url)
+
+    for match_id in (left.match_id, never_joined.match_id):
+        final = client.get_match(match_id).match
+        assert final.status == match_pb2.MATCH_STATUS_ABORTED and final.seed and not final.HasField("result")
+        aborted, revealed = list(client.event_log(match_id))[-2:]
+        assert (aborted.match_aborted.side, aborted.match_aborted.reason, aborted.match_aborted.by_operator) == \
+            ("", REASON, True)
+        assert revealed.seed_revealed.seed == final.seed
+        report = verify_log(fetch_log(client, match_id), match_id=match_id, final=client.get_match(match_id))
+        assert report.ok and report.aborted == f"by an operator of the service: {REASON}", report.text()
+        wait_for(lambda: store.exists(key(match_id, "archive")) and not store.exists(key(match_id, "events")), 30)
+    with pytest.raises(TyphoonError) as refused:
+        client.submit(left.match_id, left_tokens["soviet"], engine.EndPhase())
+    assert refused.value.reason == "MATCH_ABORTED"
+
+    assert client.get_match(recent.match_id).match.status == match_pb2.MATCH_STATUS_ACTIVE
+    legal = client.legal_actions(recent.match_id)  # still played
+    client.submit(recent.match_id, recent_tokens[legal.side_to_act], legal.actions[0])
+    assert client.get_match(finished.match_id) == finished_before
+
+
+def test_a_match_left_for_less_than_the_limit_is_not_ended(client, redis_url, store):
+    match, _ = client.create_match(seats=["german", "soviet"])
+    leave_for_days(store, match.match_id, 10)
+    sweep(redis_url, days=10.5)
+    assert client.get_match(match.match_id).match.status == match_pb2.MATCH_STATUS_ACTIVE  # both seats taken
+    assert Abandonment.after_days(None, 0) is None  # --abandon-after-days 0: never
+
+
+def test_serve_refuses_a_negative_number_of_days():
+    done = subprocess.run([sys.executable, "-m", "clients.cli", "serve", "--abandon-after-days", "-1"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stdout.strip() == "typhoon serve: --abandon-after-days: a number of days, or 0 for never"
