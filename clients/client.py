@@ -32,6 +32,7 @@ from grpc_status import rpc_status
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from service import convert
+from service.audit import aborted_text
 from service.clock import PRESETS, TimeControl
 from service.core import new_seat_token
 from service.gen.typhoon.v1 import actions_pb2, match_pb2, match_service_pb2 as api, match_service_pb2_grpc
@@ -313,6 +314,17 @@ class TyphoonClient:
             cursor = page.next_after_sequence
             if not page.has_more:
                 return
+
+    def why_aborted(self, match: match_pb2.Match) -> str:
+        """Why ``match`` (a GetMatch answer's) was aborted, as ``typhoon replay verify`` says it: "the
+        soviet side made no first action within 30 s", "by an operator of the service: <reason>"; ""
+        if it was not. Reads the end of its log only."""
+        if match.status != match_pb2.MATCH_STATUS_ABORTED:
+            return ""
+        for event in self.event_log(match.match_id, after_sequence=max(0, match.last_sequence - 2)):
+            if event.WhichOneof("kind") == "match_aborted":
+                return aborted_text(event.match_aborted)
+        return "aborted"
 
     def watch(self, match_id: str, after_sequence: int = 0, heartbeat_seconds: int = 15,
               heartbeats: bool = False, resume: bool = True) -> Watch:

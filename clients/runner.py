@@ -184,7 +184,7 @@ def play_match(target: str, german: Any, soviet: Any, index: int = 1, seed: str 
             if errors:
                 record.error = "; ".join(f"{side}: {type(error).__name__}: {error}" for side, error in errors.items())
             elif final.status == match_pb2.MATCH_STATUS_ABORTED:
-                record.error = "aborted: a side made no first action in time"
+                record.error = f"aborted: {client.why_aborted(final)}"
             elif not record.winner:
                 record.error = "the match did not finish"
             if verify and record.winner and not record.error:

@@ -37,6 +37,7 @@ What :class:`Bot` does for you:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -76,7 +77,7 @@ class BotResult:
     side: str
     strategy: str
     finished: bool = False
-    aborted: bool = False     # called off by the clock before a side's first action (no result)
+    aborted: bool = False     # called off without a result (``reason`` says why: a clock, an operator)
     winner: str = ""
     reason: str = ""
     points: dict[str, int] = field(default_factory=dict)
@@ -96,7 +97,7 @@ class BotResult:
 
     def summary(self) -> str:
         if self.aborted:
-            return f"{self.side} ({self.strategy}): the match was aborted (a side made no first action in time)"
+            return f"{self.side} ({self.strategy}): the match was aborted: {self.reason or 'no reason given'}"
         if not self.finished:
             return f"{self.side} ({self.strategy}): stopped at version {self.version}, match not finished"
         outcome = "draw" if self.winner == "draw" else f"{self.winner} wins"
@@ -310,6 +311,9 @@ class Bot:
             return
         self.result.version, self.result.turn = match.version, match.turn
         self.result.aborted = match.status == match_pb2.MATCH_STATUS_ABORTED
+        if self.result.aborted:
+            with contextlib.suppress(Exception):  # the result stays, without its reason
+                self.result.reason = self._call(self.client.why_aborted, match)
         if match.status == match_pb2.MATCH_STATUS_FINISHED:
             self.result.finished = True
             self.result.winner, self.result.reason = match.result.winner, match.result.reason

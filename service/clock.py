@@ -287,7 +287,8 @@ class Clocks:
     @staticmethod
     def check_not_aborted(meta: dict[str, str]) -> None:
         if meta.get("status") == "aborted":
-            raise _refused("MATCH_ABORTED", f"match {meta['id']} was aborted")
+            why = meta.get("aborted_reason")
+            raise _refused("MATCH_ABORTED", f"match {meta['id']} was aborted" + (f": {why}" if why else ""))
 
     async def settle(self, meta: dict[str, str], side: str, action: engine.Action, game: engine.Game,
                      events: list[StoredEvent], meta_update: dict[str, str]) -> Deadline | None:

@@ -13,6 +13,7 @@ import redis
 import engine
 from clients.client import TyphoonError, as_time_control
 from clients.replay import fetch_log, verify_log
+from clients.sdk import start_bot
 from service.gen.typhoon.v1 import match_pb2
 from service.store import DEADLINES_KEY, key
 from service_helpers import ServiceProcess
@@ -66,7 +67,24 @@ def test_an_operator_aborts_a_live_match(client, redis_url, store):
     with pytest.raises(TyphoonError) as refused:
         client.submit(match.match_id, tokens["soviet"], engine.EndPhase())
     assert refused.value.reason == "MATCH_ABORTED"
+    assert refused.value.message == f"match {match.match_id} was aborted: the players left"
     assert_verified(client, match.match_id, "by an operator of the service: the players left")
+
+
+def test_a_bot_whose_match_an_operator_aborts_stops_and_says_why(client, service, redis_url):
+    match, tokens = client.create_match(seats=["german", "soviet"])
+    bot, thread = start_bot("random", service.target, match_id=match.match_id, side="soviet", token=tokens["soviet"])
+    # the bot waits for the German set-up, which never comes
+
+    assert admin(match.match_id, "--reason", "the players left", "--redis-url", redis_url)[0] == 0
+
+    thread.join(30)
+    assert not thread.is_alive() and bot.error is None
+    assert bot.result.aborted and not bot.result.finished
+    assert bot.result.summary() == \
+        "soviet (random): the match was aborted: by an operator of the service: the players left"
+    assert client.why_aborted(client.get_match(match.match_id).match) == \
+        "by an operator of the service: the players left"
 
 
 def test_a_match_over_already_or_unknown_is_reported_and_left_as_it_is(client, redis_url):
