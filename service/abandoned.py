@@ -17,11 +17,10 @@ from __future__ import annotations
 import structlog
 
 from service.clock import end_without_result
-from service.store import LIVE, Store
+from service.store import DAY_MS, LIVE, Store
 
 log = structlog.get_logger("typhoon.abandoned")
 
-DAY_MS = 86_400_000
 #: Days without a change after which a live match is ended (``typhoon serve --abandon-after-days``).
 DEFAULT_DAYS = 30.0
 
@@ -44,12 +43,8 @@ def reason(idle_ms: int) -> str:
 
 
 class Abandonment:
-    """Ends the live matches of ``store`` left for ``idle_ms`` (see the module).
-
-    >>> abandonment = Abandonment(store, idle_ms=30 * DAY_MS)   # doctest: +SKIP
-    >>> await abandonment.end_if_abandoned(match_id)            # doctest: +SKIP
-    True
-    """
+    """Ends the live matches of ``store`` left for ``idle_ms`` (see the module): ``await
+    Abandonment(store, 30 * DAY_MS).end_if_abandoned(match_id)``, True if it ended that one."""
 
     def __init__(self, store: Store, idle_ms: int) -> None:
         if idle_ms <= 0:

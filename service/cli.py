@@ -26,9 +26,10 @@ def _serve(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"typhoon serve: --ladder-time-control: {error}")
         return 2
-    if args.abandon_after_days < 0:
-        print("typhoon serve: --abandon-after-days: a number of days, or 0 for never")
-        return 2
+    for option, value in (("--abandon-after-days", args.abandon_after_days), ("--retention-days", args.retention_days)):
+        if value < 0:
+            print(f"typhoon serve: {option}: a number of days, or 0 for never")
+            return 2
     configure_logging(args.log_level, cache=True)
     if args.worker:  # which of the workers logged a line
         structlog.contextvars.bind_contextvars(pid=os.getpid())
@@ -39,7 +40,7 @@ def _serve(args: argparse.Namespace) -> int:
                          ladder=LadderConfig(time_control=control, max_concurrency=args.ladder_max_concurrency),
                          redis_connections=args.redis_connections, max_watch_streams=args.max_watch_streams,
                          max_watch_streams_per_client=args.max_watch_streams_per_client, fsync=args.fsync,
-                         abandon_after_days=args.abandon_after_days)
+                         abandon_after_days=args.abandon_after_days, retention_days=args.retention_days)
     workers = args.workers or default_workers()
     try:
         if workers > 1:
@@ -94,5 +95,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--abandon-after-days", type=float, default=DEFAULT_ABANDON_DAYS, metavar="DAYS",
                        help=f"end live matches in which nothing happened for this many days, as an operator's "
                             f"abort does ({DEFAULT_ABANDON_DAYS:g}; 0: never)")
+    serve.add_argument("--retention-days", type=float, default=0.0, metavar="DAYS",
+                       help="delete matches over (finished or aborted) for more than this many days, their logs "
+                            "included (default 0: keep them for good)")
     serve.set_defaults(run=_serve)
 

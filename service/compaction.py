@@ -9,7 +9,9 @@ at a time (a lock in Redis). It walks the keys with SCAN, so it never blocks Red
 grows with the live matches (each has a stream), not with the finished ones (they have none).
 
 Each live match the walk meets is also handed to ``abandonment`` if the service has one
-(``service.abandoned``); a match it ends is compacted by the commit that ends it.
+(``service.abandoned``); a match it ends is compacted by the commit that ends it. Then, if the
+service keeps matches over for a limited time, ``retention`` deletes those past it
+(``service.retention``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import structlog
 from redis.exceptions import LockError
 
 from service.abandoned import Abandonment
+from service.retention import Retention
 from service.store import Store, key
 from service.tasks import stop_task
 
@@ -39,9 +42,11 @@ class CompactionSweep:
     """
 
     def __init__(self, store: Store, interval: float = 3600.0, first_after: float = 30.0,
-                 lock_ms: int = 600_000, abandonment: Abandonment | None = None) -> None:
+                 lock_ms: int = 600_000, abandonment: Abandonment | None = None,
+                 retention: Retention | None = None) -> None:
         self.store = store
         self.abandonment = abandonment
+        self.retention = retention
         self.interval = interval
         self.first_after = first_after
         self.lock_ms = lock_ms
@@ -73,6 +78,8 @@ class CompactionSweep:
                 if not compacted and self.abandonment:
                     await self.abandonment.end_if_abandoned(match_id)  # its commit compacts it (Store.commit)
                 done += compacted
+            if self.retention:
+                await self.retention.sweep()
         finally:
             with contextlib.suppress(LockError):  # held too long: another process may have it now
                 await lock.release()

@@ -32,6 +32,7 @@ from service import grpc_api, http_api, log_context, metrics, reflection
 from service.clock import Sweeper
 from service.abandoned import DEFAULT_DAYS as DEFAULT_ABANDON_DAYS, Abandonment
 from service.compaction import CompactionSweep
+from service.retention import Retention
 from service.ladder import Ladder, LadderConfig
 from service.core import MatchService
 from service.embedded_redis import EmbeddedRedis
@@ -66,6 +67,8 @@ class ServeConfig:
     fsync: str = "everysec"
     #: Live matches unchanged for this many days are ended (service.abandoned); 0: never.
     abandon_after_days: float = DEFAULT_ABANDON_DAYS
+    #: Matches over for more than this many days are deleted (service.retention); 0: kept for good.
+    retention_days: float = 0.0
 
 
 def grpc_server_options(config: ServeConfig) -> list[tuple[str, int]]:
@@ -182,7 +185,8 @@ class Server:
         self.sweeper.start()
         self.ladder = Ladder(self.core, config.ladder)
         self.ladder.start()
-        self.compaction = CompactionSweep(self.store, abandonment=Abandonment.after_days(self.store, config.abandon_after_days))
+        self.compaction = CompactionSweep(self.store, abandonment=Abandonment.after_days(self.store, config.abandon_after_days),
+                                          retention=Retention.for_days(self.store, config.retention_days))
         self.compaction.start()
 
         self._grpc = grpc.aio.server(options=grpc_server_options(config))

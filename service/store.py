@@ -77,6 +77,7 @@ ENDED = ("finished", "aborted")
 LIVE = ("open", "active")
 DEADLINES_KEY = "typhoon:deadlines"
 REQUEST_TTL_SECONDS = 24 * 3600
+DAY_MS = 86_400_000
 #: Redis connections per service process (``typhoon serve --redis-connections``): one per call waiting
 #: on Redis (watching holds none: see service.notify). A call that finds them all busy waits up to
 #: POOL_WAIT_SECONDS for one.

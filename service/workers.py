@@ -128,7 +128,8 @@ class Supervisor:
                 "--redis-connections", str(config.redis_connections),
                 "--max-watch-streams", str(config.max_watch_streams),
                 "--max-watch-streams-per-client", str(config.max_watch_streams_per_client),
-                "--abandon-after-days", str(config.abandon_after_days)]
+                "--abandon-after-days", str(config.abandon_after_days),
+                "--retention-days", str(config.retention_days)]
         if config.redis_cluster:
             args.append("--redis-cluster")
         for origin in config.cors_origins:

@@ -14,11 +14,11 @@ import redis
 import engine
 from clients.client import TyphoonError
 from clients.replay import fetch_log, verify_log
-from service.abandoned import DAY_MS, Abandonment
+from service.abandoned import Abandonment
 from service.compaction import LOCK_KEY, CompactionSweep
 from service.gen.typhoon.v1 import match_pb2
 from service.processes import ROOT
-from service.store import Store, key
+from service.store import DAY_MS, Store, key
 from service_helpers import wait_for
 
 REASON = "abandoned: nothing happened in the match for 30 days"
@@ -96,8 +96,9 @@ def test_a_match_left_for_less_than_the_limit_is_not_ended(client, redis_url, st
     assert Abandonment.after_days(None, 0) is None  # --abandon-after-days 0: never
 
 
-def test_serve_refuses_a_negative_number_of_days():
-    done = subprocess.run([sys.executable, "-m", "clients.cli", "serve", "--abandon-after-days", "-1"], cwd=ROOT,
+@pytest.mark.parametrize("option", ["--abandon-after-days", "--retention-days"])
+def test_serve_refuses_a_negative_number_of_days(option):
+    done = subprocess.run([sys.executable, "-m", "clients.cli", "serve", option, "-1"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stdout.strip() == "typhoon serve: --abandon-after-days: a number of days, or 0 for never"
+    assert done.stdout.strip() == f"typhoon serve: {option}: a number of days, or 0 for never"
