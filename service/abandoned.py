@@ -17,7 +17,7 @@ from __future__ import annotations
 import structlog
 
 from service.clock import end_without_result
-from service.store import DAY_MS, LIVE, Store
+from service.store import DAY_MS, LIVE, Store, key, text_of
 
 log = structlog.get_logger("typhoon.abandoned")
 
@@ -60,6 +60,9 @@ class Abandonment:
 
     async def end_if_abandoned(self, match_id: str) -> bool:
         """End the match if it is live and unchanged for ``idle_ms``; True if this call ended it."""
+        status, changed = await self.store.redis.hmget(key(match_id, "meta"), ["status", "updated_at"])
+        if text_of(status) not in LIVE or await self.store.time_ms() - int(changed or 0) < self.idle_ms:
+            return False  # the common case, told from two fields (the whole match is read below)
         snapshot = await self.store.load(match_id)
         if snapshot is None or snapshot.meta.get("status") not in LIVE:
             return False
