@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import structlog
 
+from service import metrics
 from service.clock import end_without_result
 from service.store import DAY_MS, LIVE, Store, key, text_of
 
@@ -73,5 +74,6 @@ class Abandonment:
         if not await end_without_result(self.store, snapshot, now, "", reason(self.idle_ms), by_operator=True):
             return False  # it changed since it was read: someone is playing it
         log.info("match_abandoned", match_id=match_id, idle_ms=now - last_change)
+        metrics.SWEPT.labels("abandoned").inc()
         self.ended += 1
         return True

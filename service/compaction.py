@@ -22,6 +22,7 @@ import contextlib
 import structlog
 from redis.exceptions import LockError
 
+from service import metrics
 from service.abandoned import Abandonment
 from service.retention import Retention
 from service.store import Store, key
@@ -85,6 +86,7 @@ class CompactionSweep:
                 await lock.release()
         if done:
             log.info("compaction_sweep", compacted=done)
+            metrics.SWEPT.labels("compacted").inc(done)
         self.compacted += done
         return done
 

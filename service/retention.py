@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import structlog
 
+from service import metrics
 from service.lean_redis import Script
 from service.store import DAY_MS, ENDED, INDEX_KEY, Store, key, text_of
 
@@ -77,5 +78,6 @@ class Retention:
             start += len(members) - len(gone)
         if deleted:
             log.info("matches_deleted", count=deleted, over_before_ms=cutoff)
+            metrics.SWEPT.labels("deleted").inc(deleted)
         self.deleted += deleted
         return deleted

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 import redis
+from prometheus_client import REGISTRY
 
 import engine
 from clients.client import TyphoonError
@@ -36,6 +37,10 @@ def leave_for_days(store: redis.Redis, match_id: str, days: float) -> None:
     last = int(store.hget(key(match_id, "meta"), "updated_at"))
     store.hset(key(match_id, "meta"), mapping={"updated_at": last - round(days * DAY_MS),
                                                  "created_at": last - round(days * DAY_MS)})
+
+
+def swept(what: str) -> float:
+    return REGISTRY.get_sample_value("typhoon_swept_matches_total", {"what": what}) or 0.0
 
 
 def sweep(redis_url: str, days: float = 30) -> None:
@@ -65,6 +70,7 @@ def test_a_match_left_for_longer_than_the_limit_is_ended_and_the_others_are_not(
     client.resign(finished.match_id, finished_tokens["soviet"])
     leave_for_days(store, finished.match_id, 400)
     finished_before = client.get_match(finished.match_id)
+    counted = swept("abandoned")
 
     sweep(redis_url)
 
@@ -78,6 +84,7 @@ def test_a_match_left_for_longer_than_the_limit_is_ended_and_the_others_are_not(
         report = verify_log(fetch_log(client, match_id), match_id=match_id, final=client.get_match(match_id))
         assert report.ok and report.aborted == f"by an operator of the service: {REASON}", report.text()
         wait_for(lambda: store.exists(key(match_id, "archive")) and not store.exists(key(match_id, "events")), 30)
+    assert swept("abandoned") == counted + 2  # this process's sweep ended both (typhoon_swept_matches_total)
     with pytest.raises(TyphoonError) as refused:
         client.submit(left.match_id, left_tokens["soviet"], engine.EndPhase())
     assert refused.value.reason == "MATCH_ABORTED"

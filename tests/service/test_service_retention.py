@@ -8,6 +8,7 @@ import asyncio
 
 import pytest
 import redis
+from prometheus_client import REGISTRY
 
 import engine
 from clients.client import TyphoonError
@@ -95,7 +96,9 @@ def test_matches_over_for_longer_than_the_retention_are_deleted_and_the_others_k
     kept = {finished_lately, live_since_long.match_id, finished_now}
     kept_answers = {match_id: client.get_match(match_id) for match_id in kept}
 
+    counted = REGISTRY.get_sample_value("typhoon_swept_matches_total", {"what": "deleted"}) or 0.0
     assert sweep(redis_url, days=90) == 2
+    assert REGISTRY.get_sample_value("typhoon_swept_matches_total", {"what": "deleted"}) == counted + 2
 
     for match_id in (finished_long_ago, aborted_long_ago.match_id):
         assert not store.keys(key(match_id, "*"))
