@@ -11,7 +11,8 @@ grows with the live matches (each has a stream), not with the finished ones (the
 Each live match the walk meets is also handed to ``abandonment`` if the service has one
 (``service.abandoned``); a match it ends is compacted by the commit that ends it. Then, if the
 service keeps matches over for a limited time, ``retention`` deletes those past it
-(``service.retention``).
+(``service.retention``). The matches Redis holds after the pass, live and over, are the
+``typhoon_stored_matches`` gauge.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from redis.exceptions import LockError
 from service import metrics
 from service.abandoned import Abandonment
 from service.retention import Retention
-from service.store import Store, key
+from service.store import INDEX_KEY, Store, key
 from service.tasks import stop_task
 
 log = structlog.get_logger("typhoon.compaction")
@@ -72,15 +73,18 @@ class CompactionSweep:
         if not await lock.acquire():
             return 0
         try:
-            done = 0
+            done = live = 0
             async for name in self.store.redis.scan_iter(match=EVENTS_PATTERN, count=1000):
                 match_id = _match_id(name)
                 compacted = await self.store.compact(match_id)  # False for a live match
-                if not compacted and self.abandonment:
-                    await self.abandonment.end_if_abandoned(match_id)  # its commit compacts it (Store.commit)
-                done += compacted
+                ended = not compacted and self.abandonment and await self.abandonment.end_if_abandoned(match_id)
+                done += compacted  # an ended one is compacted by the commit that ends it (Store.commit)
+                live += not compacted and not ended
             if self.retention:
                 await self.retention.sweep()
+            stored = await self.store.redis.zcard(INDEX_KEY)
+            metrics.STORED_MATCHES.labels("live").set(live)
+            metrics.STORED_MATCHES.labels("over").set(max(0, stored - live))
         finally:
             with contextlib.suppress(LockError):  # held too long: another process may have it now
                 await lock.release()

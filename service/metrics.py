@@ -44,6 +44,8 @@ COMMITS = Counter("typhoon_commits", "Commit scripts run, by outcome", ["outcome
 COMMIT_RETRIES = Counter("typhoon_commit_retries", "Commits run again after losing a race with another writer")
 REDIS_ERRORS = Counter("typhoon_redis_errors", "Redis failures, by where they happened", ["where"])
 WATCH_REFUSED = Counter("typhoon_watch_streams_refused", "Watch streams refused by a cap", ["reason"])
+STORED_MATCHES = Gauge("typhoon_stored_matches", "Matches Redis held at the last sweep, live or over", ["state"],
+                       multiprocess_mode="mostrecent")
 SWEPT = Counter("typhoon_swept_matches", "Matches the hourly sweep compacted, ended as abandoned, or deleted past "
                 "the retention", ["what"])
 

@@ -19,7 +19,7 @@ from service.abandoned import Abandonment
 from service.compaction import LOCK_KEY, CompactionSweep
 from service.gen.typhoon.v1 import match_pb2
 from service.processes import ROOT
-from service.store import DAY_MS, Store, key
+from service.store import DAY_MS, INDEX_KEY, Store, key
 from service_helpers import wait_for
 
 REASON = "abandoned: nothing happened in the match for 30 days"
@@ -101,6 +101,19 @@ def test_a_match_left_for_less_than_the_limit_is_not_ended(client, redis_url, st
     sweep(redis_url, days=10.5)
     assert client.get_match(match.match_id).match.status == match_pb2.MATCH_STATUS_ACTIVE  # both seats taken
     assert Abandonment.after_days(None, 0) is None  # --abandon-after-days 0: never
+
+
+def test_the_sweep_counts_the_matches_redis_holds(client, redis_url, store):
+    client.create_match(seats=["german", "soviet"])
+    for _ in range(3):  # a match of another test may end between the sweep and the count: sweep again
+        sweep(redis_url)
+        live = sum(store.hget(k.replace(":events", ":meta"), "status") in ("open", "active")
+                   for k in store.scan_iter(match=key("*", "events")))
+        held = {"live": live, "over": store.zcard(INDEX_KEY) - live}
+        gauge = {state: REGISTRY.get_sample_value("typhoon_stored_matches", {"state": state}) for state in held}
+        if gauge == held:
+            break
+    assert gauge == held and live >= 1  # typhoon_stored_matches: what Redis holds, as the sweep left it
 
 
 @pytest.mark.parametrize("option", ["--abandon-after-days", "--retention-days"])
