@@ -62,13 +62,13 @@ class Abandonment:
     async def end_if_abandoned(self, match_id: str) -> bool:
         """End the match if it is live and unchanged for ``idle_ms``; True if this call ended it."""
         status, changed = await self.store.redis.hmget(key(match_id, "meta"), ["status", "updated_at"])
-        if text_of(status) not in LIVE or await self.store.time_ms() - int(changed or 0) < self.idle_ms:
-            return False  # the common case, told from two fields (the whole match is read below)
-        snapshot = await self.store.load(match_id)
+        now = await self.store.time_ms()
+        if text_of(status) not in LIVE or now - int(changed or 0) < self.idle_ms:
+            return False  # the common case, told from two fields; the whole match is read only now
+        snapshot = await self.store.load(match_id)  # it may have moved since: judged again on what is committed on
         if snapshot is None or snapshot.meta.get("status") not in LIVE:
             return False
         last_change = int(snapshot.meta.get("updated_at") or snapshot.meta.get("created_at") or 0)
-        now = await self.store.time_ms()
         if now - last_change < self.idle_ms:
             return False
         if not await end_without_result(self.store, snapshot, now, "", reason(self.idle_ms), by_operator=True):

@@ -28,8 +28,10 @@ MATCH_KEYS = ("meta", "state", "events", "requests", "archive", "request-archive
 
 _DELETE = """
 -- KEYS: meta, then the match's other keys. ARGV: the latest updated_at (ms) deleted, the ended statuses...
+-- Returns the keys deleted, 0 for a match kept, -1 for none (an index entry left by a deletion that
+-- stopped before removing it).
 local status, updated = unpack(redis.call('HMGET', KEYS[1], 'status', 'updated_at'))
-if not status then return 0 end
+if not status then return -1 end
 local over = false
 for i = 2, #ARGV do if status == ARGV[i] then over = true end end
 if not over or tonumber(updated) > tonumber(ARGV[1]) then return 0 end
@@ -68,11 +70,11 @@ class Retention:
             gone = []
             for member in members:
                 match_id = member.partition(":")[2]
-                if await self._delete(keys=[key(match_id, part) for part in MATCH_KEYS], args=[str(cutoff), *ENDED]):
+                outcome = await self._delete(keys=[key(match_id, part) for part in MATCH_KEYS],
+                                             args=[str(cutoff), *ENDED])
+                if outcome:
                     gone.append(member)
-                    deleted += 1
-                elif not await redis.exists(key(match_id, "meta")):
-                    gone.append(member)  # an entry left by a deletion that stopped before this step
+                    deleted += outcome > 0
             if gone:
                 await redis.zrem(INDEX_KEY, *gone)
             start += len(members) - len(gone)

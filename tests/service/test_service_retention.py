@@ -114,6 +114,13 @@ def test_matches_over_for_longer_than_the_retention_are_deleted_and_the_others_k
     assert sweep(redis_url, days=90) == 0  # nothing more; the kept ones are looked at again, left again
 
 
+def test_an_index_entry_left_without_its_match_is_removed_and_not_counted(redis_url, store):
+    left = f"{1_000_000_000_000:015d}:nosuchmatchleft"  # a deletion that stopped before its index step
+    store.zadd(INDEX_KEY, {left: 0})
+    assert sweep(redis_url, days=90) == 0
+    assert store.zscore(INDEX_KEY, left) is None
+
+
 def test_without_a_retention_nothing_is_deleted(client, redis_url, store):
     match_id = resigned(client)
     age(store, match_id, created_days=3650, changed_days=3650)
