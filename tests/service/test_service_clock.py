@@ -155,7 +155,9 @@ def test_moves_racing_the_flag_from_two_processes_end_each_match_once(service, s
     clients = [service.client(), service_b.client()]
     matches = []
     for _ in range(6):
-        match, tokens = clients[0].create_match(seats=["german", "soviet"], time_control=control(1, 0.01))
+        # 1 s a side for the whole game, no increment: random play needs ~250 actions a side, several
+        # seconds of its clock even on a quiet machine (with 0.01 s a move, all six once ended on points)
+        match, tokens = clients[0].create_match(seats=["german", "soviet"], time_control=control(1))
         matches.append((match.match_id, tokens))
 
     def hammer(client: TyphoonClient, match_id: str, tokens: dict[str, str], seed: int) -> None:
