@@ -20,6 +20,7 @@ window divided by the calls answered in it; Redis's CPU is shown beside it.
     .venv/bin/python benchmarks/service_floor.py --serve-args="--workers 2" --no-pin
     .venv/bin/python benchmarks/service_floor.py --time-control 3600+0     # matches with clocks
     .venv/bin/python benchmarks/service_floor.py --rounds 3 --transport grpc  # median of three rounds
+    .venv/bin/python benchmarks/service_floor.py --profile /tmp/profiles  # where each server's CPU goes
 
 Machines are noisy: read the ratios (service / floor, same run), and the load line, which says how
 much CPU other processes took meanwhile.
@@ -395,6 +396,69 @@ def _profiler(server: ServerProcess, out: Path, seconds: float, native: bool = F
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+#: Where a profiled call's time goes: (part, what marks a sample's frames as that part), the first
+#: that matches wins; a sample whose innermost frame is the event loop running a callback, the gRPC
+#: poller thread or the selector is time in C under them (gRPC's core and Cython, asyncio's tasks).
+PARTS = (
+    ("transport and event loop (C)", ("Handle._run (asyncio/events.py:80)", "Thread.run (threading.py",
+                                      "EpollSelector.select")),
+    ("engine", ("(engine/",)),
+    ("Redis client", ("(redis/", "(service/lean_redis.py", "(service/store.py", "(hiredis")),
+    ("logging", ("(structlog/", "(service/log_context.py")),
+    ("metrics", ("(prometheus_client/", "(service/metrics.py")),
+    ("HTTP framework", ("(uvicorn/", "(starlette/", "(fastapi/", "(h11/", "(httptools/", "(sse_starlette/")),
+    ("service (other Python)", ("(service/", "service_floor.py")),
+)
+OTHER_PART = "asyncio and other Python"
+
+
+def profile_parts(path: Path) -> dict[str, float]:
+    r"""The share of a py-spy raw profile's samples in each of ``PARTS`` (and ``OTHER_PART``).
+
+    >>> import tempfile
+    >>> raw = Path(tempfile.mkdtemp()) / "grpc.txt"
+    >>> _ = raw.write_text("process 1;run (asyncio/runners.py:190);Handle._run (asyncio/events.py:80) 3\n"
+    ...                    "process 1;handler (service/grpc_api.py:80);apply (engine/game.py:10) 1\n"
+    ...                    "process 1;run_event_loop (service/server.py:306);Handle._run (asyncio/events.py:80);"
+    ...                    "call_soon (asyncio/base_events.py:768) 1\n")
+    >>> parts = profile_parts(raw)
+    >>> parts["transport and event loop (C)"], parts["engine"], parts["asyncio and other Python"]
+    (0.6, 0.2, 0.2)
+    """
+    counts = dict.fromkeys([part for part, _ in PARTS] + [OTHER_PART], 0)
+    for line in path.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        frames = stack.split(";")
+        if frames and frames[0].startswith("process "):
+            frames = frames[1:]
+        # what runs the loop (clients.cli, service.server) is not the call's own code
+        callbacks = [i for i, frame in enumerate(frames) if frame.startswith("Handle._run ")]
+        text = ";".join(frames[callbacks[0]:] if callbacks else frames)
+        part = PARTS[0][0] if not frames else OTHER_PART
+        for name, marks in PARTS:
+            where = frames[-1] if name == PARTS[0][0] and frames else text
+            if any(mark in where for mark in marks):
+                part = name
+                break
+        counts[part] += int(count)
+    total = sum(counts.values()) or 1
+    return {part: count / total for part, count in counts.items()}
+
+
+def profile_rows(profile: Path, results: dict[tuple[str, str], Result], transports: list[str]) -> list[list]:
+    """Each profiled server's CPU per call split by ``PARTS`` (its samples' shares of the measured CPU)."""
+    rows = []
+    for transport in transports:
+        for (target, where), result in results.items():
+            raw = profile / target.replace(" ", "-") / f"{transport}.txt"
+            if where != transport or not raw.exists():
+                continue
+            shares = profile_parts(raw)
+            rows.append([transport, target, f"{result.cpu_ms:.3f}",
+                         *(f"{share * result.cpu_ms:.3f}" for share in shares.values())])
+    return rows
+
+
 # --- the run ----------------------------------------------------------------------------------------
 
 def ratios(floor: Result, service: Result) -> dict[str, float]:
@@ -464,7 +528,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="give the service's matches clocks, e.g. 3600+0 (no flag falls): what clocks cost")
     parser.add_argument("--json", default=None, help="write the figures as JSON to this file")
     parser.add_argument("--profile", default=None,
-                        help="record py-spy profiles of typhoon serve into this directory (py-spy on PATH)")
+                        help="record py-spy profiles of each server into DIR/SERVER/TRANSPORT.txt (py-spy on PATH)")
     parser.add_argument("--native", action="store_true",
                         help="with --profile: sample native (C) frames too (py-spy --native; slows the server)")
     parser.add_argument("--serve-floor", action="store_true", help=argparse.SUPPRESS)
@@ -507,7 +571,7 @@ def main(argv: list[str] | None = None) -> int:
                                        server_cores).wait_serving()
                 try:
                     for transport in transports:
-                        profile = Path(args.profile) if args.profile and target == "typhoon serve" else None
+                        profile = Path(args.profile) / target.replace(" ", "-") if args.profile else None
                         results[target, transport] = asyncio.run(run_phase(
                             server, target, transport, args.matches, args.warmup, args.seconds, args.seed, profile,
                             args.channels))
@@ -535,6 +599,11 @@ def main(argv: list[str] | None = None) -> int:
     print(tabulate(rows, headers=["", "server", "calls/s", "p50 ms", "p99 ms", "server CPU ms/call",
                                   "Redis CPU ms/call", "errors", "other procs (cores)"],
                    tablefmt="simple", disable_numparse=True))
+    if args.profile:
+        print(f"\nserver CPU ms per call by part (py-spy samples in {args.profile}; the last round):")
+        print(tabulate(profile_rows(Path(args.profile), rounds[-1], transports),
+                       headers=["", "server", "CPU ms/call", *(part for part, _ in PARTS), OTHER_PART],
+                       tablefmt="simple", disable_numparse=True))
     medians = {transport: median_ratios([summary[transport]["ratios"] for summary in summaries])
                for transport in transports}
     for transport in transports:
