@@ -6,8 +6,10 @@ import random
 import time
 
 import httpx
+import redis
 
 from clients.client import TyphoonClient
+from service.compaction import LOCK_KEY
 from service.processes import ServeProcess
 
 
@@ -45,3 +47,13 @@ def wait_for(condition, timeout: float = 10.0, interval: float = 0.02):
         if time.monotonic() > deadline:
             raise AssertionError("condition not met in time")
         time.sleep(interval)
+
+
+def wait_until_unlocked(redis_url: str, timeout: float = 30.0) -> None:
+    """Wait until no service holds the hourly sweep's lock (service.compaction), so a test's own sweep
+    runs alone."""
+    connection = redis.Redis.from_url(redis_url)
+    try:
+        wait_for(lambda: not connection.exists(LOCK_KEY), timeout)
+    finally:
+        connection.close()

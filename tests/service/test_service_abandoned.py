@@ -16,11 +16,11 @@ import engine
 from clients.client import TyphoonError
 from clients.replay import fetch_log, verify_log
 from service.abandoned import Abandonment
-from service.compaction import LOCK_KEY, CompactionSweep
+from service.compaction import CompactionSweep
 from service.gen.typhoon.v1 import match_pb2
 from service.processes import ROOT
 from service.store import DAY_MS, INDEX_KEY, Store, key
-from service_helpers import wait_for
+from service_helpers import wait_for, wait_until_unlocked
 
 REASON = "abandoned: nothing happened in the match for 30 days"
 
@@ -49,7 +49,7 @@ def sweep(redis_url: str, days: float = 30) -> None:
     async def run() -> None:
         service_store = Store.from_url(redis_url)
         try:
-            wait_for(lambda: not redis.Redis.from_url(redis_url).exists(LOCK_KEY), 30)
+            wait_until_unlocked(redis_url)
             await CompactionSweep(service_store, abandonment=Abandonment.after_days(service_store, days)).sweep()
         finally:
             await service_store.close()

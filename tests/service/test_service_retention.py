@@ -13,10 +13,10 @@ from prometheus_client import REGISTRY
 import engine
 from clients.client import TyphoonError
 from service.admin import abort_match
-from service.compaction import LOCK_KEY, CompactionSweep
+from service.compaction import CompactionSweep
 from service.retention import Retention
 from service.store import DAY_MS, INDEX_KEY, Store, key
-from service_helpers import wait_for
+from service_helpers import wait_for, wait_until_unlocked
 
 
 @pytest.fixture()
@@ -41,7 +41,7 @@ def sweep(redis_url: str, days: float) -> int:
     async def run() -> int:
         service_store = Store.from_url(redis_url)
         try:
-            wait_for(lambda: not redis.Redis.from_url(redis_url).exists(LOCK_KEY), 30)
+            wait_until_unlocked(redis_url)
             retention = Retention.for_days(service_store, days)
             await CompactionSweep(service_store, retention=retention).sweep()
             return retention.deleted
