@@ -334,7 +334,7 @@ def _interactive(replay: Replay) -> int:
             here = key(step)
             while number < replay.last and key(replay.step(number)) == here:
                 number += 1
-        elif command.isdigit():
+        elif command.isascii() and command.isdigit():
             number = max(0, min(replay.last, int(command)))
 
 

@@ -50,6 +50,7 @@ from service.errors import ServiceError, shutting_down
 from service.gen.typhoon.v1 import match_pb2, match_service_pb2 as api
 from service.hub import StreamHub
 from service.limits import WatchLease, WatchLimits
+from service.names import check_name
 from service import store as store_module
 from service.store import ENDED, RequestRecord, Store, StoredEvent
 
@@ -340,7 +341,7 @@ class MatchService:
         if not 1 <= size <= MAX_MATCHES_PAGE:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_SIZE", f"page_size must be from 1 to {MAX_MATCHES_PAGE}")
         token = request.page_token
-        if token and not re.fullmatch(r"\d{15}:[a-z0-9]{1,64}", token):
+        if token and not re.fullmatch(r"[0-9]{15}:[a-z0-9]{1,64}", token):
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_TOKEN", "page_token is not one this service gave")
         if request.status and request.status not in _STATUS_NAMES:
             raise _err(StatusCode.INVALID_ARGUMENT, "UNKNOWN_STATUS",
@@ -629,6 +630,7 @@ class MatchService:
         if len(name) > MAX_PLAYER_NAME:
             raise _err(StatusCode.INVALID_ARGUMENT, "NAME_TOO_LONG",
                        f"player_name has {len(name)} characters; at most {MAX_PLAYER_NAME} are allowed")
+        check_name("player_name", name)
 
     async def _meta(self, match_id: str) -> dict[str, str]:
         (meta,) = await self.store.metas([match_id])

@@ -13,6 +13,7 @@ the API when their origin is allowed (``cors_origins``, ``typhoon serve --cors-o
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from dataclasses import dataclass
@@ -127,12 +128,14 @@ def _malformed(message: str) -> ServiceError:
 
 #: The largest request body accepted (a request message is a few hundred bytes).
 MAX_BODY = 64 * 1024
+#: The largest event sequence number (after_sequence is an int32).
+MAX_SEQUENCE = 2**31 - 1
 
 
 async def _body(request: Request) -> bytes:
     """The request body, refused (413) once it passes MAX_BODY, before the rest is read."""
     declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY:
+    if declared.isascii() and declared.isdigit() and int(declared) > MAX_BODY:
         raise _too_large()
     chunks, size = [], 0
     async for chunk in request.stream():
@@ -177,6 +180,12 @@ async def _parse(route: Route, request: Request, message_type: type[Message]) ->
         raise _malformed("the body is nested too deeply") from None
     except ValueError as error:
         raise _malformed(str(error)) from None
+    for name, value in request.path_params.items():  # the path names the resource; a body may repeat it
+        field = json_input.field_named(descriptor, name)
+        given = [data.pop(key) for key in {name, field.json_name if field else name} if key in data]
+        if any(item not in ("", value) for item in given):
+            raise _malformed(f"{name} is {given[0]!r} in the body but {value!r} in the path; the path's is the one "
+                             f"acted on (leave it out of the body)")
     data.update(request.path_params)
     if route.rpc == "WatchMatch" and "last-event-id" in request.headers:
         data["after_sequence"] = _last_event_id(request.headers["last-event-id"])
@@ -191,7 +200,7 @@ def _last_event_id(value: str) -> int:
     value = value.strip()
     if not value:
         return 0
-    if not value.isdigit() or len(value) > 10:
+    if not re.fullmatch(r"[0-9]{1,10}", value) or int(value) > MAX_SEQUENCE:
         raise ServiceError(StatusCode.INVALID_ARGUMENT, "BAD_CURSOR",
                            f"Last-Event-ID must be an event sequence number this service sent, not {value[:40]!r}")
     return int(value)

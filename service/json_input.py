@@ -23,7 +23,7 @@ _INTEGERS = {FieldDescriptor.TYPE_INT32: 2**31, FieldDescriptor.TYPE_SINT32: 2**
              FieldDescriptor.TYPE_INT64: 2**63, FieldDescriptor.TYPE_SINT64: 2**63, FieldDescriptor.TYPE_UINT64: 2**64}
 _UNSIGNED = {FieldDescriptor.TYPE_UINT32, FieldDescriptor.TYPE_UINT64}
 _FLOATS = {FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT}
-_WHOLE = re.compile(r"-?\d{1,30}")
+_WHOLE = re.compile(r"-?[0-9]{1,30}")  # not \d: it takes other scripts' digits ('٣'), which int() reads
 
 
 def _kind(value: Any) -> str:

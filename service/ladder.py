@@ -32,7 +32,7 @@ Keys (prefix ``typhoon:ladder:``)::
     player:<id>:assigned    hash: match id -> the LadderMatch JSON (with its seat token), while not rated
     player:<id>:history     list, newest first: the LadderGame JSON of each match
     side:<side>             hash: mu sigma rev, the rating of the side itself
-    names                   hash: lowercased name -> id
+    names                   hash: name key (service.names.name_key: NFKC, case-folded) -> id
     keys                    hash: SHA-256 of an API key -> id
     board                   sorted set: id by rating (mu - 3 sigma)
     seeking                 sorted set: id by the Redis ms until which it counts as seeking
@@ -46,6 +46,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import secrets
 import time
 import uuid
@@ -63,6 +64,7 @@ from service.clock import TimeControl
 from service.core import CallContext, MatchService, new_seat_token, token_hash
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi, match_service_pb2 as api
+from service.names import TEXT_LAYOUT, check_name, name_key
 from service.ratings import FRESH, ordinal, rate
 from service.store import text_of
 from service.tasks import stop_task
@@ -100,7 +102,7 @@ class LadderConfig:
 
 
 _REGISTER = """
--- KEYS: names, player, keys, board. ARGV: lowercased name, id, key hash, rating, then field pairs.
+-- KEYS: names, player, keys, board. ARGV: name key, id, key hash, rating, then field pairs.
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
 local fields = {}
 for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
@@ -386,6 +388,9 @@ class Ladder:
             if len(value) > limit:
                 raise _err(StatusCode.INVALID_ARGUMENT, "NAME_TOO_LONG",
                            f"{label} has {len(value)} characters; at most {limit} are allowed")
+        check_name("name", name)
+        check_name("owner", request.owner)
+        check_name("description", request.description, allowed=TEXT_LAYOUT)
         player_id = "p" + "".join(secrets.choice(_ID_ALPHABET) for _ in range(15))
         api_key = "tpk_" + secrets.token_urlsafe(32)
         now = await self.store.time_ms()
@@ -395,7 +400,7 @@ class Ladder:
         flat = [item for pair in fields.items() for item in pair]
         registered = await self._register(
             keys=[_key("names"), _key("player", player_id), _key("keys"), _key("board")],
-            args=[name.lower(), player_id, token_hash(api_key), repr(ordinal(FRESH[0], FRESH[1])), *flat])
+            args=[name_key(name), player_id, token_hash(api_key), repr(ordinal(FRESH[0], FRESH[1])), *flat])
         if not registered:
             raise _err(StatusCode.ALREADY_EXISTS, "NAME_TAKEN", f"a player named {name!r} is registered already")
         log.info("ladder_registered", player_id=player_id, name=name)
@@ -471,7 +476,7 @@ class Ladder:
     async def get_player(self, request: lapi.GetPlayerRequest, ctx: CallContext) -> lapi.GetPlayerResponse:
         player_id = request.player_id
         if not player_id and request.name:
-            player_id = text_of(await self.redis.hget(_key("names"), request.name.strip().lower())) or ""
+            player_id = text_of(await self.redis.hget(_key("names"), name_key(request.name))) or ""
             if not player_id:
                 raise _err(StatusCode.NOT_FOUND, "PLAYER_NOT_FOUND", f"there is no player named {request.name!r}")
         if not player_id:
@@ -549,7 +554,7 @@ def _page(size: int, token: str) -> tuple[int, int]:
     size = size or 50
     if not 1 <= size <= MAX_PAGE:
         raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_SIZE", f"page_size must be from 1 to {MAX_PAGE}")
-    if token and not token.isdigit():
+    if token and not re.fullmatch(r"[0-9]{1,18}", token):  # not \d, nor isdigit(): both take '¹' and '٣'
         raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_TOKEN", "page_token is not one this service gave")
     return size, int(token or 0)
 

@@ -46,6 +46,8 @@ def http_error(reply, status: int, reason: str) -> dict:
     (b'{"options": {"preset": {}}}', "OPTION_UNAVAILABLE"),
     (b"[" * 50_000, "MALFORMED_REQUEST"),  # deeper than Python's recursion limit
     (b'{"seats": [{"side": "german", "player_name": "' + LONG_NAME.encode() + b'"}]}', "NAME_TOO_LONG"),
+    (b'{"seats": [{"side": "german", "player_name": "bot\\u200bone"}]}', "BAD_NAME"),  # a zero-width space
+    (b'{"seats": [{"side": "german", "player_name": "\\u001b[31mred"}]}', "BAD_NAME"),  # a terminal escape
 ])
 def test_create_match_refuses_bad_bodies(http, unchanged, body, reason):
     reply = http.post("/v1/matches", content=body, headers={"Content-Type": "application/json"})
@@ -84,7 +86,26 @@ def test_join_refuses_a_long_player_name(http, client):
     match_id = client.create_match()[0].match_id
     http_error(http.post(f"/v1/matches/{match_id}/join", json={"side": "soviet", "player_name": LONG_NAME}),
                400, "NAME_TOO_LONG")
+    reply = http.post(f"/v1/matches/{match_id}/join", json={"side": "soviet", "player_name": "nul\u0000"})
+    assert http_error(reply, 400, "BAD_NAME")["message"] == ("player_name has an invisible or control character (U+0000 at "
+                                                  "position 4); only printable text is accepted")
     assert not any(seat.player_name for seat in client.get_match(match_id).match.seats)
+
+
+def test_a_body_naming_another_match_than_the_path_is_refused(http, client):
+    match, tokens = client.create_match(seats=["german", "soviet"])
+    match_id, other = match.match_id, client.create_match()[0].match_id
+    auth = {"Authorization": f"Bearer {tokens['german']}"}
+    for key in ("match_id", "matchId"):
+        reply = http.post(f"/v1/matches/{match_id}/actions", headers=auth,
+                          json={key: other, "action": {"standard_setup": {}}})
+        assert http_error(reply, 400, "MALFORMED_REQUEST")["message"] == (
+            f"match_id is {other!r} in the body but {match_id!r} in the path; the path's is the one acted on "
+            f"(leave it out of the body)")
+    assert client.get_match(match_id).match.version == 0
+    reply = http.post(f"/v1/matches/{match_id}/actions", headers=auth,  # the same id in both: as if only in the path
+                      json={"match_id": match_id, "action": {"standard_setup": {}}})
+    assert reply.status_code == 200, reply.text
 
 
 def test_resigning_for_no_side_is_an_unknown_side(http, client):

@@ -85,6 +85,13 @@ def test_bad_input_in_the_apis_words(http):
                                json={"action": {"standard_setup": {}}, "expected_version": "soon"}),
                      400, "MALFORMED_REQUEST")
     assert message == "expected_version must be a whole number, not 'soon'"
+    # digits of other scripts are not numbers here, though int() reads them
+    message = _error(http.post(f"/v1/matches/{match_id}/actions", headers={"Authorization": f"Bearer {tokens['german']}"},
+                               json={"action": {"standard_setup": {}}, "expected_version": "\u0663"}),
+                     400, "MALFORMED_REQUEST")
+    assert message == "expected_version must be a whole number, not '\u0663'"
+    message = _error(http.get(f"/v1/matches/{match_id}/events", params={"page_size": "\u06f1"}), 400, "MALFORMED_REQUEST")
+    assert message == "page_size must be a whole number, not '\u06f1'"
 
 
 def test_a_cursor_past_the_end_is_refused(http, client):
@@ -104,7 +111,8 @@ def test_a_cursor_past_the_end_is_refused(http, client):
 
 def test_a_malformed_last_event_id_is_refused(http):
     match_id, _ = _new_match(http)
-    for value in ("abc", "-1", "1.5", "9" * 20):
+    # a header is read as latin-1, so byte 0xB9 is '¹': a digit to str.isdigit() and int()
+    for value in (b"abc", b"-1", b"1.5", b"9" * 20, b"9" * 10, b"\xb9", b"\xb2\xb3"):
         message = _error(http.get(f"/v1/matches/{match_id}/watch", headers={"Last-Event-ID": value}), 400, "BAD_CURSOR")
         assert message.startswith("Last-Event-ID must be an event sequence number")
 

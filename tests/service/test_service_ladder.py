@@ -41,8 +41,18 @@ def test_registration_and_refusals(service):
             (lambda: ladder.register(name.lower()), grpc.StatusCode.ALREADY_EXISTS, "NAME_TAKEN"),
             (lambda: ladder.register("  "), grpc.StatusCode.INVALID_ARGUMENT, "MISSING_FIELD"),
             (lambda: ladder.register("x" * 65), grpc.StatusCode.INVALID_ARGUMENT, "NAME_TOO_LONG"),
+            (lambda: ladder.register(name[:2] + "\u200b" + name[2:]), grpc.StatusCode.INVALID_ARGUMENT, "BAD_NAME"),
+            (lambda: ladder.register(unique("ok"), owner="\x99"), grpc.StatusCode.INVALID_ARGUMENT, "BAD_NAME"),
+            # one name, however it is cased or composed: full-width letters are the same letters
+            (lambda: ladder.register(name.upper().translate({c: c + 0xFEE0 for c in range(0x21, 0x7F)})),
+             grpc.StatusCode.ALREADY_EXISTS, "NAME_TAKEN"),
             (lambda: ladder.player("pnothere"), grpc.StatusCode.NOT_FOUND, "PLAYER_NOT_FOUND"),
             (lambda: ladder.leaderboard(page_token="x"), grpc.StatusCode.INVALID_ARGUMENT, "BAD_PAGE_TOKEN"),
+            # digits of other scripts, past Python's int() limit, past Redis's 64-bit offsets
+            *((lambda token=token: ladder.leaderboard(page_token=token), grpc.StatusCode.INVALID_ARGUMENT,
+               "BAD_PAGE_TOKEN") for token in ("\u00b9", "\u0663", "1" * 5000, str(2**63))),
+            (lambda: ladder._call("ListPlayerMatches", lapi.ListPlayerMatchesRequest(
+                player_id=player.player_id, page_token="\u00b2")), grpc.StatusCode.INVALID_ARGUMENT, "BAD_PAGE_TOKEN"),
             (lambda: ladder.leaderboard(page_size=500), grpc.StatusCode.INVALID_ARGUMENT, "BAD_PAGE_SIZE"),
             (lambda: next(iter(ladder.seek(""))), grpc.StatusCode.UNAUTHENTICATED, "KEY_MISSING"),
             (lambda: next(iter(ladder.seek("tpk_wrong"))), grpc.StatusCode.UNAUTHENTICATED, "KEY_INVALID"),
