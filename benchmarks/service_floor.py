@@ -396,12 +396,13 @@ def _profiler(server: ServerProcess, out: Path, seconds: float, native: bool = F
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-#: Where a profiled call's time goes: (part, what marks a sample's frames as that part), the first
-#: that matches wins; a sample whose innermost frame is the event loop running a callback, the gRPC
-#: poller thread or the selector is time in C under them (gRPC's core and Cython, asyncio's tasks).
+#: A sample whose innermost frame is one of these (the event loop running a callback, the gRPC poller
+#: thread, the selector) is time in C under them: gRPC's core and Cython, asyncio's tasks.
+IN_C = "transport and event loop (C)"
+IN_C_FRAMES = ("Handle._run (asyncio/events.py:80)", "Thread.run (threading.py", "EpollSelector.select")
+#: Where the rest of a profiled call's time goes: (part, what marks a sample's frames as that part),
+#: the first that matches wins.
 PARTS = (
-    ("transport and event loop (C)", ("Handle._run (asyncio/events.py:80)", "Thread.run (threading.py",
-                                      "EpollSelector.select")),
     ("engine", ("(engine/",)),
     ("Redis client", ("(redis/", "(service/lean_redis.py", "(service/store.py", "(hiredis")),
     ("logging", ("(structlog/", "(service/log_context.py")),
@@ -410,10 +411,11 @@ PARTS = (
     ("service (other Python)", ("(service/", "service_floor.py")),
 )
 OTHER_PART = "asyncio and other Python"
+PART_NAMES = (IN_C, *(name for name, _ in PARTS), OTHER_PART)
 
 
 def profile_parts(path: Path) -> dict[str, float]:
-    r"""The share of a py-spy raw profile's samples in each of ``PARTS`` (and ``OTHER_PART``).
+    r"""The share of a py-spy raw profile's samples in each of ``PART_NAMES``.
 
     >>> import tempfile
     >>> raw = Path(tempfile.mkdtemp()) / "grpc.txt"
@@ -425,28 +427,26 @@ def profile_parts(path: Path) -> dict[str, float]:
     >>> parts["transport and event loop (C)"], parts["engine"], parts["asyncio and other Python"]
     (0.6, 0.2, 0.2)
     """
-    counts = dict.fromkeys([part for part, _ in PARTS] + [OTHER_PART], 0)
+    counts = dict.fromkeys(PART_NAMES, 0)
     for line in path.read_text().splitlines():
         stack, _, count = line.rpartition(" ")
         frames = stack.split(";")
         if frames and frames[0].startswith("process "):
             frames = frames[1:]
-        # what runs the loop (clients.cli, service.server) is not the call's own code
-        callbacks = [i for i, frame in enumerate(frames) if frame.startswith("Handle._run ")]
-        text = ";".join(frames[callbacks[0]:] if callbacks else frames)
-        part = PARTS[0][0] if not frames else OTHER_PART
-        for name, marks in PARTS:
-            where = frames[-1] if name == PARTS[0][0] and frames else text
-            if any(mark in where for mark in marks):
-                part = name
-                break
+        if not frames or any(mark in frames[-1] for mark in IN_C_FRAMES):
+            part = IN_C
+        else:
+            # what runs the loop (clients.cli, service.server) is not the call's own code
+            first_callback = next((i for i, frame in enumerate(frames) if frame.startswith("Handle._run ")), 0)
+            text = ";".join(frames[first_callback:])
+            part = next((name for name, marks in PARTS if any(mark in text for mark in marks)), OTHER_PART)
         counts[part] += int(count)
     total = sum(counts.values()) or 1
     return {part: count / total for part, count in counts.items()}
 
 
 def profile_rows(profile: Path, results: dict[tuple[str, str], Result], transports: list[str]) -> list[list]:
-    """Each profiled server's CPU per call split by ``PARTS`` (its samples' shares of the measured CPU)."""
+    """Each profiled server's CPU per call split by ``PART_NAMES`` (its samples' shares of the measured CPU)."""
     rows = []
     for transport in transports:
         for (target, where), result in results.items():
@@ -602,7 +602,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile:
         print(f"\nserver CPU ms per call by part (py-spy samples in {args.profile}; the last round):")
         print(tabulate(profile_rows(Path(args.profile), rounds[-1], transports),
-                       headers=["", "server", "CPU ms/call", *(part for part, _ in PARTS), OTHER_PART],
+                       headers=["", "server", "CPU ms/call", *PART_NAMES],
                        tablefmt="simple", disable_numparse=True))
     medians = {transport: median_ratios([summary[transport]["ratios"] for summary in summaries])
                for transport in transports}

@@ -183,8 +183,9 @@ async def _parse(route: Route, request: Request, message_type: type[Message]) ->
     for name, value in request.path_params.items():  # the path names the resource; a body may repeat it
         field = json_input.field_named(descriptor, name)
         given = [data.pop(key) for key in {name, field.json_name if field else name} if key in data]
-        if any(item not in ("", value) for item in given):
-            raise _malformed(f"{name} is {given[0]!r} in the body but {value!r} in the path; the path's is the one "
+        other = [item for item in given if item not in ("", value)]
+        if other:
+            raise _malformed(f"{name} is {other[0]!r} in the body but {value!r} in the path; the path's is the one "
                              f"acted on (leave it out of the body)")
     data.update(request.path_params)
     if route.rpc == "WatchMatch" and "last-event-id" in request.headers:

@@ -87,8 +87,8 @@ def test_join_refuses_a_long_player_name(http, client):
     http_error(http.post(f"/v1/matches/{match_id}/join", json={"side": "soviet", "player_name": LONG_NAME}),
                400, "NAME_TOO_LONG")
     reply = http.post(f"/v1/matches/{match_id}/join", json={"side": "soviet", "player_name": "nul\u0000"})
-    assert http_error(reply, 400, "BAD_NAME")["message"] == ("player_name has an invisible or control character (U+0000 at "
-                                                  "position 4); only printable text is accepted")
+    assert http_error(reply, 400, "BAD_NAME")["message"] == (
+        "player_name has an invisible or control character (U+0000 at position 4); only printable text is accepted")
     assert not any(seat.player_name for seat in client.get_match(match_id).match.seats)
 
 
