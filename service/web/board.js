@@ -73,8 +73,8 @@ function terrain(board, out) {
   out.push("</g>");
   out.push('<g class="labels">');
   for (const h of board.hexes) {
-    out.push(`<text class="hex-id" x="${f(h.x)}" y="${f(h.y - HEIGHT / 2 + 9)}">${h.id}</text>`);
     if (h.fort) out.push(`<circle class="fort" cx="${f(h.x)}" cy="${f(h.y)}" r="${f(SIZE * 0.8)}"/>`);
+    out.push(`<text class="hex-id" x="${f(h.x)}" y="${f(h.y - HEIGHT / 2 + 9)}">${h.id}</text>`);
     if (h.setup === "german" && !h.city) {
       out.push(`<path class="setup-cross" d="M${f(h.x + 18)},${f(h.y - 22)}h8m-4,-4v8"/>`);
     }
@@ -120,7 +120,8 @@ function counter(board, unit, x, y, classes) {
   const out = [`<g class="unit ${classes}" data-unit="${esc(unit.id)}" data-hex="${unit.hex}" data-side="${c.side}" `
     + `data-strength="${unit.strength}" transform="translate(${f(x)},${f(y)})">`];
   out.push(`<rect class="counter" x="${f(-w / 2)}" y="${f(-h / 2)}" width="${f(w)}" height="${f(h)}" rx="3" fill="${fill}" stroke="${ink}"/>`);
-  if (!full) out.push(`<rect class="half-band" x="${f(-w / 2)}" y="${f(h / 2 - 5)}" width="${f(w)}" height="5" fill="${ink}"/>`);
+  // the band runs down the right edge, clear of the centred id, symbol and values
+  if (!full) out.push(`<rect class="half-band" x="${f(w / 2 - 4)}" y="${f(-h / 2)}" width="4" height="${f(h)}" fill="${ink}"/>`);
   out.push(`<text class="unit-id" y="${f(-h / 2 + 10)}" fill="${ink}">${esc(unit.id)}</text>`);
   const sw = 16, sh = 10, sy = -4;
   out.push(`<rect class="symbol" x="${-sw / 2}" y="${sy}" width="${sw}" height="${sh}" stroke="${ink}"/>`);
@@ -130,7 +131,7 @@ function counter(board, unit, x, y, classes) {
     out.push(`<rect class="symbol" x="-5.5" y="${sy + 2.5}" width="11" height="5" rx="2.5" stroke="${ink}"/>`);
   }
   const strength = full ? c.full : c.half;
-  out.push(`<text class="unit-values" y="${f(h / 2 - (full ? 3 : 7))}" fill="${ink}">${strength}-${c.ma}</text>`);
+  out.push(`<text class="unit-values" y="${f(h / 2 - 3)}" fill="${ink}">${strength}-${c.ma}</text>`);
   out.push("</g>");
   return out.join("");
 }
