@@ -59,6 +59,7 @@ from service.gen.typhoon.v1 import match_service_pb2_grpc  # noqa: E402
 from service.embedded_redis import EmbeddedRedis  # noqa: E402
 from service.lean_redis import Lane  # noqa: E402
 from service.processes import DIE_WITH_PARENT_VARIABLE, die_with_parent_if_asked, stop_process  # noqa: E402
+from service.server import HTTP_PARSER  # noqa: E402
 from service.store import Store  # noqa: E402
 
 SERVICE_NAME = "typhoon.v1.MatchService"
@@ -123,7 +124,8 @@ async def _serve_floor(redis_url: str = "") -> None:
     sock.bind(("127.0.0.1", 0))
     sock.listen(1024)
     sock.setblocking(False)
-    http = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off"))
+    http = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off",
+                                         http=HTTP_PARSER))
     task = asyncio.create_task(http.serve(sockets=[sock]))
     while not http.started:
         await asyncio.sleep(0.01)

@@ -117,14 +117,19 @@ class ActionTable(Generic[T]):
                 self._actions.clear()
             if len(self._by_value) > self.size:
                 self._by_value.clear()
-            for i, code in enumerate(codes):
+            # a state's few new objects are found by list.index (in C), not by a Python loop over all of them
+            i = codes.index(None)
+            while True:
+                action = actions[i]
+                code = self._by_value.get(action)
                 if code is None:
-                    action = actions[i]
-                    code = self._by_value.get(action)
-                    if code is None:
-                        code = self._by_value[action] = self.encode(action)
-                    self._codes[id(action)] = codes[i] = code  # for the next states that share the object
-                    self._actions.append(action)
+                    code = self._by_value[action] = self.encode(action)
+                self._codes[id(action)] = codes[i] = code  # for the next states that share the object
+                self._actions.append(action)
+                try:
+                    i = codes.index(None, i + 1)
+                except ValueError:
+                    return codes
         return codes
 
 
