@@ -44,6 +44,7 @@ class Known:
     ruleset: int = engine.RULESET  # the engine ruleset the match was started under (service.rulesets)
     _legal: api.ListLegalActionsResponse | None = None
     _legal_bytes: bytes | None = None
+    _legal_json: bytes | None = None
 
     def same_state(self, version: int, seq: int, state_hash: str) -> bool:
         return (self.version, self.seq, self.state_hash) == (version, seq, state_hash)
@@ -70,6 +71,13 @@ class Known:
             self._legal_bytes = self.legal_head().SerializeToString() + b"".join(
                 ACTION_BYTES.of(self.engine_actions()))
         return self._legal_bytes
+
+    def legal_json(self, encode: Callable[["Known"], bytes]) -> bytes:
+        """The ListLegalActions answer for this state as the REST transport sends it, built by ``encode``
+        once (a client polling for its turn asks for the same state again and again)."""
+        if self._legal_json is None:
+            self._legal_json = encode(self)
+        return self._legal_json
 
     def legal_actions(self) -> api.ListLegalActionsResponse:
         """The ListLegalActions answer for this state (built once; callers must not change it)."""

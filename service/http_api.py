@@ -109,7 +109,7 @@ ACTION_JSON: ActionTable[dict[str, Any]] = ActionTable(lambda action: to_json(co
 
 #: RPCs answered from what the core holds rather than from their response message: the core method
 #: giving it, and the answer's body.
-ANSWER_BODIES = {"ListLegalActions": ("legal_answer", legal_actions_json)}
+ANSWER_BODIES = {"ListLegalActions": ("legal_answer", lambda known: known.legal_json(legal_actions_json))}
 
 
 def to_json(message: Message) -> dict[str, Any]:

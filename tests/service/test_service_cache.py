@@ -114,6 +114,7 @@ def test_the_legal_actions_answer_is_the_one_the_generic_conversion_gives():
         assert answer.SerializeToString(deterministic=True) == expected.SerializeToString(deterministic=True)
         assert api.ListLegalActionsResponse.FromString(known.legal_bytes()) == expected
         assert json.loads(legal_actions_json(known)) == json.loads(response_json(expected))  # the REST body
+        assert known.legal_json(legal_actions_json) is known.legal_json(legal_actions_json)  # built once a state
         game.apply(chooser.choice(legal))
 
 
