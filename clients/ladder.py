@@ -33,6 +33,7 @@ from tabulate import tabulate
 from clients.client import TRANSIENT_CODES, ReconnectingStream, TyphoonError
 from clients.sdk import Bot, BotResult, as_strategy
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi, ladder_service_pb2_grpc
+from service.ladder import new_api_key
 
 LadderMatch = lapi.LadderMatch
 LadderPlayer = lapi.LadderPlayer
@@ -74,9 +75,10 @@ class LadderClient:
         raise AssertionError("unreachable")
 
     def register(self, name: str, description: str = "", owner: str = "") -> tuple[LadderPlayer, str]:
-        """Register a player; returns it and its API key (shown only this once)."""
+        """Register a player; returns it and its API key (keep it: the service keeps only its hash). The
+        key is drawn here, so a retry after a lost answer gets the same player, not NAME_TAKEN."""
         response = self._call("RegisterPlayer", lapi.RegisterPlayerRequest(name=name, description=description,
-                                                                           owner=owner))
+                                                                           owner=owner, api_key=new_api_key()))
         return response.player, response.api_key
 
     def ladder(self) -> lapi.GetLadderResponse:

@@ -458,6 +458,9 @@ class MatchService:
             raise _err(StatusCode.INVALID_ARGUMENT, "SERVICE_ACTION",
                        "time_forfeit is applied by the service when a clock runs out; to give up, resign")
         expected = request.expected_version if request.HasField("expected_version") else None
+        if expected is not None and expected < 0:
+            raise _err(StatusCode.OUT_OF_RANGE, "BAD_VERSION",
+                       f"expected_version is a version of the match (0 or more), not {expected}")
         return await self._act(match_id, ctx, action, expected, request.request_id, "SubmitAction",
                                api.SubmitActionResponse)
 

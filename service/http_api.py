@@ -169,12 +169,14 @@ async def _parse(route: Route, request: Request, message_type: type[Message]) ->
                     raise _malformed(f"the body is not JSON: {str(error) or 'nested too deeply'}") from None
                 json_input.check_body(data, descriptor)
         else:
-            for name, text in request.query_params.items():
+            for name, text in request.query_params.multi_items():
                 field = json_input.field_named(descriptor, name)
                 if field is None or field.name in route.path_params:
                     raise _malformed(f"there is no query parameter {name!r} on {route.path}; its parameters: "
                                      + (", ".join(f.name for f in descriptor.fields
                                                   if f.name not in route.path_params) or "none"))
+                if field.name in data:  # twice, or by both of its names: which one was meant?
+                    raise _malformed(f"the query parameter {field.name!r} is given more than once")
                 data[field.name] = json_input.query_value(field, text)
     except RecursionError:
         raise _malformed("the body is nested too deeply") from None

@@ -6,9 +6,10 @@ and the ladder's time control), so its clocks, flag falls, aborts and log are th
 Two background loops run in every service process, sharing the work through Redis:
 
 * **pairing** (one process at a time, under a short lock): the players seeking (their Seek stream
-  refreshes their presence) with a free slot are paired. Two players who have met an odd number of
-  times are owed the return match (the German side alternates between them), and get it first; the
-  others are paired nearest rating first (ties: the pair that has met least), but two who have just
+  refreshes their presence) with a free slot are paired. Two players one of whom has been German
+  more often against the other are owed the return match, and get it first, the other German (an
+  aborted match does not count); the others are paired nearest skill first (mu, the rating before
+  its uncertainty is taken off; ties: the pair that has met least), but two who have just
   played each other both ways are not paired again until they have waited ``rematch_wait_ms`` for
   someone else. At most two matches at a time between the same two (one each side). The match is
   created, then assigned to both players in one script (which re-checks their slots); a crash in
@@ -37,7 +38,8 @@ Keys (prefix ``typhoon:ladder:``)::
     board                   sorted set: id by rating (mu - 3 sigma)
     seeking                 sorted set: id by the Redis ms until which it counts as seeking
     open                    hash: match id -> {"german": id, "soviet": id}: ladder matches not rated yet
-    pairs                   hash: "<id>:<id>" (sorted) -> matches created between the two
+    pairs                   hash: "<id>:<id>" (sorted) -> matches assigned to the two, aborted ones
+                            left out; "<id>:<id>:german" -> of those, the ones the first was German in
     pairing                 string: the pairing lock
 """
 
@@ -61,7 +63,7 @@ import engine
 from engine.data import SIDES
 from service import convert
 from service.clock import TimeControl
-from service.core import CallContext, MatchService, new_seat_token, token_hash
+from service.core import SEAT_TOKEN, CallContext, MatchService, new_seat_token, token_hash
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi, match_service_pb2 as api
 from service.names import TEXT_LAYOUT, check_name, name_key
@@ -103,18 +105,26 @@ class LadderConfig:
 
 _REGISTER = """
 -- KEYS: names, player, keys, board. ARGV: name key, id, key hash, rating, then field pairs.
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+-- Returns {'OK'}, {'NAME_TAKEN'}, {'KEY_TAKEN'}, or {'SAME', id}: this name holds this key already
+-- (a retried registration).
+local holder = redis.call('HGET', KEYS[3], ARGV[3])
+if holder then
+  if redis.call('HGET', KEYS[1], ARGV[1]) == holder then return {'SAME', holder} end
+  return {'KEY_TAKEN'}
+end
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return {'NAME_TAKEN'} end
 local fields = {}
 for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
 redis.call('HSET', KEYS[2], unpack(fields))
 redis.call('HSET', KEYS[3], ARGV[3], ARGV[2])
 redis.call('ZADD', KEYS[4], ARGV[4], ARGV[2])
-return 1
+return {'OK'}
 """
 
 _ASSIGN = """
 -- KEYS: open, german assigned, soviet assigned, pairs, german player, soviet player.
--- ARGV: match id, open entry, german assignment, soviet assignment, pair.
+-- ARGV: match id, open entry, german assignment, soviet assignment, pair, '1' if the pair's first is German.
+-- The pair's field counts its matches, "<pair>:german" those in which its first player was German.
 for i = 0, 1 do
   local limit = tonumber(redis.call('HGET', KEYS[5 + i], 'concurrency') or '1')
   if redis.call('HLEN', KEYS[2 + i]) >= limit then return 0 end
@@ -122,7 +132,13 @@ end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
+local german = ARGV[5] .. ':german'
+if redis.call('HEXISTS', KEYS[4], german) == 0 then  -- a pair counted before the German games were
+  local met = tonumber(redis.call('HGET', KEYS[4], ARGV[5]) or '0')
+  redis.call('HSET', KEYS[4], german, string.format('%d', math.floor((met + 1) / 2)))
+end
 redis.call('HINCRBY', KEYS[4], ARGV[5], 1)
+if ARGV[6] == '1' then redis.call('HINCRBY', KEYS[4], german, 1) end
 return 1
 """
 
@@ -132,7 +148,9 @@ _SETTLE = """
 -- ARGV: match id, then per team member its expected rev and its change (JSON {"set": {field: value},
 -- "incr": {field: n}, "block": {"now": ms, "base": ms, "cap": ms} (it waits base * 2^(aborts in a row - 1),
 -- at most cap, unless it opens a new Seek stream)}, "" for none), then
--- per player its history entry and its rating ('' = keep).
+-- per player its history entry and its rating ('' = keep), then (KEYS[11]: pairs) the pair of an aborted
+-- match ('' = none) and '1' if its first player was German: an aborted match is not a meeting, and
+-- does not count for whose turn it is to be German.
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 'DONE' end
 for i = 0, 3 do
   if ARGV[3 + 2 * i] ~= '' and (redis.call('HGET', KEYS[3 + i], 'rev') or '') ~= ARGV[2 + 2 * i] then
@@ -161,9 +179,51 @@ for i = 0, 1 do
   redis.call('LPUSH', KEYS[8 + 2 * i], ARGV[10 + 2 * i])
   if ARGV[11 + 2 * i] ~= '' then redis.call('ZADD', KEYS[2], ARGV[11 + 2 * i], ids[i + 1]) end
 end
+if ARGV[14] ~= '' then
+  local german = ARGV[14] .. ':german'
+  if redis.call('HEXISTS', KEYS[11], german) == 0 then
+    local met = tonumber(redis.call('HGET', KEYS[11], ARGV[14]) or '0')
+    redis.call('HSET', KEYS[11], german, string.format('%d', math.floor((met + 1) / 2)))
+  end
+  redis.call('HINCRBY', KEYS[11], ARGV[14], -1)
+  if ARGV[15] == '1' then redis.call('HINCRBY', KEYS[11], german, -1) end
+end
 redis.call('HDEL', KEYS[1], ARGV[1])
 return 'OK'
 """
+
+@dataclass(frozen=True)
+class Meetings:
+    """The ladder matches two players have been assigned, aborted ones left out: ``games``, and in how
+    many of them the first of the two (by id) was German.
+
+    >>> Meetings.of(None, None).first_german, Meetings(1, 1).first_german, Meetings(1, 1).owed
+    (True, False, True)
+    >>> Meetings(2, 1).owed, Meetings.of(b"3", None)  # counted before the German games were: alternated
+    (False, Meetings(games=3, german=2))
+    """
+
+    games: int = 0
+    german: int = 0
+
+    @classmethod
+    def of(cls, games: bytes | str | None, german: bytes | str | None) -> "Meetings":
+        count = int(games or 0)
+        return cls(count, (count + 1) // 2 if german is None else int(german))
+
+    @property
+    def owed(self) -> bool:
+        """One of the two has been German more often: the return match is owed."""
+        return 2 * self.german != self.games
+
+    @property
+    def first_german(self) -> bool:
+        """Whether the first of the two is German in their next match (the one German less often)."""
+        return 2 * self.german <= self.games
+
+    def after(self, first_german: bool) -> "Meetings":
+        return Meetings(self.games + 1, self.german + first_german)
+
 
 class Ladder:
     """``typhoon.v1.LadderService`` over a :class:`MatchService` (and its store)."""
@@ -246,14 +306,16 @@ class Ladder:
                 together[pair] = together.get(pair, 0) + 1
         candidates = sorted(pid for pid, p in players.items() if p["free"] > 0)
         pairs = [_pair_of(a, b) for i, a in enumerate(candidates) for b in candidates[i + 1:]]
-        met = dict(zip(pairs, await self.redis.hmget(_key("pairs"), [f"{a}:{b}" for a, b in pairs]) if pairs else []))
+        counts = await self.redis.hmget(_key("pairs"), [f"{a}:{b}{part}" for a, b in pairs
+                                                        for part in ("", ":german")]) if pairs else []
+        met = {pair: Meetings.of(counts[2 * i], counts[2 * i + 1]) for i, pair in enumerate(pairs)}
         created = 0
 
         def just_played(a: str, b: str) -> bool:
             """Both ways, and not long ago: give them a chance to meet someone else."""
             mutual = players[a]["last_opponent"] == b and players[b]["last_opponent"] == a
             waited = now - max(players[a]["last_ended"], players[b]["last_ended"])
-            return mutual and int(met.get((a, b)) or 0) % 2 == 0 and waited < self.config.rematch_wait_ms
+            return mutual and not met[a, b].owed and waited < self.config.rematch_wait_ms
 
         while True:
             # both counted from each side in `together`: two matches between them is 4
@@ -261,17 +323,17 @@ class Ladder:
                           and together.get((a, b), 0) < 4 and not just_played(a, b)]
             if not open_pairs:
                 return created
-            a, b = min(open_pairs, key=lambda p: (int(met.get(p) or 0) % 2 == 0,  # a return match first
+            a, b = min(open_pairs, key=lambda p: (not met[p].owed,  # a return match first
                                                   abs(players[p[0]]["mu"] - players[p[1]]["mu"]),
-                                                  int(met.get(p) or 0), p))
-            count = int(met.get((a, b)) or 0)
-            german, soviet = (a, b) if count % 2 == 0 else (b, a)
-            if await self._create(german, soviet, players, count):
+                                                  met[p].games, p))
+            meetings = met[a, b]
+            german, soviet = (a, b) if meetings.first_german else (b, a)
+            if await self._create(german, soviet, players, meetings.games):
                 created += 1
             for pid in (a, b):
                 players[pid]["free"] -= 1
             together[(a, b)] = together.get((a, b), 0) + 2
-            met[(a, b)] = count + 1
+            met[a, b] = meetings.after(german == a)
 
     async def _create(self, german: str, soviet: str, players: dict[str, dict[str, Any]], count: int) -> bool:
         """Create a ladder match and assign it to both players; False if it could not be assigned."""
@@ -287,12 +349,15 @@ class Ladder:
         for side, other in (("german", "soviet"), ("soviet", "german")):
             assignments[side] = json.dumps({
                 "match_id": match.match_id, "side": side, "seat_token": tokens[side],
-                "opponent_id": ids[other], "opponent_name": players[ids[other]]["name"]})
+                "opponent_id": ids[other], "opponent_name": players[ids[other]]["name"],
+                # the match's own: Seek sends it again after a restart, when the ladder's may have changed
+                "time_control": config.time_control.to_json(), "scenario": config.scenario})
         a, b = _pair_of(german, soviet)
         assigned = await self._assign(
             keys=[_key("open"), _key("player", german, "assigned"), _key("player", soviet, "assigned"), _key("pairs"),
                   _key("player", german), _key("player", soviet)],
-            args=[match.match_id, json.dumps(ids), assignments["german"], assignments["soviet"], f"{a}:{b}"])
+            args=[match.match_id, json.dumps(ids), assignments["german"], assignments["soviet"], f"{a}:{b}",
+                  "1" if a == german else "0"])
         log.info("ladder_paired", match_id=match.match_id, german=german, soviet=soviet, assigned=bool(assigned),
                  meeting=count + 1)
         return bool(assigned)
@@ -361,6 +426,9 @@ class Ladder:
             keys = [_key("open"), _key("board"), *members]
             for side in ("german", "soviet"):
                 keys += [_key("player", ids[side], "assigned"), _key("player", ids[side], "history")]
+            first, second = _pair_of(ids["german"], ids["soviet"])
+            keys.append(_key("pairs"))
+            args += [f"{first}:{second}", "1" if first == ids["german"] else "0"] if aborted else ["", ""]
             reply = text_of(await self._settle(keys=keys, args=args))
             if reply == "OK":
                 self.settled += 1
@@ -391,8 +459,11 @@ class Ladder:
         check_name("name", name)
         check_name("owner", request.owner)
         check_name("description", request.description, allowed=TEXT_LAYOUT)
+        if request.api_key and not SEAT_TOKEN.fullmatch(request.api_key):
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_API_KEY",
+                       "an API key chosen by the caller must have 32 to 128 characters from A-Z, a-z, 0-9, - and _")
         player_id = "p" + "".join(secrets.choice(_ID_ALPHABET) for _ in range(15))
-        api_key = "tpk_" + secrets.token_urlsafe(32)
+        api_key = request.api_key or new_api_key()
         now = await self.store.time_ms()
         fields = {"id": player_id, "name": name, "description": request.description, "owner": request.owner,
                   "registered_at": str(now), "key_hash": token_hash(api_key), "concurrency": "1",
@@ -401,9 +472,15 @@ class Ladder:
         registered = await self._register(
             keys=[_key("names"), _key("player", player_id), _key("keys"), _key("board")],
             args=[name_key(name), player_id, token_hash(api_key), repr(ordinal(FRESH[0], FRESH[1])), *flat])
-        if not registered:
+        outcome = text_of(registered[0])
+        if outcome == "SAME":  # the same registration again: its answer again
+            player_id = text_of(registered[1])
+            (fields,) = await self._players([player_id])
+        elif outcome == "KEY_TAKEN":
+            raise _err(StatusCode.ALREADY_EXISTS, "KEY_TAKEN", "another player holds this API key; choose another")
+        elif outcome != "OK":
             raise _err(StatusCode.ALREADY_EXISTS, "NAME_TAKEN", f"a player named {name!r} is registered already")
-        log.info("ladder_registered", player_id=player_id, name=name)
+        log.info("ladder_registered", player_id=player_id, name=name, again=outcome == "SAME")
         return lapi.RegisterPlayerResponse(player=_player(fields), api_key=api_key)
 
     async def get_ladder(self, request: lapi.GetLadderRequest, ctx: CallContext) -> lapi.GetLadderResponse:
@@ -423,12 +500,14 @@ class Ladder:
         if not 1 <= heartbeat <= MAX_HEARTBEAT_SECONDS:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_HEARTBEAT",
                        f"heartbeat_seconds must be from 1 to {MAX_HEARTBEAT_SECONDS}")
+        structlog.contextvars.bind_contextvars(player_id=player_id)
+        return self._seek(player_id, heartbeat, concurrency)
+
+    async def _seek(self, player_id: str, heartbeat: float, concurrency: int) -> AsyncIterator[lapi.SeekResponse]:
+        # written once the stream is read, not when it is checked: a HEAD of the REST route (checked,
+        # then closed unread) changes nothing
         await self.redis.hset(_key("player", player_id), mapping={"concurrency": str(concurrency),
                                                                   "seek_session": uuid.uuid4().hex})
-        structlog.contextvars.bind_contextvars(player_id=player_id)
-        return self._seek(player_id, heartbeat)
-
-    async def _seek(self, player_id: str, heartbeat: float) -> AsyncIterator[lapi.SeekResponse]:
         sent: set[str] = set()
         quiet_since = time.monotonic()
         ended = "shutdown"
@@ -458,9 +537,11 @@ class Ladder:
             log.info("seek_ended", player_id=player_id, reason=ended, matches=len(sent))
 
     def _ladder_match(self, entry: dict[str, Any]) -> lapi.LadderMatch:
+        # entries assigned before they recorded the match's time control and scenario: the ladder's
+        control = TimeControl.from_json(entry["time_control"]) if "time_control" in entry else self.config.time_control
         return lapi.LadderMatch(match_id=entry["match_id"], side=entry["side"], seat_token=entry["seat_token"],
-                                time_control=self.config.time_control.to_proto(), opponent_id=entry["opponent_id"],
-                                opponent_name=entry["opponent_name"], scenario=self.config.scenario)
+                                time_control=control.to_proto(), opponent_id=entry["opponent_id"],
+                                opponent_name=entry["opponent_name"], scenario=entry.get("scenario", self.config.scenario))
 
     async def get_leaderboard(self, request: lapi.GetLeaderboardRequest,
                               ctx: CallContext) -> lapi.GetLeaderboardResponse:
@@ -474,7 +555,7 @@ class Ladder:
         return response
 
     async def get_player(self, request: lapi.GetPlayerRequest, ctx: CallContext) -> lapi.GetPlayerResponse:
-        player_id = request.player_id
+        player_id = "" if request.player_id == "-" else request.player_id  # "-": by name (a REST path needs an id)
         if not player_id and request.name:
             player_id = text_of(await self.redis.hget(_key("names"), name_key(request.name))) or ""
             if not player_id:
@@ -525,6 +606,15 @@ class Ladder:
                 pipe.hgetall(_key("player", player_id))
             replies = await pipe.execute()
         return [{text_of(k): text_of(v) for k, v in reply.items()} for reply in replies]
+
+
+def new_api_key() -> str:
+    """A fresh ladder API key: 256 random bits (what the service draws, and what a client may choose).
+
+    >>> key = new_api_key(); key.startswith("tpk_"), bool(SEAT_TOKEN.fullmatch(key))
+    (True, True)
+    """
+    return "tpk_" + secrets.token_urlsafe(32)
 
 
 def _record_change(side: str, winner: str, reason: str) -> dict[str, int]:

@@ -108,6 +108,16 @@ def test_a_body_naming_another_match_than_the_path_is_refused(http, client):
     assert reply.status_code == 200, reply.text
 
 
+def test_a_negative_expected_version_is_out_of_range_not_stale(http, client):
+    match, tokens = client.create_match(seats=["german"])
+    reply = http.post(f"/v1/matches/{match.match_id}/actions", headers={"Authorization": f"Bearer {tokens['german']}"},
+                      json={"action": {"standard_setup": {}}, "expected_version": -1})
+    assert "not -1" in http_error(reply, 400, "BAD_VERSION")["message"]
+    assert client.get_match(match.match_id).match.version == 0
+    twice = http.get(f"/v1/matches/{match.match_id}/events?page_size=5&pageSize=6")  # one field, named two ways
+    assert "page_size" in http_error(twice, 400, "MALFORMED_REQUEST")["message"]
+
+
 def test_resigning_for_no_side_is_an_unknown_side(http, client):
     match, tokens = client.create_match(seats=[("german", "a")])
     reply = http.post(f"/v1/matches/{match.match_id}/actions", headers={"Authorization": f"Bearer {tokens['german']}"},

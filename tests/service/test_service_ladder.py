@@ -64,6 +64,19 @@ def test_registration_and_refusals(service):
             assert (refused.value.code, refused.value.reason) == (code, reason)
         settings = ladder.ladder()
         assert settings.time_control.preset == "blitz" and settings.max_concurrency == 8
+        # a key the caller chose makes registering safe to retry: the same name and key, the same player
+        chosen = "k" * 40
+        request = lapi.RegisterPlayerRequest(name=unique("Retry"), api_key=chosen)
+        registered = ladder._call("RegisterPlayer", request)
+        again = ladder._call("RegisterPlayer", request)
+        assert again.player.player_id == registered.player.player_id and again.api_key == chosen
+        assert ladder.player(registered.player.player_id).name == request.name
+        for other, reason in ((lapi.RegisterPlayerRequest(name=unique("Thief"), api_key=chosen), "KEY_TAKEN"),
+                              (lapi.RegisterPlayerRequest(name=request.name, api_key="m" * 40), "NAME_TAKEN"),
+                              (lapi.RegisterPlayerRequest(name=unique("Short"), api_key="short"), "BAD_API_KEY")):
+            with pytest.raises(TyphoonError) as refused:
+                ladder._call("RegisterPlayer", other)
+            assert refused.value.reason == reason
 
 
 def test_the_ladder_over_rest(service, http):
@@ -72,6 +85,10 @@ def test_the_ladder_over_rest(service, http):
     body = reply.json()
     player_id, key = body["player"]["player_id"], body["api_key"]
     assert http.get(f"/v1/ladder/players/{player_id}").json()["player"]["owner"] == "curl"
+    name = body["player"]["name"]
+    assert http.get("/v1/ladder/players/-", params={"name": name.upper()}).json()["player"]["player_id"] == player_id
+    twice = http.get("/v1/ladder/leaderboard?page_size=2&page_size=3")
+    assert twice.status_code == 400 and "more than once" in twice.json()["error"]["message"]
     assert http.get(f"/v1/ladder/players/{player_id}/matches").json() == {"matches": [], "next_page_token": ""}
     assert any(p["player_id"] == player_id for p in http.get("/v1/ladder/leaderboard?page_size=200").json()["players"])
     assert http.get("/v1/ladder").json()["time_control"]["initial"] == "300s"
@@ -153,8 +170,25 @@ def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(tmp_path)
         assert await first.pair_round() == 0  # both still seeking, but one waits
         index = list(players).index(blamed)
         await seeks[index].aclose()
+        # a Seek checked but never read (a REST HEAD) changes nothing: not the slots, not the session
+        player_key = f"typhoon:ladder:player:{blamed}"
+        before_head = await stores[0].redis.hmget(player_key, "concurrency", "seek_session")
+        await (await first.seek(lapi.SeekRequest(concurrency=3), CallContext(token=players[blamed]))).aclose()
+        assert await stores[0].redis.hmget(player_key, "concurrency", "seek_session") == before_head
         seeks[index] = await first.seek(lapi.SeekRequest(), CallContext(token=players[blamed]))
-        assert len(await paired()) == 2
+        four = await paired()
+        assert len(four) == 2
+        # the aborted match is no meeting: whoever was German in it is German again (not the other,
+        # as if the sides had alternated over it)
+        german_in = {match.match_id: match.opponent_id for match in (*three, *four) if match.side == "soviet"}
+        assert german_in[four[0].match_id] == german_in[three[0].match_id]
+        # a match handed again (a bot reconnecting) keeps its own time control, whatever the ladder's is now
+        changed = Ladder(cores[1], LadderConfig(time_control=TimeControl(120_000, 5_000, 9_000), interval=0.05))
+        again = await changed.seek(lapi.SeekRequest(), CallContext(token=players[blamed]))
+        handed = (await anext(again)).match
+        assert handed.match_id == four[index].match_id
+        assert (handed.time_control.initial.seconds, handed.time_control.increment.seconds) == (60, 0)
+        await again.aclose()
         for seek in seeks:
             await seek.aclose()
         for store in stores:

@@ -94,14 +94,16 @@ class LadderGame(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., opponent_id: _Optional[str] = ..., opponent_name: _Optional[str] = ..., outcome: _Optional[str] = ..., reason: _Optional[str] = ..., rating: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class RegisterPlayerRequest(_message.Message):
-    __slots__ = ("name", "description", "owner")
+    __slots__ = ("name", "description", "owner", "api_key")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     OWNER_FIELD_NUMBER: _ClassVar[int]
+    API_KEY_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     owner: str
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., owner: _Optional[str] = ...) -> None: ...
+    api_key: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., owner: _Optional[str] = ..., api_key: _Optional[str] = ...) -> None: ...
 
 class RegisterPlayerResponse(_message.Message):
     __slots__ = ("player", "api_key")
