@@ -351,10 +351,10 @@ class MatchService:
         matches: list[match_pb2.Match] = []
         for _ in range(20):  # a status filter may skip many; bound the work of one call
             page = await self.store.list_ids(token, size)
-            for match_id, meta in zip(page.ids, await self.store.metas(page.ids)):
+            for member, meta in zip(page.members, await self.store.metas(page.ids)):
                 if meta and (wanted is None or meta.get("status") == wanted) and len(matches) < size:
                     matches.append(self._match(meta))
-                    token = f"{int(meta['created_at']):015d}:{match_id}"
+                    token = member  # the index's own place, not one rebuilt from the meta (which may differ)
             if not page.next_token:
                 return api.ListMatchesResponse(matches=matches)
             if len(matches) >= size:

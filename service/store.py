@@ -209,6 +209,8 @@ class ClaimResult:
 class Page:
     ids: list[str] = field(default_factory=list)
     next_token: str = ""
+    #: each id's index member, the token of a page that ends after it
+    members: list[str] = field(default_factory=list)
 
 
 def state_hash(state_json: str) -> str:
@@ -678,4 +680,4 @@ class Store:
         upper = f"({page_token}" if page_token else "+"
         members = await self.redis.zrevrangebylex(INDEX_KEY, upper, "-", start=0, num=count)
         members = [text_of(m) for m in members]
-        return Page([m.split(":", 1)[1] for m in members], members[-1] if len(members) == count else "")
+        return Page([m.split(":", 1)[1] for m in members], members[-1] if len(members) == count else "", members)
