@@ -38,6 +38,12 @@ def click(browser, css: str) -> None:
         "if (e) e.dispatchEvent(new MouseEvent('click', {bubbles: true})); return !!e;", css))
 
 
+def press(browser, css: str) -> None:
+    """Click as a person does: at the element's centre, which must be the element on top there."""
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, css))
+    browser.find_element(By.CSS_SELECTOR, css).click()
+
+
 def units(state) -> list[list[str]]:
     return sorted([u.id, u.hex, u.strength] for u in state.units)
 
@@ -296,3 +302,35 @@ def test_combat_decisions_through_the_page(browser, service, client, screenshots
         taken[stage] = kind
     print(f"\ncombat decisions taken through the page: {sorted(taken)}")
     assert {"retreat", "advance"} <= set(taken) and len(taken) >= 3, taken
+
+
+def test_a_service_that_goes_away_and_comes_back(browser, redis_url, screenshots):
+    """The page of a match while its service restarts: an action says the service cannot be reached (not
+    the browser's "Failed to fetch"), and the live badge, "reconnecting" meanwhile, is live again once
+    the stream delivers again."""
+    from service_helpers import ServiceProcess
+
+    first = ServiceProcess("--redis-url", redis_url).start()
+    port = first.http_port
+    with first.client() as client:
+        match, tokens = client.create_match("standard", seats=[("german", "Bock"), ("soviet", "Zhukov")])
+    browser.get(f"{first.base_url}/#/play/{match.match_id}?side=german&token={tokens['german']}")
+    wait(browser, lambda d: text(d, "#live") == "live")
+    wait(browser, lambda d: text(d, '#choices button[data-action="standard_setup"]'))
+    first.stop()
+    wait(browser, lambda d: text(d, "#live") == "reconnecting")
+    press(browser, '#choices button[data-action="standard_setup"]')
+    wait(browser, lambda d: "cannot be reached" in text(d, "#refused"))
+    assert "Failed to fetch" not in text(browser, "#play")
+
+    again = ServiceProcess("--redis-url", redis_url, "--http-port", str(port)).start()
+    try:
+        with again.client() as client:
+            legal = client.legal_actions(match.match_id)
+            client.submit(match.match_id, tokens["german"], legal.actions[0], expected_version=legal.version)
+            last = client.get_match(match.match_id).match.last_sequence
+        wait(browser, lambda d: max(logged_sequences(d) or [0]) == last, timeout=30)
+        wait(browser, lambda d: text(d, "#live") == "live")
+    finally:
+        again.stop()
+
