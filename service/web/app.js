@@ -61,10 +61,10 @@ function showLobby(root) {
   root.append(
     el("h1", {}, "Matches"),
     el("div", { class: "lobby-bar" }, filter, create, note),
-    el("table", { class: "matches", id: "matches" },
+    el("div", { class: "table-scroll" }, el("table", { class: "matches", id: "matches" },
       el("thead", {}, el("tr", {}, el("th", {}, "Match"), el("th", {}, "Status"), el("th", {}, "Turn"),
         el("th", { class: "wide" }, "Phase"), el("th", {}, "Players"), el("th", { class: "wide" }, "Result"), el("th", {}, ""))),
-      body));
+      body)));
 
   async function refresh() {
     clearTimeout(timer);
