@@ -496,3 +496,15 @@ def test_a_wrong_seat_token_is_forgotten_and_the_seat_asked_again(browser, servi
     press(browser, '#choices button[data-action="standard_setup"]')
     wait(browser, lambda d: text(d, "#notice").startswith("Done: use the standard set-up"))
     assert client.get_match(match_id).match.version == 1
+
+
+def test_the_replay_of_a_running_match_learns_its_new_steps(browser, service, client):
+    match_id, tokens = new_match(client, "replay-running", 10)
+    browser.get(f"{service.base_url}/#/replay/{match_id}")
+    wait(browser, lambda d: text(d, "#where") == "step 0 / 10")
+    play_random(client, match_id, tokens, seed="replay-running-more", max_actions=5)
+    wait(browser, lambda d: text(d, "#where") == "step 0 / 15")
+    client.resign(match_id, tokens["soviet"])
+    wait(browser, lambda d: text(d, "#where") == "step 0 / 16")
+    wait(browser, lambda d: "Verified" in text(d, "#verdict"))  # the seed revealed at the end: the audit again
+
