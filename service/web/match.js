@@ -454,7 +454,7 @@ export function showMatch(root, matchId, params, playing = false) {
     if (!pending.length) requestAnimationFrame(flushLog);
     pending.push(entry);
     view.entries = entry.sequence;
-    if (entry.version > view.version) refresh();
+    if (entry.version > view.version || entry.seat_claimed) refresh();  // a seat taken changes no version
   }
 
   let refreshing = null, again = false;

@@ -4,6 +4,7 @@ through the page (legal actions and one the engine refuses) against a bot starte
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 import re
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
@@ -34,22 +36,36 @@ def text(browser, css: str) -> str:
     return browser.execute_script("const e = document.querySelector(arguments[0]); return e ? e.textContent : '';", css)
 
 
+BUSY_JS = "return !!(window.typhoon.match && window.typhoon.match.busy)"
+
+
 def click(browser, css: str) -> None:
-    """Click the element, once it is there (a click event: an SVG hex's centre may be under a counter)."""
+    """Click the element, once it is there and the page sends no action (a click event: an SVG hex's
+    centre may be under a counter)."""
     wait(browser, lambda d: d.execute_script(
         "const e = document.querySelector(arguments[0]);"
-        "if (e) e.dispatchEvent(new MouseEvent('click', {bubbles: true})); return !!e;", css))
+        "if (e && !(window.typhoon.match && window.typhoon.match.busy))"
+        "  e.dispatchEvent(new MouseEvent('click', {bubbles: true})); else return false;"
+        "return true;", css))
 
 
 def press(browser, css: str) -> None:
     """Click as a person does: at the element's centre, which must be the element on top there."""
-    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, css))
-    browser.find_element(By.CSS_SELECTOR, css).click()
+    def pressed(driver) -> bool:
+        if driver.execute_script(BUSY_JS):  # an action on its way: the page takes no click until it is in
+            return False
+        try:
+            driver.find_element(By.CSS_SELECTOR, css).click()
+            return True
+        except (NoSuchElementException, StaleElementReferenceException):  # not there yet, or just redrawn
+            return False
+    wait(browser, pressed)
 
 
 def press_hex(browser, hex_id: str, below: float = 0.0) -> None:
     """A person's click in a hex, ``below`` (a fraction of the hex's height) under its centre: beside
     a counter there, on the hex itself."""
+    wait(browser, lambda d: not d.execute_script(BUSY_JS))
     x, y = browser.execute_script(
         "const b = document.querySelector(`svg.board polygon.hex[data-hex='${arguments[0]}']`).getBoundingClientRect();"
         "return [b.left + b.width / 2, b.top + b.height * (0.5 + arguments[1])];", hex_id, below)
@@ -180,6 +196,10 @@ def test_a_replay_at_a_step_shows_the_counters_of_get_match_at_that_version(brow
     wait(browser, lambda d: not d.find_elements(By.ID, "live"))  # its stream ended: the badge goes
     headline = text(browser, ".headline")
     assert text(browser, ".headline .status") == "finished" and headline.count("finished") == 1, headline
+    assert "play a seat" not in headline  # nor a seat to play
+    browser.get(f"{service.base_url}/#/play/{match_id}?side=german&token={tokens['german']}")
+    wait(browser, lambda d: "The game is over." in text(d, "#play"))
+    assert not browser.find_elements(By.ID, "resign")
 
 
 @pytest.fixture()
@@ -477,8 +497,14 @@ def test_a_double_click_sends_an_action_once(browser, service, client):
     match, tokens = client.create_match("standard", seats=[("german", "Bock"), ("soviet", "Zhukov")])
     browser.get(f"{service.base_url}/#/play/{match.match_id}?side=german&token={tokens['german']}")
     wait(browser, lambda d: text(d, '#choices button[data-action="standard_setup"]'))
-    ActionChains(browser).double_click(
-        browser.find_element(By.CSS_SELECTOR, '#choices button[data-action="standard_setup"]')).perform()
+    def double_clicked(driver) -> bool:
+        try:
+            button = driver.find_element(By.CSS_SELECTOR, '#choices button[data-action="standard_setup"]')
+            ActionChains(driver).double_click(button).perform()
+            return True
+        except StaleElementReferenceException:  # the card was just drawn again
+            return False
+    wait(browser, double_clicked)
     wait(browser, lambda d: text(d, "#notice").startswith("Done: use the standard set-up"))
     assert client.get_match(match.match_id).match.version == 1 and not text(browser, "#refused")
 
@@ -498,6 +524,20 @@ def test_a_wrong_seat_token_is_forgotten_and_the_seat_asked_again(browser, servi
     assert client.get_match(match_id).match.version == 1
 
 
+def test_a_new_match_from_the_lobby_says_how_to_seat_the_other_side(browser, service, client):
+    browser.set_window_size(1400, 1000)
+    browser.get(f"{service.base_url}/#/")
+    press(browser, ".lobby-bar button.primary")
+    wait(browser, lambda d: text(d, "#invite"))
+    match_id = browser.execute_script("return window.typhoon.match.matchId")
+    invite = text(browser, "#invite")
+    link = browser.find_element(By.CSS_SELECTOR, "#invite input").get_attribute("value")
+    assert link == f"{service.base_url}/#/play/{match_id}", link
+    assert f"typhoon bot --match {match_id} --side soviet --strategy heuristic --server " in invite, invite
+    client.join_match(match_id, "soviet", "Zhukov")  # someone took it: the invitation goes
+    wait(browser, lambda d: not d.find_elements(By.ID, "invite"))
+
+
 def test_the_replay_of_a_running_match_learns_its_new_steps(browser, service, client):
     match_id, tokens = new_match(client, "replay-running", 10)
     browser.get(f"{service.base_url}/#/replay/{match_id}")
@@ -508,3 +548,69 @@ def test_the_replay_of_a_running_match_learns_its_new_steps(browser, service, cl
     wait(browser, lambda d: text(d, "#where") == "step 0 / 16")
     wait(browser, lambda d: "Verified" in text(d, "#verdict"))  # the seed revealed at the end: the audit again
 
+
+def test_a_refusal_after_a_tap_on_a_phone_is_in_view(browser, service, client, screenshots):
+    match, tokens = client.create_match("standard", seats=[("german", "Bock"), ("soviet", "Zhukov")])
+    legal = to_german_moves(client, match.match_id, tokens)
+    mover = next(a.move.unit for a in legal.actions if kind_of(a) == "move")
+    browser.set_window_size(390, 844)
+    try:
+        browser.get(f"{service.base_url}/#/play/{match.match_id}?side=german&token={tokens['german']}")
+        press(browser, f'svg.board g.unit.movable[data-unit="{mover}"] rect.counter')
+        wait(browser, lambda d: selected(d) == mover)
+        press_hex(browser, "1410")
+        wait(browser, lambda d: text(d, "#refused"))
+        wait(browser, lambda d: d.execute_script(
+            "const b = document.getElementById('refused').getBoundingClientRect();"
+            "return b.top >= 0 && b.bottom <= window.innerHeight;"))
+        browser.save_screenshot(str(screenshots / "phone-refused.png"))
+    finally:
+        browser.set_window_size(1400, 1000)
+
+
+def test_a_long_unit_id_fits_its_counter(browser, service):
+    browser.get(f"{service.base_url}/#/")
+    wait(browser, lambda d: d.find_elements(By.ID, "matches"))
+    label, counter = browser.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        Promise.all([import('/web/board.js'), fetch('/v1/scenarios/standard').then(r => r.json())]).then(([board, r]) => {
+          const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+          document.body.append(svg);
+          board.draw(svg, board.prepare(r.scenario), {units: [{id: '1st-shock', hex: '0808', strength: 'full'}]});
+          const unit = svg.querySelector('g.unit');
+          done([unit.querySelector('.unit-id').getBBox().width, unit.querySelector('.counter').getBBox().width]);
+        });""")
+    assert label <= counter - 4, (label, counter)
+
+
+def test_a_battle_in_the_mud_reads_as_a_person_reads_it(browser, service, client):
+    """Random play until battles can be declared in the mud (strengths halved): one declared and the
+    declarations closed through the API, the page writes the attack as a decimal (5.5, not 11/2), the
+    odds below the table by the table's first column, and offers to resolve the battle in those words."""
+    chooser = random.Random("mud")
+    match_id, tokens = new_match(client, "mud", 0)
+    for _ in range(5000):
+        legal = client.legal_actions(match_id)
+        attacks = [a for a in legal.actions if kind_of(a) == "declare_attack"]
+        if attacks and client.get_match(match_id).state.weather == "mud":
+            break
+        client.submit(match_id, tokens[legal.side_to_act], chooser.choice(legal.actions), expected_version=legal.version)
+    else:
+        pytest.fail("no battle to declare in the mud within 5000 random actions")
+    side = legal.side_to_act
+    client.submit(match_id, tokens[side], attacks[0], expected_version=legal.version)
+    legal = client.legal_actions(match_id)
+    close = [a for a in legal.actions if kind_of(a) == "close_declarations"]  # none: they closed by themselves
+    if close:
+        client.submit(match_id, tokens[side], close[0], expected_version=legal.version)
+    battle, = client.get_match(match_id).state.battles
+
+    browser.get(f"{service.base_url}/#/play/{match_id}?side={side}&token={tokens[side]}")
+    wait(browser, lambda d: text(d, '#choices button[data-action="resolve_battle"]'))
+    attack = Fraction(battle.attack)
+    written = f"{float(attack):g}"
+    column = battle.column if battle.column != "below" else "below 1:1 (no effect)"
+    assert text(browser, "#battles td.muted").startswith(f"{written} to {battle.defence}"), (battle, written)
+    assert text(browser, "#battles td.odds") == column
+    assert text(browser, '#choices button[data-action="resolve_battle"]') == f"Resolve {battle.defender}: {column}"
+    assert "below below" not in text(browser, "#play") + text(browser, "#battles")
