@@ -524,7 +524,7 @@ def test_a_wrong_seat_token_is_forgotten_and_the_seat_asked_again(browser, servi
     assert client.get_match(match_id).match.version == 1
 
 
-def test_a_new_match_from_the_lobby_says_how_to_seat_the_other_side(browser, service, client):
+def test_a_new_match_from_the_lobby_says_how_to_seat_the_other_side(browser, service, client, screenshots):
     browser.set_window_size(1400, 1000)
     browser.get(f"{service.base_url}/#/")
     press(browser, ".lobby-bar button.primary")
@@ -534,6 +534,7 @@ def test_a_new_match_from_the_lobby_says_how_to_seat_the_other_side(browser, ser
     link = browser.find_element(By.CSS_SELECTOR, "#invite input").get_attribute("value")
     assert link == f"{service.base_url}/#/play/{match_id}", link
     assert f"typhoon bot --match {match_id} --side soviet --strategy heuristic --server " in invite, invite
+    browser.save_screenshot(str(screenshots / "play-invite.png"))
     client.join_match(match_id, "soviet", "Zhukov")  # someone took it: the invitation goes
     wait(browser, lambda d: not d.find_elements(By.ID, "invite"))
 
