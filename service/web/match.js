@@ -358,9 +358,10 @@ export function showMatch(root, matchId, params, playing = false) {
     if (pending && pending.stage) {
       const required = pending.required;
       return el("p", { id: "decision" }, {
-        exchange_losses: `Exchange: the attackers must lose at least ${required} strength point${required === 1 ? "" : "s"}. `
+        exchange_losses: `Exchange in the battle for ${pending.defender}: the attackers must lose at least ${required} `
+          + `strength point${required === 1 ? "" : "s"}. `
           + "Choose whose steps go (a unit that loses its last step is eliminated).",
-        attacker_loss: "Attacker loss: choose the unit that loses a step.",
+        attacker_loss: `Attacker loss in the battle for ${pending.defender}: choose the unit that loses a step.`,
         retreat: view.retreat ? `${pending.defender} retreats to ${view.retreat}: confirm below, or click another hex outlined green.`
           : `${pending.defender} must retreat: click the hex outlined green where its retreat ends.`,
         advance: `${pending.defender}'s hex is empty: advance into it?`,

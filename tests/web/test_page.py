@@ -358,7 +358,7 @@ def test_combat_decisions_through_the_page(browser, service, client, screenshots
             assert drawn_from == pytest.approx(unit_at, abs=0.2), "the path starts in the retreating unit's hex"
             browser.save_screenshot(str(screenshots / "play-retreat.png"))
         elif stage == "exchange_losses":  # strength points to lose; a choice naming a unit twice eliminates it
-            assert f"lose at least {legal.pending_decision.required} strength point" in text(browser, "#decision")
+            assert f"must lose at least {legal.pending_decision.required} strength point" in text(browser, "#decision")
             labels = browser.execute_script("return [...document.querySelectorAll("
                                             "'#choices button[data-action=\"choose_losses\"]')].map(b => b.textContent)")
             for label, choice in zip(labels, offered, strict=True):
