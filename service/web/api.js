@@ -26,7 +26,12 @@ async function call(method, path, { query, body, token } = {}) {
   const headers = {};
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;
-  const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let response;
+  try {
+    response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {  // the browser's own words ("TypeError: Failed to fetch") tell a person nothing
+    throw new ApiError(0, { error: { reason: "UNREACHABLE", message: "The service cannot be reached: check the connection and try again." } });
+  }
   const data = await response.json().catch(() => null);
   if (!response.ok) throw new ApiError(response.status, data);
   return data;
@@ -72,11 +77,17 @@ export function watch(matchId, after, { onEvent, onStatus }) {
   let source = null;
   let closed = false;
   let retry = null;
+  let status = "";
+  const say = (now) => { if (now !== status) { status = now; onStatus && onStatus(now); } };
   const open = () => {
     if (closed) return;
+    if (!status) say("connecting");
     source = new EventSource(`/v1/matches/${matchId}/watch?after_sequence=${cursor}&heartbeat_seconds=15`);
-    onStatus && onStatus("live");
+    // "open" also follows the browser's own reconnections, which call nothing of ours
+    source.addEventListener("open", () => say("live"));
+    source.addEventListener("heartbeat", () => say("live"));
     source.addEventListener("match_event", (e) => {
+      say("live");
       const event = JSON.parse(e.data);
       if (event.sequence <= cursor) return;
       cursor = event.sequence;
@@ -87,21 +98,22 @@ export function watch(matchId, after, { onEvent, onStatus }) {
       source.close();
       if (end.finished) {
         closed = true;
-        onStatus && onStatus("finished");
+        say("finished");
       } else {
+        say("reconnecting");
         reconnect(500);
       }
     });
     source.addEventListener("error", (e) => {
       if (e.data) {  // the service's own error event: do not hammer it
         source.close();
-        onStatus && onStatus("error");
+        say("error");
         reconnect(3000);
       } else if (source.readyState === EventSource.CLOSED) {
-        onStatus && onStatus("reconnecting");
+        say("reconnecting");
         reconnect(1000);
       } else {
-        onStatus && onStatus("reconnecting");
+        say("reconnecting");
       }
     });
   };
@@ -115,6 +127,6 @@ export function watch(matchId, after, { onEvent, onStatus }) {
     close() { closed = true; clearTimeout(retry); source && source.close(); },
     get cursor() { return cursor; },
     // for tests and people: cut the connection as a network would; the watch resumes from its cursor
-    drop() { source && source.close(); onStatus && onStatus("reconnecting"); reconnect(200); },
+    drop() { source && source.close(); say("reconnecting"); reconnect(200); },
   };
 }

@@ -1,7 +1,7 @@
 // The page's routes (in the URL's fragment): #/ the lobby, #/match/<id> a match live (and play with
 // a seat token), #/replay/<id> a match step by step with its dice audit.
 
-import { api, ApiError } from "./api.js";
+import { api } from "./api.js";
 import { showMatch } from "./match.js";
 import { showReplay } from "./replay.js";
 import { el, fill, resultText, statusLabel } from "./dom.js";
@@ -61,10 +61,10 @@ function showLobby(root) {
   root.append(
     el("h1", {}, "Matches"),
     el("div", { class: "lobby-bar" }, filter, create, note),
-    el("table", { class: "matches", id: "matches" },
+    el("div", { class: "table-scroll" }, el("table", { class: "matches", id: "matches" },
       el("thead", {}, el("tr", {}, el("th", {}, "Match"), el("th", {}, "Status"), el("th", {}, "Turn"),
         el("th", { class: "wide" }, "Phase"), el("th", {}, "Players"), el("th", { class: "wide" }, "Result"), el("th", {}, ""))),
-      body));
+      body)));
 
   async function refresh() {
     clearTimeout(timer);
@@ -83,7 +83,7 @@ function showLobby(root) {
       if (!matches.length) fill(body, el("tr", {}, el("td", { colspan: 7, class: "muted" }, "No matches yet: create one, or run typhoon play.")));
       note.textContent = `updated ${new Date().toLocaleTimeString()}`;
     } catch (error) {
-      note.textContent = error instanceof ApiError ? error.message : "the service cannot be reached; retrying";
+      note.textContent = error.reason === "UNREACHABLE" ? "the service cannot be reached; retrying" : error.message;
     }
     if (!stopped) timer = setTimeout(refresh, 3000);  // live: the list is polled (ListMatches has no stream)
   }

@@ -109,6 +109,13 @@ function star(x, y, outer, inner) {
   return `M${points.join("L")}Z`;
 }
 
+// A label wider than `room` (a guess from its letters at the id's 8.5 px bold) is squeezed into it.
+function fitted(label, room) {
+  let width = 0;
+  for (const c of label) width += /[-.ilI]/.test(c) ? 3.2 : /[A-Z0-9]/.test(c) ? 6.3 : 5.4;
+  return width > room ? ` textLength="${f(room)}" lengthAdjust="spacingAndGlyphs"` : "";
+}
+
 // A counter: the side's colour (paler at half strength, with a band saying so), the unit id, a
 // NATO-style symbol (infantry: a cross; panzer and tank: an oval track), strength and movement.
 function counter(board, unit, x, y, classes) {
@@ -122,7 +129,7 @@ function counter(board, unit, x, y, classes) {
   out.push(`<rect class="counter" x="${f(-w / 2)}" y="${f(-h / 2)}" width="${f(w)}" height="${f(h)}" rx="3" fill="${fill}" stroke="${ink}"/>`);
   // the band runs down the right edge, clear of the centred id, symbol and values
   if (!full) out.push(`<rect class="half-band" x="${f(w / 2 - 4)}" y="${f(-h / 2)}" width="4" height="${f(h)}" fill="${ink}"/>`);
-  out.push(`<text class="unit-id" y="${f(-h / 2 + 10)}" fill="${ink}">${esc(unit.id)}</text>`);
+  out.push(`<text class="unit-id" y="${f(-h / 2 + 10)}" fill="${ink}"${fitted(unit.id, w - 6)}>${esc(unit.id)}</text>`);
   const sw = 16, sh = 10, sy = -4;
   out.push(`<rect class="symbol" x="${-sw / 2}" y="${sy}" width="${sw}" height="${sh}" stroke="${ink}"/>`);
   if (c.type === "infantry") {
@@ -172,13 +179,17 @@ export function draw(svg, board, state, marks = {}) {
   out.push("</g>");
   out.push('<g class="units">');
   const seen = new Map();
-  for (const unit of state.units || []) {
+  // in a stack, the units that can act (and the one selected) come last: on top, where a click finds them
+  const movable = marks.movable || new Set();
+  const rank = (unit) => (marks.selected === unit.id ? 2 : movable.has(unit.id) ? 1 : 0);
+  const drawn = (state.units || []).slice().sort((a, b) => rank(a) - rank(b));
+  for (const unit of drawn) {
     const h = board.byId.get(unit.hex);
     if (!h) continue;
     const stacked = seen.get(unit.hex) || 0;
     seen.set(unit.hex, stacked + 1);
     const classes = [marks.selected === unit.id ? "selected" : "", (marks.targets || new Set()).has(unit.id) ? "target" : "",
-      (marks.attackers || new Set()).has(unit.id) ? "attacker" : "", (marks.movable || new Set()).has(unit.id) ? "movable" : ""]
+      (marks.attackers || new Set()).has(unit.id) ? "attacker" : "", movable.has(unit.id) ? "movable" : ""]
       .filter(Boolean).join(" ");
     out.push(counter(board, unit, h.x + stacked * 6, h.y + stacked * 6, classes));
   }

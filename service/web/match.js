@@ -3,7 +3,7 @@
 import { api, ApiError, scenario as loadScenario, watch } from "./api.js";
 import { draw, hexAt, prepare, unitAt } from "./board.js";
 import { el, fill, resultText, statusLabel } from "./dom.js";
-import { describeAction, describeEntry, phaseName, sideName } from "./words.js";
+import { columnName, describeAction, describeEntry, oddsName, phaseName, sideName, strengthText } from "./words.js";
 
 const MAX_LOG = 400;  // entries kept on the page (the whole log is in the replay)
 
@@ -19,6 +19,14 @@ function takeSeat(matchId, params) {
     return seat;
   }
   try { return JSON.parse(sessionStorage.getItem(seatKey(matchId)) || "null"); } catch { return null; }
+}
+
+// The units an action is done by: a unit "has actions" when it is among them.
+function actorsOf(action) {
+  const [kind, a] = Object.entries(action)[0];
+  if (kind === "declare_attack") return a.attackers;
+  if (kind === "choose_losses") return a.units;
+  return a && a.unit ? [a.unit] : [];
 }
 
 export function turnTrack(scenario, state, match) {
@@ -89,7 +97,7 @@ function clocksCard(match) {
 export function showMatch(root, matchId, params, playing = false) {
   const view = {
     matchId, match: null, state: null, board: null, scenario: null, version: -1, seat: takeSeat(matchId, params),
-    legal: null, selected: null, refused: "", notice: "", status: "connecting", entries: 0,
+    legal: null, selected: null, retreat: null, message: null, busy: false, status: "connecting", entries: 0,
   };
   window.typhoon.match = view;
   let stopped = false, stream = null, ticker = null, clocks = null;
@@ -110,25 +118,29 @@ export function showMatch(root, matchId, params, playing = false) {
     el("div", { class: "side" }, facts, play, battles, track, el("div", { class: "card" }, el("h2", {}, "Log"), log), cities)));
 
   svg.addEventListener("click", (event) => onBoard(unitAt(event.target), hexAt(event.target)));
+  const keys = (event) => { if (event.key === "Escape" && (view.selected || view.retreat) && mine()) letGo(); };
+  document.addEventListener("keydown", keys);
 
   // --- drawing -------------------------------------------------------------------------------------
 
   function marks() {
-    const m = { battles: view.state.battles || [] };
-    const legal = mine() ? view.legal : null;
-    if (!legal) return m;
-    const actions = legal.actions;
-    m.movable = new Set(actions.flatMap((a) => a.move ? [a.move.unit] : a.declare_attack ? a.declare_attack.attackers
-      : a.restore ? [a.restore.unit] : a.designate_tank ? [a.designate_tank.unit] : []));
-    if (view.selected) {
-      m.selected = view.selected;
-      m.reachable = new Set(actions.filter((a) => (a.move && a.move.unit === view.selected)
-        || (a.place_unit && a.place_unit.unit === view.selected) || (a.replace && a.replace.unit === view.selected))
-        .map((a) => (a.move ? a.move.to : (a.place_unit || a.replace).hex)));
-      m.targets = new Set(actions.filter((a) => a.declare_attack && a.declare_attack.attackers.includes(view.selected))
-        .map((a) => a.declare_attack.defender));
+    const m = { battles: view.state.battles || [], reachable: new Set() };
+    if (!mine()) return m;
+    const actions = view.legal.actions;
+    m.movable = new Set(actions.flatMap(actorsOf));
+    const retreating = retreats();
+    if (retreating.length) {  // where a retreat may end, and the one picked, from the retreating unit's hex
+      m.reachable = new Set(retreating.map((a) => endOf(a.choose_retreat.path)).filter(Boolean));
+      const picked = view.retreat && retreating.find((a) => endOf(a.choose_retreat.path) === view.retreat);
+      if (picked) m.path = [hexOf(view.legal.pending_decision.defender) || view.legal.pending_decision.hex, ...picked.choose_retreat.path];
     }
-    if (view.retreat) m.path = view.retreat;
+    if (view.selected) {
+      const choices = actionsOf(view.selected);
+      m.selected = view.selected;
+      m.reachable = new Set(choices.filter((a) => a.move || a.place_unit || a.replace)
+        .map((a) => (a.move ? a.move.to : (a.place_unit || a.replace).hex)));
+      m.targets = new Set(choices.filter((a) => a.declare_attack).map((a) => a.declare_attack.defender));
+    }
     return m;
   }
 
@@ -152,7 +164,7 @@ export function showMatch(root, matchId, params, playing = false) {
         : el("span", { class: `live live-${view.status}`, id: "live", title: "the event stream" }, view.status),
       el("span", { class: "muted mono" }, `${matchId} · v${match.version}`),
       el("a", { href: `#/replay/${matchId}` }, "replay"),
-      playing || view.seat ? null : el("a", { href: `#/play/${matchId}` }, "play a seat"));
+      playing || view.seat || over() ? null : el("a", { href: `#/play/${matchId}` }, "play a seat"));
     clocks = clocksCard(match);
     fill(facts, 
       el("h2", {}, "Victory points"), pointsCard(state),
@@ -168,130 +180,231 @@ export function showMatch(root, matchId, params, playing = false) {
     battles.hidden = !declared.length;
     fill(battles, el("h2", {}, "Battles"), el("table", { class: "battles" }, ...declared.map((b) => el("tr", {},
       el("td", {}, `${b.attackers.join(", ")} → ${b.defender} (${b.hex})`),
-      el("td", { class: "muted" }, `${b.attack} to ${b.defence}: ${b.odds}${b.shifts ? ` ${b.shifts > 0 ? "+" : "−"}${Math.abs(b.shifts)}` : ""}`),
-      el("td", { class: "odds", title: `attack ${b.attack} against ${b.defence}; ${b.odds}, shift ${b.shifts}` },
-        b.column === "below" ? "below the table" : b.column)))));
+      el("td", { class: "muted" }, `${strengthText(b.attack)} to ${b.defence}`,
+        b.shifts ? `: ${oddsName(b.odds, view.scenario)} ${b.shifts > 0 ? "+" : "−"}${Math.abs(b.shifts)}` : ""),
+      el("td", { class: "odds", title: `attack ${strengthText(b.attack)} against ${b.defence}; ${oddsName(b.odds, view.scenario)}, shift ${b.shifts}` },
+        columnName(b.column, view.scenario))))));
   }
 
   // --- play ----------------------------------------------------------------------------------------
 
   function mine() { return view.seat && view.state && view.state.side_to_act === view.seat.side && view.legal; }
 
+  function over() {
+    return !view.state.side_to_act || ["MATCH_STATUS_FINISHED", "MATCH_STATUS_ABORTED"].includes(view.match.status);
+  }
+
+  // One message at a time, the newest: "refused" (the service's sentence), "hint" (the page's), "notice".
+  function say(kind, text) { view.message = kind ? { kind, text } : null; }
+
+  function refusal(error) {
+    return error instanceof ApiError && error.reason && error.reason !== "UNREACHABLE"
+      ? `${error.message} (${error.reason})` : error.message;
+  }
+
+  // A token the service does not know is no seat: forget it and ask for the seat again.
+  function forgetSeat(error) {
+    sessionStorage.removeItem(seatKey(matchId));
+    view.seat = null;
+    view.selected = null;
+    view.retreat = null;
+    say("refused", `${refusal(error)}: open the seat again with its token.`);
+  }
+
   async function submit(action) {
-    view.refused = "";
+    if (view.busy || !view.seat) return;
+    view.busy = true;  // until the answer and the new position are in: a second click would send it again
+    for (const b of play.querySelectorAll("button")) b.disabled = true;
     try {
       await api.submit(matchId, view.seat.token, action, view.legal ? view.legal.version : undefined);
       view.selected = null;
       view.retreat = null;
-      view.notice = `Done: ${describeAction(action, view.scenario)}`;
-      await refresh();
+      say("notice", `Done: ${describeAction(action, view.scenario, view.state)}`);
     } catch (error) {
-      view.refused = error instanceof ApiError ? `${error.message} (${error.reason})` : String(error);
-      view.notice = "";
-      if (error.reason === "STALE_VERSION") await refresh();
-      renderPlay();
-      redrawMap();
+      if (["TOKEN_INVALID", "TOKEN_MISSING"].includes(error.reason)) forgetSeat(error);
+      else say("refused", refusal(error));
     }
+    try { await refresh(); } finally { view.busy = false; }
+    show();
   }
 
+  async function resign() {
+    if (view.busy || !confirm("Resign this match?")) return;
+    try {
+      await api.resign(matchId, view.seat.token);
+    } catch (error) {
+      if (["TOKEN_INVALID", "TOKEN_MISSING"].includes(error.reason)) forgetSeat(error);
+      else say("refused", refusal(error));
+    }
+    await refresh();
+    show();
+  }
+
+  function show() { renderPlay(); redrawMap(); }
+  function tell(text) { say("hint", text); renderPlay(); }
+  function select(unit) { view.selected = unit; view.retreat = null; say(null); show(); }
+  function letGo() { view.selected = null; view.retreat = null; say(null); show(); }
+
+  function actionsOf(unit) { return view.legal.actions.filter((a) => actorsOf(a).includes(unit)); }
+  function own(unit) { const c = view.board.counters.get(unit); return Boolean(c) && c.side === view.seat.side; }
+  function hexOf(unit) { const u = view.state.units.find((x) => x.id === unit); return u ? u.hex : null; }
+  const retreats = () => view.legal.actions.filter((a) => a.choose_retreat);
+  const endOf = (path) => path[path.length - 1];
+
   function onBoard(unit, hex) {
-    if (!mine()) return;
-    const actions = view.legal.actions;
-    if (view.selected && unit && unit !== view.selected) {
-      const enemy = view.state.units.find((u) => u.id === unit);
-      const side = enemy && view.board.counters.get(unit).side;
-      if (side && side !== view.seat.side && phaseName(view.state.phase).endsWith("combat")) {
-        return submit({ declare_attack: { attackers: [view.selected], defender: unit } });
-      }
+    if (!mine() || view.busy) return;
+    if (retreats().length) return pickRetreat(hex);
+    if (unit && own(unit)) {
+      if (unit === view.selected) return letGo();
+      if (actionsOf(unit).length) return select(unit);
+      const onto = view.selected && marks().reachable.has(hexOf(unit))
+        ? ` To move ${view.selected} onto its hex, click the hex beside the counter.` : "";
+      return tell(`${unit} has nothing to do now.${onto}`);
     }
-    if (unit && !view.selected) {
-      const own = view.board.counters.get(unit);
-      if (own && own.side === view.seat.side) { view.selected = unit; view.refused = ""; renderPlay(); redrawMap(); return; }
+    if (!view.selected) {
+      return tell(view.legal.actions.some((a) => actorsOf(a).length)
+        ? "First pick one of your units outlined green." : "Nothing to pick on the map now: the choices are below.");
     }
-    if (unit === view.selected && unit) { view.selected = null; renderPlay(); redrawMap(); return; }
-    if (view.selected && hex) {
-      const placing = actions.find((a) => a.place_unit && a.place_unit.unit === view.selected);
-      const replacing = actions.find((a) => a.replace && a.replace.unit === view.selected);
-      if (placing) return submit({ place_unit: { unit: view.selected, hex } });
-      if (replacing) return submit({ replace: { unit: view.selected, hex } });
-      return submit({ move: { unit: view.selected, to: hex } });  // the engine judges; a refusal says why
+    const choices = actionsOf(view.selected);
+    const attack = unit && choices.find((a) => a.declare_attack && a.declare_attack.defender === unit);
+    if (attack) return submit(attack);
+    const onMap = choices.find((a) => a.move || a.place_unit || a.replace);
+    if (onMap && hex) {  // where it may go is the engine's to judge: a refusal says why
+      if (onMap.move) return submit({ move: { unit: view.selected, to: hex } });
+      return submit({ [Object.keys(onMap)[0]]: { unit: view.selected, hex } });
     }
-    if (hex) {
-      const retreat = actions.find((a) => a.choose_retreat && a.choose_retreat.path[a.choose_retreat.path.length - 1] === hex);
-      if (retreat) { view.retreat = retreat.choose_retreat.path; renderPlay(); redrawMap(); }
+    if (choices.some((a) => a.declare_attack)) {
+      return tell(unit ? `${view.selected} may attack only the units outlined red.`
+        : `Click an enemy unit outlined red to attack it with ${view.selected}.`);
     }
+    return tell(`${view.selected} goes nowhere on the map now: its choices are the buttons below.`);
+  }
+
+  function pickRetreat(hex) {
+    if (!hex) return;
+    if (retreats().some((a) => endOf(a.choose_retreat.path) === hex)) {
+      view.retreat = hex;
+      say(null);
+      return show();
+    }
+    tell(`A retreat of ${view.legal.pending_decision.defender} cannot end in ${hex}: click a hex outlined green.`);
   }
 
   function button(label, action, primary = false) {
-    return el("button", { class: primary ? "primary" : "", "data-action": Object.keys(action)[0], onclick: () => submit(action) }, label);
+    return el("button", { class: primary ? "primary" : "", "data-action": Object.keys(action)[0], disabled: view.busy,
+      onclick: () => submit(action) }, label);
   }
 
   function renderPlay() {
-    play.hidden = !(playing || view.seat);
+    play.hidden = !(playing || view.seat) || (!view.seat && over());
     if (play.hidden) return;
     const parts = [el("h2", {}, view.seat ? `Your seat: ${sideName(view.seat.side)}` : "Play")];
+    const message = view.message;
+    if (message) {
+      parts.push(el("div", { class: `banner ${message.kind === "notice" ? "info" : message.kind}`, id: message.kind }, message.text));
+    }
     if (!view.seat) {
       parts.push(seatForm());
-      fill(play, ...parts);
-      return;
-    }
-    if (view.refused) parts.push(el("div", { class: "banner refused", id: "refused" }, view.refused));
-    else if (view.notice) parts.push(el("div", { class: "banner info", id: "notice" }, view.notice));
-    if (!view.state.side_to_act) {
+    } else if (over()) {
       parts.push(el("p", {}, "The game is over."));
-    } else if (!mine()) {
-      parts.push(el("p", { class: "muted", id: "waiting" }, `Waiting for the ${sideName(view.state.side_to_act)} player…`));
     } else {
-      parts.push(...choices());
+      parts.push(...openSeats());
+      parts.push(mine() ? choices()
+        : el("p", { class: "muted", id: "waiting" }, `Waiting for the ${sideName(view.state.side_to_act)} player…`));
+      parts.push(el("div", { class: "actions", style: "margin-top:.6rem" },
+        el("button", { id: "resign", disabled: view.busy, onclick: resign }, "Resign")));
     }
-    parts.push(el("div", { class: "actions", style: "margin-top:.6rem" },
-      el("button", { id: "resign", onclick: () => { if (confirm("Resign this match?")) api.resign(matchId, view.seat.token).then(refresh, (e) => { view.refused = e.message; renderPlay(); }); } }, "Resign")));
     fill(play, ...parts);
+    // on a phone the card is below the map: why a tap there did nothing would go unseen (a success
+    // shows on the map, which stays in view)
+    if (message && message !== shownMessage && message.kind !== "notice") {
+      document.getElementById(message.kind).scrollIntoView({ block: "nearest" });
+    }
+    shownMessage = message;
+  }
+  let shownMessage = null;
+
+  // A seat nobody holds yet: how to bring in a player or a bot.
+  function openSeats() {
+    return view.match.seats.filter((s) => !s.claimed).map((s) => {
+      const link = `${location.origin}${location.pathname}#/play/${matchId}`;
+      return el("div", { class: "invite", id: "invite" },
+        el("p", {}, `The ${sideName(s.side)} seat is open. Invite a player with this link (they take the seat there):`),
+        el("input", { class: "mono", readonly: true, value: link, "aria-label": "invitation link", onfocus: (e) => e.target.select() }),
+        el("p", {}, "or seat a bot (the service's gRPC address: port 50051 unless it was started with another):"),
+        el("code", { class: "mono" },
+          `typhoon bot --match ${matchId} --side ${s.side} --strategy heuristic --server ${location.hostname}:50051`));
+    });
+  }
+
+  function hint() {
+    const { actions, pending_decision: pending } = view.legal;
+    const kinds = new Set(actions.map((a) => Object.keys(a)[0]));
+    const release = " Click it again, or press Escape, to let go.";
+    if (view.selected) {
+      const choices = actionsOf(view.selected);
+      const has = (kind) => choices.some((a) => a[kind]);
+      const reach = choices.filter((a) => a.move).length;
+      const targets = choices.filter((a) => a.declare_attack).length;
+      let what;
+      if (has("place_unit")) what = "Click a hex to place it (green: where it may go).";
+      else if (has("replace")) what = "Click a hex to bring it back there (green: where it may go).";
+      else if (reach) what = `${reach} hex${reach > 1 ? "es" : ""} within reach (green): click one to move there `
+        + "(onto a unit of yours: click beside its counter).";
+      else if (targets) what = `Click an enemy unit outlined red to attack it (${targets} within reach).`;
+      else what = `Its choices: ${choices.map((a) => describeAction(a, view.scenario, view.state)).join("; ")} (buttons below).`;
+      return el("p", { id: "selection" }, `${view.selected} selected. ${what}${release}`);
+    }
+    if (pending && pending.stage) {
+      const required = pending.required;
+      return el("p", { id: "decision" }, {
+        exchange_losses: `Exchange in the battle for ${pending.defender}: the attackers must lose at least ${required} `
+          + `strength point${required === 1 ? "" : "s"}. `
+          + "Choose whose steps go (a unit that loses its last step is eliminated).",
+        attacker_loss: `Attacker loss in the battle for ${pending.defender}: choose the unit that loses a step.`,
+        retreat: view.retreat ? `${pending.defender} retreats to ${view.retreat}: confirm below, or click another hex outlined green.`
+          : `${pending.defender} must retreat: click the hex outlined green where its retreat ends.`,
+        advance: `${pending.defender}'s hex is empty: advance into it?`,
+        unstack: `${pending.mover} and ${pending.unit} share ${pending.hex}: one must move on. Click the one to move.`,
+      }[pending.stage] || pending.stage);
+    }
+    if (kinds.has("place_unit")) return el("p", { class: "muted" }, "Place a unit: pick it below, then a hex.");
+    if (kinds.has("replace")) return el("p", { class: "muted" }, "Replacements: pick a unit below, then a hex.");
+    if (kinds.has("move")) return el("p", { class: "muted" }, "Click a unit outlined green, then where it goes.");
+    if (kinds.has("declare_attack")) {
+      return el("p", { class: "muted" }, "Declare battles: click an attacker, then the enemy unit. Add attackers the same way; "
+        + "the odds show under Battles. A declaration is final: a battle cannot be withdrawn.");
+    }
+    if (kinds.has("resolve_battle")) return el("p", { class: "muted" }, "Resolve the declared battles, one at a time.");
+    return null;
   }
 
   function choices() {
-    const { actions, pending_decision: pending } = view.legal;
-    const kinds = new Set(actions.map((a) => Object.keys(a)[0]));
-    const out = [];
-    const describe = (a) => describeAction(a, view.scenario);
-    if (pending && pending.stage) {
-      out.push(el("p", {}, { exchange_losses: `Exchange: lose ${pending.required} step(s) among the attackers.`,
-        attacker_loss: "Attacker loss: choose the unit that loses a step.",
-        retreat: `${pending.defender} must retreat: choose the path (click its last hex on the map).`,
-        advance: `${pending.defender}'s hex is empty: advance into it?`,
-        unstack: `${pending.mover} and ${pending.unit} share ${pending.hex}: one must move on.` }[pending.stage] || pending.stage));
-    }
-    if (view.selected) {
-      const reach = actions.filter((a) => a.move && a.move.unit === view.selected).length;
-      const targets = actions.filter((a) => a.declare_attack && a.declare_attack.attackers.includes(view.selected)).length;
-      out.push(el("p", { id: "selection" }, `${view.selected} selected: `,
-        reach ? `${reach} hex${reach > 1 ? "es" : ""} within reach (green). ` : "",
-        targets ? `It may attack the units outlined red. ` : "", "Click a hex to move, or the unit again to let go."));
-    } else if (kinds.has("move")) {
-      out.push(el("p", { class: "muted" }, "Click a unit outlined green, then where it goes."));
-    } else if (kinds.has("declare_attack")) {
-      out.push(el("p", { class: "muted" }, "Declare battles: click an attacker, then the enemy unit. Add attackers the same way; the odds show under Battles."));
-    }
+    const { actions } = view.legal;
+    const describe = (a) => describeAction(a, view.scenario, view.state);
+    const out = [hint()];
     const row = el("div", { class: "actions", id: "choices" });
     if (view.retreat) {
-      row.append(button(`Retreat via ${view.retreat.join(" → ")}`, { choose_retreat: { path: view.retreat } }, true));
+      retreats().filter((a) => endOf(a.choose_retreat.path) === view.retreat).forEach((a, i) =>
+        row.append(button(`Retreat via ${a.choose_retreat.path.join(" → ")}`, a, i === 0)));
     }
     for (const a of actions) {
       const kind = Object.keys(a)[0];
-      if (["move", "place_unit", "declare_attack", "replace", "choose_retreat"].includes(kind)) continue;
-      if (kind === "resolve_battle") {
+      if (["move", "place_unit", "declare_attack", "replace"].includes(kind)) continue;
+      if (kind === "choose_retreat") {
+        if (!a.choose_retreat.path.length) row.append(button(describe(a), a));  // nowhere to go: no hex to click
+      } else if (kind === "resolve_battle") {
         const battle = (view.state.battles || []).find((b) => b.defender === a.resolve_battle.defender);
-        row.append(button(`Resolve ${a.resolve_battle.defender}${battle ? ` at ${battle.column}` : ""}`, a, true));
+        row.append(button(`Resolve ${a.resolve_battle.defender}${battle ? `: ${columnName(battle.column, view.scenario)}` : ""}`, a, true));
       } else {
         row.append(button(describe(a), a, ["end_phase", "close_declarations", "standard_setup"].includes(kind)));
       }
     }
     const trays = [...new Set(actions.filter((a) => a.place_unit || a.replace).map((a) => (a.place_unit || a.replace).unit))];
     if (trays.length) {
-      out.push(el("p", { class: "muted" }, kinds.has("place_unit") ? "Place a unit: pick it, then a hex." : "Replacements: pick a unit, then a hex."));
       out.push(el("div", { class: "actions", id: "tray" }, ...trays.map((unit) => el("button", {
-        class: view.selected === unit ? "primary" : "", "data-unit": unit,
-        onclick: () => { view.selected = view.selected === unit ? null : unit; renderPlay(); redrawMap(); } }, unit))));
+        class: view.selected === unit ? "primary" : "", "data-unit": unit, disabled: view.busy,
+        onclick: () => (view.selected === unit ? letGo() : select(unit)) }, unit))));
     }
     out.push(row);
     const all = el("div", { class: "all-actions" }, ...actions.slice(0, 400).map((a) => button(describe(a), a)));
@@ -304,22 +417,22 @@ export function showMatch(root, matchId, params, playing = false) {
     const side = el("select", { id: "seat-side" }, ...view.match.seats.map((s) => el("option", { value: s.side }, sideName(s.side))));
     const message = el("span", { class: "muted" });
     const free = view.match.seats.filter((s) => !s.claimed);
+    const take = (seat) => {
+      view.seat = seat;
+      sessionStorage.setItem(seatKey(matchId), JSON.stringify(seat));
+      say(null);
+      return refresh();
+    };
     return el("div", {},
-      el("div", { class: "seat-form" }, side, token, el("button", { class: "primary", id: "open-seat", onclick: async () => {
-        try {
-          await api.legalActions(matchId);
-          view.seat = { side: side.value, token: token.value.trim() };
-          sessionStorage.setItem(seatKey(matchId), JSON.stringify(view.seat));
-          await refresh();
-        } catch (error) { message.textContent = error.message; }
+      el("div", { class: "seat-form" }, side, token, el("button", { class: "primary", id: "open-seat", onclick: () => {
+        if (!token.value.trim()) { message.textContent = "Paste the seat's token first."; return; }
+        take({ side: side.value, token: token.value.trim() });  // the service checks it on the first action
       } }, "Open seat")),
       free.length ? el("p", {}, "or ", el("button", { onclick: async () => {
         try {
           const joined = await api.joinMatch(matchId, { side: free[0].side });
-          view.seat = { side: joined.side, token: joined.seat_token };
-          sessionStorage.setItem(seatKey(matchId), JSON.stringify(view.seat));
-          await refresh();
-        } catch (error) { message.textContent = error.message; }
+          await take({ side: joined.side, token: joined.seat_token });
+        } catch (error) { message.textContent = refusal(error); }
       } }, `take the free ${sideName(free[0].side)} seat`)) : null,
       message);
   }
@@ -342,7 +455,7 @@ export function showMatch(root, matchId, params, playing = false) {
     if (!pending.length) requestAnimationFrame(flushLog);
     pending.push(entry);
     view.entries = entry.sequence;
-    if (entry.version > view.version) refresh();
+    if (entry.version > view.version || entry.seat_claimed) refresh();  // a seat taken changes no version
   }
 
   let refreshing = null, again = false;
@@ -362,12 +475,16 @@ export function showMatch(root, matchId, params, playing = false) {
         view.state = state;
         view.version = match.version;
         view.legal = legal;
-        if (view.selected && !(mine() && view.legal.actions.some((a) => JSON.stringify(a).includes(`"${view.selected}"`)))) view.selected = null;
+        if (view.selected && !(mine() && actionsOf(view.selected).length)) view.selected = null;
+        if (view.retreat && !(mine() && retreats().length)) view.retreat = null;
         renderFacts();
         renderPlay();
         redrawMap();
       } while (again && !stopped);
-    })().catch((error) => { view.refused = error.message; }).finally(() => { refreshing = null; });
+    })().catch((error) => {
+      say("refused", refusal(error));
+      if (view.state && view.board) renderPlay();
+    }).finally(() => { refreshing = null; });
     return refreshing;
   }
 
@@ -394,5 +511,5 @@ export function showMatch(root, matchId, params, playing = false) {
     }
   })();
 
-  return () => { stopped = true; stream && stream.close(); clearInterval(ticker); };
+  return () => { stopped = true; stream && stream.close(); clearInterval(ticker); document.removeEventListener("keydown", keys); };
 }

@@ -42,9 +42,9 @@ async function pageAudit(seed, commitment, rolls) {
 // --- the replay ------------------------------------------------------------------------------------
 
 export function showReplay(root, matchId, params) {
-  const view = { matchId, step: 0, last: 0, steps: [], cache: new Map(), board: null, scenario: null, log: [] };
+  const view = { matchId, step: 0, last: 0, steps: [], cache: new Map(), board: null, scenario: null, log: [], turn: 0 };
   window.typhoon.replay = view;
-  let stopped = false, timer = null;
+  let stopped = false, timer = null, poll = null;
   const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
   svg.setAttribute("class", "board");
   const redraw = el("div", { class: "redraw" });
@@ -168,39 +168,60 @@ export function showReplay(root, matchId, params) {
     }
   }
 
+  const audited = () => showAudit().catch((error) =>
+    fill(audit, el("h2", {}, "Dice audit"), el("p", { class: "banner refused" }, error.message)));
+
+  // step k: the action that made version k and what it caused; step 0: creation and set-up
+  function addEntries(entries) {
+    for (const entry of entries) {
+      view.log.push(entry);
+      if (entry.action_submitted) {
+        view.steps.push({ entries: [], turn: view.turn, sideName: sideName(entry.action_submitted.side),
+          path: entry.action_submitted.action.move ? [] : undefined });
+      }
+      if (entry.game_event && entry.game_event.turn_started) view.turn = entry.game_event.turn_started.turn;
+      const step = view.steps[view.steps.length - 1];
+      step.entries.push(entry);
+      if (entry.game_event && entry.game_event.turn_started) step.turn = view.turn;
+      const moved = entry.game_event && (entry.game_event.unit_moved || entry.game_event.unit_retreated);
+      if (moved) step.path = [moved.start, ...moved.path];
+    }
+    view.last = view.steps.length - 1;
+    slider.max = view.last;
+    stepInput.max = view.last;
+    where.textContent = `step ${view.step} / ${view.last}`;
+  }
+
+  // A running match goes on while it is replayed: its new steps are added as they are played, until
+  // the seed is revealed (always the last entry of a log), and the audit is done again.
+  async function follow() {
+    try {
+      const before = view.last;
+      const page = await api.events(matchId, view.log.length ? view.log[view.log.length - 1].sequence : 0);
+      if (stopped) return;
+      addEntries(page.events);
+      if (page.events.length && view.step >= before) go(view.step);  // the step shown may have grown
+      if (page.events.some((e) => e.seed_revealed)) { audited(); return; }
+    } catch { /* the service is away for a moment: the next poll tries again */ }
+    if (!stopped) poll = setTimeout(follow, 3000);
+  }
+
   (async () => {
     try {
       const { match } = await api.getMatch(matchId);
       view.match = match;
       view.scenario = await loadScenario(match.scenario);
       view.board = prepare(view.scenario);
-      const log = await wholeLog(matchId);
-      view.log = log;
-      // step k: the action that made version k and what it caused; step 0: creation and set-up
       view.steps = [{ entries: [], turn: 0, sideName: "" }];
-      let turn = 0;
-      for (const entry of log) {
-        if (entry.action_submitted) {
-          view.steps.push({ entries: [], turn, sideName: sideName(entry.action_submitted.side),
-            path: entry.action_submitted.action.move ? [] : undefined });
-        }
-        if (entry.game_event && entry.game_event.turn_started) turn = entry.game_event.turn_started.turn;
-        const step = view.steps[view.steps.length - 1];
-        step.entries.push(entry);
-        if (entry.game_event && entry.game_event.turn_started) step.turn = turn;
-        const moved = entry.game_event && (entry.game_event.unit_moved || entry.game_event.unit_retreated);
-        if (moved) step.path = [moved.start, ...moved.path];
-      }
-      view.last = view.steps.length - 1;
-      slider.max = view.last;
-      stepInput.max = view.last;
+      addEntries(await wholeLog(matchId));
       const start = params.has("step") ? Number(params.get("step")) : 0;
       await go(start);
-      showAudit().catch((error) => fill(audit, el("h2", {}, "Dice audit"), el("p", { class: "banner refused" }, error.message)));
+      audited();
+      if (!view.log.some((e) => e.seed_revealed)) poll = setTimeout(follow, 3000);
     } catch (error) {
       fill(root, el("p", { class: "banner refused" }, error.message));
     }
   })();
 
-  return () => { stopped = true; clearInterval(timer); document.removeEventListener("keydown", keys); };
+  return () => { stopped = true; clearInterval(timer); clearTimeout(poll); document.removeEventListener("keydown", keys); };
 }

@@ -10,12 +10,41 @@ function unitName(scenario, id) {
   return counter && counter.name && counter.name !== id ? `${id} (${counter.name})` : id;
 }
 
+// A strength as the service writes it, halved ones as fractions ("11/2"), as a person reads it: 5.5.
+export function strengthText(value) {
+  const fraction = /^(-?\d+)\/(\d+)$/.exec(String(value));
+  return fraction ? String(Number((fraction[1] / fraction[2]).toFixed(2))) : String(value);
+}
+
+const firstColumn = (scenario) => ((scenario && scenario.crt && scenario.crt.columns) || [])[0] || "the table";
+
+// The odds before shifts: "below" is under the table's first column.
+export function oddsName(odds, scenario) {
+  return odds === "below" ? `below ${firstColumn(scenario)}` : odds;
+}
+
+// The column a battle is fought on, and what the table makes of odds below its first column.
+export function columnName(column, scenario) {
+  if (column !== "below") return column;
+  const notAllowed = scenario && scenario.crt && scenario.crt.below_lowest === "not_allowed";
+  return `below ${firstColumn(scenario)} (${notAllowed ? "not allowed" : "no effect"})`;
+}
+
+// The exchange losses of a choice: each unit named once loses a step, twice (or at half strength
+// already, in `state`) it is eliminated.
+function lossesText(units, name, state) {
+  const steps = new Map();
+  for (const unit of units) steps.set(unit, (steps.get(unit) || 0) + 1);
+  const half = (unit) => state && (state.units || []).some((u) => u.id === unit && u.strength === "half");
+  return [...steps].map(([unit, n]) => `${name(unit)} ${n > 1 || half(unit) ? "is eliminated" : "loses a step"}`).join(", ");
+}
+
 function cityOf(scenario, hex) {
   const h = scenario && scenario.map.hexes.find((x) => x.id === hex);
   return h && h.city ? `${h.city} (${hex})` : hex;
 }
 
-export function describeAction(action, scenario) {
+export function describeAction(action, scenario, state) {
   const [kind, a] = Object.entries(action)[0] || ["?", {}];
   const u = (id) => unitName(scenario, id);
   switch (kind) {
@@ -27,7 +56,7 @@ export function describeAction(action, scenario) {
     case "close_declarations": return "close the declarations of battles";
     case "resolve_battle": return `resolve the battle against ${u(a.defender)}`;
     case "choose_retreat": return `retreat through ${a.path.join(" → ") || "nowhere"}`;
-    case "choose_losses": return `lose step${a.units.length > 1 ? "s" : ""} of ${a.units.map(u).join(", ")}`;
+    case "choose_losses": return lossesText(a.units, u, state);
     case "choose_attacker_loss": return `${u(a.unit)} takes the loss`;
     case "advance": return `${u(a.unit)} advances`;
     case "decline_advance": return "do not advance";
@@ -60,7 +89,8 @@ export function describeGameEvent(event, scenario) {
     case "battle_resolved": {
       const shift = e.shifts ? `, ${e.shifts > 0 ? "+" : "−"}${Math.abs(e.shifts)} column${Math.abs(e.shifts) > 1 ? "s" : ""}` : "";
       const roll = e.roll !== undefined ? `, roll ${e.roll}` : "";
-      return `Battle for ${u(e.defender)}: ${e.attack} against ${e.defence}, ${e.odds}${shift} → ${e.column}${roll}: ${e.result}`;
+      return `Battle for ${u(e.defender)}: ${strengthText(e.attack)} against ${e.defence}, ${oddsName(e.odds, scenario)}${shift}`
+        + ` → ${columnName(e.column, scenario)}${roll}: ${e.result}`;
     }
     case "step_lost": return `${u(e.unit)} loses a step (${e.cause.replace(/_/g, " ")})`;
     case "unit_eliminated": return `${u(e.unit)} is eliminated in ${e.hex} (${e.cause.replace(/_/g, " ")})`;

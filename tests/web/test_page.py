@@ -4,6 +4,7 @@ through the page (legal actions and one the engine refuses) against a bot starte
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 import re
 import subprocess
 import sys
@@ -11,7 +12,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 from service.gen.typhoon.v1 import match_service_pb2 as api
@@ -31,11 +36,50 @@ def text(browser, css: str) -> str:
     return browser.execute_script("const e = document.querySelector(arguments[0]); return e ? e.textContent : '';", css)
 
 
+BUSY_JS = "return !!(window.typhoon.match && window.typhoon.match.busy)"
+
+
 def click(browser, css: str) -> None:
-    """Click the element, once it is there (a click event: an SVG hex's centre may be under a counter)."""
+    """Click the element, once it is there and the page sends no action (a click event: an SVG hex's
+    centre may be under a counter)."""
     wait(browser, lambda d: d.execute_script(
         "const e = document.querySelector(arguments[0]);"
-        "if (e) e.dispatchEvent(new MouseEvent('click', {bubbles: true})); return !!e;", css))
+        "if (e && !(window.typhoon.match && window.typhoon.match.busy))"
+        "  e.dispatchEvent(new MouseEvent('click', {bubbles: true})); else return false;"
+        "return true;", css))
+
+
+def press(browser, css: str) -> None:
+    """Click as a person does: at the element's centre, which must be the element on top there."""
+    def pressed(driver) -> bool:
+        if driver.execute_script(BUSY_JS):  # an action on its way: the page takes no click until it is in
+            return False
+        try:
+            driver.find_element(By.CSS_SELECTOR, css).click()
+            return True
+        except (NoSuchElementException, StaleElementReferenceException):  # not there yet, or just redrawn
+            return False
+    wait(browser, pressed)
+
+
+def press_hex(browser, hex_id: str, below: float = 0.0) -> None:
+    """A person's click in a hex, ``below`` (a fraction of the hex's height) under its centre: beside
+    a counter there, on the hex itself."""
+    wait(browser, lambda d: not d.execute_script(BUSY_JS))
+    x, y = browser.execute_script(
+        "const b = document.querySelector(`svg.board polygon.hex[data-hex='${arguments[0]}']`).getBoundingClientRect();"
+        "return [b.left + b.width / 2, b.top + b.height * (0.5 + arguments[1])];", hex_id, below)
+    actions = ActionBuilder(browser)
+    actions.pointer_action.move_to_location(int(x), int(y)).click()
+    actions.perform()
+
+
+def selected(browser):
+    return browser.execute_script("return window.typhoon.match.selected")
+
+
+def page_version(browser) -> int:
+    return browser.execute_script("return window.typhoon.match.version")
 
 
 def units(state) -> list[list[str]]:
@@ -67,7 +111,8 @@ def test_the_lobby_lists_matches_live(browser, service, client, screenshots):
     row = browser.find_element(By.CSS_SELECTOR, f'tr[data-match="{first}"]').text
     assert "Bock" in row and "Zhukov" in row and "to act" in row
     browser.save_screenshot(str(screenshots / "lobby.png"))
-    browser.set_window_size(420, 900)
+    browser.set_window_size(390, 844)  # a phone: the table scrolls in its own box, the page does not
+    wait(browser, lambda d: d.execute_script("return document.documentElement.scrollWidth <= window.innerWidth"))
     browser.get(f"{service.base_url}/#/match/{first}")
     wait(browser, lambda d: len(page_units(d)) > 10)
     browser.save_screenshot(str(screenshots / "phone.png"))
@@ -151,6 +196,10 @@ def test_a_replay_at_a_step_shows_the_counters_of_get_match_at_that_version(brow
     wait(browser, lambda d: not d.find_elements(By.ID, "live"))  # its stream ended: the badge goes
     headline = text(browser, ".headline")
     assert text(browser, ".headline .status") == "finished" and headline.count("finished") == 1, headline
+    assert "play a seat" not in headline  # nor a seat to play
+    browser.get(f"{service.base_url}/#/play/{match_id}?side=german&token={tokens['german']}")
+    wait(browser, lambda d: "The game is over." in text(d, "#play"))
+    assert not browser.find_elements(By.ID, "resign")
 
 
 @pytest.fixture()
@@ -233,13 +282,20 @@ def test_play_through_the_page_against_a_bot(browser, played, screenshots):
         attacker, defender = browser.execute_script(
             "const a = window.typhoon.match.legal.actions.find(a => a.declare_attack).declare_attack;"
             "return [a.attackers[0], a.defender];")
+        assert "cannot be withdrawn" in text(browser, "#play")  # there is no taking a declaration back
         click(browser, f'svg.board g.unit[data-unit="{attacker}"]')
         wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f'svg.board g.unit.target[data-unit="{defender}"]'))
+        assert "attack" in text(browser, "#selection") and "move" not in text(browser, "#selection")
+        declaring = page_version(browser)
+        click(browser, 'svg.board polygon.hex[data-hex="1410"]')  # a hex is no target: nothing is sent
+        wait(browser, lambda d: "outlined red" in text(d, "#hint"))
+        assert page_version(browser) == declaring and not text(browser, "#refused")
         click(browser, f'svg.board g.unit[data-unit="{defender}"]')
         wait(browser, lambda d: defender in text(d, "#battles"))
         battle, = http.get(f"/v1/matches/{match_id}").json()["state"]["battles"]
         assert battle["defender"] == defender and battle["attackers"] == [attacker]
-        assert text(browser, "#battles td.odds") == (battle["column"] if battle["column"] != "below" else "below the table")
+        assert text(browser, "#battles td.odds") == (battle["column"] if battle["column"] != "below"
+                                                     else "below 1:1 (no effect)")
         browser.save_screenshot(str(screenshots / "battle.png"))
 
 
@@ -252,13 +308,15 @@ def last_action(client, match_id: str):
 def test_combat_decisions_through_the_page(browser, service, client, screenshots):
     """Random play through the API until a battle waits for a retreat, a loss or an advance; each such
     decision (one of each kind met) is then taken by clicking in the page, for the side that must take it,
-    and the log records exactly the action the page offered. The server draws each match's dice, so a
-    game may end before three kinds were met: then a new match goes on (within 20,000 actions in all)."""
+    and the log records exactly the action the page offered. A retreat's possible ends are outlined and
+    its path drawn from the retreating unit; an exchange is counted in strength points. The server draws
+    each match's dice, so a game may end before a retreat, an advance and an exchange were met: then a new
+    match goes on (within 20,000 actions in all)."""
     chooser = random.Random("decisions")
     taken: dict[str, str] = {}
     opened = match_id = None
     for _ in range(20_000):
-        if {"retreat", "advance"} <= set(taken) and len(taken) >= 3:
+        if {"retreat", "advance", "exchange_losses"} <= set(taken):
             break
         if match_id is None:
             match_id, tokens = new_match(client, "decisions", 0)
@@ -283,11 +341,30 @@ def test_combat_decisions_through_the_page(browser, service, client, screenshots
         offered = [a for a in legal.actions if a.WhichOneof("kind") == kind]
         assert offered, f"{stage}: no {kind} among the legal actions"
         if stage == "retreat":  # the path is chosen on the map: a click on its last hex, then the button
+            ends = {a.choose_retreat.path[-1] for a in offered}
+            wait(browser, lambda d, e=ends: set(d.execute_script(
+                "return [...document.querySelectorAll('svg.board polygon.reachable')].map(p => p.dataset.hex)")) == e)
+            start = legal.pending_decision.hex  # the retreating unit's: no retreat ends there
+            click(browser, f'svg.board polygon.hex[data-hex="{start}"]')
+            wait(browser, lambda d: f"cannot end in {start}" in text(d, "#hint"))
             path = list(offered[0].choose_retreat.path)
             click(browser, f'svg.board polygon.hex[data-hex="{path[-1]}"]')
             wait(browser, lambda d: text(d, '#choices button[data-action="choose_retreat"]'))
             expected = next(a for a in offered if a.choose_retreat.path[-1] == path[-1])
+            drawn_from, unit_at = browser.execute_script(
+                "const first = document.querySelector('svg.board polyline.path').points[0];"
+                "const b = document.querySelector(`svg.board polygon.hex[data-hex='${arguments[0]}']`).getBBox();"
+                "return [[first.x, first.y], [b.x + b.width / 2, b.y + b.height / 2]];", start)
+            assert drawn_from == pytest.approx(unit_at, abs=0.2), "the path starts in the retreating unit's hex"
             browser.save_screenshot(str(screenshots / "play-retreat.png"))
+        elif stage == "exchange_losses":  # strength points to lose; a choice naming a unit twice eliminates it
+            assert f"must lose at least {legal.pending_decision.required} strength point" in text(browser, "#decision")
+            labels = browser.execute_script("return [...document.querySelectorAll("
+                                            "'#choices button[data-action=\"choose_losses\"]')].map(b => b.textContent)")
+            for label, choice in zip(labels, offered, strict=True):
+                units_lost = list(choice.choose_losses.units)
+                assert ("is eliminated" in label) >= (len(set(units_lost)) < len(units_lost)), label
+            expected = offered[0]
         else:
             expected = offered[0]
         click(browser, f'#choices button[data-action="{kind}"]')
@@ -295,4 +372,246 @@ def test_combat_decisions_through_the_page(browser, service, client, screenshots
         assert last_action(client, match_id) == expected, stage
         taken[stage] = kind
     print(f"\ncombat decisions taken through the page: {sorted(taken)}")
-    assert {"retreat", "advance"} <= set(taken) and len(taken) >= 3, taken
+    assert {"retreat", "advance", "exchange_losses"} <= set(taken), taken
+
+
+def kind_of(action) -> str:
+    return action.WhichOneof("kind")
+
+
+def to_german_moves(client, match_id: str, tokens: dict[str, str]):
+    """The standard set-up, then the end of every phase before the first with moves; its legal actions."""
+    while True:
+        legal = client.legal_actions(match_id)
+        kinds = {kind_of(a): a for a in legal.actions}
+        if "move" in kinds:
+            return legal
+        action = kinds.get("standard_setup") or kinds["end_phase"]
+        client.submit(match_id, tokens[legal.side_to_act], action, expected_version=legal.version)
+
+
+def test_a_click_on_your_own_counter_selects_it_and_a_click_beside_it_moves_onto_its_hex(browser, service, client,
+                                                                                          screenshots):
+    """Selecting is never moving: a click on a counter of yours selects that unit (it switches the
+    selection, or lets go of it), one with nothing to do is not selected, Escape lets go; a move onto a
+    unit of yours is a click on its hex beside the counter, and in the stack that makes, the unit that
+    must move on is drawn on top, where a click finds it."""
+    match, tokens = client.create_match("standard", seats=[("german", "Bock"), ("soviet", "Zhukov")])
+    match_id = match.match_id
+    legal = to_german_moves(client, match_id, tokens)
+    state = client.get_match(match_id).state
+    unit_in = {u.hex: u.id for u in state.units}
+    movers = {a.move.unit for a in legal.actions if kind_of(a) == "move"}
+    onto = next(a.move for a in legal.actions if kind_of(a) == "move"  # a legal move ending on a friend that can move
+                and unit_in.get(a.move.to) in movers - {a.move.unit})
+    mover, friend, friend_hex = onto.unit, unit_in[onto.to], onto.to
+    browser.set_window_size(1400, 1000)
+    browser.get(f"{service.base_url}/#/play/{match_id}?side=german&token={tokens['german']}")
+    wait(browser, lambda d: d.execute_script("const m = window.typhoon.match; return !!m.legal && m.version === "
+                                             "arguments[0]", legal.version))
+
+    press(browser, f'svg.board g.unit[data-unit="{mover}"] rect.counter')
+    wait(browser, lambda d: selected(d) == mover)
+    assert "Escape" in text(browser, "#selection") and "click beside its counter" in text(browser, "#selection")
+    press(browser, f'svg.board g.unit[data-unit="{friend}"] rect.counter')  # the friend it could move onto
+    wait(browser, lambda d: selected(d) == friend)
+    assert client.get_match(match_id).match.version == legal.version, "a click on a counter moved a unit"
+    press(browser, f'svg.board g.unit[data-unit="{friend}"] rect.counter')  # again: let go
+    wait(browser, lambda d: selected(d) is None)
+    press(browser, f'svg.board g.unit[data-unit="{mover}"] rect.counter')
+    wait(browser, lambda d: selected(d) == mover)
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+    wait(browser, lambda d: selected(d) is None)
+
+    # after a refusal the selection still switches
+    press(browser, f'svg.board g.unit[data-unit="{mover}"] rect.counter')
+    wait(browser, lambda d: selected(d) == mover)
+    far = "1410"  # out of reach of any unit on turn 1, and empty
+    assert far not in unit_in and all(a.move.to != far for a in legal.actions if kind_of(a) == "move")
+    press_hex(browser, far)
+    wait(browser, lambda d: text(d, "#refused"))
+    press(browser, f'svg.board g.unit[data-unit="{friend}"] rect.counter')
+    wait(browser, lambda d: selected(d) == friend)
+
+    # onto the friend: a click on its hex beside the counter
+    press(browser, f'svg.board g.unit[data-unit="{mover}"] rect.counter')
+    wait(browser, lambda d: selected(d) == mover)
+    press_hex(browser, friend_hex, below=0.42)
+    wait(browser, lambda d: page_version(d) == legal.version + 1)
+    stacked = client.legal_actions(match_id)
+    assert stacked.pending_decision.stage == "unstack", stacked.pending_decision
+    must_move = {a.move.unit for a in stacked.actions if kind_of(a) == "move"}
+    wait(browser, lambda d: d.execute_script("return window.typhoon.match.legal.version") == stacked.version)
+    on_top = browser.execute_script("const here = document.querySelectorAll(`svg.board g.unit[data-hex='${arguments[0]}']`);"
+                                    "return here[here.length - 1].dataset.unit;", friend_hex)
+    assert on_top in must_move, (on_top, must_move)
+    assert "one must move on" in text(browser, "#decision")
+    browser.save_screenshot(str(screenshots / "play-stack.png"))
+    press(browser, f'svg.board g.unit[data-unit="{on_top}"] rect.counter')  # not under the other counter
+    wait(browser, lambda d: selected(d) == on_top)
+
+    # a unit with nothing to do is not selected, and the page says so
+    idle = next(u.id for u in client.get_match(match_id).state.units
+                if u.id not in must_move and u.hex != friend_hex and u.id in {c.id for c in german_counters(client)})
+    press(browser, f'svg.board g.unit[data-unit="{idle}"] rect.counter')
+    wait(browser, lambda d: f"{idle} has nothing to do now" in text(d, "#hint"))
+    assert selected(browser) == on_top
+
+
+def german_counters(client):
+    return [c for c in client.get_scenario("standard").scenario.counters if c.side == "german"]
+
+
+def test_a_service_that_goes_away_and_comes_back(browser, redis_url, screenshots):
+    """The page of a match while its service restarts: an action says the service cannot be reached (not
+    the browser's "Failed to fetch"), and the live badge, "reconnecting" meanwhile, is live again once
+    the stream delivers again."""
+    from service_helpers import ServiceProcess
+
+    first = ServiceProcess("--redis-url", redis_url).start()
+    port = first.http_port
+    with first.client() as client:
+        match, tokens = client.create_match("standard", seats=[("german", "Bock"), ("soviet", "Zhukov")])
+    browser.get(f"{first.base_url}/#/play/{match.match_id}?side=german&token={tokens['german']}")
+    wait(browser, lambda d: text(d, "#live") == "live")
+    wait(browser, lambda d: text(d, '#choices button[data-action="standard_setup"]'))
+    first.stop()
+    wait(browser, lambda d: text(d, "#live") == "reconnecting")
+    press(browser, '#choices button[data-action="standard_setup"]')
+    wait(browser, lambda d: "cannot be reached" in text(d, "#refused"))
+    assert "Failed to fetch" not in text(browser, "#play")
+
+    again = ServiceProcess("--redis-url", redis_url, "--http-port", str(port)).start()
+    try:
+        with again.client() as client:
+            legal = client.legal_actions(match.match_id)
+            client.submit(match.match_id, tokens["german"], legal.actions[0], expected_version=legal.version)
+            last = client.get_match(match.match_id).match.last_sequence
+        wait(browser, lambda d: max(logged_sequences(d) or [0]) == last, timeout=30)
+        wait(browser, lambda d: text(d, "#live") == "live")
+    finally:
+        again.stop()
+
+
+def test_a_double_click_sends_an_action_once(browser, service, client):
+    match, tokens = client.create_match("standard", seats=[("german", "Bock"), ("soviet", "Zhukov")])
+    browser.get(f"{service.base_url}/#/play/{match.match_id}?side=german&token={tokens['german']}")
+    wait(browser, lambda d: text(d, '#choices button[data-action="standard_setup"]'))
+    def double_clicked(driver) -> bool:
+        try:
+            button = driver.find_element(By.CSS_SELECTOR, '#choices button[data-action="standard_setup"]')
+            ActionChains(driver).double_click(button).perform()
+            return True
+        except StaleElementReferenceException:  # the card was just drawn again
+            return False
+    wait(browser, double_clicked)
+    wait(browser, lambda d: text(d, "#notice").startswith("Done: use the standard set-up"))
+    assert client.get_match(match.match_id).match.version == 1 and not text(browser, "#refused")
+
+
+def test_a_wrong_seat_token_is_forgotten_and_the_seat_asked_again(browser, service, client):
+    match, tokens = client.create_match("standard", seats=[("german", "Bock"), ("soviet", "Zhukov")])
+    match_id = match.match_id
+    browser.get(f"{service.base_url}/#/play/{match_id}?side=german&token=not-a-token")
+    press(browser, '#choices button[data-action="standard_setup"]')
+    wait(browser, lambda d: "TOKEN_INVALID" in text(d, "#refused"))
+    assert browser.find_elements(By.ID, "seat-token")
+    assert browser.execute_script("return sessionStorage.getItem(arguments[0])", f"typhoon:{match_id}:seat") is None
+    browser.find_element(By.ID, "seat-token").send_keys(tokens["german"])
+    press(browser, "#open-seat")
+    press(browser, '#choices button[data-action="standard_setup"]')
+    wait(browser, lambda d: text(d, "#notice").startswith("Done: use the standard set-up"))
+    assert client.get_match(match_id).match.version == 1
+
+
+def test_a_new_match_from_the_lobby_says_how_to_seat_the_other_side(browser, service, client, screenshots):
+    browser.set_window_size(1400, 1000)
+    browser.get(f"{service.base_url}/#/")
+    press(browser, ".lobby-bar button.primary")
+    wait(browser, lambda d: text(d, "#invite"))
+    match_id = browser.execute_script("return window.typhoon.match.matchId")
+    invite = text(browser, "#invite")
+    link = browser.find_element(By.CSS_SELECTOR, "#invite input").get_attribute("value")
+    assert link == f"{service.base_url}/#/play/{match_id}", link
+    assert f"typhoon bot --match {match_id} --side soviet --strategy heuristic --server " in invite, invite
+    browser.save_screenshot(str(screenshots / "play-invite.png"))
+    client.join_match(match_id, "soviet", "Zhukov")  # someone took it: the invitation goes
+    wait(browser, lambda d: not d.find_elements(By.ID, "invite"))
+
+
+def test_the_replay_of_a_running_match_learns_its_new_steps(browser, service, client):
+    match_id, tokens = new_match(client, "replay-running", 10)
+    browser.get(f"{service.base_url}/#/replay/{match_id}")
+    wait(browser, lambda d: text(d, "#where") == "step 0 / 10")
+    play_random(client, match_id, tokens, seed="replay-running-more", max_actions=5)
+    wait(browser, lambda d: text(d, "#where") == "step 0 / 15")
+    client.resign(match_id, tokens["soviet"])
+    wait(browser, lambda d: text(d, "#where") == "step 0 / 16")
+    wait(browser, lambda d: "Verified" in text(d, "#verdict"))  # the seed revealed at the end: the audit again
+
+
+def test_a_refusal_after_a_tap_on_a_phone_is_in_view(browser, service, client, screenshots):
+    match, tokens = client.create_match("standard", seats=[("german", "Bock"), ("soviet", "Zhukov")])
+    legal = to_german_moves(client, match.match_id, tokens)
+    mover = next(a.move.unit for a in legal.actions if kind_of(a) == "move")
+    browser.set_window_size(390, 844)
+    try:
+        browser.get(f"{service.base_url}/#/play/{match.match_id}?side=german&token={tokens['german']}")
+        press(browser, f'svg.board g.unit.movable[data-unit="{mover}"] rect.counter')
+        wait(browser, lambda d: selected(d) == mover)
+        press_hex(browser, "1410")
+        wait(browser, lambda d: text(d, "#refused"))
+        wait(browser, lambda d: d.execute_script(
+            "const b = document.getElementById('refused').getBoundingClientRect();"
+            "return b.top >= 0 && b.bottom <= window.innerHeight;"))
+        browser.save_screenshot(str(screenshots / "phone-refused.png"))
+    finally:
+        browser.set_window_size(1400, 1000)
+
+
+def test_a_long_unit_id_fits_its_counter(browser, service):
+    browser.get(f"{service.base_url}/#/")
+    wait(browser, lambda d: d.find_elements(By.ID, "matches"))
+    label, counter = browser.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        Promise.all([import('/web/board.js'), fetch('/v1/scenarios/standard').then(r => r.json())]).then(([board, r]) => {
+          const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+          document.body.append(svg);
+          board.draw(svg, board.prepare(r.scenario), {units: [{id: '1st-shock', hex: '0808', strength: 'full'}]});
+          const unit = svg.querySelector('g.unit');
+          done([unit.querySelector('.unit-id').getBBox().width, unit.querySelector('.counter').getBBox().width]);
+        });""")
+    assert label <= counter - 4, (label, counter)
+
+
+def test_a_battle_in_the_mud_reads_as_a_person_reads_it(browser, service, client):
+    """Random play until battles can be declared in the mud (strengths halved): one declared and the
+    declarations closed through the API, the page writes the attack as a decimal (5.5, not 11/2), the
+    odds below the table by the table's first column, and offers to resolve the battle in those words."""
+    chooser = random.Random("mud")
+    match_id, tokens = new_match(client, "mud", 0)
+    for _ in range(5000):
+        legal = client.legal_actions(match_id)
+        attacks = [a for a in legal.actions if kind_of(a) == "declare_attack"]
+        if attacks and client.get_match(match_id).state.weather == "mud":
+            break
+        client.submit(match_id, tokens[legal.side_to_act], chooser.choice(legal.actions), expected_version=legal.version)
+    else:
+        pytest.fail("no battle to declare in the mud within 5000 random actions")
+    side = legal.side_to_act
+    client.submit(match_id, tokens[side], attacks[0], expected_version=legal.version)
+    legal = client.legal_actions(match_id)
+    close = [a for a in legal.actions if kind_of(a) == "close_declarations"]  # none: they closed by themselves
+    if close:
+        client.submit(match_id, tokens[side], close[0], expected_version=legal.version)
+    battle, = client.get_match(match_id).state.battles
+
+    browser.get(f"{service.base_url}/#/play/{match_id}?side={side}&token={tokens[side]}")
+    wait(browser, lambda d: text(d, '#choices button[data-action="resolve_battle"]'))
+    attack = Fraction(battle.attack)
+    written = f"{float(attack):g}"
+    column = battle.column if battle.column != "below" else "below 1:1 (no effect)"
+    assert text(browser, "#battles td.muted").startswith(f"{written} to {battle.defence}"), (battle, written)
+    assert text(browser, "#battles td.odds") == column
+    assert text(browser, '#choices button[data-action="resolve_battle"]') == f"Resolve {battle.defender}: {column}"
+    assert "below below" not in text(browser, "#play") + text(browser, "#battles")
