@@ -121,7 +121,20 @@ redis.call('ZADD', KEYS[4], ARGV[4], ARGV[2])
 return {'OK'}
 """
 
-_ASSIGN = """
+#: Lua: the field of a pair's German games in the pairs hash, first made (as alternation left it) for a
+#: pair counted before the service counted them.
+_GERMAN_GAMES = """
+local function german_games(pairs, pair)
+  local field = pair .. ':german'
+  if redis.call('HEXISTS', pairs, field) == 0 then
+    local met = tonumber(redis.call('HGET', pairs, pair) or '0')
+    redis.call('HSET', pairs, field, string.format('%d', math.floor((met + 1) / 2)))
+  end
+  return field
+end
+"""
+
+_ASSIGN = _GERMAN_GAMES + """
 -- KEYS: open, german assigned, soviet assigned, pairs, german player, soviet player.
 -- ARGV: match id, open entry, german assignment, soviet assignment, pair, '1' if the pair's first is German.
 -- The pair's field counts its matches, "<pair>:german" those in which its first player was German.
@@ -132,17 +145,13 @@ end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
-local german = ARGV[5] .. ':german'
-if redis.call('HEXISTS', KEYS[4], german) == 0 then  -- a pair counted before the German games were
-  local met = tonumber(redis.call('HGET', KEYS[4], ARGV[5]) or '0')
-  redis.call('HSET', KEYS[4], german, string.format('%d', math.floor((met + 1) / 2)))
-end
+local german = german_games(KEYS[4], ARGV[5])
 redis.call('HINCRBY', KEYS[4], ARGV[5], 1)
 if ARGV[6] == '1' then redis.call('HINCRBY', KEYS[4], german, 1) end
 return 1
 """
 
-_SETTLE = """
+_SETTLE = _GERMAN_GAMES + """
 -- KEYS: open, board, then per team member (german player, soviet player, german side, soviet side)
 -- its hash, then per player (german, soviet) its assigned hash and its history.
 -- ARGV: match id, then per team member its expected rev and its change (JSON {"set": {field: value},
@@ -180,11 +189,7 @@ for i = 0, 1 do
   if ARGV[11 + 2 * i] ~= '' then redis.call('ZADD', KEYS[2], ARGV[11 + 2 * i], ids[i + 1]) end
 end
 if ARGV[14] ~= '' then
-  local german = ARGV[14] .. ':german'
-  if redis.call('HEXISTS', KEYS[11], german) == 0 then
-    local met = tonumber(redis.call('HGET', KEYS[11], ARGV[14]) or '0')
-    redis.call('HSET', KEYS[11], german, string.format('%d', math.floor((met + 1) / 2)))
-  end
+  local german = german_games(KEYS[11], ARGV[14])
   redis.call('HINCRBY', KEYS[11], ARGV[14], -1)
   if ARGV[15] == '1' then redis.call('HINCRBY', KEYS[11], german, -1) end
 end

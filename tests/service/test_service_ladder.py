@@ -321,3 +321,21 @@ def test_the_operator_commands(service, capsys):
     assert f"{name} (p" in capsys.readouterr().out
     assert main(["bot", "--ladder", service.target, "--strategy", "random"]) == 2
     assert "--ladder needs --key" in capsys.readouterr().err
+
+
+def test_a_pair_counted_before_german_games_were_goes_on_alternating(redis_url):
+    """The pairs hash of an older service counts a pair's matches only: its German games are taken to
+    be what alternation gave (the first of the two German in the 1st, 3rd... match) when first needed."""
+    async def scenario() -> None:
+        store = Store.from_url(redis_url)
+        ladder = Ladder(MatchService(store))
+        prefix = f"test:{uuid.uuid4().hex}:"
+        pairs, pair = prefix + "pairs", "pa:pb"
+        await store.redis.hset(pairs, pair, 3)  # three matches, the first of the two German in two of them
+        keys = [prefix + name for name in ("open", "a:assigned", "b:assigned")] + [pairs, prefix + "a", prefix + "b"]
+        assert await ladder._assign(keys=keys, args=["m4", "{}", "{}", "{}", pair, "0"]) == 1
+        assert await store.redis.hmget(pairs, pair, pair + ":german") == [b"4", b"2"]
+        await store.redis.delete(*keys)
+        await store.close()
+
+    asyncio.run(scenario())
