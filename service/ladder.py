@@ -357,12 +357,11 @@ class Ladder:
                 "opponent_id": ids[other], "opponent_name": players[ids[other]]["name"],
                 # the match's own: Seek sends it again after a restart, when the ladder's may have changed
                 "time_control": config.time_control.to_json(), "scenario": config.scenario})
-        a, b = _pair_of(german, soviet)
         assigned = await self._assign(
             keys=[_key("open"), _key("player", german, "assigned"), _key("player", soviet, "assigned"), _key("pairs"),
                   _key("player", german), _key("player", soviet)],
-            args=[match.match_id, json.dumps(ids), assignments["german"], assignments["soviet"], f"{a}:{b}",
-                  "1" if a == german else "0"])
+            args=[match.match_id, json.dumps(ids), assignments["german"], assignments["soviet"],
+                  *_pair_args(german, soviet)])
         log.info("ladder_paired", match_id=match.match_id, german=german, soviet=soviet, assigned=bool(assigned),
                  meeting=count + 1)
         return bool(assigned)
@@ -431,9 +430,8 @@ class Ladder:
             keys = [_key("open"), _key("board"), *members]
             for side in ("german", "soviet"):
                 keys += [_key("player", ids[side], "assigned"), _key("player", ids[side], "history")]
-            first, second = _pair_of(ids["german"], ids["soviet"])
             keys.append(_key("pairs"))
-            args += [f"{first}:{second}", "1" if first == ids["german"] else "0"] if aborted else ["", ""]
+            args += _pair_args(ids["german"], ids["soviet"]) if aborted else ["", ""]
             reply = text_of(await self._settle(keys=keys, args=args))
             if reply == "OK":
                 self.settled += 1
@@ -643,6 +641,13 @@ def _abort_reason(meta: dict[str, str] | None) -> str:
 
 def _pair_of(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a < b else (b, a)
+
+
+def _pair_args(german: str, soviet: str) -> list[str]:
+    """A match's pair as the scripts take it: its field in the pairs hash, and '1' if the first of the
+    two (by id) is German."""
+    first, second = _pair_of(german, soviet)
+    return [f"{first}:{second}", "1" if first == german else "0"]
 
 
 def _page(size: int, token: str) -> tuple[int, int]:

@@ -207,10 +207,13 @@ class ClaimResult:
 
 @dataclass
 class Page:
-    ids: list[str] = field(default_factory=list)
-    next_token: str = ""
-    #: each id's index member, the token of a page that ends after it
+    #: index members ("<created ms>:<id>"), newest first; each is the token of a page that ends after it
     members: list[str] = field(default_factory=list)
+    next_token: str = ""
+
+    @property
+    def ids(self) -> list[str]:
+        return [member.split(":", 1)[1] for member in self.members]
 
 
 def state_hash(state_json: str) -> str:
@@ -680,4 +683,4 @@ class Store:
         upper = f"({page_token}" if page_token else "+"
         members = await self.redis.zrevrangebylex(INDEX_KEY, upper, "-", start=0, num=count)
         members = [text_of(m) for m in members]
-        return Page([m.split(":", 1)[1] for m in members], members[-1] if len(members) == count else "", members)
+        return Page(members, members[-1] if len(members) == count else "")

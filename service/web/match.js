@@ -211,6 +211,12 @@ export function showMatch(root, matchId, params, playing = false) {
     say("refused", `${refusal(error)}: open the seat again with its token.`);
   }
 
+  // The service said no: its sentence, or, for a token it does not know, the seat form again.
+  function refused(error) {
+    if (["TOKEN_INVALID", "TOKEN_MISSING"].includes(error.reason)) forgetSeat(error);
+    else say("refused", refusal(error));
+  }
+
   async function submit(action) {
     if (view.busy || !view.seat) return;
     view.busy = true;  // until the answer and the new position are in: a second click would send it again
@@ -221,8 +227,7 @@ export function showMatch(root, matchId, params, playing = false) {
       view.retreat = null;
       say("notice", `Done: ${describeAction(action, view.scenario, view.state)}`);
     } catch (error) {
-      if (["TOKEN_INVALID", "TOKEN_MISSING"].includes(error.reason)) forgetSeat(error);
-      else say("refused", refusal(error));
+      refused(error);
     }
     try { await refresh(); } finally { view.busy = false; }
     show();
@@ -233,8 +238,7 @@ export function showMatch(root, matchId, params, playing = false) {
     try {
       await api.resign(matchId, view.seat.token);
     } catch (error) {
-      if (["TOKEN_INVALID", "TOKEN_MISSING"].includes(error.reason)) forgetSeat(error);
-      else say("refused", refusal(error));
+      refused(error);
     }
     await refresh();
     show();
