@@ -25,7 +25,7 @@ from tabulate import tabulate  # noqa: E402
 
 from clients.client import TyphoonClient  # noqa: E402
 from service.processes import ServeProcess  # noqa: E402
-from service.store import key  # noqa: E402
+from service.store.match_store import key  # noqa: E402
 
 PARTS = ("meta", "state", "events", "requests", "archive", "request-archive")
 

@@ -4,7 +4,7 @@ The floor is a server doing nothing: a grpc.aio server answering ListLegalAction
 with empty messages, and a bare ASGI app under uvicorn answering the same two REST routes with ``{}``
 (both in one process on one event loop, as ``typhoon serve`` runs gRPC and REST). A second floor,
 "floor + Redis GET", is the same server reading one key of its own embedded Redis before each answer
-(through the service's Redis path, service.lean_redis.Lane): what a call costs with the one Redis
+(through the service's Redis path, service.store.lean_redis.Lane): what a call costs with the one Redis
 round trip each of the service's calls makes, and nothing else. The targets are against the first
 floor. The same client loop runs against each: over 50 matches at once, ListLegalActions, then
 SubmitAction of a random legal action with ``expected_version`` and a fresh ``request_id`` (the floors
@@ -56,11 +56,11 @@ from tabulate import tabulate  # noqa: E402
 
 from service.gen.typhoon.v1 import actions_pb2, match_service_pb2 as api  # noqa: E402
 from service.gen.typhoon.v1 import match_service_pb2_grpc  # noqa: E402
-from service.embedded_redis import EmbeddedRedis  # noqa: E402
-from service.lean_redis import Lane  # noqa: E402
 from service.processes import DIE_WITH_PARENT_VARIABLE, die_with_parent_if_asked, stop_process  # noqa: E402
-from service.server import HTTP_PARSER  # noqa: E402
-from service.store import Store  # noqa: E402
+from service.run.server import HTTP_PARSER  # noqa: E402
+from service.store.embedded_redis import EmbeddedRedis  # noqa: E402
+from service.store.lean_redis import Lane  # noqa: E402
+from service.store.match_store import Store  # noqa: E402
 
 SERVICE_NAME = "typhoon.v1.MatchService"
 #: The floor offers no legal action: the client submits this one instead.
@@ -80,7 +80,7 @@ TARGETS = {"grpc": {"cpu": 2.5, "throughput": 0.5, "p99": 2.0}, "rest": {"cpu": 
 
 async def _serve_floor(redis_url: str = "") -> None:
     """The floor server; given ``redis_url``, each call first reads one key there, as the service's
-    scripts are sent (service.lean_redis.Lane): the transport and one Redis round trip."""
+    scripts are sent (service.store.lean_redis.Lane): the transport and one Redis round trip."""
     import uvicorn
 
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
@@ -118,7 +118,7 @@ async def _serve_floor(redis_url: str = "") -> None:
                     "headers": [(b"content-type", b"application/json"), (b"content-length", b"2")]})
         await send({"type": "http.response.body", "body": b"{}"})
 
-    # the same listening socket and uvicorn settings as service/server.py
+    # the same listening socket and uvicorn settings as service/run/server.py
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
@@ -406,8 +406,8 @@ IN_C_FRAMES = ("Handle._run (asyncio/events.py:80)", "Thread.run (threading.py",
 #: the first that matches wins.
 PARTS = (
     ("engine", ("(engine/",)),
-    ("Redis client", ("(redis/", "(service/lean_redis.py", "(service/store.py", "(hiredis")),
-    ("logging", ("(structlog/", "(service/log_context.py")),
+    ("Redis client", ("(redis/", "(service/store/lean_redis.py", "(service/store/match_store.py", "(hiredis")),
+    ("logging", ("(structlog/", "(service/api/log_context.py")),
     ("metrics", ("(prometheus_client/", "(service/metrics.py")),
     ("HTTP framework", ("(uvicorn/", "(starlette/", "(fastapi/", "(h11/", "(httptools/", "(sse_starlette/")),
     ("service (other Python)", ("(service/", "service_floor.py")),
@@ -422,8 +422,8 @@ def profile_parts(path: Path) -> dict[str, float]:
     >>> import tempfile
     >>> raw = Path(tempfile.mkdtemp()) / "grpc.txt"
     >>> _ = raw.write_text("process 1;run (asyncio/runners.py:190);Handle._run (asyncio/events.py:80) 3\n"
-    ...                    "process 1;handler (service/grpc_api.py:80);apply (engine/game.py:10) 1\n"
-    ...                    "process 1;run_event_loop (service/server.py:306);Handle._run (asyncio/events.py:80);"
+    ...                    "process 1;handler (service/api/grpc_api.py:80);apply (engine/game.py:10) 1\n"
+    ...                    "process 1;run_event_loop (service/run/server.py:306);Handle._run (asyncio/events.py:80);"
     ...                    "call_soon (asyncio/base_events.py:768) 1\n")
     >>> parts = profile_parts(raw)
     >>> parts["transport and event loop (C)"], parts["engine"], parts["asyncio and other Python"]
@@ -438,7 +438,7 @@ def profile_parts(path: Path) -> dict[str, float]:
         if not frames or any(mark in frames[-1] for mark in IN_C_FRAMES):
             part = IN_C
         else:
-            # what runs the loop (clients.cli, service.server) is not the call's own code
+            # what runs the loop (clients.cli, service.run.server) is not the call's own code
             first_callback = next((i for i, frame in enumerate(frames) if frame.startswith("Handle._run ")), 0)
             text = ";".join(frames[first_callback:])
             part = next((name for name, marks in PARTS if any(mark in text for mark in marks)), OTHER_PART)
@@ -539,7 +539,7 @@ def main(argv: list[str] | None = None) -> int:
     global TIME_CONTROL, NATIVE
     TIME_CONTROL, NATIVE = args.time_control, args.native
     if args.serve_floor:
-        from service.server import run_event_loop  # the event loop typhoon serve runs on
+        from service.run.server import run_event_loop  # the event loop typhoon serve runs on
 
         die_with_parent_if_asked()
         if not args.floor_redis_dir:

@@ -24,15 +24,18 @@ def main(argv: list[str] | None = None) -> int:
                                                     "(see engine/options.py)")
     play.set_defaults(run=_selfplay)
 
-    from service import admin, cli  # serve, admin
+    from service.run import (
+        admin,  # serve, admin
+        cli,
+    )
 
     cli.register(commands)
     admin.register(commands)
 
-    from clients import demo, ladder, play, replay, runner, sdk  # demo, play, bot, match run, replay, ladder
+    from clients import bot_cli, demo, ladder, play, replay, runner  # demo, play, bot, match run, replay, ladder
 
     demo.register(commands)
-    sdk.register(commands)
+    bot_cli.register(commands)
     ladder.register(commands)
     runner.register(commands)
     replay.register(commands)

@@ -31,11 +31,12 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
-from service import convert
-from service.audit import aborted_text
-from service.clock import PRESETS, TimeControl
-from service.core import new_seat_token
-from service.gen.typhoon.v1 import actions_pb2, match_pb2, match_service_pb2 as api, match_service_pb2_grpc
+from service.gen.typhoon.v1 import actions_pb2, match_pb2, match_service_pb2_grpc
+from service.gen.typhoon.v1 import match_service_pb2 as api
+from service.match import convert
+from service.match.audit import aborted_text
+from service.match.clock import PRESETS, TimeControl
+from service.match.core import new_seat_token
 
 Match = match_pb2.Match
 TimeControlMessage = match_pb2.TimeControl

@@ -19,7 +19,8 @@ import time
 import grpc
 
 from clients.client import Seat, TyphoonClient, TyphoonError, describe_event
-from service.server import BackgroundServer, ServeConfig, configure_logging
+from service.run.config import ServeConfig
+from service.run.server import BackgroundServer, configure_logging
 
 
 class RandomBot:

@@ -31,9 +31,10 @@ import grpc
 from tabulate import tabulate
 
 from clients.client import TRANSIENT_CODES, ReconnectingStream, TyphoonError
-from clients.sdk import Bot, BotResult, as_strategy
-from service.gen.typhoon.v1 import ladder_service_pb2 as lapi, ladder_service_pb2_grpc
-from service.ladder import new_api_key
+from clients.sdk import Bot, BotResult, as_strategy, checked_strategy, parse_params
+from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
+from service.gen.typhoon.v1 import ladder_service_pb2_grpc
+from service.ladder.core import new_api_key
 
 LadderMatch = lapi.LadderMatch
 LadderPlayer = lapi.LadderPlayer
@@ -342,8 +343,6 @@ def cli_player(args) -> int:
 
 def cli_ladder_bot(args) -> int:
     """``typhoon bot --ladder ADDR --key KEY ...``: play ladder matches until Ctrl-C."""
-    from clients.sdk import checked_strategy, parse_params
-
     try:
         params = parse_params(args.param)
         checked_strategy(args.strategy, params)

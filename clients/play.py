@@ -29,7 +29,8 @@ def page_url(host: str, http_port: int, match_id: str, side: str, token: str) ->
 def cli_play(args: argparse.Namespace) -> int:
     from clients.client import TyphoonClient
     from clients.sdk import checked_options, checked_strategy, parse_params, start_bot
-    from service.server import BackgroundServer, ServeConfig, configure_logging
+    from service.run.config import ServeConfig
+    from service.run.server import BackgroundServer, configure_logging
 
     try:
         params = parse_params(args.param)

@@ -29,7 +29,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from service.ratings import FRESH, ordinal, rate
+from service.ladder.ratings import FRESH, ordinal, rate
 
 
 def player_label(strategy: str, params: dict[str, Any] | None = None) -> str:

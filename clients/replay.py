@@ -9,7 +9,7 @@ protobuf's JSON mapping (proto field names), in sequence order::
     {"sequence": 4, "version": 1, "time": "...", "action_submitted": {"side": "german", "action": {...}, ...}}
 
 ``verify`` checks the seed, every die roll, every event, every state hash and (with a time control)
-every clock, and says where and what when anything differs: the audit of :mod:`service.audit` (which
+every clock, and says where and what when anything differs: the audit of :mod:`service.match.audit` (which
 the service also answers to VerifyMatch).
 
 >>> events = read_log("abc.jsonl")                      # doctest: +SKIP
@@ -35,10 +35,10 @@ from google.protobuf import json_format
 
 import engine
 from engine.ruleset import UNVERSIONED
-from service import convert
 from service.gen.typhoon.v1 import match_pb2
-from service.audit import CHECKS, Problem, Report, _clock_text, _show, recompute_die, verify_log
 from service.gen.typhoon.v1 import match_service_pb2 as api
+from service.match import convert
+from service.match.audit import CHECKS, Problem, Report, _clock_text, _show, recompute_die, verify_log
 
 MatchEvent = match_pb2.MatchEvent
 

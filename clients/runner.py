@@ -46,7 +46,7 @@ class EmbeddedService:
 
     ``process=True`` (the default) runs ``typhoon serve`` in a child process, so the service does not
     compete with the bots for this interpreter's lock; ``process=False`` runs it in a thread
-    (:class:`service.server.BackgroundServer`). Either way its Redis is embedded, in a temporary
+    (:class:`service.run.server.BackgroundServer`). Either way its Redis is embedded, in a temporary
     directory, and everything is stopped and removed on exit.
     """
 
@@ -67,7 +67,8 @@ class EmbeddedService:
         self._tmp = tempfile.TemporaryDirectory(prefix="typhoon-runner-")
         data_dir = self.data_dir or Path(self._tmp.name) / "data"
         if not self.process_mode:
-            from service.server import BackgroundServer, ServeConfig, configure_logging
+            from service.run.config import ServeConfig
+            from service.run.server import BackgroundServer, configure_logging
 
             configure_logging("warning")
             self._background = BackgroundServer(ServeConfig(grpc_port=self.port, http_port=0, data_dir=str(data_dir),

@@ -25,14 +25,29 @@ import orjson
 
 from . import combat, movement
 from .actions import (  # noqa: F401
-    Action, ChooseLosses, EndPhase, Move, Resign, StandardSetup, TimeForfeit, action_from_json,
+    Action,
+    ChooseLosses,
+    EndPhase,
+    Move,
+    Resign,
+    StandardSetup,
+    TimeForfeit,
+    action_from_json,
 )
 from .combat_phase import CombatPhase, answers_stage
 from .data import SIDES, CombatTable, CounterInfo, Scenario, Weather, load_crt, load_scenario
 from .dice import die_roll
 from .errors import DataError, IllegalAction, Reason
 from .events import (
-    CapitalOccupied, CityCaptured, DieRolled, Event, GameEnded, PhaseStarted, StepLost, TurnStarted, UnitEliminated,
+    CapitalOccupied,
+    CityCaptured,
+    DieRolled,
+    Event,
+    GameEnded,
+    PhaseStarted,
+    StepLost,
+    TurnStarted,
+    UnitEliminated,
 )
 from .movement_phase import MovementPhase
 from .options import Options
@@ -516,13 +531,6 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
     def state_hash(self) -> str:
         """SHA-256 of the canonical JSON: equal states, equal hashes."""
         return sha256(self.canonical_json().encode()).hexdigest()
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Game":
-        from .position import game_from_position
-
-        return game_from_position(data)
-
 
 
 __all__ = ["Game", "new_game", "combat_table", "Pending", "PhaseState"]

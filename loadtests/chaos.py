@@ -51,8 +51,8 @@ import grpc
 
 from clients.client import TRANSIENT_CODES, TyphoonClient, TyphoonError
 from clients.replay import verify_log
-from service.embedded_redis import EmbeddedRedis, EmbeddedRedisError, free_port
 from service.processes import ServeProcess
+from service.store.embedded_redis import EmbeddedRedis, EmbeddedRedisError, free_port
 
 #: Codes a player retries with the same request: the service, or Redis behind it, was away.
 RETRIED_CODES = set(TRANSIENT_CODES) | {grpc.StatusCode.ABORTED}

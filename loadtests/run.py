@@ -503,7 +503,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if redis_url:
                 redis_label = "external"
             elif args.services > 1:
-                from service.embedded_redis import EmbeddedRedis
+                from service.store.embedded_redis import EmbeddedRedis
 
                 embedded = EmbeddedRedis(workdir / "redis")
                 redis_url = embedded.start()

@@ -52,8 +52,8 @@ import psutil
 import redis
 
 from loadtests.metrics import percentile
-from service.embedded_redis import EmbeddedRedis
 from service.processes import ServeProcess
+from service.store.embedded_redis import EmbeddedRedis
 
 #: Connections a service holds besides its pool: the notice feed and the readiness probe.
 EXTRA_CONNECTIONS = 2

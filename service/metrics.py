@@ -10,10 +10,10 @@
 ``typhoon_active_matches``                      matches this process committed to in the last 5 minutes
 ``typhoon_watch_streams``                       open watch streams
 ``typhoon_watched_matches``                     matches with at least one watch stream here
-``typhoon_watch_streams_refused_total{reason}`` streams refused by the caps (service.limits)
+``typhoon_watch_streams_refused_total{reason}`` streams refused by the caps (service.match.watch_limits)
 ``typhoon_redis_errors_total{where}``           Redis failures: call, feed, fetch, readiness
 ``typhoon_redis_connections_in_use``, ``typhoon_redis_connections_max``  the pool of this process
-``typhoon_feed_connected``                      1 while the notice connection is up (service.notify)
+``typhoon_feed_connected``                      1 while the notice connection is up (service.store.notify)
 ``typhoon_ready``                               1 while /readyz says SERVING
 ``typhoon_process_cpu_seconds``, ``typhoon_process_resident_memory_bytes``  per process (``pid`` label
                                                  with several workers)
@@ -32,7 +32,14 @@ import os
 import time
 
 from prometheus_client import (
-    CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, generate_latest, multiprocess,
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
 )
 
 CALLS = Counter("typhoon_calls", "Calls answered, by method, transport and status code",

@@ -9,7 +9,8 @@ from typing import Iterator
 import pytest
 
 from clients.client import TyphoonClient
-from service.embedded_redis import EmbeddedRedis
+from service.store.embedded_redis import EmbeddedRedis
+
 from service_helpers import ServiceProcess
 
 

@@ -16,7 +16,7 @@ from clients.cli import main
 from clients.client import TyphoonClient
 from clients.replay import Replay, fetch_log, read_log, recompute_die, verify_log, write_log
 from clients.sdk import start_bot
-from service.history import verification
+from service.match.history import verification
 
 
 def eager(state, legal_actions):

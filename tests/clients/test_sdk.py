@@ -13,7 +13,7 @@ from clients.client import TyphoonClient
 from clients.replay import fetch_log, verify_log
 from clients.runner import EmbeddedService
 from clients.sdk import Bot, as_strategy, parse_params, start_bot
-from service.embedded_redis import free_port
+from service.store.embedded_redis import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 

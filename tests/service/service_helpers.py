@@ -9,8 +9,8 @@ import httpx
 import redis
 
 from clients.client import TyphoonClient
-from service.compaction import LOCK_KEY
 from service.processes import ServeProcess
+from service.upkeep.compaction import LOCK_KEY
 
 
 class ServiceProcess(ServeProcess):
@@ -50,7 +50,7 @@ def wait_for(condition, timeout: float = 10.0, interval: float = 0.02):
 
 
 def wait_until_unlocked(redis_url: str, timeout: float = 30.0) -> None:
-    """Wait until no service holds the hourly sweep's lock (service.compaction), so a test's own sweep
+    """Wait until no service holds the hourly sweep's lock (service.upkeep.compaction), so a test's own sweep
     runs alone."""
     connection = redis.Redis.from_url(redis_url)
     try:

@@ -1,4 +1,4 @@
-"""Abandoned matches (service/abandoned.py): the sweep ends a live match in which nothing happened for
+"""Abandoned matches (service/upkeep/abandoned.py): the sweep ends a live match in which nothing happened for
 the service's ``--abandon-after-days``, as an operator's abort, and leaves every other match as it is;
 on a real Redis, with the service running."""
 
@@ -15,11 +15,12 @@ from prometheus_client import REGISTRY
 import engine
 from clients.client import TyphoonError
 from clients.replay import fetch_log, verify_log
-from service.abandoned import Abandonment
-from service.compaction import CompactionSweep
 from service.gen.typhoon.v1 import match_pb2
 from service.processes import ROOT
-from service.store import DAY_MS, INDEX_KEY, Store, key
+from service.store.match_store import DAY_MS, INDEX_KEY, Store, key
+from service.upkeep.abandoned import Abandonment
+from service.upkeep.compaction import CompactionSweep
+
 from service_helpers import wait_for, wait_until_unlocked
 
 REASON = "abandoned: nothing happened in the match for 30 days"

@@ -15,7 +15,8 @@ from clients.client import TyphoonError, as_time_control
 from clients.replay import fetch_log, verify_log
 from clients.sdk import start_bot
 from service.gen.typhoon.v1 import match_pb2
-from service.store import DEADLINES_KEY, key
+from service.store.match_store import DEADLINES_KEY, key
+
 from service_helpers import ServiceProcess
 
 ABORTED, ACTIVE, FINISHED = (match_pb2.MATCH_STATUS_ABORTED, match_pb2.MATCH_STATUS_ACTIVE,

@@ -1,4 +1,4 @@
-"""What a service process remembers of a match (service/cache.py) is a guess the commit checks: with
+"""What a service process remembers of a match (service/match/cache.py) is a guess the commit checks: with
 two processes on one Redis, and with the state changed behind a process's back, every answer is
 the one a fresh read gives."""
 
@@ -14,7 +14,7 @@ import redis
 import engine
 from clients.client import TyphoonError
 from clients.demo import verify
-from service.store import key
+from service.store.match_store import key
 
 
 def _play_until_the_side_changes(client, match_id: str, tokens: dict[str, str], side: str, chooser) -> None:
@@ -93,10 +93,10 @@ def test_a_state_replaced_behind_the_service_s_back_is_never_built_on(service, r
 
 
 def test_the_legal_actions_answer_is_the_one_the_generic_conversion_gives():
-    from service import convert
-    from service.cache import Known
-    from service.http_api import legal_actions_json, response_json
+    from service.api.http_api import legal_actions_json, response_json
     from service.gen.typhoon.v1 import match_service_pb2 as api
+    from service.match import convert
+    from service.match.cache import Known
 
     game = engine.new_game("standard", seed="legal-bytes")
     chooser = random.Random("legal-bytes")
@@ -119,7 +119,7 @@ def test_the_legal_actions_answer_is_the_one_the_generic_conversion_gives():
 
 
 def test_the_action_table_encodes_each_action_object_once_and_starts_again_when_full():
-    from service.cache import ActionTable
+    from service.match.cache import ActionTable
 
     encoded = []
     table = ActionTable(lambda action: encoded.append(action) or action.to_json()["unit"], size=3)

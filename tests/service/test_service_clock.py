@@ -12,9 +12,10 @@ import pytest
 import engine
 from clients.client import TyphoonClient, TyphoonError, as_time_control, time_left
 from clients.replay import fetch_log, verify_log
-from service.clock import PRESETS, TimeControl
-from service.embedded_redis import EmbeddedRedis
 from service.gen.typhoon.v1 import match_pb2
+from service.match.clock import PRESETS, TimeControl
+from service.store.embedded_redis import EmbeddedRedis
+
 from service_helpers import ServiceProcess, wait_for
 
 FINISHED, ABORTED = match_pb2.MATCH_STATUS_FINISHED, match_pb2.MATCH_STATUS_ABORTED

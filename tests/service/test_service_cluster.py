@@ -11,7 +11,8 @@ import pytest
 import redis
 
 from clients.demo import verify
-from service.embedded_redis import redis_server_binary
+from service.store.embedded_redis import redis_server_binary
+
 from service_helpers import ServiceProcess, play_random
 
 

@@ -1,5 +1,5 @@
 """Request records without copies of the answers, and finished matches compacted into one value
-(service/store.py, service/archive.py, service/answers.py): every read answers exactly as before,
+(service/store/match_store.py, service/store/archive.py, service/match/answers.py): every read answers exactly as before,
 over gRPC and REST, on a real Redis."""
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ import redis
 import engine
 from clients.client import TyphoonError, as_time_control
 from clients.demo import verify
-from service.http_api import to_json
-from service.archive import Archive
-from service.compaction import LOCK_KEY, CompactionSweep
-from service.store import Store, key
+from service.api.http_api import to_json
+from service.store.archive import Archive
+from service.store.match_store import Store, key
+from service.upkeep.compaction import LOCK_KEY, CompactionSweep
+
 from service_helpers import wait_for
 
 MAX_FINISHED_MATCH_BYTES = 64 * 1024

@@ -10,14 +10,18 @@ from typing import ClassVar
 import orjson
 import pytest
 from google.protobuf import json_format
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import engine
 from engine.values import Value, register
-from service import convert, json_form
-from service.core import MatchService, match_event
-from service.gen.typhoon.v1 import actions_pb2, events_pb2, match_service_pb2 as api
-from service.store import StoredEvent
+from service.api import json_form
+from service.gen.typhoon.v1 import actions_pb2, events_pb2
+from service.gen.typhoon.v1 import match_service_pb2 as api
+from service.match import convert
+from service.match.core import MatchService
+from service.match.log_entries import match_event
+from service.store.match_store import StoredEvent
 
 
 def test_every_engine_action_type_has_its_proto_message():
@@ -109,7 +113,7 @@ def test_struct_numbers_come_back_whole():
 
 
 def _same_json(message) -> bool:
-    """service.json_form's dict of the message is the library's, keys in the same order, and so is
+    """service.api.json_form's dict of the message is the library's, keys in the same order, and so is
     the API's JSON form (whole numbers)."""
     library = json_format.MessageToDict(message, preserving_proto_field_name=True,
                                         always_print_fields_with_no_presence=True)

@@ -14,6 +14,7 @@ import engine
 from clients.client import TyphoonError
 from clients.demo import verify
 from service.gen.typhoon.v1 import match_pb2
+
 from service_helpers import play_random
 
 
@@ -139,7 +140,7 @@ def test_list_matches_pages_along_the_index_whatever_a_meta_says(client, redis_u
     migrated match) must not send the next page elsewhere in the index, skipping matches."""
     import redis
 
-    from service.store import key
+    from service.store.match_store import key
 
     ids = [client.create_match()[0].match_id for _ in range(5)]
     store = redis.Redis.from_url(redis_url)

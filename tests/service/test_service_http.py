@@ -10,7 +10,8 @@ import threading
 import httpx
 
 import engine
-from service.http_api import ROUTES
+from service.api.routes import ROUTES
+
 from service_helpers import play_random
 
 
@@ -184,7 +185,7 @@ def _refs(node):
 
 def test_the_legal_actions_answer_is_the_generic_conversion_of_the_message(client, http):
     """The REST answer of ListLegalActions (built from per-action pieces) is the message's JSON form."""
-    from service.http_api import to_json
+    from service.api.http_api import to_json
 
     match, tokens = client.create_match(seats=["german", "soviet"])
     play_random(client, match.match_id, tokens, seed="legal-json", max_actions=40)

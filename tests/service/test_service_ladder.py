@@ -14,13 +14,15 @@ import pytest
 from clients.client import TyphoonClient, TyphoonError
 from clients.ladder import LadderBot, LadderClient, leaderboard_table
 from clients.replay import fetch_log, verify_log
-from service.clock import Sweeper, TimeControl
-from service.core import CallContext, MatchService
-from service.embedded_redis import EmbeddedRedis, free_port
+from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import match_pb2
-from service.gen.typhoon.v1 import ladder_service_pb2 as lapi, match_service_pb2 as api
-from service.ladder import Ladder, LadderConfig
-from service.store import Store
+from service.gen.typhoon.v1 import match_service_pb2 as api
+from service.ladder.core import Ladder, LadderConfig
+from service.match.clock import Sweeper, TimeControl
+from service.match.core import CallContext, MatchService
+from service.store.embedded_redis import EmbeddedRedis, free_port
+from service.store.match_store import Store
+
 from service_helpers import ServiceProcess, wait_for
 
 FINISHED, ABORTED = match_pb2.MATCH_STATUS_FINISHED, match_pb2.MATCH_STATUS_ABORTED
@@ -149,7 +151,7 @@ def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(tmp_path)
         # 3. an aborted match: nobody makes a first action within 1 s
         three = await paired()
         await asyncio.sleep(1.2)
-        await Sweeper(cores[0]).sweep()
+        await Sweeper(cores[0].clocks, cores[0].forfeit_side_on_time).sweep()
         meta = (await stores[0].metas([three[0].match_id]))[0]
         assert meta["status"] == "aborted"
         before = await board()

@@ -12,7 +12,9 @@ import grpc
 from prometheus_client.parser import text_string_to_metric_families
 
 from clients.client import TyphoonClient
-from service.gen.typhoon.v1 import match_service_pb2 as api, match_service_pb2_grpc
+from service.gen.typhoon.v1 import match_service_pb2 as api
+from service.gen.typhoon.v1 import match_service_pb2_grpc
+
 from service_helpers import ServiceProcess, wait_for
 
 
@@ -104,7 +106,7 @@ async def _burst(target: str, match_id: str, streams: int) -> Counter:
 
 def test_a_burst_of_watchers_larger_than_grpc_cores_backlog_is_admitted_not_dropped(redis_url):
     # gRPC core drops calls queued before the event loop asks for them past 1,000 per method, as
-    # CANCELLED; the service allows a backlog as large as its watch cap (service.server)
+    # CANCELLED; the service allows a backlog as large as its watch cap (service.run.server)
     service = ServiceProcess("--redis-url", redis_url, "--max-watch-streams-per-client", str(BURST)).start()
     try:
         with service.client() as client:

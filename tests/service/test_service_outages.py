@@ -15,7 +15,8 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from clients.client import TyphoonClient
-from service.embedded_redis import EmbeddedRedis
+from service.store.embedded_redis import EmbeddedRedis
+
 from service_helpers import ServiceProcess, play_random, wait_for
 
 

@@ -10,8 +10,8 @@ import pytest
 
 import engine
 from clients.client import TyphoonError
-from service import convert
-from service.http_api import to_json
+from service.api.http_api import to_json
+from service.match import convert
 
 HTTP = {grpc.StatusCode.UNAUTHENTICATED: 401, grpc.StatusCode.PERMISSION_DENIED: 403,
         grpc.StatusCode.FAILED_PRECONDITION: 400, grpc.StatusCode.INVALID_ARGUMENT: 400,

@@ -12,7 +12,8 @@ import pytest
 import engine
 from clients.client import TyphoonClient, TyphoonError
 from clients.demo import verify
-from service.embedded_redis import EmbeddedRedis, free_port
+from service.store.embedded_redis import EmbeddedRedis, free_port
+
 from service_helpers import ServiceProcess, play_random, wait_for
 
 

@@ -1,4 +1,4 @@
-"""Retention (service/retention.py): with ``--retention-days N`` the sweep deletes the matches over for
+"""Retention (service/upkeep/retention.py): with ``--retention-days N`` the sweep deletes the matches over for
 more than N days, every key and their ListMatches entry, and keeps every other match; on a real Redis,
 with the service running."""
 
@@ -12,10 +12,11 @@ from prometheus_client import REGISTRY
 
 import engine
 from clients.client import TyphoonError
-from service.admin import abort_match
-from service.compaction import CompactionSweep
-from service.retention import Retention
-from service.store import DAY_MS, INDEX_KEY, Store, key
+from service.run.admin import abort_match
+from service.store.match_store import DAY_MS, INDEX_KEY, Store, key
+from service.upkeep.compaction import CompactionSweep
+from service.upkeep.retention import Retention
+
 from service_helpers import wait_for, wait_until_unlocked
 
 

@@ -13,9 +13,10 @@ import redis
 
 import engine
 from clients.client import TyphoonError, as_time_control
-from service.core import match_event
 from service.gen.typhoon.v1 import match_pb2
-from service.store import DEADLINES_KEY, StoredEvent, key
+from service.match.log_entries import match_event
+from service.store.match_store import DEADLINES_KEY, StoredEvent, key
+
 from service_helpers import wait_for
 
 

@@ -7,7 +7,7 @@ import secrets
 
 import pytest
 
-from service.store import Store, StoredEvent, commit_id, state_hash
+from service.store.match_store import Store, StoredEvent, commit_id, state_hash
 
 
 def test_calls_wait_for_a_free_connection_instead_of_failing_when_all_are_busy(redis_url):
@@ -51,7 +51,7 @@ def test_a_commit_sent_again_after_its_answer_was_lost_is_applied_once(redis_url
 
 
 def test_the_stores_scripts_load_themselves_again_after_redis_forgets_them_and_commands_pack_alike(redis_url):
-    """The store sends EVALSHA itself (service.lean_redis): a Redis that lost its scripts (restarted,
+    """The store sends EVALSHA itself (service.store.lean_redis): a Redis that lost its scripts (restarted,
     SCRIPT FLUSH) gets them again; commands packed by hiredis carry any text, byte for byte."""
     async def scenario() -> tuple[bool, str, bytes]:
         store = Store.from_url(redis_url)
@@ -72,8 +72,8 @@ def test_the_stores_scripts_load_themselves_again_after_redis_forgets_them_and_c
 
 def test_request_records_of_matches_compacted_before_request_archives_are_still_found(redis_url):
     """An archive written before request archives existed holds the request records itself."""
-    from service.archive import Archive
-    from service.store import RequestRecord, key
+    from service.store.archive import Archive
+    from service.store.match_store import RequestRecord, key
 
     async def scenario() -> tuple[object, object]:
         store = Store.from_url(redis_url)
@@ -95,14 +95,14 @@ def test_request_records_of_matches_compacted_before_request_archives_are_still_
 
 
 def test_the_scripts_lane_survives_broken_connections_error_replies_and_cancelled_commands(redis_url):
-    """service.lean_redis.Lane sends the scripts' commands on connections it keeps from the pool: a
+    """service.store.lean_redis.Lane sends the scripts' commands on connections it keeps from the pool: a
     connection Redis closed is replaced (the command sent again through redis-py's retries), an
     error reply leaves the connection usable, and a command cancelled before its reply never lets a
     later command read that reply."""
     import redis.asyncio as aioredis
     from redis.exceptions import ResponseError
 
-    from service.lean_redis import Lane
+    from service.store.lean_redis import Lane
 
     async def scenario() -> None:
         store = Store.from_url(redis_url)

@@ -8,10 +8,12 @@ import threading
 import grpc
 
 import engine
-from service.embedded_redis import EmbeddedRedis
-from service.gen.typhoon.v1 import match_service_pb2 as api, match_service_pb2_grpc
-from service.hub import StreamHub
-from service.store import Store, StoredEvent
+from service.gen.typhoon.v1 import match_service_pb2 as api
+from service.gen.typhoon.v1 import match_service_pb2_grpc
+from service.store.embedded_redis import EmbeddedRedis
+from service.store.hub import StreamHub
+from service.store.match_store import Store, StoredEvent
+
 from service_helpers import ServiceProcess, play_random, wait_for
 
 

@@ -1,0 +1,196 @@
+"""The gRPC transport: a thin adapter from ``typhoon.v1.MatchService`` to :class:`service.match.core.MatchService`
+(and from ``typhoon.v1.LadderService`` to :class:`service.ladder.core.Ladder`).
+
+Each RPC of the service descriptor is bound to the core method of the same name in snake_case. The
+adapter only reads the bearer token from the metadata, maps :class:`ServiceError` to a status with a
+``google.rpc.ErrorInfo`` detail, and logs the call.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from typing import Any
+
+import grpc
+import structlog
+from google.protobuf import any_pb2, message_factory
+from google.protobuf.message import DecodeError
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
+from redis.exceptions import RedisError
+
+from service import metrics
+from service.api import log_context
+from service.errors import DOMAIN, ServiceError, internal_error, unavailable
+from service.gen.typhoon.v1 import ladder_service_pb2, match_service_pb2
+from service.match.core import CallContext, MatchService
+from service.match.watch_limits import client_address
+
+log = structlog.get_logger("typhoon.grpc")
+
+SERVICE = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"]
+SERVICE_NAME = SERVICE.full_name
+LADDER_SERVICE = ladder_service_pb2.DESCRIPTOR.services_by_name["LadderService"]
+
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def bearer_token(value: str | None) -> str | None:
+    """The token of an ``authorization: Bearer <token>`` value (None if absent or another scheme)."""
+    if not value:
+        return None
+    scheme, _, token = value.strip().partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def status_of(error: ServiceError) -> grpc.Status:
+    """The gRPC status of an error: code, message, and an ErrorInfo in grpc-status-details-bin."""
+    detail = any_pb2.Any()
+    detail.Pack(error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=error.metadata))
+    return rpc_status.to_status(status_pb2.Status(code=error.code.value[0], message=error.message, details=[detail]))
+
+
+def as_service_error(error: BaseException) -> ServiceError:
+    if isinstance(error, ServiceError):
+        return error
+    if isinstance(error, (RedisError, ConnectionError, TimeoutError)):
+        log.warning("store_unavailable", error=repr(error))
+        metrics.REDIS_ERRORS.labels("call").inc()
+        return unavailable()
+    log.exception("internal_error")
+    return internal_error()
+
+
+def _call_context(context: grpc.aio.ServicerContext, request: Any) -> tuple[CallContext, str]:
+    metadata = {k: v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
+    request_id = getattr(request, "request_id", "") or metadata.get("x-request-id") or uuid.uuid4().hex
+    return CallContext(token=bearer_token(metadata.get("authorization")),
+                       client=client_address(context.peer() or "")), request_id
+
+
+def _unary(name: str, core: MatchService):
+    core_method = _encoded(core, name) or getattr(core, snake(name))
+
+    async def handler(request, context: grpc.aio.ServicerContext):
+        ctx, request_id = _call_context(context, request)
+        started = time.perf_counter()
+        with log_context.bound(rpc=name, request_id=request_id, transport="grpc",
+                               match_id=getattr(request, "match_id", None) or None):
+            try:
+                if isinstance(request, MalformedRequest):
+                    raise request.error()
+                with core.admit():
+                    response = await core_method(request, ctx)
+            except Exception as error:  # noqa: BLE001 - every failure becomes a status
+                failure = as_service_error(error)
+                log.info("rpc", code=failure.code.name, reason=failure.reason,
+                         ms=round((time.perf_counter() - started) * 1000, 2))
+                metrics.observe_call(name, "grpc", failure.code.name, time.perf_counter() - started)
+                status = status_of(failure)
+                await context.abort(status.code, status.details, status.trailing_metadata)
+            log.info("rpc", code="OK", ms=round((time.perf_counter() - started) * 1000, 2))
+            metrics.observe_call(name, "grpc", "OK", time.perf_counter() - started)
+            return response
+
+    handler.__name__ = name
+    return handler
+
+
+def _stream(name: str, core: MatchService):
+    core_method = getattr(core, snake(name))
+
+    async def handler(request, context: grpc.aio.ServicerContext):
+        ctx, request_id = _call_context(context, request)
+        started = time.perf_counter()
+        sent = 0
+        with structlog.contextvars.bound_contextvars(rpc=name, request_id=request_id, transport="grpc",
+                                                     match_id=getattr(request, "match_id", None) or None):
+            stream = None
+            try:
+                if isinstance(request, MalformedRequest):
+                    raise request.error()
+                with core.admit(counted=False):
+                    stream = await core_method(request, ctx)
+                async for item in stream:
+                    yield item
+                    sent += 1
+            except Exception as error:  # noqa: BLE001
+                failure = as_service_error(error)
+                log.info("rpc", code=failure.code.name, reason=failure.reason, sent=sent,
+                         ms=round((time.perf_counter() - started) * 1000, 2))
+                metrics.observe_call(name, "grpc", failure.code.name, None)
+                status = status_of(failure)
+                await context.abort(status.code, status.details, status.trailing_metadata)
+            finally:
+                if stream is not None:
+                    # a client gone mid-stream closes this handler: close the core's stream now, in this
+                    # call's log context, rather than leave it to the async-generator collector's task
+                    await stream.aclose()
+            log.info("rpc", code="OK", sent=sent, ms=round((time.perf_counter() - started) * 1000, 2))
+            metrics.observe_call(name, "grpc", "OK", None)
+
+    handler.__name__ = name
+    return handler
+
+
+class MalformedRequest:
+    """What a request that does not parse as its message becomes, so the handler can refuse it like
+    any other bad input instead of gRPC answering UNKNOWN."""
+
+    def __init__(self, message_name: str, problem: str) -> None:
+        self.message_name = message_name
+        self.problem = problem
+
+    def error(self) -> ServiceError:
+        return ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST",
+                            f"the request is not a valid {self.message_name} message: {self.problem}")
+
+
+def _deserializer(message_class):
+    name = message_class.DESCRIPTOR.full_name
+
+    def parse(data: bytes):
+        try:
+            return message_class.FromString(data)
+        except (DecodeError, RecursionError, ValueError) as error:
+            return MalformedRequest(name, str(error)[:200] or type(error).__name__)
+
+    return parse
+
+
+def _encoded(core: Any, name: str):
+    """The core's ``<method>_encoded``, if it has one: the same answer already serialized (built once
+    per state: ListLegalActions), which the transport sends as it is."""
+    return getattr(core, snake(name) + "_encoded", None)
+
+
+def _as_sent(data: bytes) -> bytes:
+    return data
+
+
+def method_handlers(core: MatchService, service=SERVICE) -> dict[str, grpc.RpcMethodHandler]:
+    """Every RPC of the service, bound to the core method of the same (snake_case) name."""
+    handlers = {}
+    for method in service.methods:
+        request_class = message_factory.GetMessageClass(method.input_type)
+        response_class = message_factory.GetMessageClass(method.output_type)
+        if method.server_streaming:
+            handlers[method.name] = grpc.unary_stream_rpc_method_handler(
+                _stream(method.name, core), request_deserializer=_deserializer(request_class),
+                response_serializer=response_class.SerializeToString)
+        else:
+            handlers[method.name] = grpc.unary_unary_rpc_method_handler(
+                _unary(method.name, core), request_deserializer=_deserializer(request_class),
+                response_serializer=_as_sent if _encoded(core, method.name) else response_class.SerializeToString)
+    return handlers
+
+
+def add_to_server(core: MatchService, server: grpc.aio.Server, service=SERVICE) -> None:
+    """Serve ``service`` (MatchService, or LadderService with a Ladder as ``core``)."""
+    handlers = method_handlers(core, service)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service.full_name, handlers),))
+    server.add_registered_method_handlers(service.full_name, handlers)

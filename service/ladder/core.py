@@ -1,0 +1,678 @@
+"""The ladder: players (bots) register, seek, are paired into matches with clocks, and are rated.
+
+The RPCs of ``typhoon.v1.LadderService`` (proto/typhoon/v1/ladder_service.proto) over the match
+service: a ladder match is an ordinary match (``MatchService.create_match`` with both seats claimed
+and the ladder's time control), so its clocks, flag falls, aborts and log are the match service's.
+Two background loops run in every service process, sharing the work through Redis:
+
+* **pairing** (one process at a time, under a short lock): the players seeking (their Seek stream
+  refreshes their presence) with a free slot are paired. Two players one of whom has been German
+  more often against the other are owed the return match, and get it first, the other German (an
+  aborted match does not count); the others are paired nearest skill first (mu, the rating before
+  its uncertainty is taken off; ties: the pair that has met least), but two who have just
+  played each other both ways are not paired again until they have waited ``rematch_wait_ms`` for
+  someone else. At most two matches at a time between the same two (one each side). The match is
+  created, then assigned to both players in one script (which re-checks their slots); a crash in
+  between leaves a match nobody plays, which its clock aborts. A player whose match was aborted because
+  it made no first action waits before it is paired again (``abort_cooldown_ms``, doubled for each
+  abort in a row, at most an hour), unless it opens a new Seek stream: a bot that hangs would otherwise
+  be handed match after match, each wasting its opponent's time.
+* **results** (every process): the ladder matches not rated yet (``open``) whose match has ended are
+  rated by one script that also closes them: it applies only if the match is still open (so exactly
+  once, whoever sees the end first, even after a crash between the end and the rating) and only if
+  the players' and sides' ratings are those the new ones were computed from (else it is computed
+  again). An aborted match changes no rating.
+
+Keys (prefix ``typhoon:ladder:``)::
+
+    player:<id>             hash: id name description owner registered_at key_hash concurrency, the
+                            rating (mu sigma rev), the record (games wins_german wins_soviet ...),
+                            last_opponent last_ended, seek_session (of its latest Seek stream),
+                            abort_streak (aborts in a row blamed on it), blocked_until and
+                            blocked_session (it is not paired before that Redis time in that stream)
+    player:<id>:assigned    hash: match id -> the LadderMatch JSON (with its seat token), while not rated
+    player:<id>:history     list, newest first: the LadderGame JSON of each match
+    side:<side>             hash: mu sigma rev, the rating of the side itself
+    names                   hash: name key (service.match.names.name_key: NFKC, case-folded) -> id
+    keys                    hash: SHA-256 of an API key -> id
+    board                   sorted set: id by rating (mu - 3 sigma)
+    seeking                 sorted set: id by the Redis ms until which it counts as seeking
+    open                    hash: match id -> {"german": id, "soviet": id}: ladder matches not rated yet
+    pairs                   hash: "<id>:<id>" (sorted) -> matches assigned to the two, aborted ones
+                            left out; "<id>:<id>:german" -> of those, the ones the first was German in
+    pairing                 string: the pairing lock
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import secrets
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator
+
+import structlog
+from grpc import StatusCode
+from redis.exceptions import LockError, RedisError
+
+import engine
+from engine.data import SIDES
+from service.errors import ServiceError
+from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
+from service.gen.typhoon.v1 import match_service_pb2 as api
+from service.ladder.ratings import FRESH, ordinal, rate
+from service.match import convert
+from service.match.clock import TimeControl
+from service.match.core import SEAT_TOKEN, CallContext, MatchService, new_seat_token, token_hash
+from service.match.names import TEXT_LAYOUT, check_name, name_key
+from service.store.match_store import text_of
+from service.tasks import stop_task
+
+log = structlog.get_logger("typhoon.ladder")
+
+PREFIX = "typhoon:ladder:"
+MAX_NAME = 64
+MAX_DESCRIPTION = 500
+MAX_PAGE = 200
+MAX_HEARTBEAT_SECONDS = 60
+_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def _key(*parts: str) -> str:
+    return PREFIX + ":".join(parts)
+
+
+def _err(code: StatusCode, reason: str, message: str) -> ServiceError:
+    return ServiceError(code, reason, message)
+
+
+@dataclass
+class LadderConfig:
+    """The ladder's matches and limits (``typhoon serve --ladder-time-control ...``)."""
+
+    time_control: TimeControl = field(default_factory=lambda: TimeControl(300_000, 3_000, 30_000, "blitz"))
+    scenario: str = "standard"
+    options: dict[str, Any] = field(default_factory=dict)
+    max_concurrency: int = 8
+    interval: float = 0.5        # seconds between pairing rounds, results rounds and Seek's looks
+    presence_ms: int = 5000      # a player counts as seeking this long after its stream last looked
+    rematch_wait_ms: int = 3000  # how long two who just played each other both ways wait for others
+    abort_cooldown_ms: int = 60_000  # a player whose match was aborted for want of its first action waits
+
+
+_REGISTER = """
+-- KEYS: names, player, keys, board. ARGV: name key, id, key hash, rating, then field pairs.
+-- Returns {'OK'}, {'NAME_TAKEN'}, {'KEY_TAKEN'}, or {'SAME', id}: this name holds this key already
+-- (a retried registration).
+local holder = redis.call('HGET', KEYS[3], ARGV[3])
+if holder then
+  if redis.call('HGET', KEYS[1], ARGV[1]) == holder then return {'SAME', holder} end
+  return {'KEY_TAKEN'}
+end
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return {'NAME_TAKEN'} end
+local fields = {}
+for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', KEYS[2], unpack(fields))
+redis.call('HSET', KEYS[3], ARGV[3], ARGV[2])
+redis.call('ZADD', KEYS[4], ARGV[4], ARGV[2])
+return {'OK'}
+"""
+
+#: Lua: the field of a pair's German games in the pairs hash, first made (as alternation left it) for a
+#: pair counted before the service counted them.
+_GERMAN_GAMES = """
+local function german_games(pairs, pair)
+  local field = pair .. ':german'
+  if redis.call('HEXISTS', pairs, field) == 0 then
+    local met = tonumber(redis.call('HGET', pairs, pair) or '0')
+    redis.call('HSET', pairs, field, string.format('%d', math.floor((met + 1) / 2)))
+  end
+  return field
+end
+"""
+
+_ASSIGN = _GERMAN_GAMES + """
+-- KEYS: open, german assigned, soviet assigned, pairs, german player, soviet player.
+-- ARGV: match id, open entry, german assignment, soviet assignment, pair, '1' if the pair's first is German.
+-- The pair's field counts its matches, "<pair>:german" those in which its first player was German.
+for i = 0, 1 do
+  local limit = tonumber(redis.call('HGET', KEYS[5 + i], 'concurrency') or '1')
+  if redis.call('HLEN', KEYS[2 + i]) >= limit then return 0 end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
+local german = german_games(KEYS[4], ARGV[5])
+redis.call('HINCRBY', KEYS[4], ARGV[5], 1)
+if ARGV[6] == '1' then redis.call('HINCRBY', KEYS[4], german, 1) end
+return 1
+"""
+
+_SETTLE = _GERMAN_GAMES + """
+-- KEYS: open, board, then per team member (german player, soviet player, german side, soviet side)
+-- its hash, then per player (german, soviet) its assigned hash and its history.
+-- ARGV: match id, then per team member its expected rev and its change (JSON {"set": {field: value},
+-- "incr": {field: n}, "block": {"now": ms, "base": ms, "cap": ms} (it waits base * 2^(aborts in a row - 1),
+-- at most cap, unless it opens a new Seek stream)}, "" for none), then
+-- per player its history entry and its rating ('' = keep), then (KEYS[11]: pairs) the pair of an aborted
+-- match ('' = none) and '1' if its first player was German: an aborted match is not a meeting, and
+-- does not count for whose turn it is to be German.
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 'DONE' end
+for i = 0, 3 do
+  if ARGV[3 + 2 * i] ~= '' and (redis.call('HGET', KEYS[3 + i], 'rev') or '') ~= ARGV[2 + 2 * i] then
+    return 'RETRY'
+  end
+end
+for i = 0, 3 do
+  local change = ARGV[3 + 2 * i]
+  if change ~= '' then
+    change = cjson.decode(change)
+    for name, value in pairs(change['set'] or {}) do redis.call('HSET', KEYS[3 + i], name, value) end
+    for name, value in pairs(change['incr'] or {}) do redis.call('HINCRBY', KEYS[3 + i], name, value) end
+    local block = change['block']
+    if block then
+      local streak = redis.call('HINCRBY', KEYS[3 + i], 'abort_streak', 1)
+      local wait = math.min(block['cap'], block['base'] * 2 ^ (streak - 1))
+      redis.call('HSET', KEYS[3 + i], 'blocked_until', string.format('%d', block['now'] + wait),
+                 'blocked_session', redis.call('HGET', KEYS[3 + i], 'seek_session') or '')
+    end
+    redis.call('HINCRBY', KEYS[3 + i], 'rev', 1)
+  end
+end
+local ids = {redis.call('HGET', KEYS[3], 'id'), redis.call('HGET', KEYS[4], 'id')}
+for i = 0, 1 do
+  redis.call('HDEL', KEYS[7 + 2 * i], ARGV[1])
+  redis.call('LPUSH', KEYS[8 + 2 * i], ARGV[10 + 2 * i])
+  if ARGV[11 + 2 * i] ~= '' then redis.call('ZADD', KEYS[2], ARGV[11 + 2 * i], ids[i + 1]) end
+end
+if ARGV[14] ~= '' then
+  local german = german_games(KEYS[11], ARGV[14])
+  redis.call('HINCRBY', KEYS[11], ARGV[14], -1)
+  if ARGV[15] == '1' then redis.call('HINCRBY', KEYS[11], german, -1) end
+end
+redis.call('HDEL', KEYS[1], ARGV[1])
+return 'OK'
+"""
+
+@dataclass(frozen=True)
+class Meetings:
+    """The ladder matches two players have been assigned, aborted ones left out: ``games``, and in how
+    many of them the first of the two (by id) was German.
+
+    >>> Meetings.of(None, None).first_german, Meetings(1, 1).first_german, Meetings(1, 1).owed
+    (True, False, True)
+    >>> Meetings(2, 1).owed, Meetings.of(b"3", None)  # counted before the German games were: alternated
+    (False, Meetings(games=3, german=2))
+    """
+
+    games: int = 0
+    german: int = 0
+
+    @classmethod
+    def of(cls, games: bytes | str | None, german: bytes | str | None) -> "Meetings":
+        count = int(games or 0)
+        return cls(count, (count + 1) // 2 if german is None else int(german))
+
+    @property
+    def owed(self) -> bool:
+        """One of the two has been German more often: the return match is owed."""
+        return 2 * self.german != self.games
+
+    @property
+    def first_german(self) -> bool:
+        """Whether the first of the two is German in their next match (the one German less often)."""
+        return 2 * self.german <= self.games
+
+    def after(self, first_german: bool) -> "Meetings":
+        return Meetings(self.games + 1, self.german + first_german)
+
+
+class Ladder:
+    """``typhoon.v1.LadderService`` over a :class:`MatchService` (and its store)."""
+
+    def __init__(self, core: MatchService, config: LadderConfig | None = None) -> None:
+        self.core = core
+        self.store = core.store
+        self.redis = core.store.redis
+        self.config = config or LadderConfig()
+        self.admit = core.admit
+        self._register = self.redis.register_script(_REGISTER)
+        self._assign = self.redis.register_script(_ASSIGN)
+        self._settle = self.redis.register_script(_SETTLE)
+        self._tasks: list[asyncio.Task] = []
+        self._stopping = False
+        self.settled = 0
+        options = engine.new_game(self.config.scenario, self.config.options).options.to_json()
+        self._options = options
+
+    # --- background --------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self.store.clustered:
+            return
+        self._stopping = False
+        self._tasks = [asyncio.create_task(self._every(self.pair_round), name="ladder-pairing"),
+                       asyncio.create_task(self._every(self.results_round), name="ladder-results")]
+
+    async def stop(self) -> None:
+        self._stopping = True  # the loops end by themselves even if a cancellation is lost
+        await asyncio.gather(*(stop_task(task) for task in self._tasks))
+        self._tasks = []
+
+    async def _every(self, round_: Any) -> None:
+        while not self._stopping:
+            try:
+                await round_()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # noqa: BLE001 - Redis away, a bug: log, go on
+                log.warning("ladder_round_failed", round=round_.__name__, error=repr(error))
+            await asyncio.sleep(self.config.interval)
+
+    # --- pairing -----------------------------------------------------------------------------------
+
+    async def pair_round(self) -> int:
+        """Pair the seeking players with free slots (if no other process is doing it); returns the
+        matches created."""
+        lock = self.redis.lock(_key("pairing"), timeout=10, blocking=False)
+        if not await lock.acquire():
+            return 0
+        try:
+            return await self._pair()
+        finally:
+            with contextlib.suppress(LockError):  # held too long: another process may have it now
+                await lock.release()
+
+    async def _pair(self) -> int:
+        now = await self.store.time_ms()
+        ids = [text_of(i) for i in await self.redis.zrangebyscore(_key("seeking"), now, "+inf")]
+        if len(ids) < 2:
+            return 0
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in ids:
+                pipe.hmget(_key("player", player_id), "mu", "concurrency", "name", "seek_session", "blocked_session",
+                           "blocked_until", "last_opponent", "last_ended")
+                pipe.hvals(_key("player", player_id, "assigned"))
+            replies = await pipe.execute()
+        players: dict[str, dict[str, Any]] = {}
+        together: dict[tuple[str, str], int] = {}
+        for player_id, fields, assigned in zip(ids, replies[::2], replies[1::2]):
+            mu, concurrency, name, session, blocked, blocked_until, last_opponent, last_ended = map(text_of, fields)
+            if mu is None or (session == blocked and now < int(blocked_until or 0)):
+                continue
+            playing = [json.loads(entry) for entry in assigned]
+            players[player_id] = {"mu": float(mu), "free": int(concurrency or 1) - len(playing), "name": name,
+                                  "last_opponent": last_opponent, "last_ended": int(last_ended or 0)}
+            for entry in playing:
+                pair = _pair_of(player_id, entry["opponent_id"])
+                together[pair] = together.get(pair, 0) + 1
+        candidates = sorted(pid for pid, p in players.items() if p["free"] > 0)
+        pairs = [_pair_of(a, b) for i, a in enumerate(candidates) for b in candidates[i + 1:]]
+        counts = await self.redis.hmget(_key("pairs"), [f"{a}:{b}{part}" for a, b in pairs
+                                                        for part in ("", ":german")]) if pairs else []
+        met = {pair: Meetings.of(counts[2 * i], counts[2 * i + 1]) for i, pair in enumerate(pairs)}
+        created = 0
+
+        def just_played(a: str, b: str) -> bool:
+            """Both ways, and not long ago: give them a chance to meet someone else."""
+            mutual = players[a]["last_opponent"] == b and players[b]["last_opponent"] == a
+            waited = now - max(players[a]["last_ended"], players[b]["last_ended"])
+            return mutual and not met[a, b].owed and waited < self.config.rematch_wait_ms
+
+        while True:
+            # both counted from each side in `together`: two matches between them is 4
+            open_pairs = [(a, b) for a, b in pairs if players[a]["free"] > 0 and players[b]["free"] > 0
+                          and together.get((a, b), 0) < 4 and not just_played(a, b)]
+            if not open_pairs:
+                return created
+            a, b = min(open_pairs, key=lambda p: (not met[p].owed,  # a return match first
+                                                  abs(players[p[0]]["mu"] - players[p[1]]["mu"]),
+                                                  met[p].games, p))
+            meetings = met[a, b]
+            german, soviet = (a, b) if meetings.first_german else (b, a)
+            if await self._create(german, soviet, players, meetings.games):
+                created += 1
+            for pid in (a, b):
+                players[pid]["free"] -= 1
+            together[(a, b)] = together.get((a, b), 0) + 2
+            met[a, b] = meetings.after(german == a)
+
+    async def _create(self, german: str, soviet: str, players: dict[str, dict[str, Any]], count: int) -> bool:
+        """Create a ladder match and assign it to both players; False if it could not be assigned."""
+        config = self.config
+        tokens = {side: new_seat_token() for side in SIDES}
+        ids = {"german": german, "soviet": soviet}
+        request = api.CreateMatchRequest(scenario=config.scenario, time_control=config.time_control.to_request())
+        request.options.CopyFrom(convert.dict_to_struct(self._options))
+        for side in SIDES:
+            request.seats.add(side=side, player_name=players[ids[side]]["name"], seat_token=tokens[side])
+        match = (await self.core.create_match(request, CallContext())).match
+        assignments = {}
+        for side, other in (("german", "soviet"), ("soviet", "german")):
+            assignments[side] = json.dumps({
+                "match_id": match.match_id, "side": side, "seat_token": tokens[side],
+                "opponent_id": ids[other], "opponent_name": players[ids[other]]["name"],
+                # the match's own: Seek sends it again after a restart, when the ladder's may have changed
+                "time_control": config.time_control.to_json(), "scenario": config.scenario})
+        assigned = await self._assign(
+            keys=[_key("open"), _key("player", german, "assigned"), _key("player", soviet, "assigned"), _key("pairs"),
+                  _key("player", german), _key("player", soviet)],
+            args=[match.match_id, json.dumps(ids), assignments["german"], assignments["soviet"],
+                  *_pair_args(german, soviet)])
+        log.info("ladder_paired", match_id=match.match_id, german=german, soviet=soviet, assigned=bool(assigned),
+                 meeting=count + 1)
+        return bool(assigned)
+
+    # --- results -----------------------------------------------------------------------------------
+
+    async def results_round(self) -> int:
+        """Rate every ended ladder match not rated yet; returns how many this process rated."""
+        entries = {text_of(k): json.loads(v) for k, v in (await self.redis.hgetall(_key("open"))).items()}
+        done = 0
+        for match_id, meta in zip(entries, await self.store.metas(list(entries))):
+            if meta is None or meta.get("status") in ("finished", "aborted"):
+                done += await self.settle(match_id, entries[match_id], meta)
+        return done
+
+    async def settle(self, match_id: str, ids: dict[str, str], meta: dict[str, str] | None) -> int:
+        """Rate one ended ladder match (once: 0 if it was already); returns 1 if this call did."""
+        result = json.loads(meta["result"]) if meta and meta.get("result") else None
+        aborted = result is None
+        members = [_key("player", ids["german"]), _key("player", ids["soviet"]), _key("side", "german"),
+                   _key("side", "soviet")]
+        for _ in range(16):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for member in members:
+                    pipe.hmget(member, "mu", "sigma", "rev", "name")
+                current = await pipe.execute()
+            ratings = [(float(mu) if mu else FRESH[0], float(sigma) if sigma else FRESH[1])
+                       for mu, sigma, _, _ in current]
+            revs = [text_of(rev) or "" for _, _, rev, _ in current]
+            names = {"german": text_of(current[0][3]) or "", "soviet": text_of(current[1][3]) or ""}
+            finished_at = int(meta["updated_at"]) if meta else 0
+            settled_at = str(await self.store.time_ms())  # Redis time, as the pairing's
+            met = [{"last_opponent": ids["soviet"], "last_ended": settled_at},
+                   {"last_opponent": ids["german"], "last_ended": settled_at}]
+            if aborted:
+                new = ratings
+                blamed = meta.get("aborted_side") if meta else None
+                block = {"now": int(settled_at), "base": self.config.abort_cooldown_ms, "cap": 3_600_000}
+                changes = [json.dumps({"set": met[i], "incr": {"aborted": 1}} | ({"block": block} if blamed == side else {}))
+                           for i, side in enumerate(("german", "soviet"))] + ["", ""]
+            else:
+                winner = result["winner"]
+                new = rate(*ratings, winner)
+                changes = []
+                for index, side in enumerate(("german", "soviet", "german", "soviet")):
+                    mu, sigma = new[index]
+                    change: dict[str, Any] = {"set": {"mu": repr(mu), "sigma": repr(sigma)}}
+                    if index < 2:
+                        change["set"] |= met[index] | {"abort_streak": "0"}
+                        change["incr"] = _record_change(side, winner, result.get("reason", ""))
+                    changes.append(json.dumps(change))
+            args: list[str] = [match_id]
+            for rev, change in zip(revs, changes):
+                args += [rev, change]
+            for index, side in enumerate(("german", "soviet")):
+                other = "soviet" if side == "german" else "german"
+                mu, sigma = new[index]
+                outcome = "aborted" if aborted else "draw" if result["winner"] == "draw" else \
+                    "win" if result["winner"] == side else "loss"
+                reason = _abort_reason(meta) if aborted else result.get("reason", "")
+                args += [json.dumps({"match_id": match_id, "side": side, "opponent_id": ids[other],
+                                     "opponent_name": names[other], "outcome": outcome, "reason": reason,
+                                     "rating": ordinal(mu, sigma), "mu": mu, "sigma": sigma,
+                                     "finished_at": finished_at}),
+                         "" if aborted else repr(ordinal(mu, sigma))]
+            keys = [_key("open"), _key("board"), *members]
+            for side in ("german", "soviet"):
+                keys += [_key("player", ids[side], "assigned"), _key("player", ids[side], "history")]
+            keys.append(_key("pairs"))
+            args += _pair_args(ids["german"], ids["soviet"]) if aborted else ["", ""]
+            reply = text_of(await self._settle(keys=keys, args=args))
+            if reply == "OK":
+                self.settled += 1
+                log.info("ladder_rated", match_id=match_id, outcome="aborted" if aborted else result["winner"],
+                         german=ids["german"], soviet=ids["soviet"])
+                return 1
+            if reply == "DONE":
+                return 0
+        raise _err(StatusCode.ABORTED, "CONTENTION", "the ratings changed too often while rating the match")
+
+    # --- RPCs --------------------------------------------------------------------------------------
+
+    def _available(self) -> None:
+        if self.store.clustered:
+            raise _err(StatusCode.FAILED_PRECONDITION, "LADDER_UNAVAILABLE",
+                       "the ladder needs clocks, which need a single Redis; this service runs on a Redis Cluster")
+
+    async def register_player(self, request: lapi.RegisterPlayerRequest, ctx: CallContext) -> lapi.RegisterPlayerResponse:
+        self._available()
+        name = request.name.strip()
+        if not name:
+            raise _err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "a player needs a name")
+        for label, value, limit in (("name", name, MAX_NAME), ("owner", request.owner, MAX_NAME),
+                                    ("description", request.description, MAX_DESCRIPTION)):
+            if len(value) > limit:
+                raise _err(StatusCode.INVALID_ARGUMENT, "NAME_TOO_LONG",
+                           f"{label} has {len(value)} characters; at most {limit} are allowed")
+        check_name("name", name)
+        check_name("owner", request.owner)
+        check_name("description", request.description, allowed=TEXT_LAYOUT)
+        if request.api_key and not SEAT_TOKEN.fullmatch(request.api_key):
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_API_KEY",
+                       "an API key chosen by the caller must have 32 to 128 characters from A-Z, a-z, 0-9, - and _")
+        player_id = "p" + "".join(secrets.choice(_ID_ALPHABET) for _ in range(15))
+        api_key = request.api_key or new_api_key()
+        now = await self.store.time_ms()
+        fields = {"id": player_id, "name": name, "description": request.description, "owner": request.owner,
+                  "registered_at": str(now), "key_hash": token_hash(api_key), "concurrency": "1",
+                  "mu": repr(FRESH[0]), "sigma": repr(FRESH[1]), "rev": "0"}
+        flat = [item for pair in fields.items() for item in pair]
+        registered = await self._register(
+            keys=[_key("names"), _key("player", player_id), _key("keys"), _key("board")],
+            args=[name_key(name), player_id, token_hash(api_key), repr(ordinal(FRESH[0], FRESH[1])), *flat])
+        outcome = text_of(registered[0])
+        if outcome == "SAME":  # the same registration again: its answer again
+            player_id = text_of(registered[1])
+            (fields,) = await self._players([player_id])
+        elif outcome == "KEY_TAKEN":
+            raise _err(StatusCode.ALREADY_EXISTS, "KEY_TAKEN", "another player holds this API key; choose another")
+        elif outcome != "OK":
+            raise _err(StatusCode.ALREADY_EXISTS, "NAME_TAKEN", f"a player named {name!r} is registered already")
+        log.info("ladder_registered", player_id=player_id, name=name, again=outcome == "SAME")
+        return lapi.RegisterPlayerResponse(player=_player(fields), api_key=api_key)
+
+    async def get_ladder(self, request: lapi.GetLadderRequest, ctx: CallContext) -> lapi.GetLadderResponse:
+        return lapi.GetLadderResponse(time_control=self.config.time_control.to_proto(), scenario=self.config.scenario,
+                                      options=convert.dict_to_struct(self._options),
+                                      max_concurrency=self.config.max_concurrency)
+
+    async def seek(self, request: lapi.SeekRequest, ctx: CallContext) -> AsyncIterator[lapi.SeekResponse]:
+        """Check the key and the request, then return the stream."""
+        self._available()
+        player_id = await self._authenticate(ctx)
+        concurrency = request.concurrency or 1
+        if not 1 <= concurrency <= self.config.max_concurrency:
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_CONCURRENCY",
+                       f"concurrency must be from 1 to {self.config.max_concurrency}")
+        heartbeat = request.heartbeat_seconds or 15
+        if not 1 <= heartbeat <= MAX_HEARTBEAT_SECONDS:
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_HEARTBEAT",
+                       f"heartbeat_seconds must be from 1 to {MAX_HEARTBEAT_SECONDS}")
+        structlog.contextvars.bind_contextvars(player_id=player_id)
+        return self._seek(player_id, heartbeat, concurrency)
+
+    async def _seek(self, player_id: str, heartbeat: float, concurrency: int) -> AsyncIterator[lapi.SeekResponse]:
+        # written once the stream is read, not when it is checked: a HEAD of the REST route (checked,
+        # then closed unread) changes nothing
+        await self.redis.hset(_key("player", player_id), mapping={"concurrency": str(concurrency),
+                                                                  "seek_session": uuid.uuid4().hex})
+        sent: set[str] = set()
+        quiet_since = time.monotonic()
+        ended = "shutdown"
+        try:
+            while not self.core.draining and not self.core.hub.closing:
+                now = await self.store.time_ms()
+                await self.redis.zadd(_key("seeking"), {player_id: now + self.config.presence_ms})
+                assigned = {text_of(k): text_of(v) for k, v in
+                            (await self.redis.hgetall(_key("player", player_id, "assigned"))).items()}
+                for match_id, entry in assigned.items():
+                    if match_id not in sent:
+                        sent.add(match_id)
+                        quiet_since = time.monotonic()
+                        yield lapi.SeekResponse(match=self._ladder_match(json.loads(entry)))
+                sent &= assigned.keys()
+                if time.monotonic() - quiet_since >= heartbeat:
+                    quiet_since = time.monotonic()
+                    yield lapi.SeekResponse(heartbeat=lapi.SeekHeartbeat(time=convert.timestamp(now),
+                                                                         playing=len(assigned)))
+                await asyncio.sleep(self.config.interval / 2)
+        except (GeneratorExit, asyncio.CancelledError):
+            ended = "client_gone"
+            raise
+        finally:
+            with contextlib.suppress(RedisError, ConnectionError, RuntimeError):
+                await self.redis.zrem(_key("seeking"), player_id)
+            log.info("seek_ended", player_id=player_id, reason=ended, matches=len(sent))
+
+    def _ladder_match(self, entry: dict[str, Any]) -> lapi.LadderMatch:
+        # entries assigned before they recorded the match's time control and scenario: the ladder's
+        control = TimeControl.from_json(entry["time_control"]) if "time_control" in entry else self.config.time_control
+        return lapi.LadderMatch(match_id=entry["match_id"], side=entry["side"], seat_token=entry["seat_token"],
+                                time_control=control.to_proto(), opponent_id=entry["opponent_id"],
+                                opponent_name=entry["opponent_name"], scenario=entry.get("scenario", self.config.scenario))
+
+    async def get_leaderboard(self, request: lapi.GetLeaderboardRequest,
+                              ctx: CallContext) -> lapi.GetLeaderboardResponse:
+        size, offset = _page(request.page_size, request.page_token)
+        ids = [text_of(i) for i in await self.redis.zrevrange(_key("board"), offset, offset + size)]
+        players = await self._players(ids[:size])
+        response = lapi.GetLeaderboardResponse(next_page_token=str(offset + size) if len(ids) > size else "")
+        for rank, fields in enumerate(players, offset + 1):
+            if fields:
+                response.players.append(_player(fields, rank))
+        return response
+
+    async def get_player(self, request: lapi.GetPlayerRequest, ctx: CallContext) -> lapi.GetPlayerResponse:
+        player_id = "" if request.player_id == "-" else request.player_id  # "-": by name (a REST path needs an id)
+        if not player_id and request.name:
+            player_id = text_of(await self.redis.hget(_key("names"), name_key(request.name))) or ""
+            if not player_id:
+                raise _err(StatusCode.NOT_FOUND, "PLAYER_NOT_FOUND", f"there is no player named {request.name!r}")
+        if not player_id:
+            raise _err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "give a player_id or a name")
+        (fields,) = await self._players([player_id])
+        if not fields:
+            raise _err(StatusCode.NOT_FOUND, "PLAYER_NOT_FOUND", f"there is no player {player_id!r}")
+        rank = await self.redis.zrevrank(_key("board"), player_id)
+        return lapi.GetPlayerResponse(player=_player(fields, rank + 1 if rank is not None else 0))
+
+    async def list_player_matches(self, request: lapi.ListPlayerMatchesRequest,
+                                  ctx: CallContext) -> lapi.ListPlayerMatchesResponse:
+        if not request.player_id:
+            raise _err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "player_id is required")
+        size, offset = _page(request.page_size, request.page_token)
+        (fields,) = await self._players([request.player_id])
+        if not fields:
+            raise _err(StatusCode.NOT_FOUND, "PLAYER_NOT_FOUND", f"there is no player {request.player_id!r}")
+        entries = await self.redis.lrange(_key("player", request.player_id, "history"), offset, offset + size)
+        response = lapi.ListPlayerMatchesResponse(next_page_token=str(offset + size) if len(entries) > size else "")
+        for entry in entries[:size]:
+            game = json.loads(entry)
+            finished_at = game.pop("finished_at")
+            message = response.matches.add(**game)
+            message.finished_at.CopyFrom(convert.timestamp(finished_at))
+        return response
+
+    # --- helpers -----------------------------------------------------------------------------------
+
+    async def check_key(self, key: str | None) -> str:
+        """The player whose API key ``key`` is (REST checks it before reading the request)."""
+        return await self._authenticate(CallContext(token=key))
+
+    async def _authenticate(self, ctx: CallContext) -> str:
+        if not ctx.token:
+            raise _err(StatusCode.UNAUTHENTICATED, "KEY_MISSING",
+                       "seeking needs the player's API key: send 'authorization: Bearer <key>'")
+        player_id = text_of(await self.redis.hget(_key("keys"), token_hash(ctx.token)))
+        if not player_id:
+            raise _err(StatusCode.UNAUTHENTICATED, "KEY_INVALID", "the key is not a ladder player's API key")
+        return player_id
+
+    async def _players(self, ids: list[str]) -> list[dict[str, str]]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in ids:
+                pipe.hgetall(_key("player", player_id))
+            replies = await pipe.execute()
+        return [{text_of(k): text_of(v) for k, v in reply.items()} for reply in replies]
+
+
+def new_api_key() -> str:
+    """A fresh ladder API key: 256 random bits (what the service draws, and what a client may choose).
+
+    >>> key = new_api_key(); key.startswith("tpk_"), bool(SEAT_TOKEN.fullmatch(key))
+    (True, True)
+    """
+    return "tpk_" + secrets.token_urlsafe(32)
+
+
+def _record_change(side: str, winner: str, reason: str) -> dict[str, int]:
+    change = {"games": 1, f"games_{side}": 1}
+    if winner == side:
+        change[f"wins_{side}"] = 1
+    elif winner == "draw":
+        change["draws"] = 1
+    else:
+        change["losses"] = 1
+        if reason == "time":
+            change["time_losses"] = 1
+    return change
+
+
+def _abort_reason(meta: dict[str, str] | None) -> str:
+    if meta is None:
+        return "the match is gone"
+    return f"aborted: {meta.get('aborted_reason') or 'a side made no first action in time'}"
+
+
+def _pair_of(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a < b else (b, a)
+
+
+def _pair_args(german: str, soviet: str) -> list[str]:
+    """A match's pair as the scripts take it: its field in the pairs hash, and '1' if the first of the
+    two (by id) is German."""
+    first, second = _pair_of(german, soviet)
+    return [f"{first}:{second}", "1" if first == german else "0"]
+
+
+def _page(size: int, token: str) -> tuple[int, int]:
+    size = size or 50
+    if not 1 <= size <= MAX_PAGE:
+        raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_SIZE", f"page_size must be from 1 to {MAX_PAGE}")
+    if token and not re.fullmatch(r"[0-9]{1,18}", token):  # not \d, nor isdigit(): both take '¹' and '٣'
+        raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_TOKEN", "page_token is not one this service gave")
+    return size, int(token or 0)
+
+
+def _player(fields: dict[str, str], rank: int = 0) -> lapi.LadderPlayer:
+    def number(name: str) -> int:
+        return int(fields.get(name) or 0)
+
+    mu, sigma = float(fields["mu"]), float(fields["sigma"])
+    player = lapi.LadderPlayer(
+        player_id=fields["id"], name=fields["name"], description=fields.get("description", ""),
+        owner=fields.get("owner", ""), rating=ordinal(mu, sigma), mu=mu, sigma=sigma, games=number("games"),
+        wins_as_german=number("wins_german"), wins_as_soviet=number("wins_soviet"), losses=number("losses"),
+        draws=number("draws"), games_as_german=number("games_german"), games_as_soviet=number("games_soviet"),
+        time_losses=number("time_losses"), aborted=number("aborted"), rank=rank)
+    player.registered_at.CopyFrom(convert.timestamp(fields["registered_at"]))
+    return player
+
+
+__all__ = ["Ladder", "LadderConfig"]

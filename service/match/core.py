@@ -1,0 +1,751 @@
+"""The one implementation of the match service: proto requests in, proto responses out.
+
+The gRPC servicer (service/api/grpc_api.py) and the REST routes (service/api/http_api.py) are thin adapters
+over :class:`MatchService`; it raises :class:`~service.errors.ServiceError` for every refusal. Game
+rules live only in the engine: for each request the service rebuilds the game from the stored
+position (``engine.game_from_position``), asks or applies, and commits the result atomically
+(``service.store.match_store``).
+
+Service events in the log (``source`` ``service``; engine events have ``source`` ``game``)::
+
+    {"type": "match_created", "scenario": "standard", "options": {...}, "seed_commitment": "<hex>",
+     "sides": ["german", "soviet"], "ruleset": 2}
+    {"type": "seat_claimed", "side": "german", "player_name": "..."}
+    {"type": "action_submitted", "side": "german", "action": {<engine action JSON>}, "state_hash": "<hex>"}
+    {"type": "seed_revealed", "seed": "<seed>", "seed_commitment": "<hex>"}
+    {"type": "match_aborted", "side": "soviet", "reason": "..."}    (+ "by_operator": true: service.run.admin)
+
+A match with a time control has clocks (``service.match.clock``): ``match_created`` then also holds
+``"time_control"``, ``action_submitted`` ``"time_left"`` (ms by side), and those entries' times are
+Redis times.
+
+Every match records the engine ruleset it was started under (``service.match.rulesets``): a match of another
+ruleset than this engine's is shown but not continued.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import json
+import re
+import secrets
+import time
+import weakref
+from dataclasses import dataclass
+from typing import Any, AsyncIterator, Callable, Iterator
+
+import structlog
+from grpc import StatusCode
+
+import engine
+from engine.data import SIDES
+from service import metrics
+from service.errors import ServiceError, shutting_down
+from service.gen.typhoon.v1 import match_pb2
+from service.gen.typhoon.v1 import match_service_pb2 as api
+from service.match import answers, catalog, convert, history, log_entries, rulesets
+from service.match import clock as clock_module
+from service.match.battles import battles as battles_of
+from service.match.cache import Known, MatchCache
+from service.match.log_entries import match_event
+from service.match.names import check_name
+from service.match.watch_limits import WatchLease, WatchLimits
+from service.store import match_store as store_module
+from service.store.hub import StreamHub
+from service.store.match_store import ENDED, RequestRecord, Store, StoredEvent
+
+log = structlog.get_logger("typhoon.service")
+
+_MATCH_ID = re.compile(r"^[a-z0-9]{1,64}$")
+SEAT_TOKEN = re.compile(r"[A-Za-z0-9_-]{32,128}")
+_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+_STATUS = {"open": match_pb2.MATCH_STATUS_OPEN, "active": match_pb2.MATCH_STATUS_ACTIVE,
+           "finished": match_pb2.MATCH_STATUS_FINISHED, "aborted": match_pb2.MATCH_STATUS_ABORTED}
+_STATUS_NAMES = {value: name for name, value in _STATUS.items()}
+MAX_RETRIES = 16
+#: Limits on requests (the OpenAPI document states them from here).
+MAX_PLAYER_NAME = 64
+MAX_REQUEST_ID = 128
+MAX_MATCHES_PAGE = 100
+MAX_EVENTS_PAGE = 1000
+MAX_HEARTBEAT_SECONDS = 60
+FINAL_EVENT = log_entries.FINAL_EVENT
+
+
+@dataclass
+class CallContext:
+    """What a transport knows about a call besides the request: the bearer token, if any, and the
+    caller's address (for the per-client watch cap)."""
+
+    token: str | None = None
+    #: Set only by the service itself (the clock sweeper), never by a transport: act for this side.
+    service_side: str | None = None
+    client: str = ""
+
+
+def new_seat_token() -> str:
+    """A fresh seat token: 256 random bits, URL-safe base64, never starting with ``-`` (a command line
+    would take ``typhoon bot --token -Xb2...`` for an option: one token in 64 did).
+
+    >>> all(not new_seat_token().startswith("-") for _ in range(1000))
+    True
+    """
+    while (token := secrets.token_urlsafe(32)).startswith("-"):
+        pass
+    return token
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_match_id() -> str:
+    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(16))
+
+
+def _err(code: StatusCode, reason: str, message: str, **metadata: object) -> ServiceError:
+    return ServiceError(code, reason, message, **metadata)
+
+
+def _side_holding(meta: dict[str, str], token: str) -> str | None:
+    """The side whose seat ``token`` holds in a match, if any (only its hash is stored)."""
+    digest = token_hash(token)
+    for side in meta["sides"].split(","):
+        stored = meta.get(f"seat:{side}:token")
+        if stored and hmac.compare_digest(stored, digest):
+            return side
+    return None
+
+
+def _check_same_request(recorded_fingerprint: str, fingerprint: str, request_id: str) -> None:
+    """A request id seen before must come with the same request."""
+    if not hmac.compare_digest(recorded_fingerprint, fingerprint):
+        raise _err(StatusCode.INVALID_ARGUMENT, "REQUEST_ID_REUSED",
+                   f"request_id {request_id!r} was already used for a different request")
+
+
+def _not_found(match_id: str) -> ServiceError:
+    return _err(StatusCode.NOT_FOUND, "MATCH_NOT_FOUND", f"there is no match {match_id!r}")
+
+
+def _illegal(error: engine.IllegalAction) -> ServiceError:
+    return _err(StatusCode.INVALID_ARGUMENT, error.reason, error.message)
+
+
+class MatchService:
+    """The match service over a :class:`~service.store.match_store.Store` (and a :class:`StreamHub` for watching)."""
+
+    def __init__(self, store: Store, hub: StreamHub | None = None, clock: Callable[[], float] = time.time,
+                 cache: MatchCache | None = None, watch_limits: WatchLimits | None = None) -> None:
+        self.store = store
+        self.hub = hub or StreamHub(store)
+        self.watch_limits = watch_limits or WatchLimits()
+        self.clock = clock
+        self.clocks = clock_module.Clocks(store)
+        self.cache = cache or MatchCache()
+        self.draining = False
+        self._last_refusal = 0.0
+        self._in_flight = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    @contextlib.contextmanager
+    def admit(self, *, counted: bool = True) -> Iterator[None]:
+        """Around every call of both transports: once :meth:`drain` has begun, a new call is refused
+        with UNAVAILABLE ``SHUTTING_DOWN`` (clients retry it, elsewhere if they can) instead of being
+        cancelled halfway. ``counted`` calls are waited for by :meth:`drain`; watch streams are not
+        (the hub ends them)."""
+        if self.draining:
+            self._last_refusal = time.monotonic()
+            raise shutting_down()
+        if not counted:
+            yield
+            return
+        self._in_flight += 1
+        self._idle.clear()
+        try:
+            yield
+        finally:
+            self._in_flight -= 1
+            if not self._in_flight:
+                self._idle.set()
+
+    async def drain(self, timeout: float, quiet: float = 0.2) -> int:
+        """Refuse new calls and wait up to ``timeout`` seconds for those in flight, then until no call
+        has come for ``quiet`` seconds: calls a busy process had received but not yet started are
+        answered SHUTTING_DOWN rather than cancelled by the transport's stop. Returns how many calls
+        were still running when the time was up."""
+        self.draining = True
+        self._last_refusal = time.monotonic()  # calls already received may not have reached admit() yet
+        deadline = self._last_refusal + timeout
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), timeout)
+            while time.monotonic() < min(deadline, self._last_refusal + quiet):
+                await asyncio.sleep(quiet / 4)
+        return self._in_flight
+
+    def _now_ms(self) -> int:
+        return int(self.clock() * 1000)
+
+    # --- CreateMatch -------------------------------------------------------------------------------
+
+    async def create_match(self, request: api.CreateMatchRequest, ctx: CallContext) -> api.CreateMatchResponse:
+        scenario = request.scenario or "standard"
+        if scenario not in engine.scenario_ids():
+            raise _err(StatusCode.INVALID_ARGUMENT, "UNKNOWN_SCENARIO",
+                       f"there is no scenario {scenario!r}; scenarios: {', '.join(engine.scenario_ids())}")
+        try:
+            options = convert.struct_to_dict(request.options) if request.HasField("options") else {}
+        except (ValueError, RecursionError) as error:  # NaN, infinity, nesting deeper than JSON allows
+            raise _err(StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST",
+                       f"options must be plain JSON values: {error}") from None
+        seed = secrets.token_hex(32)
+        try:
+            game = engine.new_game(scenario, options, seed=seed)
+        except engine.IllegalAction as error:
+            raise _illegal(error) from None
+        claims: list[tuple[str, str, str]] = []  # side, player name, token
+        for seat in request.seats:
+            self._check_side(seat.side)
+            self._check_player_name(seat.player_name)
+            self._check_seat_token(seat.seat_token)
+            if any(side == seat.side for side, _, _ in claims):
+                raise _err(StatusCode.INVALID_ARGUMENT, "DUPLICATE_SEAT", f"the {seat.side} seat is asked for twice")
+            if seat.seat_token and any(token == seat.seat_token for _, _, token in claims):
+                raise _err(StatusCode.INVALID_ARGUMENT, "SEAT_TOKEN_IN_USE", "each seat needs a token of its own")
+            claims.append((seat.side, seat.player_name, seat.seat_token or new_seat_token()))
+        self._check_request_id(request.request_id)
+        control = self.clocks.control_of(request.time_control if request.HasField("time_control") else None)
+
+        now = self._now_ms()
+        commitment = engine.seed_commitment(seed)
+        effective_options = game.options.to_json()
+        events = [StoredEvent(1, 0, now, "service", {
+            "type": "match_created", "scenario": scenario, "options": effective_options,
+            "seed_commitment": commitment, "sides": list(SIDES), "ruleset": engine.RULESET})]
+        tokens = []
+        meta = {"id": "", "scenario": scenario, "options": json.dumps(effective_options), "sides": ",".join(SIDES),
+                "seed": seed, "seed_commitment": commitment, "created_at": str(now), "updated_at": str(now),
+                "version": "0", "turn": str(game.turn), "phase": game.phase.name,
+                "side_to_act": game.current_player() or "", "result": "", "ruleset": str(engine.RULESET),
+                "status": "active" if {s for s, _, _ in claims} == set(SIDES) else "open"}
+        for side, player, token in claims:
+            tokens.append(api.SeatToken(side=side, token=token))
+            meta |= {f"seat:{side}:token": token_hash(token), f"seat:{side}:player": player,
+                     f"seat:{side}:claimed_at": str(now)}
+            events.append(StoredEvent(len(events) + 1, 0, now, "service",
+                                      {"type": "seat_claimed", "side": side, "player_name": player}))
+        meta["last_sequence"] = str(len(events))
+        state_json = game.canonical_json()
+        deadline = await self.clocks.start(control, game, meta, events) if control else None
+        match_id = new_match_id()
+        if request.request_id:
+            fingerprint = hashlib.sha256(request.SerializeToString(deterministic=True)).hexdigest()
+            earlier = await self.store.reserve_creation(request.request_id, match_id, fingerprint)
+            if earlier is not None:
+                return await self._created_before(request, fingerprint, *earlier)
+        for _ in range(MAX_RETRIES):
+            meta["id"] = match_id
+            if await self.store.create(match_id, meta, state_json, 0, events, now, deadline):
+                break
+            match_id = new_match_id()
+            if request.request_id:  # pragma: no cover - 36**16 ids
+                await self.store.move_reservation(request.request_id, match_id, fingerprint)
+        else:  # pragma: no cover - 36**16 ids
+            raise _err(StatusCode.INTERNAL, "INTERNAL", "could not draw a free match id")
+        structlog.contextvars.bind_contextvars(match_id=match_id)
+        log.info("match_created", scenario=scenario, options=effective_options, seed_commitment=commitment,
+                 seats=[s for s, _, _ in claims], ruleset=engine.RULESET)
+        return api.CreateMatchResponse(match=self._match(meta), seat_tokens=tokens)
+
+    async def _created_before(self, request: api.CreateMatchRequest, fingerprint: str, match_id: str,
+                              earlier_fingerprint: str) -> api.CreateMatchResponse:
+        """The answer to a repeated CreateMatch: the match the first request created, with the seat
+        tokens this request chose (the first request may still be writing it: wait a little)."""
+        _check_same_request(earlier_fingerprint, fingerprint, request.request_id)
+        for _ in range(50):
+            (meta,) = await self.store.metas([match_id])
+            if meta is not None:
+                break
+            await asyncio.sleep(0.1)
+        else:
+            raise _err(StatusCode.ABORTED, "CONTENTION",
+                       "the first request with this request_id is still creating the match; retry")
+        tokens = [api.SeatToken(side=seat.side, token=seat.seat_token) for seat in request.seats
+                  if seat.seat_token and _side_holding(meta, seat.seat_token) == seat.side]
+        structlog.contextvars.bind_contextvars(match_id=match_id)
+        log.info("request_replayed", request_id=request.request_id)
+        return api.CreateMatchResponse(match=self._match(meta), seat_tokens=tokens)
+
+    # --- JoinMatch ---------------------------------------------------------------------------------
+
+    async def join_match(self, request: api.JoinMatchRequest, ctx: CallContext) -> api.JoinMatchResponse:
+        match_id = self._match_id(request.match_id)
+        self._check_player_name(request.player_name)
+        self._check_seat_token(request.seat_token)
+        meta = await self._meta(match_id)
+        sides = meta["sides"].split(",")
+        if request.side:
+            self._check_side(request.side, sides)
+        token = request.seat_token or new_seat_token()
+        held = _side_holding(meta, request.seat_token) if request.seat_token else None
+        if held is not None:  # a repeat: the seat this token already holds
+            if request.side and held != request.side:
+                raise _err(StatusCode.INVALID_ARGUMENT, "SEAT_TOKEN_IN_USE",
+                           f"this token holds the {held} seat; each seat needs a token of its own")
+            log.info("request_replayed", side=held)
+            return api.JoinMatchResponse(side=held, seat_token=token, match=self._match(meta))
+        if meta["status"] in ENDED:
+            raise _err(StatusCode.FAILED_PRECONDITION, "MATCH_FINISHED", f"match {match_id} is over")
+        candidates = [request.side] if request.side else \
+            [side for side in sides if f"seat:{side}:token" not in meta]
+        for side in candidates:
+            claim = await self.store.claim_seat(match_id, side, token_hash(token), request.player_name,
+                                                self._now_ms(), {"type": "seat_claimed", "side": side,
+                                                                 "player_name": request.player_name})
+            if claim.outcome in ("OK", "SAME"):  # SAME: a repeat that raced its first request
+                log.info("seat_claimed" if claim.outcome == "OK" else "request_replayed", side=side)
+                return api.JoinMatchResponse(side=side, seat_token=token, match=self._match(await self._meta(match_id)))
+            if claim.outcome == "NOT_FOUND":
+                raise _not_found(match_id)
+            if claim.outcome == "FINISHED":
+                raise _err(StatusCode.FAILED_PRECONDITION, "MATCH_FINISHED", f"match {match_id} is over")
+            if request.side:
+                raise _err(StatusCode.ALREADY_EXISTS, "SEAT_TAKEN", f"the {side} seat of match {match_id} is taken")
+        raise _err(StatusCode.ALREADY_EXISTS, "NO_FREE_SEAT", f"every seat of match {match_id} is taken")
+
+    # --- reading -----------------------------------------------------------------------------------
+
+    async def get_match(self, request: api.GetMatchRequest, ctx: CallContext) -> api.GetMatchResponse:
+        known, _ = await self._known(self._match_id(request.match_id), meta=True)
+        if request.HasField("version") and request.version != known.version:
+            return await self._match_at(known, request.version)
+        return api.GetMatchResponse(match=self._match(known.meta), state=self._state(known.game, known.meta))
+
+    async def _match_at(self, known: Known, version: int) -> api.GetMatchResponse:
+        """GetMatch at a past version: re-simulated from the log (service/match/history.py)."""
+        history.check_version(version, known.version)
+        events = await history.load_log(self.store, known.meta["id"])
+        game, logged_hash = history.game_at(events, version)
+        state = self._state(game, known.meta)
+        state.state_hash = logged_hash
+        return api.GetMatchResponse(match=self._match(known.meta), state=state)
+
+    async def verify_match(self, request: api.VerifyMatchRequest, ctx: CallContext) -> api.VerifyMatchResponse:
+        match_id = self._match_id(request.match_id)
+        final = await self.get_match(api.GetMatchRequest(match_id=match_id), ctx)
+        return await history.verify_match(self.store, match_id, final)
+
+    async def list_matches(self, request: api.ListMatchesRequest, ctx: CallContext) -> api.ListMatchesResponse:
+        size = request.page_size or 20
+        if not 1 <= size <= MAX_MATCHES_PAGE:
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_SIZE", f"page_size must be from 1 to {MAX_MATCHES_PAGE}")
+        token = request.page_token
+        if token and not re.fullmatch(r"[0-9]{15}:[a-z0-9]{1,64}", token):
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_TOKEN", "page_token is not one this service gave")
+        if request.status and request.status not in _STATUS_NAMES:
+            raise _err(StatusCode.INVALID_ARGUMENT, "UNKNOWN_STATUS",
+                       f"status {request.status} is not a match status; statuses: "
+                       f"{', '.join(match_pb2.MatchStatus.Name(n) for n in _STATUS_NAMES)}")
+        wanted = _STATUS_NAMES.get(request.status) if request.status else None
+        matches: list[match_pb2.Match] = []
+        for _ in range(20):  # a status filter may skip many; bound the work of one call
+            page = await self.store.list_ids(token, size)
+            for member, meta in zip(page.members, await self.store.metas(page.ids)):
+                if meta and (wanted is None or meta.get("status") == wanted) and len(matches) < size:
+                    matches.append(self._match(meta))
+                    token = member  # the index's own place, not one rebuilt from the meta (which may differ)
+            if not page.next_token:
+                return api.ListMatchesResponse(matches=matches)
+            if len(matches) >= size:
+                break
+            token = page.next_token
+        return api.ListMatchesResponse(matches=matches, next_page_token=token)
+
+    async def list_scenarios(self, request: api.ListScenariosRequest, ctx: CallContext) -> api.ListScenariosResponse:
+        return catalog.scenarios_response()
+
+    async def get_scenario(self, request: api.GetScenarioRequest, ctx: CallContext) -> api.GetScenarioResponse:
+        if request.scenario_id not in engine.scenario_ids():
+            raise _err(StatusCode.NOT_FOUND, "UNKNOWN_SCENARIO",
+                       f"there is no scenario {request.scenario_id!r}; scenarios: {', '.join(engine.scenario_ids())}")
+        return api.GetScenarioResponse(scenario=catalog.scenario_message(request.scenario_id))
+
+    async def list_legal_actions(self, request: api.ListLegalActionsRequest,
+                                 ctx: CallContext) -> api.ListLegalActionsResponse:
+        return (await self.legal_answer(request, ctx)).legal_actions()
+
+    async def list_legal_actions_encoded(self, request: api.ListLegalActionsRequest, ctx: CallContext) -> bytes:
+        """ListLegalActions's answer serialized, as the gRPC transport sends it (see service.api.grpc_api)."""
+        return (await self.legal_answer(request, ctx)).legal_bytes()
+
+    async def legal_answer(self, request: api.ListLegalActionsRequest, ctx: CallContext) -> Known:
+        """The state whose legal actions ListLegalActions answers (each transport encodes them its way)."""
+        match_id = self._match_id(request.match_id)
+        known, _ = await self._known(match_id)
+        rulesets.check_playable(match_id, known.ruleset, known.aborted or known.game.is_terminal())
+        return known
+
+    async def get_event_log(self, request: api.GetEventLogRequest, ctx: CallContext) -> api.GetEventLogResponse:
+        match_id = self._match_id(request.match_id)
+        size = request.page_size or 100
+        if not 1 <= size <= MAX_EVENTS_PAGE:
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_SIZE", f"page_size must be from 1 to {MAX_EVENTS_PAGE}")
+        if request.after_sequence < 0:
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_CURSOR", "after_sequence cannot be negative")
+        _check_cursor(request.after_sequence, await self._meta(match_id))
+        events = await self.store.read_events(match_id, request.after_sequence, size + 1)
+        page = events[:size]
+        return api.GetEventLogResponse(events=[match_event(e) for e in page],
+                                       next_after_sequence=page[-1].seq if page else request.after_sequence,
+                                       has_more=len(events) > size)
+
+    # --- WatchMatch --------------------------------------------------------------------------------
+
+    async def watch_match(self, request: api.WatchMatchRequest, ctx: CallContext) -> AsyncIterator[api.WatchMatchResponse]:
+        """Check the request, then return the stream (so a refusal comes before anything is sent)."""
+        match_id = self._match_id(request.match_id)
+        heartbeat = request.heartbeat_seconds or 15
+        if not 1 <= heartbeat <= MAX_HEARTBEAT_SECONDS:
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_HEARTBEAT",
+                       f"heartbeat_seconds must be from 1 to {MAX_HEARTBEAT_SECONDS}")
+        if request.after_sequence < 0:
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_CURSOR", "after_sequence cannot be negative")
+        meta = await self._meta(match_id)
+        _check_cursor(request.after_sequence, meta)
+        finished = meta["status"] in ENDED and request.after_sequence >= int(meta["last_sequence"])
+        lease = self.watch_limits.acquire(ctx.client)
+        stream = self._watch(match_id, request.after_sequence, heartbeat, finished, lease)
+        weakref.finalize(stream, lease.release)  # also when a transport drops the stream unstarted
+        return stream
+
+    async def _watch(self, match_id: str, after: int, heartbeat: float, finished: bool,
+                     lease: WatchLease) -> AsyncIterator[api.WatchMatchResponse]:
+        sent, last, ended = 0, after, "shutdown"
+        try:
+            if finished:
+                ended = "finished"
+                return
+            async for item in self.hub.follow(match_id, after, heartbeat):
+                if isinstance(item, StoredEvent):
+                    yield api.WatchMatchResponse(event=match_event(item))
+                    sent, last = sent + 1, item.seq
+                    if item.data.get("type") == FINAL_EVENT and item.source == "service":
+                        ended = "finished"
+                        return
+                else:
+                    yield api.WatchMatchResponse(heartbeat=api.Heartbeat(last_sequence=item,
+                                                                         time=convert.timestamp(self._now_ms())))
+        except (GeneratorExit, asyncio.CancelledError):
+            ended = "client_gone"
+            raise
+        finally:
+            lease.release()
+            log.info("watch_ended", match_id=match_id, reason=ended, events=sent, after_sequence=after,
+                     last_sequence=last)
+
+    # --- acting ------------------------------------------------------------------------------------
+
+    async def submit_action(self, request: api.SubmitActionRequest, ctx: CallContext) -> api.SubmitActionResponse:
+        match_id = self._match_id(request.match_id)
+        if not request.HasField("action") or request.action.WhichOneof("kind") is None:
+            raise _err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "the request has no action")
+        try:
+            action = engine.action_from_json(convert.action_from_proto(request.action))
+        except engine.IllegalAction as error:
+            raise _illegal(error) from None
+        if isinstance(action, engine.TimeForfeit):
+            raise _err(StatusCode.INVALID_ARGUMENT, "SERVICE_ACTION",
+                       "time_forfeit is applied by the service when a clock runs out; to give up, resign")
+        expected = request.expected_version if request.HasField("expected_version") else None
+        if expected is not None and expected < 0:
+            raise _err(StatusCode.OUT_OF_RANGE, "BAD_VERSION",
+                       f"expected_version is a version of the match (0 or more), not {expected}")
+        return await self._act(match_id, ctx, action, expected, request.request_id, "SubmitAction",
+                               api.SubmitActionResponse)
+
+    async def resign(self, request: api.ResignRequest, ctx: CallContext) -> api.ResignResponse:
+        match_id = self._match_id(request.match_id)
+        return await self._act(match_id, ctx, None, None, request.request_id, "Resign", api.ResignResponse)
+
+    async def forfeit_on_time(self, match_id: str, ctx: CallContext) -> api.SubmitActionResponse:
+        """The clock sweeper's TimeForfeit for ``ctx.service_side`` (see service.match.clock)."""
+        return await self._act(match_id, ctx, engine.TimeForfeit(ctx.service_side), None, "", "TimeForfeit",
+                               api.SubmitActionResponse)
+
+    async def forfeit_side_on_time(self, match_id: str, side: str) -> api.SubmitActionResponse:
+        """:meth:`forfeit_on_time` as the clocks call it (service.match.clock.Forfeit)."""
+        return await self.forfeit_on_time(match_id, CallContext(service_side=side))
+
+    async def _act(self, match_id: str, ctx: CallContext, action: engine.Action | None, expected: int | None,
+                   request_id: str, rpc: str, response_type: type) -> Any:
+        self._check_request_id(request_id)
+        guess = self.cache.get(match_id)
+        if guess is not None and guess.meta is not None and expected in (None, guess.version):
+            # on what this process last knew, without reading: the commit refuses it if it is out of date
+            with contextlib.suppress(ServiceError):  # a refusal found on a guess is decided again on a read
+                answer = await self._try(match_id, guess, ctx, action, expected, request_id, rpc, response_type)
+                if answer is not None:
+                    return answer
+        for _ in range(MAX_RETRIES):
+            known, record = await self._known(match_id, meta=True, request_id=request_id)
+            if request_id and record:
+                side = ctx.service_side or self._seat_of(known.meta, ctx.token)
+                fingerprint = _fingerprint(rpc, side, action or engine.Resign(side), expected)
+                return await self._answer(match_id, record, fingerprint, request_id, response_type)
+            if expected is not None and expected != known.version:
+                raise _stale(known.version, expected)
+            answer = await self._try(match_id, known, ctx, action, expected, request_id, rpc, response_type)
+            if answer is not None:
+                return answer
+        raise _err(StatusCode.ABORTED, "CONTENTION", "the match changed too often while applying the action; retry")
+
+    async def _try(self, match_id: str, known: Known, ctx: CallContext, action: engine.Action | None,
+                   expected: int | None, request_id: str, rpc: str, response_type: type) -> Any:
+        """Apply the action to ``known`` and commit it: the response, or None if the match had moved on."""
+        side = ctx.service_side or self._seat_of(known.meta, ctx.token)
+        self.clocks.check_not_aborted(known.meta)
+        rulesets.check_playable(match_id, known.ruleset, known.game.is_terminal())
+        if action is None:  # Resign: the caller's own side
+            action = engine.Resign(side)
+        fingerprint = _fingerprint(rpc, side, action, expected)
+        game = known.game.clone()
+        self._check_turn(game, action, side)
+        try:
+            game_events = game.apply(action)
+        except engine.IllegalAction as error:
+            raise _illegal(error) from None
+
+        version, seq, now = known.version + 1, known.seq, self._now_ms()
+        state_json = game.canonical_json()
+        state_hash = store_module.state_hash(state_json)  # = game.state_hash()
+        stored = [StoredEvent(seq + 1, version, now, "service", {
+            "type": "action_submitted", "side": side, "action": action.to_json(), "state_hash": state_hash})]
+        stored += [StoredEvent(seq + 2 + i, version, now, "game", e.to_json()) for i, e in enumerate(game_events)]
+        result = game.result()
+        if result:
+            stored.append(StoredEvent(seq + len(stored) + 1, version, now, "service", {
+                "type": FINAL_EVENT, "seed": game.seed, "seed_commitment": known.meta["seed_commitment"]}))
+        meta_update = {
+            "version": str(version), "last_sequence": str(stored[-1].seq), "turn": str(game.turn),
+            "phase": game.phase.name, "side_to_act": game.current_player() or "", "updated_at": str(now),
+            "result": json.dumps(result.to_json()) if result else ""}
+        if result:
+            meta_update["status"] = "finished"
+        deadline = await self.clocks.settle(known.meta, side, action, game, stored, meta_update)
+        meta_update["updated_at"] = str(stored[0].time_ms)  # a change's time is its events' (service.match.answers)
+        meta = known.meta | meta_update
+        response = response_type(version=version, events=[match_event(e) for e in stored], match=self._match(meta))
+        record = RequestRecord(version, stored[0].seq, stored[-1].seq, fingerprint[:16]) if request_id else None
+        outcome = await self.store.commit(match_id, known.version, known.seq, version, state_json, meta_update,
+                                          stored, request_id, record, deadline,
+                                          expected_hash=known.state_hash, new_hash=state_hash)
+        if outcome.outcome == "OK":
+            self.cache.put(match_id, Known(version, stored[-1].seq, state_hash, game, meta))
+            log.info("action_applied", side=side, action=action.type, version=version,
+                     events=len(stored), finished=bool(result))
+            return response
+        if outcome.outcome == "DUPLICATE":
+            return await self._answer(match_id, outcome.record, fingerprint, request_id, response_type)
+        if outcome.outcome == "NOT_FOUND":
+            raise _not_found(match_id)
+        if outcome.outcome == "STALE" and expected is not None:
+            raise _stale(outcome.current_version, expected)
+        if outcome.outcome == "FLAG":  # the clock ran out before this commit: the flag wins
+            await self.clocks.too_late(self.forfeit_side_on_time, match_id)
+        if outcome.outcome == "EARLY":
+            raise _err(StatusCode.FAILED_PRECONDITION, "CLOCK_RUNNING", "the clock has not run out")
+        self.cache.forget(match_id)
+        log.debug("commit_retry", outcome=outcome.outcome)  # lost a race: read again and retry
+        metrics.COMMIT_RETRIES.inc()
+        return None
+
+    async def _answer(self, match_id: str, record: RequestRecord, fingerprint: str, request_id: str,
+                      response_type: type) -> Any:
+        """The first answer to a request id, rebuilt from the log (service.match.answers)."""
+        _check_same_request(record.fingerprint, fingerprint[:len(record.fingerprint)], request_id)
+        events: list[StoredEvent] = []
+        while not events or events[-1].seq < record.last_seq:
+            page = await self.store.read_events(match_id, events[-1].seq if events else 0, MAX_EVENTS_PAGE)
+            if not page:
+                break
+            events += page
+        past = answers.meta_at(await self._meta(match_id), events, record.version, record.last_seq)
+        log.info("request_replayed", request_id=request_id)
+        return response_type(version=record.version, match=self._match(past),
+                             events=[match_event(e) for e in events if record.first_seq <= e.seq <= record.last_seq])
+
+    def _check_turn(self, game: engine.Game, action: engine.Action, side: str) -> None:
+        """Whose action this is: the side an action names (Resign), else the side to act."""
+        to_act = game.current_player()
+        if to_act is None:
+            result = game.result()
+            raise _err(StatusCode.FAILED_PRECONDITION, "GAME_OVER",
+                       f"the game is over: {result.winner} won ({result.reason})" if result else "the game is over")
+        named = getattr(action, "side", None)
+        if isinstance(named, str):
+            self._check_side(named)
+            if named != side:
+                raise _err(StatusCode.PERMISSION_DENIED, "WRONG_SIDE",
+                           f"your seat is {side}; you cannot act for {named}", seat=side)
+            return
+        if to_act != side:
+            raise _err(StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN",
+                       f"it is the {to_act} player's turn ({game.phase.name} phase); your seat is {side}",
+                       side_to_act=to_act, seat=side)
+
+    async def check_seat(self, match_id: str, token: str | None) -> str:
+        """The side ``token`` acts for in the match (UNAUTHENTICATED if none): what acting checks first.
+        A seat keeps its token once claimed, so a token this process already saw hold a seat is
+        answered without reading; any other is looked up in Redis."""
+        match_id = self._match_id(match_id)
+        held = self.cache.get(match_id)
+        side = _side_holding(held.meta, token) if token and held is not None and held.meta is not None else None
+        return side or self._seat_of(await self._meta(match_id), token)
+
+    # --- helpers -----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _match_id(match_id: str) -> str:
+        if not match_id:
+            raise _err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "match_id is required")
+        if not _MATCH_ID.match(match_id):
+            raise _not_found(match_id)
+        structlog.contextvars.bind_contextvars(match_id=match_id)
+        return match_id
+
+    @staticmethod
+    def _check_side(side: str, sides: list[str] | tuple[str, ...] = SIDES) -> None:
+        if side not in sides:
+            raise _err(StatusCode.INVALID_ARGUMENT, "UNKNOWN_SIDE",
+                       f"{side!r} is not a side; sides: {', '.join(sides)}")
+
+    @staticmethod
+    def _check_seat_token(token: str) -> None:
+        if token and not SEAT_TOKEN.fullmatch(token):
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_SEAT_TOKEN",
+                       "a seat token chosen by the caller must have 32 to 128 characters from A-Z, a-z, 0-9, - and _")
+
+    @staticmethod
+    def _check_request_id(request_id: str) -> None:
+        if len(request_id) > MAX_REQUEST_ID:
+            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_REQUEST_ID",
+                       f"request_id is longer than {MAX_REQUEST_ID} characters")
+
+    @staticmethod
+    def _check_player_name(name: str) -> None:
+        if len(name) > MAX_PLAYER_NAME:
+            raise _err(StatusCode.INVALID_ARGUMENT, "NAME_TOO_LONG",
+                       f"player_name has {len(name)} characters; at most {MAX_PLAYER_NAME} are allowed")
+        check_name("player_name", name)
+
+    async def _meta(self, match_id: str) -> dict[str, str]:
+        (meta,) = await self.store.metas([match_id])
+        if meta is None:
+            raise _not_found(match_id)
+        return meta
+
+    async def _known(self, match_id: str, meta: bool = False,
+                     request_id: str = "") -> tuple[Known, tuple[str, bytes] | None]:
+        """Read the match from Redis (its meta hash too if ``meta``, the record of ``request_id`` if
+        given); its Game is rebuilt only if this process does not already hold that state's."""
+        held = self.cache.get(match_id)
+        snapshot = await self.store.load(match_id, request_id, meta=meta,
+                                         known_hash=held.state_hash if held else "")
+        if snapshot is None:
+            raise _not_found(match_id)
+        if held is not None and held.same_state(snapshot.version, snapshot.seq, snapshot.state_hash):
+            known = held
+            if meta:
+                known.meta = snapshot.meta
+        else:
+            game = held.game if held is not None and snapshot.state_json is None else \
+                engine.game_from_position(json.loads(snapshot.state_json))
+            known = Known(snapshot.version, snapshot.seq, snapshot.state_hash, game, snapshot.meta if meta else None,
+                          aborted=snapshot.status == "aborted", ruleset=rulesets.number(snapshot.ruleset))
+            if snapshot.state_hash:  # matches written before the store kept hashes are not remembered
+                self.cache.put(match_id, known)
+        return known, snapshot.request
+
+    @staticmethod
+    def _seat_of(meta: dict[str, str], token: str | None) -> str:
+        if not token:
+            raise _err(StatusCode.UNAUTHENTICATED, "TOKEN_MISSING",
+                       "acting needs a seat token: send 'authorization: Bearer <token>'")
+        side = _side_holding(meta, token)
+        if side is None:
+            raise _err(StatusCode.UNAUTHENTICATED, "TOKEN_INVALID", "the token is not a seat token of this match")
+        return side
+
+    @staticmethod
+    def _match(meta: dict[str, str]) -> match_pb2.Match:
+        sides = meta["sides"].split(",")
+        status = meta.get("status", "open")
+        match = match_pb2.Match(
+            match_id=meta["id"], scenario=meta["scenario"], options=convert.options_struct(meta["options"]),
+            status=_STATUS[status], version=int(meta["version"]), last_sequence=int(meta["last_sequence"]),
+            turn=int(meta["turn"]), phase=meta["phase"], side_to_act=meta["side_to_act"],
+            seed_commitment=meta["seed_commitment"], seed=meta["seed"] if status in ENDED else "",
+            created_at=convert.timestamp(meta["created_at"]), updated_at=convert.timestamp(meta["updated_at"]),
+            ruleset=rulesets.of_meta(meta))
+        for side in sides:
+            claimed = f"seat:{side}:token" in meta
+            seat = match.seats.add(side=side, claimed=claimed, player_name=meta.get(f"seat:{side}:player", ""))
+            if claimed:
+                seat.claimed_at.CopyFrom(convert.timestamp(meta.get(f"seat:{side}:claimed_at")))
+        clock_module.describe(meta, match)
+        result = convert.result_to_proto(json.loads(meta["result"]) if meta.get("result") else None)
+        if result:
+            match.result.CopyFrom(result)
+        return match
+
+    @staticmethod
+    def _state(game: engine.Game, meta: dict[str, str]) -> match_pb2.GameState:
+        position = game.to_json()
+        state = match_pb2.GameState(
+            turn=game.turn, phase=game.phase.name, side_to_act=game.current_player() or "",
+            weather=game.weather().id,
+            units=[match_pb2.Unit(id=u["id"], hex=u["hex"], strength=u["strength"]) for u in position["units"]],
+            pool=[match_pb2.PoolUnit(id=p["id"], available_from=p["available_from"]) for p in position["pool"]],
+            city_control=position["city_control"], victory_points=game.victory_points(),
+            elimination_points=position["elimination_points"], capital_bonus=position["capital_bonus"],
+            rolls=position["rolls"], state_hash=game.state_hash())
+        if meta.get("status") == "aborted":
+            state.side_to_act = ""
+        pending = convert.pending_to_proto(game.pending_decision())
+        if pending:
+            state.pending_decision.CopyFrom(pending)
+        state.battles.extend(battles_of(game))
+        result = convert.result_to_proto(position.get("result"))
+        if result:
+            state.result.CopyFrom(result)
+        if meta.get("status") not in ENDED:
+            position.pop("seed", None)
+        state.position_json = json.dumps(position, sort_keys=True, separators=(",", ":"))
+        return state
+
+
+def _fingerprint(rpc: str, side: str, action: engine.Action, expected: int | None) -> str:
+    """What identifies a SubmitAction/Resign request: a repeat of its request id must match it."""
+    return hashlib.sha256(json.dumps([rpc, side, action.to_json(), expected], sort_keys=True).encode()).hexdigest()
+
+
+def _check_cursor(after_sequence: int, meta: dict[str, str]) -> None:
+    """A cursor past the end of the log is not one this service gave (another match's, a typo)."""
+    last = int(meta["last_sequence"])
+    if after_sequence > last:
+        raise _err(StatusCode.OUT_OF_RANGE, "CURSOR_PAST_END",
+                   f"after_sequence {after_sequence} is past the end of the log (its last sequence is {last})",
+                   last_sequence=last)
+
+
+def _stale(current: int, expected: int) -> ServiceError:
+    return _err(StatusCode.ABORTED, "STALE_VERSION",
+                f"the match is at version {current}, not {expected}: read it again and choose anew",
+                current_version=current, expected_version=expected)
+
+
+__all__ = ["CallContext", "MatchService", "token_hash"]

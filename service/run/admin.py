@@ -1,0 +1,143 @@
+"""``typhoon admin``: what an operator does to the matches of a Redis, beside the service.
+
+``typhoon admin abort MATCH_ID...`` ends live matches without a result, as a clock does when a side
+makes no first action: ``match_aborted`` (blaming no side, with the operator's reason), then
+``seed_revealed``, in one commit (:func:`service.match.clock.end_without_result`). Their players' next calls
+are refused ``MATCH_ABORTED``, the match is compacted like any ended match, and ``typhoon replay
+verify`` checks it. A match already over is left as it is.
+
+``typhoon admin abort --other-ruleset`` aborts every live match started under another ruleset than
+this engine's (``service.match.rulesets``): the service shows such a match but can never continue it, and
+one without a clock would otherwise stay live forever (a clocked one is aborted when its time runs
+out).
+
+It works on Redis directly, with the service running or not: ``--redis-url``, else the embedded
+Redis of ``--data-dir`` (through the socket of the service running on it, or started here for the
+command when none is).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+from pathlib import Path
+from typing import Iterator
+
+import engine
+from service.match import rulesets
+from service.match.clock import end_without_result
+from service.store.match_store import INDEX_KEY, LIVE, Store, key, text_of
+
+#: The reason recorded for an operator's abort when none is given.
+DEFAULT_REASON = "aborted by the operator"
+#: Tries of one abort against a match that keeps changing under it.
+TRIES = 16
+#: Matches read per round trip when looking for those of another ruleset.
+CHUNK = 500
+
+
+async def abort_match(store: Store, match_id: str, reason: str = "") -> str:
+    """Abort a live match: "aborted", "over" (already finished or aborted: nothing is written),
+    "not found", or "busy" (it changed under every try). Without a ``reason``, a match of another
+    ruleset gets the clock's sentence for it, any other :data:`DEFAULT_REASON`."""
+    for _ in range(TRIES):
+        snapshot = await store.load(match_id)
+        if snapshot is None:
+            return "not found"
+        if snapshot.meta.get("status") not in LIVE:
+            return "over"
+        why = reason or (DEFAULT_REASON if rulesets.playable(snapshot.meta)
+                         else rulesets.changed_sentence(snapshot.meta))
+        if await end_without_result(store, snapshot, await store.time_ms(), "", why, by_operator=True):
+            return "aborted"
+    return "busy"
+
+
+async def live_of_other_rulesets(store: Store) -> list[str]:
+    """Every live match started under another ruleset than this engine's, oldest first."""
+    found, start = [], 0
+    while True:
+        members = await store.redis.zrange(INDEX_KEY, start, start + CHUNK - 1)
+        if not members:
+            return found
+        ids = [text_of(member).partition(":")[2] for member in members]
+        async with store.redis.pipeline(transaction=False) as pipe:
+            for match_id in ids:
+                pipe.hmget(key(match_id, "meta"), "status", "ruleset")
+            replies = await pipe.execute()
+        found += [match_id for match_id, (status, ruleset) in zip(ids, replies)
+                  if text_of(status) in LIVE and rulesets.number(text_of(ruleset)) != engine.RULESET]
+        start += CHUNK
+
+
+async def _abort(url: str, match_ids: list[str], other_ruleset: bool, reason: str) -> int:
+    store = Store.from_url(url)
+    try:
+        if other_ruleset:
+            found = await live_of_other_rulesets(store)
+            print(f"{len(found)} live match{'es' if len(found) != 1 else ''} of another ruleset than this "
+                  f"engine's ({engine.RULESET})")
+            match_ids = [*match_ids, *(m for m in found if m not in match_ids)]
+        outcomes = [(match_id, await abort_match(store, match_id, reason)) for match_id in match_ids]
+    finally:
+        await store.close()
+    for match_id, outcome in outcomes:
+        print(f"{match_id}: {'already over' if outcome == 'over' else outcome}")
+    return 0 if all(outcome in ("aborted", "over") for _, outcome in outcomes) else 1
+
+
+@contextlib.contextmanager
+def redis_of(redis_url: str | None, data_dir: str) -> Iterator[str]:
+    """The URL of the operator's Redis: ``redis_url``, else the embedded one of ``data_dir`` (the socket
+    of the service running on it, or an embedded Redis started for the command)."""
+    from service.store.embedded_redis import EmbeddedRedis, EmbeddedRedisError
+
+    if redis_url:
+        yield redis_url
+        return
+    directory = Path(data_dir)
+    if not any((directory / name).exists() for name in ("appendonly.aof", "appendonlydir", "redis.sock")):
+        raise SystemExit(f"typhoon admin: {directory} holds no embedded Redis data; give --data-dir or --redis-url")
+    embedded = EmbeddedRedis(directory)
+    try:
+        url = embedded.start()
+    except EmbeddedRedisError:  # a service runs on it: share its Redis
+        socket = directory.resolve() / "redis.sock"
+        if not socket.exists():
+            raise SystemExit(f"typhoon admin: the service running on {directory} listens on a port; "
+                             "give its --redis-url") from None
+        yield f"unix://{socket}"
+        return
+    try:
+        yield url
+    finally:
+        embedded.stop()
+
+
+def _admin_abort(args: argparse.Namespace) -> int:
+    if not args.match_ids and not args.other_ruleset:
+        print("typhoon admin abort: name the matches to abort, or give --other-ruleset")
+        return 2
+    from service.run.server import configure_logging
+
+    configure_logging("warning")  # the lines printed are the report; warnings go to stderr
+    with redis_of(args.redis_url, args.data_dir) as url:
+        return asyncio.run(_abort(url, args.match_ids, args.other_ruleset, args.reason))
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    admin = commands.add_parser("admin", help="operator actions on the matches of a Redis (abort)")
+    actions = admin.add_subparsers(dest="action", required=True)
+    abort = actions.add_parser("abort", help="end live matches without a result (match_aborted, no side blamed)")
+    abort.add_argument("match_ids", nargs="*", metavar="MATCH_ID")
+    abort.add_argument("--other-ruleset", action="store_true",
+                       help=f"also every live match started under another ruleset than this engine's ({engine.RULESET})")
+    abort.add_argument("--reason", default="",
+                       help=f"the reason recorded (default: '{DEFAULT_REASON}'; for a match of another "
+                            "ruleset, the sentence saying so)")
+    abort.add_argument("--redis-url", default=os.environ.get("REDIS_URL"),
+                       help="the service's Redis (default: $REDIS_URL, else the embedded Redis of --data-dir)")
+    abort.add_argument("--data-dir", default=".typhoon", help="the embedded Redis's data directory (.typhoon)")
+    abort.set_defaults(run=_admin_abort)

@@ -1,0 +1,103 @@
+"""The ``serve`` subcommand of the ``typhoon`` command (registered by clients/cli.py)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    import structlog
+
+    from service.ladder.core import LadderConfig
+    from service.match.clock import TimeControl
+    from service.processes import die_with_parent_if_asked
+    from service.run.config import ServeConfig
+    from service.run.server import configure_logging, run_event_loop, serve, settle_garbage_collector
+    from service.run.workers import default_workers, serve_workers
+    from service.store.embedded_redis import EmbeddedRedisError
+
+    die_with_parent_if_asked()
+    try:
+        control = TimeControl.parse(args.ladder_time_control)
+        control = replace(control, first_action_ms=round(args.ladder_first_action * 1000))
+        control.check()
+    except ValueError as error:
+        print(f"typhoon serve: --ladder-time-control: {error}")
+        return 2
+    for option, value in (("--abandon-after-days", args.abandon_after_days), ("--retention-days", args.retention_days)):
+        if value < 0:
+            print(f"typhoon serve: {option}: a number of days, or 0 for never")
+            return 2
+    configure_logging(args.log_level, cache=True)
+    if args.worker:  # which of the workers logged a line
+        structlog.contextvars.bind_contextvars(pid=os.getpid())
+    config = ServeConfig(grpc_port=args.grpc_port, http_port=args.http_port, host=args.host,
+                         redis_url=args.redis_url, redis_cluster=args.redis_cluster, data_dir=args.data_dir,
+                         grace_seconds=args.grace, log_level=args.log_level, worker=args.worker,
+                         cors_origins=tuple(args.cors_origin or ()),
+                         ladder=LadderConfig(time_control=control, max_concurrency=args.ladder_max_concurrency),
+                         redis_connections=args.redis_connections, max_watch_streams=args.max_watch_streams,
+                         max_watch_streams_per_client=args.max_watch_streams_per_client, fsync=args.fsync,
+                         abandon_after_days=args.abandon_after_days, retention_days=args.retention_days)
+    workers = args.workers or default_workers()
+    try:
+        if workers > 1:
+            return serve_workers(config, workers)
+        run_event_loop(serve(config, on_ready=lambda server: settle_garbage_collector()))
+    except EmbeddedRedisError as error:
+        print(f"typhoon serve: {error}")
+        return 1
+    return 0
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    from service.match.watch_limits import MAX_WATCH_STREAMS, MAX_WATCH_STREAMS_PER_CLIENT
+    from service.store.match_store import MAX_CONNECTIONS
+    from service.upkeep.abandoned import DEFAULT_DAYS as DEFAULT_ABANDON_DAYS
+
+    serve = commands.add_parser("serve", help="run the game service (gRPC and REST over Redis)")
+    serve.add_argument("--grpc-port", type=int, default=50051, help="gRPC port (0: any free port)")
+    serve.add_argument("--http-port", type=int, default=8080, help="REST/JSON port (0: any free port)")
+    serve.add_argument("--host", default=os.environ.get("TYPHOON_HOST", "127.0.0.1"),
+                       help="address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
+    serve.add_argument("--redis-url", default=os.environ.get("REDIS_URL"),
+                       help="external Redis (default: $REDIS_URL, else an embedded Redis in --data-dir)")
+    serve.add_argument("--redis-cluster", action="store_true", help="the Redis URL is a Redis Cluster node")
+    serve.add_argument("--data-dir", default=".typhoon", help="the embedded Redis's data directory")
+    serve.add_argument("--grace", type=float, default=10.0, help="seconds in-flight calls get at shutdown")
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.add_argument("--workers", type=int, default=0,
+                       help="service processes sharing the ports and one Redis (default: one per core)")
+    serve.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)  # started by --workers
+    serve.add_argument("--cors-origin", action="append", metavar="ORIGIN",
+                       default=os.environ.get("TYPHOON_CORS_ORIGINS", "").replace(",", " ").split() or None,
+                       help="let pages from this origin (e.g. https://example.org, or *) call the REST API; "
+                            "repeatable (default: $TYPHOON_CORS_ORIGINS, space-separated; else none)")
+    serve.add_argument("--ladder-time-control", default="blitz", metavar="PRESET|INITIAL+INCREMENT",
+                       help="the clocks of ladder matches: a preset or seconds such as 300+3 (default blitz)")
+    serve.add_argument("--ladder-first-action", type=float, default=30.0, metavar="SECONDS",
+                       help="ladder matches are aborted when a side makes no first action within this (default 30)")
+    serve.add_argument("--ladder-max-concurrency", type=int, default=8,
+                       help="the most ladder matches a player may play at once (default 8)")
+    serve.add_argument("--redis-connections", type=int, default=MAX_CONNECTIONS,
+                       help=f"the most Redis connections of this process's pool ({MAX_CONNECTIONS}); watching "
+                            "holds none (one more connection carries every watched match's notices)")
+    serve.add_argument("--max-watch-streams", type=int, default=MAX_WATCH_STREAMS,
+                       help=f"watch streams this process serves at once ({MAX_WATCH_STREAMS}); more are "
+                            "refused with RESOURCE_EXHAUSTED / 429")
+    serve.add_argument("--max-watch-streams-per-client", type=int, default=MAX_WATCH_STREAMS_PER_CLIENT,
+                       help=f"watch streams one client address may hold here ({MAX_WATCH_STREAMS_PER_CLIENT})")
+    serve.add_argument("--fsync", choices=["everysec", "always"], default="everysec",
+                       help="the embedded Redis's append-only fsync: every second (a machine crash may lose "
+                            "the last second), or at every write (slower; see deploy/README.md)")
+    serve.add_argument("--abandon-after-days", type=float, default=DEFAULT_ABANDON_DAYS, metavar="DAYS",
+                       help=f"end live matches in which nothing happened for this many days, as an operator's "
+                            f"abort does ({DEFAULT_ABANDON_DAYS:g}; 0: never)")
+    serve.add_argument("--retention-days", type=float, default=0.0, metavar="DAYS",
+                       help="delete matches over (finished or aborted) for more than this many days, their logs "
+                            "included (default 0: keep them for good)")
+    serve.set_defaults(run=_serve)
+

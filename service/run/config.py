@@ -1,0 +1,40 @@
+"""What ``typhoon serve`` runs with: ports, Redis, limits, sweeps (``service.run.cli`` fills it from the
+command line; the server and its workers read it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from service.ladder.core import LadderConfig
+from service.match.watch_limits import MAX_WATCH_STREAMS, MAX_WATCH_STREAMS_PER_CLIENT
+from service.store.match_store import MAX_CONNECTIONS
+from service.upkeep.abandoned import DEFAULT_DAYS as DEFAULT_ABANDON_DAYS
+
+
+@dataclass
+class ServeConfig:
+    grpc_port: int = 50051
+    http_port: int = 8080
+    host: str = "127.0.0.1"
+    redis_url: str | None = None
+    redis_cluster: bool = False
+    data_dir: str = ".typhoon"
+    grace_seconds: float = 10.0
+    log_level: str = "info"
+    #: one of the processes of ``typhoon serve --workers N`` (service/run/workers.py): the ports are shared
+    #: (SO_REUSEPORT) and the supervisor is told when it serves
+    worker: bool = False
+    #: Origins whose pages may call the REST API (CORS); none by default.
+    cors_origins: tuple[str, ...] = ()
+    ladder: LadderConfig = field(default_factory=LadderConfig)
+    redis_connections: int = MAX_CONNECTIONS
+    max_watch_streams: int = MAX_WATCH_STREAMS
+    max_watch_streams_per_client: int = MAX_WATCH_STREAMS_PER_CLIENT
+    fsync: str = "everysec"
+    #: Live matches unchanged for this many days are ended (service.upkeep.abandoned); 0: never.
+    abandon_after_days: float = DEFAULT_ABANDON_DAYS
+    #: Matches over for more than this many days are deleted (service.upkeep.retention); 0: kept for good.
+    retention_days: float = 0.0
+
+
+__all__ = ["ServeConfig"]

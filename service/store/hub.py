@@ -1,0 +1,227 @@
+"""Following match event streams in Redis, for WatchMatch, in a bounded number of Redis connections.
+
+Redis is the truth: a watcher reads the log from its cursor with XRANGE, then waits for new entries.
+To wait, the process subscribes to the matches' notice channels over one pub/sub connection
+(:class:`service.store.notify.Feed`); a notice says a match's stream grew, and one read per match and
+process (through the store's pool, shared by all the local watchers of the match) fetches the new
+entries and hands them to each watcher's bounded queue. Idle watchers cost a queue each: no Redis
+connection, no thread, no polling.
+
+The queues are only a hint: sequence numbers have no gaps, so a watcher that sees a jump (a full
+queue dropped entries, a notice was lost while the feed reconnected) reads the missing entries from
+Redis again. A watcher starts its own catch-up read only once the subscription is in force, so
+whatever that read does not see, a notice will announce. Whatever happens, a watcher yields every
+entry after its cursor exactly once, in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import AsyncIterator
+
+import structlog
+from redis.exceptions import RedisError
+
+from service.metrics import REDIS_ERRORS
+from service.store.match_store import Store, StoredEvent
+from service.store.notify import Feed
+
+log = structlog.get_logger("typhoon.hub")
+
+_CLOSED = object()
+BATCH = 500
+#: Reads of new entries running at once (after a feed reconnect every watched match is read again).
+FETCH_CONCURRENCY = 32
+
+
+class _Subscription:
+    def __init__(self, match_id: str, size: int, last: int) -> None:
+        self.match_id = match_id
+        self.queue: asyncio.Queue = asyncio.Queue(size)
+        self.overflowed = False
+        self.closed = False
+        self.last = last  # the watcher's cursor
+
+    def offer(self, item: object) -> None:
+        try:
+            self.queue.put_nowait(item)
+        except asyncio.QueueFull:
+            self.overflowed = True
+
+    def close(self) -> None:
+        self.closed = True
+        if self.queue.full():
+            self.queue.get_nowait()
+        self.queue.put_nowait(_CLOSED)
+
+
+class _Watched:
+    """A match watched in this process: its watchers, and how far its new entries have been read."""
+
+    def __init__(self, confirmed: asyncio.Future) -> None:
+        self.subscribers: set[_Subscription] = set()
+        self.confirmed = confirmed
+        self.cursor: int | None = None  # the last sequence handed to the queues
+        self.announced = 0  # the highest last sequence a notice announced
+        self.reread = False  # read to the end of the stream whatever the notices said
+        self.task: asyncio.Task | None = None
+
+
+class StreamHub:
+    """Shares one feed connection among all the watchers of this process, one read per new entry."""
+
+    def __init__(self, store: Store, queue_size: int = 1000, fetch_concurrency: int = FETCH_CONCURRENCY) -> None:
+        self.store = store
+        self.queue_size = queue_size
+        self.feed = Feed(store, self._on_notice, self._on_lost)
+        self._watched: dict[str, _Watched] = {}
+        self._fetch_slots = asyncio.Semaphore(fetch_concurrency)
+        self._started = False
+        self.closing = False
+
+    @property
+    def watchers(self) -> int:
+        return sum(len(w.subscribers) for w in self._watched.values())
+
+    @property
+    def matches(self) -> int:
+        return len(self._watched)
+
+    async def follow(self, match_id: str, after: int, heartbeat: float) -> AsyncIterator[StoredEvent | int]:
+        """Every event of the match after sequence ``after``, then the live ones; an ``int`` (the last
+        sequence sent) each time ``heartbeat`` seconds pass without one. Ends when the hub closes."""
+        if self.closing:
+            return
+        if not self._started:
+            self._started = True
+            self.feed.start()
+        subscription = _Subscription(match_id, self.queue_size, after)
+        watched = self._subscribe(subscription)
+        getter: asyncio.Future | None = None
+        last = after
+        try:
+            # wait until Redis confirms the subscription (beat meanwhile: Redis may be down)
+            while not watched.confirmed.done():
+                done, _ = await asyncio.wait({watched.confirmed}, timeout=heartbeat)
+                if not done:
+                    yield last
+            if watched.confirmed.cancelled():
+                return
+            while not subscription.closed:
+                # from Redis: the catch-up, and any gap
+                while not subscription.closed:
+                    batch = await self.store.read_events(match_id, last, BATCH)
+                    for event in batch:
+                        yield event
+                        last = subscription.last = event.seq
+                        await asyncio.sleep(0)  # let the loop notice a gone client during a long catch-up
+                    if len(batch) < BATCH:
+                        break
+                # live, from the notices
+                while not subscription.closed:
+                    if subscription.overflowed:
+                        subscription.overflowed = False
+                        break
+                    if getter is None:
+                        getter = asyncio.ensure_future(subscription.queue.get())
+                    done, _ = await asyncio.wait({getter}, timeout=heartbeat)
+                    if not done:
+                        yield last
+                        continue
+                    item, getter = getter.result(), None
+                    if item is _CLOSED:
+                        return
+                    if item.seq <= last:
+                        continue
+                    if item.seq > last + 1:
+                        break  # a gap: read it from Redis
+                    yield item
+                    last = subscription.last = item.seq
+        finally:
+            if getter is not None:
+                getter.cancel()
+            self._unsubscribe(subscription)
+
+    def _subscribe(self, subscription: _Subscription) -> _Watched:
+        watched = self._watched.get(subscription.match_id)
+        if watched is None:
+            watched = self._watched[subscription.match_id] = _Watched(self.feed.want(subscription.match_id))
+        elif watched.confirmed.done() and not watched.confirmed.cancelled():
+            watched.confirmed = self.feed.want(subscription.match_id)  # a new future if the feed broke since
+        watched.subscribers.add(subscription)
+        return watched
+
+    def _unsubscribe(self, subscription: _Subscription) -> None:
+        watched = self._watched.get(subscription.match_id)
+        if watched is None:
+            return
+        watched.subscribers.discard(subscription)
+        if not watched.subscribers:
+            del self._watched[subscription.match_id]
+            self.feed.drop(subscription.match_id)
+            if watched.task is not None:
+                watched.task.cancel()
+
+    # --- notices -------------------------------------------------------------------------------------
+
+    def _on_notice(self, match_id: str, last_sequence: int) -> None:
+        watched = self._watched.get(match_id)
+        if watched is None:
+            return
+        watched.announced = max(watched.announced, last_sequence)
+        self._fetch_soon(match_id, watched)
+
+    def _on_lost(self, match_id: str) -> None:
+        watched = self._watched.get(match_id)
+        if watched is None:
+            return
+        watched.reread = True
+        self._fetch_soon(match_id, watched)
+
+    def _fetch_soon(self, match_id: str, watched: _Watched) -> None:
+        if watched.task is None and not self.closing:
+            watched.task = asyncio.create_task(self._fetch(match_id, watched), name=f"fetch-{match_id}")
+
+    async def _fetch(self, match_id: str, watched: _Watched) -> None:
+        """Reads what the notices announced, once for all the local watchers of the match."""
+        delay = 0.05
+        try:
+            while watched.subscribers and not self.closing:
+                if watched.cursor is None:
+                    watched.cursor = max(s.last for s in watched.subscribers)  # one behind finds its gap
+                if not watched.reread and watched.cursor >= watched.announced:
+                    break
+                watched.reread = False
+                try:
+                    async with self._fetch_slots:
+                        batch = await self.store.read_events(match_id, watched.cursor, BATCH)
+                    delay = 0.05
+                except RedisError as error:
+                    log.warning("fetch_failed", match_id=match_id, error=str(error))
+                    REDIS_ERRORS.labels("fetch").inc()
+                    watched.reread = True
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 2.0)
+                    continue
+                for event in batch:
+                    watched.cursor = event.seq
+                    for subscription in list(watched.subscribers):
+                        subscription.offer(event)
+                if len(batch) == BATCH:
+                    watched.reread = True
+        finally:
+            watched.task = None
+
+    async def close(self) -> None:
+        """End every watch (cleanly) and stop the feed."""
+        self.closing = True
+        watched = list(self._watched.values())
+        for entry in watched:
+            for subscription in list(entry.subscribers):
+                subscription.close()
+        tasks = [w.task for w in watched if w.task]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=2.0)  # each also stops by itself, seeing `closing`
+        await self.feed.close()
