@@ -1,0 +1,32 @@
+"""The attacks of ``python -m loadtests.abuse``, one module each: ``NAME``, ``SUMMARY`` (what it tries,
+in a line) and ``run(target, seconds) -> dict`` (what it got, as figures: counts, refusals by reason,
+memory, ranks). An attack is bounded: it stops after ``seconds`` at most and closes what it opened."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+
+import psutil
+
+from service.processes import ServeProcess
+
+
+@dataclass
+class Target:
+    """The service under attack: its gRPC address, its HTTP base URL, and its process."""
+
+    grpc: str
+    http: str
+    service: ServeProcess
+
+    def memory_mb(self) -> float:
+        """The resident memory of the service's Python processes (the supervisor and its workers; not
+        the embedded Redis), in MB."""
+        root = psutil.Process(self.service.process.pid)
+        processes = [p for p in [root, *root.children(recursive=True)] if "redis" not in p.name()]
+        return round(sum(p.memory_info().rss for p in processes) / 2**20, 1)
+
+
+#: Every attack, in the order they run (a module of this package each; add yours here).
+ATTACKS: list[ModuleType] = []
