@@ -8,6 +8,7 @@ adapter only reads the bearer token from the metadata, maps :class:`ServiceError
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 import uuid
@@ -100,10 +101,10 @@ def _unary(name: str, core: MatchService):
     return handler
 
 
-def _stream(name: str, core: MatchService):
+def _stream(name: str, core: MatchService, slow_reader_timeout: float = 0.0):
     core_method = getattr(core, snake(name))
 
-    async def handler(request, context: grpc.aio.ServicerContext):
+    async def handler(request, context: grpc.aio.ServicerContext) -> None:
         ctx, request_id = _call_context(context, request)
         started = time.perf_counter()
         sent = 0
@@ -116,7 +117,7 @@ def _stream(name: str, core: MatchService):
                 with core.admit(counted=False):
                     stream = await core_method(request, ctx)
                 async for item in stream:
-                    yield item
+                    await _write(context, item, slow_reader_timeout)
                     sent += 1
             except Exception as error:  # noqa: BLE001
                 failure = as_service_error(error)
@@ -135,6 +136,26 @@ def _stream(name: str, core: MatchService):
 
     handler.__name__ = name
     return handler
+
+
+async def _write(context: grpc.aio.ServicerContext, item: Any, slow_reader_timeout: float) -> None:
+    """Send one message of a stream; a client that has read nothing for ``slow_reader_timeout`` seconds
+    (its flow-control window and the buffers full) is told to watch again from its cursor."""
+    if not slow_reader_timeout:
+        await context.write(item)
+        return
+    try:
+        await asyncio.wait_for(context.write(item), slow_reader_timeout)
+    except asyncio.TimeoutError:
+        metrics.CONNECTIONS_REFUSED.labels("SLOW_READER").inc()
+        raise slow_reader(slow_reader_timeout) from None
+
+
+def slow_reader(seconds: float) -> ServiceError:
+    """The end of a stream whose client stopped reading: it resumes from its cursor."""
+    return ServiceError(grpc.StatusCode.UNAVAILABLE, "SLOW_READER",
+                        f"this stream was ended: its client read nothing of it for {seconds:g} seconds; "
+                        f"watch again from your cursor (the last event you received)")
 
 
 class MalformedRequest:
@@ -172,15 +193,17 @@ def _as_sent(data: bytes) -> bytes:
     return data
 
 
-def method_handlers(core: MatchService, service=SERVICE) -> dict[str, grpc.RpcMethodHandler]:
-    """Every RPC of the service, bound to the core method of the same (snake_case) name."""
+def method_handlers(core: MatchService, service=SERVICE, slow_reader_timeout: float = 0.0
+                    ) -> dict[str, grpc.RpcMethodHandler]:
+    """Every RPC of the service, bound to the core method of the same (snake_case) name; a stream whose
+    client reads nothing for ``slow_reader_timeout`` seconds (0: never) is ended."""
     handlers = {}
     for method in service.methods:
         request_class = message_factory.GetMessageClass(method.input_type)
         response_class = message_factory.GetMessageClass(method.output_type)
         if method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
-                _stream(method.name, core), request_deserializer=_deserializer(request_class),
+                _stream(method.name, core, slow_reader_timeout), request_deserializer=_deserializer(request_class),
                 response_serializer=response_class.SerializeToString)
         else:
             handlers[method.name] = grpc.unary_unary_rpc_method_handler(
@@ -189,8 +212,9 @@ def method_handlers(core: MatchService, service=SERVICE) -> dict[str, grpc.RpcMe
     return handlers
 
 
-def add_to_server(core: MatchService, server: grpc.aio.Server, service=SERVICE) -> None:
+def add_to_server(core: MatchService, server: grpc.aio.Server, service=SERVICE, slow_reader_timeout: float = 0.0
+                  ) -> None:
     """Serve ``service`` (MatchService, or LadderService with a Ladder as ``core``)."""
-    handlers = method_handlers(core, service)
+    handlers = method_handlers(core, service, slow_reader_timeout)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service.full_name, handlers),))
     server.add_registered_method_handlers(service.full_name, handlers)

@@ -31,6 +31,11 @@ def _serve(args: argparse.Namespace) -> int:
         if value < 0:
             print(f"typhoon serve: {option}: a number of days, or 0 for never")
             return 2
+    try:
+        connections, tls, operations = _edge(args)
+    except ValueError as error:
+        print(f"typhoon serve: {error}")
+        return 2
     configure_logging(args.log_level, cache=True)
     if args.worker:  # which of the workers logged a line
         structlog.contextvars.bind_contextvars(pid=os.getpid())
@@ -41,7 +46,8 @@ def _serve(args: argparse.Namespace) -> int:
                          ladder=LadderConfig(time_control=control, max_concurrency=args.ladder_max_concurrency),
                          redis_connections=args.redis_connections, max_watch_streams=args.max_watch_streams,
                          max_watch_streams_per_client=args.max_watch_streams_per_client, fsync=args.fsync,
-                         abandon_after_days=args.abandon_after_days, retention_days=args.retention_days)
+                         abandon_after_days=args.abandon_after_days, retention_days=args.retention_days,
+                         connections=connections, tls=tls, operations=operations)
     workers = args.workers or default_workers()
     try:
         if workers > 1:
@@ -51,6 +57,71 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"typhoon serve: {error}")
         return 1
     return 0
+
+
+def _edge(args: argparse.Namespace):
+    """The limits on slow and greedy clients, TLS and the operations endpoints, from the flags (a
+    ValueError names a wrong one)."""
+    from dataclasses import fields
+    from pathlib import Path
+
+    from service.api.connection_limits import ConnectionLimits
+    from service.run.operations import Operations
+    from service.run.tls import TlsFiles
+
+    values = {each.name: getattr(args, each.name) for each in fields(ConnectionLimits)}
+    values["connection_cap_exempt"] = tuple(filter(None, values["connection_cap_exempt"].replace(",", " ").split()))
+    connections = ConnectionLimits(**values)
+    tls = None
+    if args.tls_cert or args.tls_key:
+        if not (args.tls_cert and args.tls_key):
+            raise ValueError("--tls-cert and --tls-key go together")
+        absolute = [str(Path(path).resolve()) if path else None for path in (args.tls_cert, args.tls_key, args.tls_client_ca)]
+        tls = TlsFiles(*absolute)
+        tls.check()
+    elif args.tls_client_ca:
+        raise ValueError("--tls-client-ca needs --tls-cert and --tls-key")
+    operations = Operations(metrics=args.metrics, docs=args.docs, reflection=args.reflection, admin_host=args.admin_host,
+                            admin_port=args.admin_port, admin_grpc_port=args.admin_grpc_port)
+    return connections, tls, operations
+
+
+def _add_edge_arguments(serve: argparse.ArgumentParser) -> None:
+    from dataclasses import fields
+
+    from service.api.connection_limits import ConnectionLimits
+    from service.run.operations import PLACES, Operations
+
+    limits = serve.add_argument_group("limits on slow and greedy clients (deploy/README.md)")
+    for each in fields(ConnectionLimits):
+        default = each.default
+        if isinstance(default, tuple):
+            limits.add_argument("--" + each.name.replace("_", "-"), default=",".join(default), metavar="ADDRESSES",
+                                help=f"{each.metadata['help']} (default {','.join(default) or 'none'})")
+        else:
+            limits.add_argument("--" + each.name.replace("_", "-"), type=type(default), default=default,
+                                metavar="SECONDS" if isinstance(default, float) else "N",
+                                help=f"{each.metadata['help']} (default {default:g})")
+    tls = serve.add_argument_group("TLS on both ports")
+    tls.add_argument("--tls-cert", metavar="PEM", help="the server's certificate (chain); with --tls-key, both ports "
+                                                       "speak TLS only")
+    tls.add_argument("--tls-key", metavar="PEM", help="the certificate's private key")
+    tls.add_argument("--tls-client-ca", metavar="PEM", help="mutual TLS: clients must show a certificate signed by "
+                                                            "this CA (both ports)")
+    ops = serve.add_argument_group("operations endpoints (service/run/operations.py)")
+    defaults = Operations()
+    for name, what in (("metrics", "GET /metrics"), ("docs", "/docs and /redoc"), ("reflection", "gRPC reflection")):
+        ops.add_argument(f"--{name}", choices=PLACES, default=getattr(defaults, name),
+                         help=f"where {what} is served: on the public port, on the admin listener only (not at all "
+                              f"without one), or nowhere (default {getattr(defaults, name)})")
+    ops.add_argument("--admin-host", default=defaults.admin_host,
+                     help=f"the admin listeners' address (default {defaults.admin_host}: this machine only)")
+    ops.add_argument("--admin-port", type=int, default=None,
+                     help="an HTTP admin listener on this port: /metrics, /healthz, /readyz, /openapi.json (and "
+                          "/docs if placed there); 0: any free port; default: none")
+    ops.add_argument("--admin-grpc-port", type=int, default=None,
+                     help="a gRPC admin listener on this port: health (and reflection if placed there); 0: any free "
+                          "port; default: none")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -99,5 +170,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--retention-days", type=float, default=0.0, metavar="DAYS",
                        help="delete matches over (finished or aborted) for more than this many days, their logs "
                             "included (default 0: keep them for good)")
+    _add_edge_arguments(serve)
     serve.set_defaults(run=_serve)
 

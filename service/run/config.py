@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from service.api.connection_limits import ConnectionLimits
 from service.ladder.core import LadderConfig
 from service.match.watch_limits import MAX_WATCH_STREAMS, MAX_WATCH_STREAMS_PER_CLIENT
+from service.run.operations import Operations
+from service.run.tls import TlsFiles
 from service.store.match_store import MAX_CONNECTIONS
 from service.upkeep.abandoned import DEFAULT_DAYS as DEFAULT_ABANDON_DAYS
 
@@ -35,6 +38,12 @@ class ServeConfig:
     abandon_after_days: float = DEFAULT_ABANDON_DAYS
     #: Matches over for more than this many days are deleted (service.upkeep.retention); 0: kept for good.
     retention_days: float = 0.0
+    #: The limits on slow and greedy clients (service.api.connection_limits).
+    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
+    #: TLS on both ports (service.run.tls); None: plain.
+    tls: TlsFiles | None = None
+    #: Where /metrics, /docs and reflection are served, and the admin listeners (service.run.operations).
+    operations: Operations = field(default_factory=Operations)
 
 
 __all__ = ["ServeConfig"]

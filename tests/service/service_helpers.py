@@ -22,6 +22,10 @@ class ServiceProcess(ServeProcess):
     def http(self) -> httpx.Client:
         return httpx.Client(base_url=self.base_url, timeout=20)
 
+    def admin(self) -> httpx.Client:
+        """The HTTP admin listener (/metrics)."""
+        return httpx.Client(base_url=self.admin_url, timeout=20)
+
 
 def play_random(client: TyphoonClient, match_id: str, tokens: dict[str, str], seed: str = "test",
                 max_actions: int | None = None) -> int:
