@@ -31,6 +31,7 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
+from clients.tls import ClientTls, open_channel
 from service.gen.typhoon.v1 import actions_pb2, match_pb2, match_service_pb2_grpc
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.match import convert
@@ -205,14 +206,14 @@ class TyphoonClient:
     """Synchronous client of ``typhoon.v1.MatchService``. Unary calls are retried (``retries`` times,
     backing off up to 2 s) while the service is unreachable or shutting down; SubmitAction, Resign and
     CreateMatch keep their request id and CreateMatch and JoinMatch their seat tokens, so none of them
-    applies twice."""
+    applies twice. ``tls`` (a :class:`clients.tls.ClientTls`) talks TLS to a service that serves it."""
 
     def __init__(self, target: str, *, timeout: float = 30.0, retries: int = 8,
-                 channel: grpc.Channel | None = None) -> None:
+                 channel: grpc.Channel | None = None, tls: ClientTls | None = None) -> None:
         self.target = target
         self.timeout = timeout
         self.retries = retries
-        self.channel = channel or grpc.insecure_channel(target, options=[
+        self.channel = channel or open_channel(target, tls, options=[
             ("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reconnect_backoff_ms", 1000)])
         self.stub = match_service_pb2_grpc.MatchServiceStub(self.channel)
 

@@ -32,6 +32,9 @@ from tabulate import tabulate
 
 from clients.client import TRANSIENT_CODES, ReconnectingStream, TyphoonError
 from clients.sdk import Bot, BotResult, as_strategy, checked_strategy, parse_params
+from clients.tls import ClientTls, open_channel
+from clients.tls import add_arguments as add_tls_arguments
+from clients.tls import from_args as tls_from_args
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import ladder_service_pb2_grpc
 from service.ladder.core import new_api_key
@@ -44,11 +47,11 @@ class LadderClient:
     """Synchronous client of ``typhoon.v1.LadderService``; unary calls are retried while the service is
     unreachable (``retries`` times, backing off up to 2 s)."""
 
-    def __init__(self, target: str, *, timeout: float = 30.0, retries: int = 8) -> None:
+    def __init__(self, target: str, *, timeout: float = 30.0, retries: int = 8, tls: ClientTls | None = None) -> None:
         self.target = target
         self.timeout = timeout
         self.retries = retries
-        self.channel = grpc.insecure_channel(target, options=[
+        self.channel = open_channel(target, tls, options=[
             ("grpc.initial_reconnect_backoff_ms", 100), ("grpc.min_reconnect_backoff_ms", 100),
             ("grpc.max_reconnect_backoff_ms", 1000)])
         self.stub = ladder_service_pb2_grpc.LadderServiceStub(self.channel)
@@ -181,8 +184,10 @@ class LadderBot:
                  params: dict[str, Any] | None = None, retry_seconds: float = 300.0, heartbeat_seconds: int = 5,
                  factory: Callable[[LadderMatch], Any] | None = None,
                  on_start: Callable[[LadderMatch], None] | None = None,
-                 on_end: Callable[[LadderMatch, BotResult | None, BaseException | None], None] | None = None) -> None:
+                 on_end: Callable[[LadderMatch, BotResult | None, BaseException | None], None] | None = None,
+                 tls: ClientTls | None = None) -> None:
         self.strategy = strategy
+        self.tls = tls
         self.factory = factory
         self.target = target
         self.key = key
@@ -194,7 +199,7 @@ class LadderBot:
         self.on_start = on_start
         self.on_end = on_end
         self.record = LadderRecord()
-        self.client = LadderClient(target)
+        self.client = LadderClient(target, tls=tls)
         self._stopped = threading.Event()
         self._seek: Seek | None = None
         self._bots: dict[str, tuple[Bot, threading.Thread]] = {}
@@ -260,7 +265,7 @@ class LadderBot:
             if match.match_id in self._bots:
                 return  # sent again after a reconnection: already playing it
             bot = Bot(self._strategy_for(match), self.target, match_id=match.match_id, side=match.side,
-                      token=match.seat_token, retry_seconds=self.retry_seconds)
+                      token=match.seat_token, retry_seconds=self.retry_seconds, tls=self.tls)
             thread = threading.Thread(target=self._run_bot, args=(match, bot), daemon=True,
                                       name=f"ladder-{match.match_id}")
             self._bots[match.match_id] = (bot, thread)
@@ -299,7 +304,7 @@ def leaderboard_table(players: list[LadderPlayer]) -> str:
 
 
 def cli_register(args) -> int:
-    with LadderClient(args.server) as client:
+    with LadderClient(args.server, tls=tls_from_args(args)) as client:
         player, key = client.register(args.name, args.description, args.owner)
     print(f"registered {player.name} as {player.player_id}")
     print(f"API key (shown only now; keep it): {key}")
@@ -308,7 +313,7 @@ def cli_register(args) -> int:
 
 
 def cli_leaderboard(args) -> int:
-    with LadderClient(args.server) as client:
+    with LadderClient(args.server, tls=tls_from_args(args)) as client:
         players = client.standings() if args.all else list(client.leaderboard(args.size).players)
         ladder = client.ladder()
     if not players:
@@ -322,7 +327,7 @@ def cli_leaderboard(args) -> int:
 
 
 def cli_player(args) -> int:
-    with LadderClient(args.server) as client:
+    with LadderClient(args.server, tls=tls_from_args(args)) as client:
         try:
             player = client.player(player_id=args.player)
         except TyphoonError as error:
@@ -361,7 +366,7 @@ def cli_ladder_bot(args) -> int:
 
     bot = LadderBot(args.strategy, args.ladder, args.key, concurrency=args.concurrency, seed=args.seed,
                     params=params, retry_seconds=args.retry_seconds, on_start=None if args.quiet else started,
-                    on_end=ended)
+                    on_end=ended, tls=tls_from_args(args))
     print(f"{args.strategy} seeks ladder matches on {args.ladder}, {args.concurrency} at a time (Ctrl-C stops)",
           flush=True)
     try:
@@ -392,6 +397,7 @@ def register(commands) -> None:
 
     def server(parser) -> None:
         parser.add_argument("--server", default="127.0.0.1:50051", help="the service's gRPC address")
+        add_tls_arguments(parser)
 
     register_ = sub.add_parser("register", help="register a player (a bot); prints its API key, once")
     server(register_)

@@ -81,11 +81,11 @@ class ServeProcess:
 
     def __init__(self, *serve_args: str, grpc_port: int = 0, env: dict[str, str] | None = None,
                  log_path: Path | None = None, remember: int | None = None, own_session: bool = False,
-                 workers: int = 1) -> None:
+                 workers: int = 1, admin_listener: bool = True) -> None:
         # one process unless asked (typhoon serve's own default is one per core); an HTTP admin listener
-        # (/metrics) on a free port
+        # (/metrics) on a free port unless asked
         self.args = [sys.executable, "-m", "clients.cli", "serve", "--grpc-port", str(grpc_port), "--http-port", "0",
-                     "--workers", str(workers), "--admin-port", "0", *serve_args]
+                     "--workers", str(workers), *(["--admin-port", "0"] if admin_listener else []), *serve_args]
         self.env = env
         self.log_path = log_path
         self.own_session = own_session

@@ -145,8 +145,9 @@ async def _write(context: grpc.aio.ServicerContext, item: Any, slow_reader_timeo
         await context.write(item)
         return
     try:
-        await asyncio.wait_for(context.write(item), slow_reader_timeout)
-    except asyncio.TimeoutError:
+        async with asyncio.timeout(slow_reader_timeout):  # a timer, not a task per message as wait_for makes
+            await context.write(item)
+    except TimeoutError:
         metrics.CONNECTIONS_REFUSED.labels("SLOW_READER").inc()
         raise slow_reader(slow_reader_timeout) from None
 

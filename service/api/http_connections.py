@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
+import struct
 from collections import Counter
 from typing import Any
 
@@ -41,6 +42,14 @@ from service.errors import ServiceError
 from service.metrics import CONNECTIONS_REFUSED
 
 log = structlog.get_logger("typhoon.http")
+
+
+#: Bytes the kernel may hold unsent on a connection (TCP_NOTSENT_LOWAT; what is in flight is not counted):
+#: past it, what the service writes waits in the transport's own buffer, whose high-water mark tells the
+#: protocol that the client is not reading. Without it the kernel's send buffer grows up to 4 MB a
+#: connection (net.ipv4.tcp_wmem) and a client that reads nothing is never noticed. Throughput is kept:
+#: what is in flight is bounded by the client's window, not by this.
+NOTSENT_LOWAT = 16 * 1024
 
 
 class _Refused(Exception):
@@ -119,6 +128,9 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        sock = transport.get_extra_info("socket")
+        if sock is not None and hasattr(socket, "TCP_NOTSENT_LOWAT"):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NOTSENT_LOWAT, NOTSENT_LOWAT)
         self._address = self.client[0] if self.client else ""
         self._admitted = self.counts.admit(self._address)
         self._in_head = True  # reading a request's head (or waiting for one)
@@ -204,7 +216,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
             return
         if self.cycle is not None and self.cycle.response_started and not self.cycle.response_complete:
             CONNECTIONS_REFUSED.labels("REQUEST_TIMEOUT").inc()
-            self.transport.abort()  # answering already: nothing more can be said on this connection
+            self._reset()  # answering already: nothing more can be said on this connection
             return
         self._refuse("REQUEST_TIMEOUT")
 
@@ -227,7 +239,18 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         self._stall = None
         CONNECTIONS_REFUSED.labels("SLOW_READER").inc()
         log.info("http_slow_reader_closed", client=self._address, seconds=self.limits.slow_reader_timeout)
-        self.transport.abort()  # its buffers are full: a goodbye would never be read
+        self._reset()
+
+    def _reset(self) -> None:
+        """Close the connection at once, with a reset: what is queued for the client is dropped (a plain
+        close would leave the kernel trying to deliver it, and the client waiting, for minutes)."""
+        sock = self.transport.get_extra_info("socket")
+        if sock is not None:
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            except OSError:
+                pass
+        self.transport.abort()
 
 
 def protocol_class(limits: ConnectionLimits) -> type[GuardedHttpProtocol]:
