@@ -10,8 +10,9 @@ byte now and then):
 - **a 1 MB header line and 20,000 headers**, to ``/healthz`` and as gRPC metadata of GetMatch: what
   the service answered (HTTP status, gRPC code);
 - **watchers that never read**: 20 event streams (server-sent events) of a match with a long log,
-  whose sockets have a 4 KB receive buffer and are never read; counted: how many the service ended
-  within ``seconds``.
+  whose sockets have a 4 KB receive buffer and are never read, and 20 gRPC WatchMatch streams of it
+  whose client grants a 1 KB flow-control window and never reads; counted: how many the service ended
+  within ``seconds`` (a gRPC one is read at the end: ended by the service, or still open at its deadline).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import random
 import socket
 import statistics
 import time
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -35,14 +37,16 @@ if TYPE_CHECKING:  # the package imports this module: no import at run time
 
 NAME = "slow"
 SUMMARY = ("slowloris (300 sockets a port, a byte a second), a 1 MB header line, 20,000 headers, "
-           "20 watchers that never read")
+           "40 watchers that never read (SSE, gRPC)")
 
 SLOWLORIS_SOCKETS = 300
 NON_READERS = 20
 HUGE_LINE = 1_000_000
 MANY_HEADERS = 20_000
-#: HTTP/2's connection preface, which a gRPC connection starts with (sent a byte at a time)
+#: HTTP/2's connection preface, which a gRPC connection starts with, then the head of a SETTINGS frame of
+#: 256 settings (1,536 bytes), all of it valid, sent a byte a second: the handshake never ends
 HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+SLOW_SETTINGS = b"\x00\x06\x00\x04\x00\x00\x00\x00\x00" + b"\x00" * 1536
 
 
 def run(target: Target, seconds: float) -> dict[str, Any]:
@@ -55,9 +59,10 @@ async def _run(target: Target, seconds: float) -> dict[str, Any]:
     grpc_host, grpc_port = target.grpc.rsplit(":", 1)
     deadline = time.monotonic() + seconds
     match_id = await asyncio.to_thread(long_match, target)
+    grpc_non_readers = _GrpcNonReaders(target.grpc, match_id, seconds)
     http_loris, grpc_loris, non_readers = await asyncio.gather(
         _slowloris(host, http_port, b"GET /healthz HTTP/1.1\r\nHost: typhoon\r\nX-Slow: " + b"a" * 10_000, deadline),
-        _slowloris(grpc_host, int(grpc_port), HTTP2_PREFACE + b"\0" * 10_000, deadline),
+        _slowloris(grpc_host, int(grpc_port), HTTP2_PREFACE + SLOW_SETTINGS, deadline),
         _non_readers(host, http_port, match_id, deadline))
     figures: dict[str, Any] = {}
     figures.update(_closing_figures("http slowloris", http_loris))
@@ -68,7 +73,10 @@ async def _run(target: Target, seconds: float) -> dict[str, Any]:
     figures["1 MB header line: grpc"] = await asyncio.to_thread(_grpc_code, target.grpc, [("x-big", "a" * HUGE_LINE)])
     figures["20,000 headers: grpc"] = await asyncio.to_thread(
         _grpc_code, target.grpc, [(f"x-h{n}", "v") for n in range(MANY_HEADERS)])
-    figures.update(_closing_figures("non-reading watchers", non_readers))
+    figures.update(_closing_figures("non-reading SSE watchers", non_readers))
+    ended = await asyncio.to_thread(grpc_non_readers.ended)
+    figures["non-reading gRPC watchers ended"] = f"{sum(ended.values()) - ended.get('still open', 0)}/{NON_READERS}"
+    figures["their ends"] = dict(ended)
     return figures
 
 
@@ -167,6 +175,44 @@ async def _non_readers(host: str, port: int, match_id: str, deadline: float) -> 
             sock.close()
 
     return await asyncio.gather(*(one() for _ in range(NON_READERS)))
+
+
+class _GrpcNonReaders:
+    """WatchMatch streams whose client grants a 1 KB window and reads nothing until :meth:`ended`."""
+
+    def __init__(self, target: str, match_id: str, seconds: float) -> None:
+        self.channel = grpc.insecure_channel(target, options=[("grpc.http2.bdp_probe", 0),
+                                                              ("grpc.http2.lookahead_bytes", 1024)])
+        stub = match_service_pb2_grpc.MatchServiceStub(self.channel)
+        self.calls = [stub.WatchMatch(api.WatchMatchRequest(match_id=match_id), timeout=seconds + 10)
+                      for _ in range(NON_READERS)]
+
+    def ended(self) -> Counter:
+        """Read each stream to its end: how each ended (``still open``: at its own deadline, not by the service)."""
+        ends: Counter = Counter()
+        for call in self.calls:
+            try:
+                for _ in call:
+                    pass
+                ends["OK"] += 1
+            except grpc.RpcError as error:
+                reason = _reason(error)
+                ends["still open" if error.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+                     else f"{error.code().name} {reason}".strip()] += 1
+        self.channel.close()
+        return ends
+
+
+def _reason(error: grpc.RpcError) -> str:
+    from grpc_status import rpc_status
+    from google.rpc import error_details_pb2
+
+    status = rpc_status.from_call(error)
+    for detail in status.details if status else ():
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info):
+            return info.reason
+    return ""
 
 
 def long_match(target: Target, actions: int = 350) -> str:

@@ -3,9 +3,10 @@ open, and after.
 
 Ten addresses of the loopback network (127.0.0.2 to 127.0.0.11: a few clients, none of them the
 service's own address) each open 500 server-sent event streams of one of 50 matches, every stream
-on its own connection; the service admits what its caps let in. Once they are all open (or refused) the
-attacker closes them all and, after the service had a few seconds to notice, its resident memory is read
-again (:meth:`loadtests.attacks.Target.memory_mb`).
+on its own connection; the service admits what its caps let in (opening takes ``seconds`` at most). Once
+they are all open (or refused) the attacker closes them all, waits until the service has closed its ends
+too (its open connections back to where they were), then reads its resident memory once it has stopped
+falling (:meth:`loadtests.attacks.Target.memory_mb`; SETTLE seconds at most).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+import psutil
 
 from clients.client import TyphoonClient
 
@@ -29,6 +32,8 @@ ADDRESSES = [f"127.0.0.{n}" for n in range(2, 12)]
 MATCHES = 50
 #: Streams being opened at once (the attacker's own pace)
 OPENING = 200
+#: Seconds the service gets, at most, to close its ends and return memory after the streams closed.
+SETTLE = 40.0
 
 
 def run(target: Target, seconds: float) -> dict[str, Any]:
@@ -39,6 +44,7 @@ async def _run(target: Target, seconds: float) -> dict[str, Any]:
     address = urlsplit(target.http)
     deadline = time.monotonic() + seconds
     match_ids = await asyncio.to_thread(_matches, target)
+    connections = _connections(target)
     before = await _settled_memory(target, 2.0)
     outcomes: Counter[str] = Counter()
     writers: list[asyncio.StreamWriter] = []
@@ -70,10 +76,19 @@ async def _run(target: Target, seconds: float) -> dict[str, Any]:
     peak = target.memory_mb()
     for writer in writers:
         writer.transport.abort()
-    after = await _settled_memory(target, max(3.0, deadline - time.monotonic()))
+    closed_by = time.monotonic() + SETTLE
+    while _connections(target) > connections + 10 and time.monotonic() < closed_by:
+        await asyncio.sleep(0.5)
+    after = await _settled_memory(target, max(3.0, closed_by - time.monotonic()))
     return {"streams tried": STREAMS, "answers": dict(sorted(outcomes.items())),
             "memory MB before": before, "with streams open": peak, "after closing": after,
             "kept MB": round(after - before, 1)}
+
+
+def _connections(target: Target) -> int:
+    """The service's open TCP connections (its workers' too)."""
+    root = psutil.Process(target.service.process.pid)
+    return sum(len(p.net_connections("tcp")) for p in [root, *root.children(recursive=True)] if "redis" not in p.name())
 
 
 def _matches(target: Target) -> list[str]:
@@ -82,13 +97,13 @@ def _matches(target: Target) -> list[str]:
 
 
 async def _settled_memory(target: Target, seconds: float) -> float:
-    """The service's memory once it stopped falling (read every half second, for ``seconds`` at most)."""
+    """The service's memory once it stopped falling for 6 s running (read every second, ``seconds`` at
+    most): the service returns memory a few seconds after the streams have gone."""
     end = time.monotonic() + seconds
-    last = target.memory_mb()
-    while time.monotonic() < end:
-        await asyncio.sleep(0.5)
+    last, steady = target.memory_mb(), 0
+    while time.monotonic() < end and steady < 6:
+        await asyncio.sleep(1.0)
         now = target.memory_mb()
-        if now >= last:
-            return now
-        last = now
+        steady = steady + 1 if now >= last else 0
+        last = min(last, now)
     return last

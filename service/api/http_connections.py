@@ -151,6 +151,11 @@ class GuardedHttpProtocol(HttpToolsProtocol):
             self._admitted = False
             self.counts.release(self._address)
         super().connection_lost(exc)
+        # asyncio's socket transport refers to itself (its read callback is its own bound method) and is
+        # never untied: every closed connection waited for a full garbage collection, pinning the
+        # allocator's arenas it was spread over (5,000 closed streams kept ~70 MB). Closed, it reads no more.
+        if getattr(self.transport, "_read_ready_cb", None) is not None:
+            self.transport._read_ready_cb = None
 
     # --- reading ------------------------------------------------------------------------------------
 

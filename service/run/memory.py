@@ -6,7 +6,9 @@ cyclic garbage (fixed where it was made: service.api.event_stream); the rest is 
 keeps for later instead of returning it, because the free pages are scattered between live ones. glibc
 returns them on request: ``malloc_trim(0)``. A :class:`MemoryReturn` watches how many streams and
 connections are open and asks for that once their number has fallen well below its last peak; a call
-walks the heap (a few milliseconds for hundreds of MB) in a worker thread, off the event loop.
+walks the heap (a few milliseconds for hundreds of MB) in a worker thread, off the event loop. When most
+of the streams are gone it first makes a full garbage collection (cheap then: little is left to walk),
+which empties the interpreter's free lists.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import ctypes.util
+import gc
 import os
 from typing import Callable
 
@@ -58,6 +61,7 @@ class MemoryReturn:
         self.returns = 0
         self._trim = _malloc_trim()
         self._peak = 0
+        self._again = False
         self._task: asyncio.Task | None = None
 
     def start(self) -> None:
@@ -82,14 +86,24 @@ class MemoryReturn:
         """Return memory now if the count has dropped enough; whether it did."""
         now = self.count()
         self._peak = max(self._peak, now)
-        if self._trim is None or self._peak - now < self.drop:
+        if self._trim is None:
+            return False
+        if self._again:  # what the closed streams held is freed over a few moments: once more, a look later
+            self._again = False
+            await asyncio.to_thread(self._trim, 0)
+        if self._peak - now < self.drop:
             return False
         before = resident_bytes()
+        if now <= self._peak - now:
+            # most streams are gone: a full collection walks little, and it empties the interpreter's free
+            # lists, whose blocks pin the allocator's arenas (5,000 streams closed: 34 MB more returned)
+            gc.collect()
         await asyncio.to_thread(self._trim, 0)
         self.returns += 1
         log.info("memory_returned", closed=self._peak - now, open=now, rss_mb_before=round(before / 2**20, 1),
                  rss_mb_after=round(resident_bytes() / 2**20, 1))
         self._peak = now
+        self._again = True
         return True
 
 
