@@ -296,19 +296,31 @@ def test_a_connection_with_more_streams_than_allowed_queues_the_rest(redis_url):
             match, _ = client.create_match()
         with grpc.insecure_channel(service.target) as channel:
             stub = match_service_pb2_grpc.MatchServiceStub(channel)
-            calls = [stub.WatchMatch(api.WatchMatchRequest(match_id=match.match_id, heartbeat_seconds=60))
+            # a deadline on each stream: no wait below can outlast it
+            calls = [stub.WatchMatch(api.WatchMatchRequest(match_id=match.match_id, heartbeat_seconds=60), timeout=90)
                      for _ in range(3)]
-            assert [next(call).event.sequence for call in calls[:2]] == [1, 1]
-            third: list = []
-            reader = threading.Thread(target=lambda: third.append(next(calls[2]).event.sequence), daemon=True)
-            reader.start()
-            reader.join(3)
-            assert not third  # the third waits for a place on the connection...
-            calls[0].cancel()
-            reader.join(30)
-            assert third == [1]  # ...and gets it when one ends
+            first: dict[int, int] = {}
+
+            def read_first(index: int) -> None:
+                try:
+                    first[index] = next(calls[index]).event.sequence
+                except grpc.RpcError:
+                    pass
+
+            readers = [threading.Thread(target=read_first, args=(index,), daemon=True) for index in range(3)]
+            for reader in readers:
+                reader.start()
+            wait_for(lambda: len(first) >= 2, timeout=60, interval=0.1)
+            time.sleep(2)  # room for a third stream to slip through, were the limit not kept
+            assert len(first) == 2  # two streams are served; the third waits for a place on the connection...
+            waiting = next(index for index in range(3) if index not in first)
+            calls[next(iter(first))].cancel()
+            wait_for(lambda: waiting in first, timeout=60, interval=0.1)
+            assert set(first.values()) == {1}  # ...and gets it when one ends
             for call in calls:
                 call.cancel()
+            for reader in readers:
+                reader.join(30)
     finally:
         service.stop()
 
