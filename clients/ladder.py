@@ -30,7 +30,7 @@ from typing import Any
 import grpc
 from tabulate import tabulate
 
-from clients.client import TRANSIENT_CODES, ReconnectingStream, TyphoonError
+from clients.client import RATE_LIMIT_PATIENCE, TRANSIENT_CODES, ReconnectingStream, TyphoonError, wait_for_rate_limit
 from clients.sdk import Bot, BotResult, as_strategy, checked_strategy, parse_params
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import ladder_service_pb2_grpc
@@ -42,12 +42,15 @@ LadderPlayer = lapi.LadderPlayer
 
 class LadderClient:
     """Synchronous client of ``typhoon.v1.LadderService``; unary calls are retried while the service is
-    unreachable (``retries`` times, backing off up to 2 s)."""
+    unreachable (``retries`` times, backing off up to 2 s), and after the time a rate limit says (up to
+    ``rate_limit_patience`` seconds of waiting per call)."""
 
-    def __init__(self, target: str, *, timeout: float = 30.0, retries: int = 8) -> None:
+    def __init__(self, target: str, *, timeout: float = 30.0, retries: int = 8,
+                 rate_limit_patience: float = RATE_LIMIT_PATIENCE) -> None:
         self.target = target
         self.timeout = timeout
         self.retries = retries
+        self.rate_limit_patience = rate_limit_patience
         self.channel = grpc.insecure_channel(target, options=[
             ("grpc.initial_reconnect_backoff_ms", 100), ("grpc.min_reconnect_backoff_ms", 100),
             ("grpc.max_reconnect_backoff_ms", 1000)])
@@ -63,6 +66,16 @@ class LadderClient:
         self.close()
 
     def _call(self, method: str, request: Any, key: str | None = None) -> Any:
+        waited: float | None = 0.0
+        while True:
+            try:
+                return self._send(method, request, key)
+            except TyphoonError as error:
+                waited = wait_for_rate_limit(error, waited, self.rate_limit_patience)
+                if waited is None:
+                    raise
+
+    def _send(self, method: str, request: Any, key: str | None = None) -> Any:
         delay = 0.1
         for attempt in range(self.retries + 1):
             try:
@@ -126,7 +139,7 @@ class Seek(ReconnectingStream):
     it from another thread. A match may come again after a reconnection: skip those you play."""
 
     def __init__(self, client: LadderClient, key: str, concurrency: int, heartbeat_seconds: int) -> None:
-        super().__init__()
+        super().__init__(client.rate_limit_patience)
         self.client = client
         self.request = lapi.SeekRequest(concurrency=concurrency, heartbeat_seconds=heartbeat_seconds)
         self.key = key
@@ -142,6 +155,8 @@ class Seek(ReconnectingStream):
             except grpc.RpcError as error:
                 if self._closed:
                     return
+                if self._waited_for_rate_limit(error):
+                    continue
                 if error.code() not in TRANSIENT_CODES:
                     raise TyphoonError.from_rpc_error(error) from None
             finally:
