@@ -259,11 +259,15 @@ class TyphoonClient:
     them applies twice."""
 
     def __init__(self, target: str, *, timeout: float = 30.0, retries: int = 8,
-                 channel: grpc.Channel | None = None, rate_limit_patience: float = RATE_LIMIT_PATIENCE) -> None:
+                 channel: grpc.Channel | None = None, rate_limit_patience: float = RATE_LIMIT_PATIENCE,
+                 metadata: Iterable[tuple[str, str]] = ()) -> None:
+        """``metadata``: sent with every call besides the token (a proxy, or a load test standing for
+        clients behind one, sends ``x-forwarded-for``)."""
         self.target = target
         self.timeout = timeout
         self.retries = retries
         self.rate_limit_patience = rate_limit_patience
+        self.metadata = list(metadata)
         self.channel = channel or grpc.insecure_channel(target, options=[
             ("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reconnect_backoff_ms", 1000)])
         self.stub = match_service_pb2_grpc.MatchServiceStub(self.channel)
@@ -277,9 +281,8 @@ class TyphoonClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @staticmethod
-    def _metadata(token: str | None = None) -> list[tuple[str, str]]:
-        return [("authorization", f"Bearer {token}")] if token else []
+    def _metadata(self, token: str | None = None) -> list[tuple[str, str]]:
+        return [("authorization", f"Bearer {token}"), *self.metadata] if token else self.metadata
 
     def _call(self, method: str, request: Any, token: str | None = None) -> Any:
         waited: float | None = 0.0

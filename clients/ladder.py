@@ -23,7 +23,7 @@ import secrets
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,11 +46,12 @@ class LadderClient:
     ``rate_limit_patience`` seconds of waiting per call)."""
 
     def __init__(self, target: str, *, timeout: float = 30.0, retries: int = 8,
-                 rate_limit_patience: float = RATE_LIMIT_PATIENCE) -> None:
+                 rate_limit_patience: float = RATE_LIMIT_PATIENCE, metadata: Iterable[tuple[str, str]] = ()) -> None:
         self.target = target
         self.timeout = timeout
         self.retries = retries
         self.rate_limit_patience = rate_limit_patience
+        self.metadata = list(metadata)  # sent with every call (see TyphoonClient)
         self.channel = grpc.insecure_channel(target, options=[
             ("grpc.initial_reconnect_backoff_ms", 100), ("grpc.min_reconnect_backoff_ms", 100),
             ("grpc.max_reconnect_backoff_ms", 1000)])
@@ -79,14 +80,16 @@ class LadderClient:
         delay = 0.1
         for attempt in range(self.retries + 1):
             try:
-                return getattr(self.stub, method)(request, timeout=self.timeout,
-                                                  metadata=[("authorization", f"Bearer {key}")] if key else [])
+                return getattr(self.stub, method)(request, timeout=self.timeout, metadata=self._metadata(key))
             except grpc.RpcError as error:
                 if error.code() not in TRANSIENT_CODES or attempt == self.retries:
                     raise TyphoonError.from_rpc_error(error) from None
                 time.sleep(delay)
                 delay = min(2 * delay, 2.0)
         raise AssertionError("unreachable")
+
+    def _metadata(self, key: str | None = None) -> list[tuple[str, str]]:
+        return [("authorization", f"Bearer {key}"), *self.metadata] if key else self.metadata
 
     def register(self, name: str, description: str = "", owner: str = "") -> tuple[LadderPlayer, str]:
         """Register a player; returns it and its API key (keep it: the service keeps only its hash). The
@@ -147,7 +150,7 @@ class Seek(ReconnectingStream):
 
     def __iter__(self) -> Iterator[LadderMatch | lapi.SeekHeartbeat]:
         while not self._closed:
-            self._call = self.client.stub.Seek(self.request, metadata=[("authorization", f"Bearer {self.key}")])
+            self._call = self.client.stub.Seek(self.request, metadata=self.client._metadata(self.key))
             try:
                 for response in self._call:
                     self._received()

@@ -28,5 +28,7 @@ class Target:
         return round(sum(p.memory_info().rss for p in processes) / 2**20, 1)
 
 
+from loadtests.attacks import flood  # noqa: E402 - the attacks use Target, defined above
+
 #: Every attack, in the order they run (a module of this package each; add yours here).
-ATTACKS: list[ModuleType] = []
+ATTACKS: list[ModuleType] = [flood]
