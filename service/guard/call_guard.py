@@ -28,7 +28,7 @@ from grpc import StatusCode
 from service.errors import ServiceError
 from service.guard.addresses import TrustedProxies, counted_as
 from service.guard.limit_settings import BY_NAME, LimitSettings
-from service.guard.rate_limits import RateLimits, credential_key, limiter_storage
+from service.guard.rate_limits import Check, RateLimits, credential_key, limiter_storage
 from service.guard.store_capacity import StoreCapacity
 from service.store.match_store import Store
 
@@ -67,18 +67,21 @@ class RpcGuard:
 
     async def admit(self, token: str | None, address: str) -> None:
         """Before the call: raises STORE_FULL or RATE_LIMITED (or STORE_UNAVAILABLE for a limit that is
-        closed while Redis is away)."""
+        closed while Redis is away). Its checks go to Redis in one round trip."""
         if not self.active:
             return
         if self.capacity is not None:
             self.capacity.check(self.rpc)
+        checks: list[Check] = []
         if self._key_checked and token:
-            await self.limits.test("key_failures", counted_as(address), FROM_ADDRESS)
+            checks.append(("test", "key_failures", counted_as(address), FROM_ADDRESS))
         if self.limit:
             if self._by_credential and token:
-                await self.limits.hit(self.limit, credential_key(token), self._credential_words)
+                checks.append(("hit", self.limit, credential_key(token), self._credential_words))
             else:
-                await self.limits.hit(self.limit, counted_as(address), FROM_ADDRESS)
+                checks.append(("hit", self.limit, counted_as(address), FROM_ADDRESS))
+        if checks:
+            await self.limits.check(checks)
 
     async def refused(self, error: ServiceError, address: str) -> None:
         """After the call was refused with ``error``: a wrong token or key counts against its address."""
@@ -113,7 +116,7 @@ class CallGuard:
         """The guard of ``typhoon serve``: the limits of ``settings`` counted in ``store``'s Redis, and
         its capacity judged against ``high_water`` (start it: ``guard.capacity.start()``)."""
         enabled = any(settings.enabled(name) for name in BY_NAME)
-        limits = RateLimits(limiter_storage(store), settings) if enabled else None
+        limits = RateLimits(limiter_storage(store), settings, None if store.cluster else store.lane) if enabled else None
         return cls(limits, StoreCapacity(store, high_water), trusted_proxies)
 
 

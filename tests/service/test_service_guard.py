@@ -245,7 +245,7 @@ def test_wrong_tokens_make_an_address_wait_even_with_the_right_token(limited):
 def test_a_forwarded_address_is_believed_only_from_a_trusted_proxy(redis_url):
     # the proxy trusted is elsewhere: 127.0.0.1's X-Forwarded-For is anyone's to write, and ignored (counted
     # as 127.0.0.1, under a rate of this test's own, since every test calls from there)
-    rate = f"2 per {7 + secrets.randbelow(10_000)} minutes"
+    rate = f"2 per {7 + secrets.randbelow(50)} minutes"
     service = guarded(redis_url, f"create_match={rate}", proxy="192.0.2.0/24").start()
     try:
         for spoofed in ("198.18.0.1", "198.18.0.2"):
@@ -297,21 +297,57 @@ def test_the_clients_wait_by_themselves_and_carry_on(redis_url):
 def test_redis_away_lets_open_limits_through_and_refuses_closed_ones():
     async def run() -> None:
         store = Store.from_url(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens there
-        limits = RateLimits(limiter_storage(store), LimitSettings.defaults())
         try:
-            await limits.hit("watch", "198.18.0.1", "from this address")  # open: through
-            await limits.hit("submit_action", "key:x", "for this seat")
-            with pytest.raises(ServiceError) as caught:  # closed: refused as a call needing Redis is
-                await limits.hit("create_match", "198.18.0.1", "from this address")
-            assert (caught.value.code, caught.value.reason) == (grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE")
-            with pytest.raises(ServiceError):
-                await limits.test("key_failures", "198.18.0.1", "from this address")
-            await limits.record("key_failures", "198.18.0.1")  # a failure not recorded never raises
+            for lane in (None, store.lane):  # the library's calls, and the checks of a call together
+                limits = RateLimits(limiter_storage(store), LimitSettings.defaults(), lane)
+                await limits.check([("hit", "watch", "198.18.0.1", "from this address")])  # open: through
+                await limits.check([("hit", "submit_action", "key:x", "for this seat")])
+                with pytest.raises(ServiceError) as caught:  # closed: refused as a call needing Redis is
+                    await limits.check([("hit", "create_match", "198.18.0.1", "from this address")])
+                assert (caught.value.code, caught.value.reason) == (grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE")
+                with pytest.raises(ServiceError):  # one closed limit among the checks is enough
+                    await limits.check([("test", "key_failures", "198.18.0.1", ""), ("hit", "submit_action", "k", "")])
+                await limits.record("key_failures", "198.18.0.1")  # a failure not recorded never raises
         finally:
             await store.close()
 
     asyncio.run(run())
     assert {limit.name: limit.on_store_error for limit in LIMITS}["key_failures"] == "closed"
+
+
+def test_the_one_round_trip_checks_count_as_the_library_does(redis_url):
+    """The checks of a call go to Redis together (the library's scripts and keys through the service's
+    lean path); the library itself, on the same keys, sees the same counts and gives the same answers."""
+    async def run() -> None:
+        store = Store.from_url(redis_url)
+        settings = LimitSettings.off().with_rates({"watch": "3/minute", "key_failures": "2/minute"})
+        storage = limiter_storage(store)
+        together, library = RateLimits(storage, settings, store.lane), RateLimits(storage, settings)
+        client = new_address()
+        try:
+            await store.redis.script_flush()  # the scripts are loaded again when Redis does not know them
+            for _ in range(2):
+                await together.check([("test", "key_failures", client, "from this address"),
+                                      ("hit", "watch", client, "from this address")])
+            await library.test("watch", client, "")  # 2 of 3: one more is allowed
+            await together.check([("hit", "watch", client, "")])
+            for limits in (library, together):
+                with pytest.raises(ServiceError) as caught:
+                    await limits.check([("test", "watch", client, "")])
+                assert caught.value.metadata["limit"] == "watch"
+            with pytest.raises(ServiceError):
+                await library.hit("watch", client, "")
+            item = library.items["watch"][0]
+            assert (await library.limiter.get_window_stats(item, "watch", client)).remaining == 0
+            for _ in range(2):
+                await library.record("key_failures", client)
+            with pytest.raises(ServiceError) as caught:  # the first check that fails is the one refused
+                await together.check([("test", "key_failures", client, ""), ("hit", "watch", new_address(), "")])
+            assert caught.value.metadata["limit"] == "key_failures"
+        finally:
+            await store.close()
+
+    asyncio.run(run())
 
 
 def _serve(*args: str) -> subprocess.CompletedProcess:
