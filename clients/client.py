@@ -28,7 +28,7 @@ import random
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 import grpc
 from google.protobuf.struct_pb2 import Struct
@@ -53,6 +53,7 @@ Action = actions_pb2.Action
 TRANSIENT_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED)
 
 
+T = TypeVar("T")
 #: The longest a client waits, in all, for the rate limits to let one call (or one stream) through.
 RATE_LIMIT_PATIENCE = 120.0
 
@@ -113,6 +114,19 @@ def wait_for_rate_limit(error: TyphoonError, waited: float, patience: float) -> 
         return None
     time.sleep(delay)
     return waited + delay
+
+
+def patiently(send: Callable[[], T], patience: float) -> T:
+    """``send()``, sent again after each rate limit's refusal for as long as the waits add up to no more
+    than ``patience`` seconds; any other error, or a refusal past that, is raised."""
+    waited: float | None = 0.0
+    while True:
+        try:
+            return send()
+        except TyphoonError as error:
+            waited = wait_for_rate_limit(error, waited, patience)
+            if waited is None:
+                raise
 
 
 def as_time_control(value: str | TimeControlMessage) -> TimeControlMessage:
@@ -285,14 +299,7 @@ class TyphoonClient:
         return [("authorization", f"Bearer {token}"), *self.metadata] if token else self.metadata
 
     def _call(self, method: str, request: Any, token: str | None = None) -> Any:
-        waited: float | None = 0.0
-        while True:
-            try:
-                return self._send(method, request, token)
-            except TyphoonError as error:
-                waited = wait_for_rate_limit(error, waited, self.rate_limit_patience)
-                if waited is None:
-                    raise
+        return patiently(lambda: self._send(method, request, token), self.rate_limit_patience)
 
     def _send(self, method: str, request: Any, token: str | None = None) -> Any:
         retrying = Retrying(retry=retry_if_exception(_transient), stop=stop_after_attempt(self.retries + 1),
@@ -434,4 +441,4 @@ def _plain(value: Any) -> str:
 
 
 __all__ = ["Action", "Match", "MatchEvent", "Seat", "TyphoonClient", "TyphoonError", "Watch", "describe_event",
-           "as_time_control", "rate_limit_delay", "time_left", "to_action", "wait_for_rate_limit"]
+           "as_time_control", "patiently", "rate_limit_delay", "time_left", "to_action", "wait_for_rate_limit"]

@@ -30,7 +30,7 @@ from typing import Any
 import grpc
 from tabulate import tabulate
 
-from clients.client import RATE_LIMIT_PATIENCE, TRANSIENT_CODES, ReconnectingStream, TyphoonError, wait_for_rate_limit
+from clients.client import RATE_LIMIT_PATIENCE, TRANSIENT_CODES, ReconnectingStream, TyphoonError, patiently
 from clients.sdk import Bot, BotResult, as_strategy, checked_strategy, parse_params
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import ladder_service_pb2_grpc
@@ -67,14 +67,7 @@ class LadderClient:
         self.close()
 
     def _call(self, method: str, request: Any, key: str | None = None) -> Any:
-        waited: float | None = 0.0
-        while True:
-            try:
-                return self._send(method, request, key)
-            except TyphoonError as error:
-                waited = wait_for_rate_limit(error, waited, self.rate_limit_patience)
-                if waited is None:
-                    raise
+        return patiently(lambda: self._send(method, request, key), self.rate_limit_patience)
 
     def _send(self, method: str, request: Any, key: str | None = None) -> Any:
         delay = 0.1

@@ -136,7 +136,7 @@ class RateLimits:
             return
         if self.lane is None:
             for kind, name, client, who in checks:
-                await (self.hit if kind == "hit" else self.test)(name, client, who)
+                await self._by_library(kind, name, client, who)
             return
         try:
             replies = await self._send(planned)
@@ -180,26 +180,12 @@ class RateLimits:
                                                 int(current_count or 0))
         return weighted < item.amount
 
-    async def hit(self, name: str, client: str, who: str) -> None:
-        """Count a call of ``client`` against limit ``name``; RATE_LIMITED if it is over."""
-        items = self.items.get(name)
-        if items is None:
-            return
+    async def _by_library(self, kind: str, name: str, client: str, who: str) -> None:
+        """One check by the library's own calls, item by item (a Redis Cluster, or no lane)."""
+        call = self.limiter.hit if kind == "hit" else self.limiter.test
         try:
-            for item in items:
-                if not await self.limiter.hit(item, name, client):
-                    raise await self._refusal(name, item, client, who)
-        except STORE_ERRORS as error:
-            self._store_error(name, error)
-
-    async def test(self, name: str, client: str, who: str) -> None:
-        """RATE_LIMITED if limit ``name`` of ``client`` is reached (one more would be over); counts nothing."""
-        items = self.items.get(name)
-        if items is None:
-            return
-        try:
-            for item in items:
-                if not await self.limiter.test(item, name, client):
+            for item in self.items.get(name, ()):
+                if not await call(item, name, client):
                     raise await self._refusal(name, item, client, who)
         except STORE_ERRORS as error:
             self._store_error(name, error)

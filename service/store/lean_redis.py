@@ -109,12 +109,10 @@ class Lane:
             await self._keep(connection)
             raise
         except (RedisConnectionError, RedisTimeoutError, OSError):
-            await connection.disconnect(nowait=True)
-            await pool.release(connection)
+            await self._drop(connection)
             return await self.client.execute_command(*args)
         except BaseException:
-            await connection.disconnect(nowait=True)
-            await pool.release(connection)
+            await self._drop(connection)
             raise
         await self._keep(connection)
         return reply
@@ -132,15 +130,18 @@ class Lane:
             await connection.send_packed_command(connection.pack_commands(commands), check_health=False)
             replies = [await self._reply(connection.read_response()) for _ in commands]
         except (RedisConnectionError, RedisTimeoutError, OSError):
-            await connection.disconnect(nowait=True)
-            await pool.release(connection)
+            await self._drop(connection)
             return [await self._reply(self.client.execute_command(*command)) for command in commands]
         except BaseException:
-            await connection.disconnect(nowait=True)
-            await pool.release(connection)
+            await self._drop(connection)
             raise
         await self._keep(connection)
         return replies
+
+    async def _drop(self, connection: AbstractConnection) -> None:
+        """A connection whose state is unknown (broken, timed out, cancelled midway): closed, given back."""
+        await connection.disconnect(nowait=True)
+        await self._pool.release(connection)
 
     @staticmethod
     async def _reply(pending: Any) -> Any:

@@ -18,13 +18,12 @@ import structlog
 from service import metrics
 from service.store.lean_redis import Script
 from service.store.match_store import INDEX_KEY, LIVE, Store, key, text_of
+from service.upkeep.retention import MATCH_KEYS
 
 log = structlog.get_logger("typhoon.unused")
 
 #: Default of ``typhoon serve --unused-after-hours``.
 DEFAULT_HOURS = 1.0
-#: The keys a match may have (``service.store.match_store``).
-MATCH_KEYS = ("meta", "state", "events", "requests", "archive", "request-archive")
 
 _DELETE_UNUSED = """
 -- KEYS: meta, then the match's other keys. ARGV: the latest updated_at (ms) deleted, the live statuses...

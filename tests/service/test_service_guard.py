@@ -329,14 +329,14 @@ def test_the_one_round_trip_checks_count_as_the_library_does(redis_url):
             for _ in range(2):
                 await together.check([("test", "key_failures", client, "from this address"),
                                       ("hit", "watch", client, "from this address")])
-            await library.test("watch", client, "")  # 2 of 3: one more is allowed
+            await library.check([("test", "watch", client, "")])  # 2 of 3: one more is allowed
             await together.check([("hit", "watch", client, "")])
             for limits in (library, together):
                 with pytest.raises(ServiceError) as caught:
                     await limits.check([("test", "watch", client, "")])
                 assert caught.value.metadata["limit"] == "watch"
             with pytest.raises(ServiceError):
-                await library.hit("watch", client, "")
+                await library.check([("hit", "watch", client, "")])
             item = library.items["watch"][0]
             assert (await library.limiter.get_window_stats(item, "watch", client)).remaining == 0
             for _ in range(2):
