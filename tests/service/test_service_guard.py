@@ -19,6 +19,7 @@ from typing import Iterator
 
 import grpc
 import httpx
+import jsonschema
 import pytest
 import redis
 from google.rpc import error_details_pb2
@@ -26,6 +27,7 @@ from grpc_status import rpc_status
 
 from clients.client import TyphoonClient, TyphoonError
 from clients.ladder import LadderClient
+from service.api.openapi import openapi_document
 from service.api.routes import ROUTES, SERVICES
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
@@ -117,8 +119,10 @@ def test_create_match_over_its_limit_is_refused_with_when_to_retry_on_both_trans
         assert details[0].Unpack(info) and details[1].Unpack(retry)
         assert info.reason == "RATE_LIMITED" and info.domain == "typhoon.v1"
         assert retry.retry_delay.seconds == int(info.metadata["retry_after_seconds"]) <= seconds
-        # REST counts the same calls: the address is over its limit there too
-        assert_429(http.post("/v1/matches", json={}), "create_match")
+        # REST counts the same calls: the address is over its limit there too; the body is an Error of /openapi.json
+        reply = http.post("/v1/matches", json={})
+        assert_429(reply, "create_match")
+        jsonschema.validate(reply.json(), openapi_document()["components"]["schemas"]["Error"])
     with http_from(limited, new_address()) as other:
         assert other.post("/v1/matches", json={}).status_code == 200  # another address: its own count
 
