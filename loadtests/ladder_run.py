@@ -87,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
                 strategy, _, count = spec.partition(":")
                 for number in range(1, int(count or 1) + 1):
                     name = f"{strategy}-{number}-{suffix}" if args.server else f"{strategy}-{number}"
-                    _, key = ladder.register(name, f"loadtests/ladder_run.py {strategy}", "ladder_run")
+                    # each bot its own owner: the ladder never pairs two players of one owner
+                    key = ladder.register_with_owner(name, f"loadtests/ladder_run.py {strategy}").api_key
 
                     def factory(match, name=name, strategy=strategy):
                         if strategy == "flaky":

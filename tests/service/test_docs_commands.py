@@ -298,9 +298,12 @@ def _values(needs: str, client: TyphoonClient) -> dict[str, str]:
         from clients.ladder import LadderClient
 
         with LadderClient(client.target) as ladder:
-            player, key = ladder.register(f"docs-{secrets.token_hex(6)}")
+            registered = ladder.register_with_owner(f"docs-{secrets.token_hex(6)}")
+            player, key = registered.player, registered.api_key
         match, tokens = client.create_match(seats=["german"])
         return {"KEY": key, "PLAYER": player.player_id, "BOT_NAME": f"my-bot-{secrets.token_hex(6)}",
+                "OWNER_KEY": registered.owner_key, "OWNER": registered.owner.owner_id,
+                "OWNER_NAME": f"me-{secrets.token_hex(6)}",
                 "MATCH": match.match_id, "SEAT_TOKEN": tokens["german"], "ID": match.match_id,
                 "TOKEN": tokens["german"]}
     if needs in ("open", ""):
