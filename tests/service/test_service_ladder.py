@@ -318,7 +318,7 @@ def test_four_bots_play_a_ladder_unattended(tmp_path, restart):
     port = free_port()
     serve = ("--redis-url", redis_url, "--ladder-time-control", "10+0.2", "--ladder-first-action", "15")
     service = ServiceProcess(*serve, grpc_port=port).start()
-    silent = Silent(answers=5)
+    silent = Silent(answers=80)  # past both sides' first few actions: its loss on time is rated
     bots: dict[str, LadderBot] = {}
     threads = []
     try:
@@ -366,13 +366,15 @@ def test_four_bots_play_a_ladder_unattended(tmp_path, restart):
             for name, player in standings.items():
                 games = histories[name]
                 assert len({g.match_id for g in games}) == len(games)  # each match once
-                assert player.games == sum(g.outcome != "aborted" for g in games)  # rated once per finished match
+                assert player.games == sum(g.rated for g in games)  # rated once per rated match
+                assert all(g.rated == (g.unrated_reason == "") for g in games)
                 assert player.aborted == sum(g.outcome == "aborted" for g in games)
                 assert player.games_as_german + player.games_as_soviet == player.games
             assert all(not bot.record.errors for bot in bots.values()), [b.record.errors for b in bots.values()]
             assert standings["heuristic"].rank < min(standings["random-a"].rank, standings["random-b"].rank)
-            assert sum(p.games for p in standings.values()) == 2 * sum(
-                1 for m in started if client_status(service.target, m) == FINISHED)
+            rated = {g.match_id for games in histories.values() for g in games if g.rated}
+            assert sum(p.games for p in standings.values()) == 2 * len(rated)
+            assert rated <= {m for m in started if client_status(service.target, m) == FINISHED}
     finally:
         silent.release.set()
         for bot in bots.values():
