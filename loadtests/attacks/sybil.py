@@ -3,8 +3,11 @@ ladder match they are paired into against the farmer, beside two honest heuristi
 
 The farmer itself plays at random (a weak bot wanting a rating it does not earn). Each of the four
 sybils gives up at once against the farmer (the attack as reported in issue 26) and plays at random
-against anyone else. What it got: the farmer's rank, rating and rated games against the best honest
-bot's, and how many of the farm's matches were rated.
+against anyone else. Every player is registered under an owner of its own, as an attacker does once
+the ladder never pairs two players of one owner. What it got: the farmer's rank, rating and rated
+games against the best honest bot's, and how many of the farm's matches were rated (and why not).
+``sybil-patient`` (:mod:`loadtests.attacks.sybil_patient`) is the same farm with sybils that first play
+on, into the second turn, so that each side has made the few actions a rated match needs.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import random
 import threading
 import time
 import uuid
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from clients.client import TyphoonClient, TyphoonError
@@ -32,11 +36,11 @@ class Sybil:
 
     name = "sybil"
 
-    def __init__(self, target: str, farmer_id: str, match: LadderMatch, patience: int, seed: str) -> None:
+    def __init__(self, target: str, farmer_id: str, match: LadderMatch, patient: bool, seed: str) -> None:
         self.target = target
         self.match = match
         self.farming = match.opponent_id == farmer_id
-        self.patience = patience
+        self.patient = patient
         self.rng = random.Random(seed)
         self.actions = 0
 
@@ -48,18 +52,19 @@ class Sybil:
                 pass  # over already
 
     def choose(self, state: Any, legal_actions: list) -> Any:
-        if self.farming and self.actions >= self.patience:
+        if self.farming and (not self.patient or state.turn >= 2):  # by turn 2 each side has acted a while
             self.resign()
         self.actions += 1
         return self.rng.choice(legal_actions)
 
 
 def _register(ladder: LadderClient, name: str, role: str) -> tuple[str, str]:
-    player, key = ladder.register(f"{name}-{uuid.uuid4().hex[:6]}", f"loadtests/attacks/sybil.py: {role}")
-    return player.player_id, key
+    """A player under an owner of its own."""
+    registered = ladder.register_with_owner(f"{name}-{uuid.uuid4().hex[:6]}", f"loadtests/attacks/sybil.py: {role}")
+    return registered.player.player_id, registered.api_key
 
 
-def farm(target: Target, seconds: float, patience: int = 0) -> dict[str, Any]:
+def farm(target: Target, seconds: float, patient: bool = False) -> dict[str, Any]:
     """Run the farm for ``seconds``; the figures of the farmer and of the best honest bot."""
     with LadderClient(target.grpc, retries=2) as ladder:
         farmer_id, farmer_key = _register(ladder, "farmer", "the farmer")
@@ -68,8 +73,8 @@ def farm(target: Target, seconds: float, patience: int = 0) -> dict[str, Any]:
 
         def sybil_factory(index: int):
             def factory(match: LadderMatch) -> Sybil:
-                sybil = Sybil(target.grpc, farmer_id, match, patience, f"{index}-{match.match_id}")
-                if sybil.farming and patience == 0:
+                sybil = Sybil(target.grpc, farmer_id, match, patient, f"{index}-{match.match_id}")
+                if sybil.farming and not patient:
                     sybil.resign()
                 return sybil
             return factory
@@ -93,11 +98,13 @@ def farm(target: Target, seconds: float, patience: int = 0) -> dict[str, Any]:
     farmer = board[farmer_id]
     best = min((board[pid] for pid, _ in honest), key=lambda p: p.rank)
     rated = [g for g in farm_games if g.outcome != "aborted" and getattr(g, "rated", True)]
+    unrated = Counter(getattr(g, "unrated_reason", "aborted") for g in farm_games if g not in rated)
     return {"players": len(board), "farm matches": len(farm_games), "farm matches rated": len(rated),
+            "farm matches not rated": dict(unrated),
             "farmer rank": farmer.rank, "farmer rating": round(farmer.rating, 2), "farmer rated games": farmer.games,
             "best honest rank": best.rank, "best honest rating": round(best.rating, 2),
             "best honest rated games": best.games,
-            "farmer no higher than honest": farmer.rank > best.rank}
+            "farmer no higher than honest": farmer.rating <= best.rating}
 
 
 def run(target: Target, seconds: float) -> dict[str, Any]:

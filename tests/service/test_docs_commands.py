@@ -143,6 +143,8 @@ SUBSTITUTIONS: list[tuple[str, Callable[[Context, re.Match], str]]] = [
     (r"--ladder ADDR\b", lambda c, m: f"--ladder {c.grpc}"),
     (r"--concurrency N\b", lambda c, m: "--concurrency 1"),
     (r"\bmy-bot\b", lambda c, m: c.values.get("BOT_NAME", "my-bot")),
+    (r"\bmy-team\b", lambda c, m: c.values.get("OWNER_NAME", "my-team")),
+    (r"(?<![$\w])OWNER_KEY\b", lambda c, m: c.values.get("OWNER_KEY", "OWNER_KEY")),
     (r"(?<!\$)\bKEY\b", lambda c, m: c.values.get("KEY", "KEY")),
     (r"(?<!\$)\bID\b", lambda c, m: c.values["ID"]),
     (r"(?<!\$)\bTOKEN\b", lambda c, m: c.values["TOKEN"]),
