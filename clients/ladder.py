@@ -389,26 +389,27 @@ def cli_register(args) -> int:
     return 0
 
 
-def cli_rotate(args) -> int:
-    with LadderClient(args.server) as client:
-        key = _key_of(args, "--key", "TYPHOON_LADDER_KEY")
-        if args.owner:
-            print(f"new owner key (shown only now; the old one no longer works): {client.rotate_owner_key(args.id, key)}")
-        else:
-            print(f"new API key (shown only now; the old one no longer works): {client.rotate_player_key(args.id, key)}")
-    return 0
+def _rotated(client: LadderClient, args, key: str) -> str:
+    if args.owner:
+        return f"new owner key (shown only now; the old one no longer works): {client.rotate_owner_key(args.id, key)}"
+    return f"new API key (shown only now; the old one no longer works): {client.rotate_player_key(args.id, key)}"
 
 
-def cli_revoke(args) -> int:
-    with LadderClient(args.server) as client:
+def _revoked(client: LadderClient, args, key: str) -> str:
+    if args.owner:
+        return f"owner {args.id} closed: its key and {client.revoke_owner_key(args.id, key)} player keys no longer work"
+    client.revoke_player_key(args.id, key)
+    return f"the API key of {args.id} no longer works; its owner can rotate a new one"
+
+
+def _key_command(change):
+    """``typhoon ladder rotate-key|revoke-key ID [--owner] --key KEY``: ``change(client, args, key)`` says what it did."""
+    def run(args) -> int:
         key = _key_of(args, "--key", "TYPHOON_LADDER_KEY")
-        if args.owner:
-            revoked = client.revoke_owner_key(args.id, key)
-            print(f"owner {args.id} closed: its key and {revoked} player keys no longer work")
-        else:
-            client.revoke_player_key(args.id, key)
-            print(f"the API key of {args.id} no longer works; its owner can rotate a new one")
-    return 0
+        with LadderClient(args.server) as client:
+            print(change(client, args, key))
+        return 0
+    return run
 
 
 def cli_leaderboard(args) -> int:
@@ -520,9 +521,9 @@ def register(commands) -> None:
     register_.add_argument("--owner-key", default="", help="the owner key (default: $TYPHOON_OWNER_KEY)")
     register_.set_defaults(run=_quiet_errors(cli_register))
 
-    for command, run, says in (("rotate-key", cli_rotate, "a new key for a player (or --owner: an owner); the old "
+    for command, run, says in (("rotate-key", _key_command(_rotated), "a new key for a player (or --owner: an owner); the old "
                                                           "one stops working; prints the new one, once"),
-                               ("revoke-key", cli_revoke, "revoke a player's key (or --owner: close an owner, "
+                               ("revoke-key", _key_command(_revoked), "revoke a player's key (or --owner: close an owner, "
                                                           "its players' keys with it)")):
         parser = sub.add_parser(command, help=says)
         server(parser)
