@@ -199,12 +199,18 @@ def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(tmp_path)
         players = await register_each(first, "north", "south")
         seeks = [await first.seek(lapi.SeekRequest(), CallContext(token=key)) for key in players.values()]
 
+        async def next_match(seek) -> lapi.LadderMatch:
+            """The stream's next match (a heartbeat comes while a slow machine pairs them)."""
+            while (item := await anext(seek)).WhichOneof("kind") != "match":
+                pass
+            return item.match
+
         async def paired() -> list[lapi.LadderMatch]:
-            waiting = [asyncio.ensure_future(anext(seek)) for seek in seeks]
+            waiting = [asyncio.ensure_future(next_match(seek)) for seek in seeks]
             while not all(w.done() for w in waiting):
                 await first.pair_round()
                 await asyncio.sleep(0.05)
-            return [w.result().match for w in waiting]
+            return [w.result() for w in waiting]
 
         async def board() -> list[lapi.LadderPlayer]:
             return [(await first.get_player(lapi.GetPlayerRequest(player_id=pid), CallContext())).player
@@ -250,7 +256,7 @@ def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(tmp_path)
         await seeks[index].aclose()
         # it holds across reconnects: a new Seek stream is not paired before the cooldown is over
         seeks[index] = await first.seek(lapi.SeekRequest(), CallContext(token=players[blamed]))
-        waiting = asyncio.ensure_future(anext(seeks[index]))
+        waiting = asyncio.ensure_future(next_match(seeks[index]))
         await asyncio.sleep(0.3)
         assert await first.pair_round() == 0 and not waiting.done()
         waiting.cancel()
@@ -273,7 +279,7 @@ def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(tmp_path)
         # a match handed again (a bot reconnecting) keeps its own time control, whatever the ladder's is now
         changed = Ladder(cores[1], LadderConfig(time_control=TimeControl(120_000, 5_000, 9_000), interval=0.05))
         again = await changed.seek(lapi.SeekRequest(), CallContext(token=players[blamed]))
-        handed = (await anext(again)).match
+        handed = await next_match(again)
         assert handed.match_id == four[index].match_id
         assert (handed.time_control.initial.seconds, handed.time_control.increment.seconds) == (60, 0)
         await again.aclose()
