@@ -20,7 +20,6 @@ import redis
 
 from clients.client import TyphoonClient, TyphoonError
 from clients.ladder import LadderClient
-from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 
 if TYPE_CHECKING:  # the package lists this module: importing it back would make a circle
     from loadtests.attacks import Target
@@ -108,10 +107,10 @@ def run(target: Target, seconds: float) -> dict[str, Any]:
         if before is not None and after is not None:
             figures["matches: Redis MB before/after"] = f"{before}/{after}"
 
-        # 4. players registered as fast as it can (keys drawn by the service)
-        registered = _flood(part, lambda: ladder._call(
-            "RegisterPlayer", lapi.RegisterPlayerRequest(name="flood-" + secrets.token_hex(6))), THREADS)
-        figures |= _figures("players:", registered, part, "registered")
+        # 4. ladder players registered as fast as it can, each under an owner of its own (an owner may have
+        # only a few players), so an owner and a player each
+        registered = _flood(part, lambda: ladder.register_with_owner("flood-" + secrets.token_hex(6)), THREADS)
+        figures |= _figures("owners and players:", registered, part, "registered")
     finally:
         client.close()
         ladder.close()

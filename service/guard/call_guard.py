@@ -43,8 +43,9 @@ RPC_LIMITS: dict[str, tuple[str, str]] = {
     "Resign": ("resign", "for this seat"),
     "WatchMatch": ("watch", ""),
 }
-#: The RPCs that check a seat token or an API key (the REST routes marked ``authenticated``).
-KEY_CHECKED = frozenset({"SubmitAction", "Resign", "Seek"})
+#: The RPCs that check a seat token or a ladder key (the REST routes ``authenticated`` or taking ``keys``).
+KEY_CHECKED = frozenset({"SubmitAction", "Resign", "Seek", "RegisterPlayer", "RotatePlayerKey", "RevokePlayerKey",
+                         "RotateOwnerKey", "RevokeOwnerKey"})
 #: The RPCs that add to the store for good, refused while it is nearly full.
 ADDS_TO_STORE = frozenset({"CreateMatch", "RegisterPlayer", "RegisterOwner"})
 FROM_ADDRESS = "from this address"

@@ -112,7 +112,7 @@ def test_rate_limits_and_the_store_capacity_on_a_redis_cluster(cluster):
             fullest.config_set("maxmemory", str(int(fullest.info("memory")["used_memory"] * 1.6)))
             try:
                 with LadderClient(service.target) as ladder:  # LadderService answers on a Cluster: its refusal first
-                    wait_for(lambda: _refused(lambda: ladder.register("full")).reason == "STORE_FULL", timeout=60,
+                    wait_for(lambda: _refused(lambda: ladder.register_owner("full")).reason == "STORE_FULL", timeout=60,
                              interval=0.5)
             finally:
                 fullest.config_set("maxmemory", "0")

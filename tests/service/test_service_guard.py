@@ -143,13 +143,16 @@ def test_register_player_has_its_limit(limited):
     address = new_address()
     ladder = LadderClient(limited.target, rate_limit_patience=0, metadata=[("x-forwarded-for", address)])
     try:
+        _, owner_key = ladder.register_owner(f"guarded-{secrets.token_hex(4)}")
         for _ in range(2):
-            ladder.register(f"guarded-{secrets.token_hex(4)}")
-        assert_rate_limited(refusal(lambda: ladder.register(f"guarded-{secrets.token_hex(4)}")), "register_player")
+            ladder.register(f"guarded-{secrets.token_hex(4)}", owner_key=owner_key)
+        assert_rate_limited(refusal(lambda: ladder.register(f"guarded-{secrets.token_hex(4)}", owner_key=owner_key)),
+                            "register_player")
     finally:
         ladder.close()
     with http_from(limited, address) as http:
-        assert_429(http.post("/v1/ladder/players", json={"name": f"guarded-{secrets.token_hex(4)}"}), "register_player")
+        assert_429(http.post("/v1/ladder/players", json={"name": f"guarded-{secrets.token_hex(4)}"},
+                             headers={"Authorization": f"Bearer {owner_key}"}), "register_player")
 
 
 def test_submit_action_and_resign_are_counted_per_seat(limited):
@@ -200,8 +203,8 @@ def test_seek_streams_are_limited_per_key(limited):
     address = new_address()
     ladder = LadderClient(limited.target, rate_limit_patience=0, metadata=[("x-forwarded-for", address)])
     try:
-        _, key = ladder.register(f"seeker-{secrets.token_hex(4)}")
-        _, other = ladder.register(f"seeker-{secrets.token_hex(4)}")
+        key = ladder.register_with_owner(f"seeker-{secrets.token_hex(4)}").api_key
+        other = ladder.register_with_owner(f"seeker-{secrets.token_hex(4)}").api_key
         stub = ladder_service_pb2_grpc.LadderServiceStub(ladder.channel)
 
         def seek(api_key: str):
@@ -286,7 +289,9 @@ def test_the_clients_wait_by_themselves_and_carry_on(redis_url):
                 assert [event.sequence for event in client.watch(match.match_id)][-1] == last
         ladder = LadderClient(service.target, rate_limit_patience=30, metadata=[("x-forwarded-for", address)])
         try:
-            assert len({ladder.register(f"patient-{secrets.token_hex(4)}")[0].player_id for _ in range(3)}) == 3
+            _, owner_key = ladder.register_owner(f"patient-{secrets.token_hex(4)}")
+            assert len({ladder.register(f"patient-{secrets.token_hex(4)}", owner_key=owner_key)[0].player_id
+                        for _ in range(3)}) == 3
         finally:
             ladder.close()
         refused = {(line.get("rpc"), line.get("reason")) for line in service.logs if line.get("reason") == "RATE_LIMITED"}
@@ -387,9 +392,9 @@ def test_limits_from_a_file_and_wrong_settings_refused_at_start(redis_url, tmp_p
 
 
 def test_every_key_checked_rpc_is_a_route_with_a_token_and_every_limit_is_used():
-    assert KEY_CHECKED == {route.rpc for route in ROUTES if route.authenticated}
+    assert KEY_CHECKED == {route.rpc for route in ROUTES if route.authenticated or route.keys}
     served = {method.name for descriptor, _ in SERVICES.values() for method in descriptor.methods}
-    assert set(RPC_LIMITS) - served == {"RegisterOwner"}  # the ladder's owner accounts: issue 26, point 3
+    assert set(RPC_LIMITS) <= served
     assert {limit for limit, _ in RPC_LIMITS.values()} | {"key_failures"} == {limit.name for limit in LIMITS}
 
 
@@ -413,7 +418,7 @@ def test_new_matches_and_players_are_refused_before_redis_is_full_while_live_mat
             assert reply.status_code == 429 and reply.json()["error"]["reason"] == "STORE_FULL"
             assert "Retry-After" in reply.headers
             with LadderClient(service.target) as ladder:
-                assert _refused(lambda: ladder.register("too-late")).reason == "STORE_FULL"
+                assert _refused(lambda: ladder.register_owner("too-late")).reason == "STORE_FULL"
             # the live match goes on
             assert client.submit(match.match_id, tokens["german"], legal.actions[0],
                                  expected_version=legal.version).version == 1
