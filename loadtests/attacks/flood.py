@@ -1,5 +1,5 @@
 """The flood: one client, one address, as fast as it can: illegal actions from one seat, wrong seat
-tokens in a row (then the right one), matches created, players registered.
+tokens in a row (then the right one), matches created, owners and players registered.
 
 Each part runs for a quarter of the attack's time, through clients that never wait on a refusal
 (``rate_limit_patience=0``), a few threads at once where that is faster. What each part got: the
