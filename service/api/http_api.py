@@ -127,6 +127,9 @@ async def _parse(route: Route, request: Request, message_type: type[Message]) ->
                     raise _malformed(f"there is no query parameter {name!r} on {route.path}; its parameters: "
                                      + (", ".join(f.name for f in descriptor.fields
                                                   if f.name not in route.path_params) or "none"))
+                if field.is_repeated:  # ?attackers=A&attackers=B, in order
+                    data.setdefault(field.name, []).append(json_input.query_value(field, text))
+                    continue
                 if field.name in data:  # twice, or by both of its names: which one was meant?
                     raise _malformed(f"the query parameter {field.name!r} is given more than once")
                 data[field.name] = json_input.query_value(field, text)

@@ -45,6 +45,9 @@ ROUTES: tuple[Route, ...] = (
           "victory points"),
     Route("GET", "/v1/matches/{match_id}/verification", "VerifyMatch",
           "The audit of the match's log: seed commitment, every die roll recomputed, the log re-simulated"),
+    Route("GET", "/v1/matches/{match_id}/battle-preview", "PreviewBattle",
+          "The battle a declaration would make, before it is made: odds, each column shift with its cause, "
+          "the result of each die roll"),
     Route("POST", "/v1/ladder/players", "RegisterPlayer", "Register a ladder player; returns its API key once",
           body=True, service=LADDER_SERVICE.full_name),
     Route("GET", "/v1/ladder", "GetLadder", "The ladder's time control, scenario and options",
