@@ -29,7 +29,7 @@ import uvicorn
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from service import metrics
-from service.api import grpc_api, http_api, log_context, reflection
+from service.api import grpc_api, http_api, log_context, reflection, web
 from service.ladder.core import Ladder
 from service.match.clock import Sweeper
 from service.match.core import MatchService
@@ -200,7 +200,9 @@ class Server:
         sock.listen(1024)
         sock.setblocking(False)
         self.http_port = sock.getsockname()[1]
-        app = http_api.create_app(self.core, config.cors_origins, self.ladder)
+        page = web.PageSettings(grpc_port=self.grpc_port, grpc_address=config.public_grpc_address,
+                                api_origin=config.page_api_origin)
+        app = http_api.create_app(self.core, config.cors_origins, self.ladder, page)
         add_operations_routes(app, self.readiness)
         self._http = _Uvicorn(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", http=HTTP_PARSER,
                                              timeout_graceful_shutdown=int(config.grace_seconds)))

@@ -268,7 +268,9 @@ def test_play_through_the_page_against_a_bot(browser, played, screenshots):
         answer = http.post(f"/v1/matches/{match_id}/actions", headers={"Authorization": f"Bearer {token}"},
                            json={"action": {"move": {"unit": other_id, "to": "1410"}}, "expected_version": version})
         error = answer.json()["error"]
-        assert answer.status_code == 400 and refused == f"{error['message']} ({error['reason']})"
+        # the refusal names what was clicked, then the engine's reason (which may name a hex on the way)
+        assert answer.status_code == 400
+        assert refused == f"Moving {other_id} to 1410, the hex you clicked: refused. {error['message']} ({error['reason']})"
         # and a legal end of the phase
         click(browser, '#choices button[data-action="end_phase"]')
         wait(browser, lambda d: d.execute_script("return window.typhoon.match.version") >= version + 1)
@@ -290,10 +292,24 @@ def test_play_through_the_page_against_a_bot(browser, played, screenshots):
         click(browser, 'svg.board polygon.hex[data-hex="1410"]')  # a hex is no target: nothing is sent
         wait(browser, lambda d: "outlined red" in text(d, "#hint"))
         assert page_version(browser) == declaring and not text(browser, "#refused")
+        # the defender: the odds before anything is declared, each shift with its cause, each die roll
         click(browser, f'svg.board g.unit[data-unit="{defender}"]')
+        wait(browser, lambda d: text(d, "#preview-odds"))
+        preview = http.get(f"/v1/matches/{match_id}/battle-preview",
+                           params={"defender": defender, "attackers": attacker}).json()
+        column = preview["battle"]["column"] if preview["battle"]["column"] != "below" else "below 1:1 (no effect)"
+        assert text(browser, "#preview-odds").endswith(f"→ {column}"), text(browser, "#preview-odds")
+        for shift in preview["shift_causes"]:
+            assert shift["description"] in text(browser, "#shifts")
+        rows = browser.execute_script("return [...document.querySelectorAll('#outcomes tbody tr')].map(r => r.textContent)")
+        assert "".join(rows).count(" in 6") == len(rows) and all(o["result"] in "".join(rows) for o in preview["outcomes"])
+        assert page_version(browser) == declaring, "a preview declares nothing"
+        browser.save_screenshot(str(screenshots / "battle-preview.png"))
+        click(browser, "#declare")  # the confirming click
         wait(browser, lambda d: defender in text(d, "#battles"))
         battle, = http.get(f"/v1/matches/{match_id}").json()["state"]["battles"]
         assert battle["defender"] == defender and battle["attackers"] == [attacker]
+        assert battle == preview["battle"]
         assert text(browser, "#battles td.odds") == (battle["column"] if battle["column"] != "below"
                                                      else "below 1:1 (no effect)")
         browser.save_screenshot(str(screenshots / "battle.png"))
