@@ -120,7 +120,8 @@ export function showMatch(root, matchId, params, playing = false) {
   const battles = el("section", { class: "card", id: "battles", "aria-label": "declared battles" });
   const briefs = el("section", { class: "card", id: "briefs", "aria-label": "turns in brief" });
   // the log is polite news once the page has caught up (not the hundreds of entries of a catch-up)
-  const log = el("ol", { class: "log", id: "log", role: "log", "aria-live": "off", tabindex: "0", "aria-label": "match log" });
+  const log = el("ol", { class: "log", id: "log", tabindex: "0", "aria-label": "match log" });
+  const logRegion = el("div", { role: "log", "aria-live": "off", id: "log-region" }, log);
   const cities = el("section", { class: "card", "aria-label": "cities" });
   const mapStatus = el("p", { class: "sr-only", id: "map-status", role: "status" });
   const announcer = el("p", { class: "sr-only", id: "announce", role: "status" });
@@ -133,7 +134,7 @@ export function showMatch(root, matchId, params, playing = false) {
   root.append(headline, el("div", { class: "match" },
     el("div", { class: "map-wrap" }, svg, zoomBar, redraw, help, mapStatus),
     el("div", { class: "side" }, play, battles, briefs, facts, track,
-      el("section", { class: "card", "aria-label": "log" }, el("h2", {}, "Log"), log), cities, announcer)));
+      el("section", { class: "card", "aria-label": "log" }, el("h2", {}, "Log"), logRegion), cities, announcer)));
 
   svg.addEventListener("click", (event) => onBoard(unitAt(event.target), hexAt(event.target)));
   svg.addEventListener("keydown", onMapKey);
@@ -275,10 +276,14 @@ export function showMatch(root, matchId, params, playing = false) {
     else say("refused", asked ? `${cap(asked)}: refused. ${refusal(error)}` : refusal(error));
   }
 
-  // The element with focus in the play card, by what it does, to focus its successor after a redraw.
+  // The element with focus in the play card, by what it does (and the group it is in), to focus it, or
+  // its group, again after a redraw.
   function focusKey() {
     const active = document.activeElement;
-    return active && play.contains(active) ? active.dataset.key || active.id || null : null;
+    if (!active || !play.contains(active)) return null;
+    const groups = [];
+    for (let d = active.closest("details[data-key]"); d; d = d.parentElement.closest("details[data-key]")) groups.push(d.dataset.key);
+    return { key: active.dataset.key || active.id || null, groups };
   }
 
   async function submit(action, asked) {
@@ -516,9 +521,12 @@ export function showMatch(root, matchId, params, playing = false) {
     fill(play, ...parts);
     for (const details of play.querySelectorAll("details")) if (open.has(details.dataset.key)) details.open = true;
     if (focused) {  // focus stays where it was: the same control, else its group, else the map
-      const same = [...play.querySelectorAll("[data-key], [id]")].find((e) => (e.dataset.key || e.id) === focused && !e.disabled);
-      const group = focused.startsWith("{") && play.querySelector("#all-actions details[open] summary");
-      (same || group || svg).focus({ preventScroll: true });
+      const same = focused.key && [...play.querySelectorAll("[data-key], [id]")]
+        .find((e) => (e.dataset.key || e.id) === focused.key && !e.disabled);
+      const details = [...play.querySelectorAll("details[data-key]")];
+      const group = (focused.groups || []).map((key) => details.find((d) => d.dataset.key === key)).find(Boolean);
+      const target = same || (group && group.querySelector(":scope > summary"));
+      (target || svg).focus({ preventScroll: true });
     }
     // on a phone the card is below the map: why a tap there did nothing would go unseen (a success
     // shows on the map, which stays in view)
@@ -546,7 +554,7 @@ export function showMatch(root, matchId, params, playing = false) {
     return el("div", { class: "summary", id: "summary" },
       el("h3", {}, `${summary.title}, in brief`),
       el("ul", {}, ...summary.lines.map((line) => el("li", {}, line))),
-      el("button", { "data-key": "summary-close", onclick: () => { view.summary = null; show("resign"); } }, "Close"));
+      el("button", { "data-key": "summary-close", onclick: () => { view.summary = null; show({ key: "resign" }); } }, "Close"));
   }
 
   // A seat nobody holds yet: how to bring in a player or a bot.
@@ -700,7 +708,7 @@ export function showMatch(root, matchId, params, playing = false) {
     while (log.childElementCount > MAX_LOG) log.lastElementChild.remove();
     if (!view.caughtUp && view.match && view.entries >= view.match.last_sequence) {
       view.caughtUp = true;
-      log.setAttribute("aria-live", "polite");
+      logRegion.setAttribute("aria-live", "polite");
     }
   }
 
@@ -765,7 +773,7 @@ export function showMatch(root, matchId, params, playing = false) {
     zoom = zoomable(svg, view.board);
     view.zoom = zoom;
     zoom.apply();
-    if (zoom.scale >= TARGET_ZOOM) return;
+    if (zoom.scale >= TARGET_ZOOM || (!touch() && innerWidth > 900)) return;  // a desktop shows the whole map
     const side = view.seat ? view.seat.side : view.state.side_to_act;
     const hexes = view.state.units.filter((u) => !side || (view.board.counters.get(u.id) || {}).side === side)
       .map((u) => view.board.byId.get(u.hex)).filter(Boolean);
