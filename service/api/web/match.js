@@ -8,7 +8,7 @@ import { runs, summarize } from "./summary.js";
 import { cap, columnName, describeAction, describeEntry, phaseName, sideName } from "./words.js";
 import { TARGET_ZOOM, zoomable } from "./zoom.js";
 
-const MAX_LOG = 400;  // entries kept on the page (the whole log is in the replay)
+const MAX_LOG = 200;  // entries kept on the page (the whole log is in the replay)
 
 export function seatKey(matchId) { return `typhoon:${matchId}:seat`; }
 
@@ -115,14 +115,14 @@ export function showMatch(root, matchId, params, playing = false) {
   const headline = el("div", { class: "headline" });
   const redraw = el("div", { class: "redraw", "aria-hidden": "true" });
   const facts = el("section", { class: "card", "aria-label": "victory points, clocks and seats" });
-  const track = el("section", { class: "card", "aria-label": "turns" });
+  const track = el("section", { class: "card later", "aria-label": "turns" });
   const play = el("section", { class: "card", id: "play", "aria-label": "play" });
   const battles = el("section", { class: "card", id: "battles", "aria-label": "declared battles" });
-  const briefs = el("section", { class: "card", id: "briefs", "aria-label": "turns in brief" });
+  const briefs = el("section", { class: "card later", id: "briefs", "aria-label": "turns in brief" });
   // the log is polite news once the page has caught up (not the hundreds of entries of a catch-up)
   const log = el("ol", { class: "log", id: "log", tabindex: "0", "aria-label": "match log" });
   const logRegion = el("div", { role: "log", "aria-live": "off", id: "log-region" }, log);
-  const cities = el("section", { class: "card", "aria-label": "cities" });
+  const cities = el("section", { class: "card later", "aria-label": "cities" });
   const mapStatus = el("p", { class: "sr-only", id: "map-status", role: "status" });
   const announcer = el("p", { class: "sr-only", id: "announce", role: "status" });
   const help = el("p", { class: "sr-only", id: "map-help" },
@@ -134,7 +134,7 @@ export function showMatch(root, matchId, params, playing = false) {
   root.append(headline, el("div", { class: "match" },
     el("div", { class: "map-wrap" }, svg, zoomBar, redraw, help, mapStatus),
     el("div", { class: "side" }, play, battles, briefs, facts, track,
-      el("section", { class: "card", "aria-label": "log" }, el("h2", {}, "Log"), logRegion), cities, announcer)));
+      el("section", { class: "card later", "aria-label": "log" }, el("h2", {}, "Log"), logRegion), cities, announcer)));
 
   svg.addEventListener("click", (event) => onBoard(unitAt(event.target), hexAt(event.target)));
   svg.addEventListener("keydown", onMapKey);

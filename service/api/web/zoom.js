@@ -9,7 +9,9 @@ import { COUNTER_WIDTH } from "./board.js";
 export const TARGET_ZOOM = 46 / COUNTER_WIDTH;
 
 export function zoomable(svg, board) {
-  const view = { x: 0, y: 0, scale: 0 };  // the map point at the box's top left, and CSS px per map unit
+  // the map point at the box's top left, CSS px per map unit, and whether the whole map is shown (kept
+  // so when the box changes size, until someone zooms)
+  const view = { x: 0, y: 0, scale: 0, fitted: true };
   const pointers = new Map();
   let gesture = null, dragged = false;
 
@@ -20,7 +22,7 @@ export function zoomable(svg, board) {
     const b = box();
     if (!b.width || !b.height) return;
     const fit = fitScale();
-    view.scale = Math.max(fit, Math.min(view.scale || fit, 4));
+    view.scale = view.fitted ? fit : Math.max(fit, Math.min(view.scale || fit, 4));
     const w = b.width / view.scale, h = b.height / view.scale;
     // keep the map in the box: centred on an axis it does not fill
     view.x = w >= board.width ? (board.width - w) / 2 : Math.max(0, Math.min(view.x, board.width - w));
@@ -35,6 +37,7 @@ export function zoomable(svg, board) {
   function zoomAt(scale, px, py) {
     const mx = view.x + px / view.scale, my = view.y + py / view.scale;
     view.scale = scale;
+    view.fitted = false;
     view.x = mx - px / scale;
     view.y = my - py / scale;
     apply();
@@ -107,10 +110,10 @@ export function zoomable(svg, board) {
 
   return {
     get scale() { return view.scale; },
-    fit() { view.scale = fitScale(); apply(); },
+    fit() { view.fitted = true; apply(); },
     zoomBy(factor) { const b = box(); zoomAt(view.scale * factor, b.width / 2, b.height / 2); },
     // the zoom at which counters are 44 px targets, centred on (mx, my), where the map is shown smaller
-    toTargets(mx, my) { if (view.scale < TARGET_ZOOM) view.scale = TARGET_ZOOM; centreOn(mx, my); },
+    toTargets(mx, my) { view.fitted = false; if (view.scale < TARGET_ZOOM) view.scale = TARGET_ZOOM; centreOn(mx, my); },
     centreOn, reveal, apply,
   };
 }
