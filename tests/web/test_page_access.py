@@ -210,7 +210,8 @@ def test_a_phone_pinches_drags_and_taps(browser, service, client, screenshots):
         touch(browser, "touchEnd", [])
         wait(browser, lambda d: d.execute_script("return window.typhoon.match.selected") == unit)
         assert "Tap it again to let go." in text(browser, "#selection")
-        browser.execute_script("window.typhoon.match.zoom.toTargets(400, 300)")
+        browser.execute_script("const m = window.typhoon.match, h = m.board.byId.get(m.state.units.find(u => u.id === m.selected).hex);"
+                               "m.zoom.toTargets(h.x, h.y);")
         browser.save_screenshot(str(screenshots / "phone-touch.png"))
     finally:
         browser.execute_cdp_cmd("Emulation.setEmitTouchEventsForMouse", {"enabled": False})
