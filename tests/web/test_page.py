@@ -554,7 +554,9 @@ def test_a_new_match_from_the_lobby_says_how_to_seat_the_other_side(browser, ser
     invite = text(browser, "#invite")
     link = browser.find_element(By.CSS_SELECTOR, "#invite input").get_attribute("value")
     assert link == f"{service.base_url}/#/play/{match_id}", link
-    assert f"typhoon bot --match {match_id} --side soviet --strategy heuristic --server " in invite, invite
+    # the service's real gRPC port (the test service's is not 50051), as the page is told it
+    assert f"typhoon bot --match {match_id} --side soviet --strategy heuristic --server 127.0.0.1:{service.grpc_port}" \
+        in invite, invite
     browser.save_screenshot(str(screenshots / "play-invite.png"))
     client.join_match(match_id, "soviet", "Zhukov")  # someone took it: the invitation goes
     wait(browser, lambda d: not d.find_elements(By.ID, "invite"))
