@@ -64,6 +64,7 @@ export function zoomable(svg, board) {
 
   svg.addEventListener("pointerdown", (e) => {
     if (e.pointerType === "mouse" && e.button !== 0) return;
+    if (e.isPrimary) pointers.clear();  // a new gesture: no finger of an old one is still down
     pointers.set(e.pointerId, local(e));
     dragged = false;
     gesture = null;
