@@ -296,7 +296,9 @@ class HttpServer(uvicorn.Server):
 def uvicorn_config(app: Any, limits: ConnectionLimits, http_parser_class: type | None = None,
                    grace_seconds: float = 10.0) -> uvicorn.Config:
     """uvicorn's configuration for ``app`` with the guarded protocol and the idle timeout."""
-    return uvicorn.Config(app, log_config=None, access_log=False, lifespan="off",
+    # proxy_headers off: the client's address is the guard's to tell, from --trusted-proxy only, the same
+    # for gRPC and REST (uvicorn would believe X-Forwarded-For from 127.0.0.1 by default)
+    return uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", proxy_headers=False,
                           http=http_parser_class or protocol_class(limits),
                           timeout_keep_alive=limits.http_idle_timeout,  # type: ignore[arg-type]
                           timeout_graceful_shutdown=int(grace_seconds))

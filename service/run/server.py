@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import logging
 import os
@@ -29,9 +30,10 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from starlette.routing import BaseRoute, Route
 
 from service import metrics
-from service.api import grpc_api, http_api, log_context, reflection
+from service.api import grpc_api, http_api, log_context, reflection, web
 from service.api.connection_limits import ConnectionLimits, grpc_options
 from service.api.http_connections import HttpServer, uvicorn_config
+from service.guard.call_guard import CallGuard
 from service.ladder.core import Ladder
 from service.match.clock import Sweeper
 from service.match.core import MatchService
@@ -47,6 +49,7 @@ from service.store.match_store import Store
 from service.upkeep.abandoned import Abandonment
 from service.upkeep.compaction import CompactionSweep
 from service.upkeep.retention import Retention
+from service.upkeep.unused import UnusedMatches, sweep_interval
 
 log = structlog.get_logger("typhoon.server")
 
@@ -193,12 +196,13 @@ class Server:
         self.hub: StreamHub | None = None
         self.store: Store | None = None
         self.readiness: Readiness | None = None
+        self.guard: CallGuard | None = None
 
     async def start(self) -> None:
         config = self.config
         url = config.redis_url or os.environ.get("REDIS_URL")
         if not url:
-            self.embedded = EmbeddedRedis(config.data_dir, fsync=config.fsync)
+            self.embedded = EmbeddedRedis(config.data_dir, fsync=config.fsync, maxmemory=config.redis_maxmemory)
             # started from this thread on purpose: the child is tied to the thread that forks it
             url = self.embedded.start()
         self.redis_url = url
@@ -213,13 +217,20 @@ class Server:
         self.ladder = Ladder(self.core, config.ladder)
         self.ladder.start()
         self.compaction = CompactionSweep(self.store, abandonment=Abandonment.after_days(self.store, config.abandon_after_days),
-                                          retention=Retention.for_days(self.store, config.retention_days))
+                                          retention=Retention.for_days(self.store, config.retention_days),
+                                          unused=UnusedMatches.after_hours(self.store, config.unused_after_hours),
+                                          interval=sweep_interval(config.unused_after_hours))
         self.compaction.start()
+        self.guard = CallGuard.for_store(self.store, config.limits, config.store_high_water, config.trusted_proxies)
+        self.guard.capacity.start()
 
         limits, operations, tls = config.connections, config.operations, config.tls
+        if config.trusted_proxies:  # a trusted proxy carries many clients: the per-address cap leaves it alone
+            limits = dataclasses.replace(limits, connection_cap_exempt=limits.connection_cap_exempt
+                                         + tuple(config.trusted_proxies))
         self._grpc = grpc.aio.server(options=grpc_server_options(config))
-        grpc_api.add_to_server(self.core, self._grpc, slow_reader_timeout=limits.slow_reader_timeout)
-        grpc_api.add_to_server(self.ladder, self._grpc, grpc_api.LADDER_SERVICE,
+        grpc_api.add_to_server(self.core, self._grpc, guard=self.guard, slow_reader_timeout=limits.slow_reader_timeout)
+        grpc_api.add_to_server(self.ladder, self._grpc, grpc_api.LADDER_SERVICE, guard=self.guard,
                                slow_reader_timeout=limits.slow_reader_timeout)
         self._health = health.aio.HealthServicer()
         self.readiness = Readiness(self.store, self._health,
@@ -251,7 +262,9 @@ class Server:
 
         sock = _listening_socket(config.host, config.http_port, config.worker)
         self.http_port = sock.getsockname()[1]
-        app = http_api.create_app(self.core, config.cors_origins, self.ladder)
+        page = web.PageSettings(grpc_port=self.grpc_port, grpc_address=config.public_grpc_address,
+                                api_origin=config.page_api_origin)
+        app = http_api.create_app(self.core, config.cors_origins, self.ladder, page, guard=self.guard)
         routes = operations_routes(self.readiness, app.openapi)
         app.router.routes.append(routes["readyz"])
         if operations.served("metrics") == "public":
@@ -321,6 +334,8 @@ class Server:
             await self.ladder.stop()
         if self.compaction:
             await self.compaction.stop()
+        if self.guard:
+            await self.guard.capacity.stop()
         if self._grpc:
             await self._grpc.stop(1.0)
         if self._admin_grpc:
