@@ -2,7 +2,8 @@
 open, and after.
 
 Ten addresses of the loopback network (127.0.0.2 to 127.0.0.11: a few clients, none of them the
-service's own address) each open 500 server-sent event streams of one of 50 matches, every stream
+service's own address) each open 500 server-sent event streams of one of 20 matches (fewer than the
+``create_match`` rate limit lets one address make in a minute), every stream
 on its own connection; the service admits what its caps let in (opening takes ``seconds`` at most). Once
 they are all open (or refused) the attacker closes them all, waits until the service has closed its ends
 too (its open connections back to where they were), then reads its resident memory once it has stopped
@@ -29,7 +30,7 @@ SUMMARY = "5,000 event streams from 10 addresses, then closed: memory before, wi
 
 STREAMS = 5000
 ADDRESSES = [f"127.0.0.{n}" for n in range(2, 12)]
-MATCHES = 50
+MATCHES = 20
 #: Streams being opened at once (the attacker's own pace)
 OPENING = 200
 #: Seconds the service gets, at most, to close its ends and return memory after the streams closed.
@@ -42,10 +43,10 @@ def run(target: Target, seconds: float) -> dict[str, Any]:
 
 async def _run(target: Target, seconds: float) -> dict[str, Any]:
     address = urlsplit(target.http)
-    deadline = time.monotonic() + seconds
     match_ids = await asyncio.to_thread(_matches, target)
     connections = _connections(target)
     before = await _settled_memory(target, 2.0)
+    deadline = time.monotonic() + seconds  # for opening the streams, once the matches are made
     outcomes: Counter[str] = Counter()
     writers: list[asyncio.StreamWriter] = []
     slots = asyncio.Semaphore(OPENING)

@@ -331,8 +331,10 @@ def test_an_idle_grpc_connection_is_sent_away_and_the_channel_reconnects_when_ne
         channel.subscribe(states.append, try_to_connect=True)
         stub = match_service_pb2_grpc.MatchServiceStub(channel)
         stub.ListScenarios(api.ListScenariosRequest(), timeout=20)
-        wait_for(lambda: grpc.ChannelConnectivity.IDLE in states[states.index(grpc.ChannelConnectivity.READY):],
-                 timeout=60, interval=0.1)  # --grpc-idle-timeout 2: GOAWAY, the channel goes idle
+        ready, idle = grpc.ChannelConnectivity.READY, grpc.ChannelConnectivity.IDLE
+        # --grpc-idle-timeout 2: GOAWAY, the channel goes idle (the states come on gRPC's own thread: READY
+        # may not be there yet when the call returns)
+        wait_for(lambda: ready in states and idle in states[states.index(ready):], timeout=60, interval=0.1)
         assert stub.ListScenarios(api.ListScenariosRequest(), timeout=20).scenarios  # and reconnects
 
 

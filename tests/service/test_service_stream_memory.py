@@ -83,26 +83,25 @@ def _left_for_the_collector() -> list[str]:
         gc.garbage.clear()
 
 
-def test_closed_event_streams_leave_nothing_for_the_garbage_collector(server, match_id):
-    _event_streams(server, match_id)  # once, for what a first use makes once (the Redis scripts loaded...)
+def _left_by_the_second_use(use_streams) -> list:
+    """What the garbage collector would find after ``use_streams()`` (once before, for what a first use
+    makes once: the Redis scripts loaded...)."""
+    use_streams()
     gc.collect()
     gc.disable()
     try:
-        _event_streams(server, match_id)
-        assert _left_for_the_collector() == []
+        use_streams()
+        return _left_for_the_collector()
     finally:
         gc.enable()
+
+
+def test_closed_event_streams_leave_nothing_for_the_garbage_collector(server, match_id):
+    assert _left_by_the_second_use(lambda: _event_streams(server, match_id)) == []
 
 
 def test_closed_grpc_watch_streams_leave_nothing_for_the_garbage_collector(server, match_id):
-    _grpc_streams(server, match_id)
-    gc.collect()
-    gc.disable()
-    try:
-        _grpc_streams(server, match_id)
-        assert _left_for_the_collector() == []
-    finally:
-        gc.enable()
+    assert _left_by_the_second_use(lambda: _grpc_streams(server, match_id)) == []
 
 
 @pytest.mark.skipif(_malloc_trim() is None, reason="the C library has no malloc_trim (not glibc)")

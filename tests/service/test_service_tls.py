@@ -145,6 +145,13 @@ def test_the_bot_command_takes_a_ca(tls_service, pki):
     assert "claimed" in run.stdout, run.stdout + run.stderr
 
 
+def test_the_ladder_command_takes_a_ca(tls_service, pki):
+    run = subprocess.run([sys.executable, "-m", "clients.cli", "ladder", "leaderboard", "--server", tls_service.target,
+                          "--tls-ca", pki["ca"]], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and ("no player is registered yet" in run.stdout or "rating" in run.stdout), \
+        run.stdout + run.stderr
+
+
 def test_a_key_that_does_not_match_its_certificate_is_refused_at_start(tmp_path, pki):
     other = trustme.CA().issue_cert("127.0.0.1")
     other.private_key_pem.write_to_path(tmp_path / "other.key")
