@@ -89,8 +89,7 @@ def _strategy(name: str, seed: str):
 
 
 def _new_game(scenario: str, options: dict, seed: str, ruleset: int) -> engine.Game:
-    kwargs = {"ruleset": ruleset} if ruleset != 2 else {}  # ruleset 2 is what an engine without the switch plays
-    return engine.new_game(scenario, options, seed=seed, **kwargs)
+    return engine.new_game(scenario, options, seed=seed, ruleset=ruleset)
 
 
 def record_game(spec: GameSpec) -> dict[str, Any]:
@@ -139,8 +138,7 @@ def replay_record(record: dict[str, Any], rebuild_every: int = REBUILD_EVERY) ->
         if game.state_hash()[:DIGEST] != state:
             return f"{where}: state differs: {game.canonical_json()}"
         if rebuild_every and number % rebuild_every == rebuild_every - 1:
-            kwargs = {"ruleset": ruleset} if ruleset != 2 else {}
-            game = engine.game_from_position(game.to_json(), **kwargs)
+            game = engine.game_from_position(game.to_json(), ruleset=ruleset)
     if game.state_hash() != record["final_state"]:
         return f"{record['name']}: the final state hash differs"
     result = game.result()
@@ -163,14 +161,17 @@ def _single_options() -> list[tuple[str, dict[str, Any]]]:
 
 
 def corpus_specs() -> dict[str, list[GameSpec]]:
-    """The games of each file of the corpus (file stem → games), ruleset 2 as recorded."""
+    """The games of each file of the corpus (file stem → games): ruleset 2's, recorded from the engine of
+    c671d70 (the last to play only ruleset 2), and ruleset 3's (files ``r3-*``), recorded when ruleset 3
+    was made, before the engine was made faster."""
     presets = [(f"preset={name}", {"preset": name}) for name in PRESETS]
     singles = _single_options()
     files: dict[str, list[GameSpec]] = {}
 
-    def add(stem: str, name: str, scenario: str, options: dict, seed: str, players=("random", "random"), **kw):
-        files.setdefault(stem, []).append(GameSpec(f"{stem}/{name}", scenario, options, seed, players, ruleset=2,
-                                                   **kw))
+    def add(stem: str, name: str, scenario: str, options: dict, seed: str, players=("random", "random"),
+            ruleset: int = 2, **kw):
+        files.setdefault(stem, []).append(GameSpec(f"{stem}/{name}", scenario, options, seed, players,
+                                                   ruleset=ruleset, **kw))
 
     for i in range(110):
         add("random-standard", f"plain-{i}", "standard", {}, f"golden-standard-{i}")
@@ -205,6 +206,24 @@ def corpus_specs() -> dict[str, list[GameSpec]]:
                 ("heuristic", "heuristic"))
     add("bots-campaign", "search1-heuristic", "campaign", {"preset": "all"}, "golden-search-campaign",
         ("search1", "heuristic"))
+
+    for i in range(30):
+        add("r3-random-standard", f"plain-{i}", "standard", {}, f"golden-r3-standard-{i}", ruleset=3)
+    for label, options in singles + presets:
+        for i in range(2):
+            add("r3-random-standard", f"{label}-{i}", "standard", options, f"golden-r3-{label}-{i}", ruleset=3)
+    for label, options in [("plain", {})] + presets:
+        for i in range(4):
+            add("r3-random-campaign", f"{label}-{i}", "campaign", options, f"golden-r3-campaign-{label}-{i}",
+                ruleset=3)
+    for german, soviet in bots:
+        for i in range(3):
+            add("r3-bots", f"{german}-{soviet}-{i}", "standard", {}, f"golden-r3-bots-{german}-{soviet}-{i}",
+                (german, soviet), ruleset=3)
+    for label, options in [("plain", {})] + presets:
+        add("r3-bots", f"campaign-heuristic-{label}", "campaign", options, f"golden-r3-bots-campaign-{label}",
+            ("heuristic", "heuristic"), ruleset=3)
+    add("r3-bots", "search1-heuristic", "standard", {}, "golden-r3-search", ("search1", "heuristic"), ruleset=3)
     return files
 
 

@@ -293,7 +293,8 @@ class CombatPhase:
         enemy = other(side)
         start = self.hex_of[unit]
         friendly = {h for h, u in self.at.items() if u != unit and self.counters[u].side == side}
-        return retreat.retreat_options(self.board, start, friendly, self._units_of(enemy), self._zoc(enemy))
+        return retreat.retreat_options(self.board, start, friendly, self._units_of(enemy), self._zoc(enemy),
+                                       ruleset=self.ruleset)
 
     def _decide(self, context: Pending, action: Action, chained: bool = False) -> None:
         if isinstance(action, ChooseLosses):

@@ -53,6 +53,7 @@ from .movement_phase import MovementPhase
 from .options import Options
 from .phase_state import Pending, PhaseState
 from .replacement_phase import ReplacementPhase
+from .ruleset import RULESET, known, played
 from .sequence import SETUP, Phase, other, turn_phases
 from .setup_phase import SetupPhase
 from .supply_phase import SupplyPhase
@@ -63,11 +64,12 @@ STATE_FORMAT = 1
 
 
 def new_game(scenario: str | Scenario = "standard", options: Options | dict | None = None, seed: str = "",
-             fixed_dice: Iterable[int] = ()) -> "Game":
+             fixed_dice: Iterable[int] = (), ruleset: int = RULESET) -> "Game":
     """A game at its start: the Soviets set up, the German player to place his counters.
 
     Options the scenario cannot play (the Advanced Combat Results Table, whose table the rules do not
-    give) raise IllegalAction(OPTION_UNAVAILABLE).
+    give) raise IllegalAction(OPTION_UNAVAILABLE); a ruleset the engine does not play (see
+    :mod:`engine.ruleset`) raises IllegalAction(UNKNOWN_RULESET).
     """
     if isinstance(scenario, str):
         try:
@@ -76,7 +78,7 @@ def new_game(scenario: str | Scenario = "standard", options: Options | dict | No
             raise IllegalAction(Reason.UNKNOWN_SCENARIO, str(error.args[0])) from None
     if not isinstance(options, Options):
         options = Options.from_json(options)
-    return Game(scenario, options, seed, tuple(fixed_dice))
+    return Game(scenario, options, seed, tuple(fixed_dice), ruleset)
 
 
 def combat_table(scenario: Scenario, options: Options) -> CombatTable:
@@ -101,7 +103,12 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
     change it with :meth:`apply`, which returns the events the action caused.
     """
 
-    def __init__(self, scenario: Scenario, options: Options, seed: str, fixed_dice: tuple[int, ...] = ()) -> None:
+    def __init__(self, scenario: Scenario, options: Options, seed: str, fixed_dice: tuple[int, ...] = (),
+                 ruleset: int = RULESET) -> None:
+        if not known(ruleset):
+            raise IllegalAction(Reason.UNKNOWN_RULESET, f"ruleset {ruleset!r} is not one this engine plays "
+                                                        f"({played()})")
+        self.ruleset = ruleset
         self.scenario = scenario
         self.board = scenario.board
         self.counters: dict[str, CounterInfo] = scenario.counters
@@ -474,7 +481,7 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
             if unit in self.hex_of:
                 units.append({"id": unit, "hex": ids[self.hex_of[unit]],
                               "strength": "half" if unit in self.reduced else "full"})
-        return {
+        state = {
             "format": STATE_FORMAT,
             "scenario": self.scenario.id,
             "options": self.options.to_json(),
@@ -509,6 +516,9 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
             },
             "result": self.outcome.to_json() if self.outcome else None,
         }
+        if self.ruleset >= 3:  # written from ruleset 3 on, so that a ruleset-2 state keeps its hash
+            state["ruleset"] = self.ruleset
+        return state
 
     def canonical_json(self) -> str:
         """``json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))``: the text of the state

@@ -6,8 +6,8 @@ The search is a cheapest-path search over movement points that honours the rules
 * a unit that enters an enemy zone of control stops there (it may always leave the one it starts in,
   but coming back into its start hex is entering it);
 * friendly units may be passed through;
-* each hex costs its terrain cost (forest 2) unless the phase makes every hex cost 1 (rail movement,
-  mud's one hex per phase).
+* each hex costs its terrain cost (forest 2) unless the phase makes every hex cost 1 (rail movement;
+  mud's one hex per phase under rulesets 1 and 2, where ruleset 3 gives 1 MA and keeps the forest's 2).
 
 Example (path C of the rules' movement example): a unit whose first hex is in an enemy zone of control
 stops there, so nothing beyond that hex is reachable through it.
@@ -141,7 +141,10 @@ def check_path(unit: str, start: int, path: Sequence[int], rules: MoveRules, ene
                                 f"of control at {ids[here]}{again}")
         spent += rules.costs[nxt] if rules.costs is not None else 1
         if spent > rules.allowance:
-            if rules.kind == "mud":
+            if rules.kind == "mud" and board.forest[nxt] and rules.costs is not None:
+                why = (f"in mud a unit has {rules.allowance} MA and a forest hex costs "
+                       f"{rules.costs[nxt]}")
+            elif rules.kind == "mud":
                 why = "in mud a unit moves one hex per phase"
             else:
                 why = f"that takes {spent} movement points and it has {rules.allowance}"

@@ -49,7 +49,10 @@ class MovementPhase:
             lines = self.board.neighbours if counter.type == "tank" else self.board.rail_links
             return movement.MoveRules(allowance, lines, None, "rail")
         if weather.max_hexes is not None:
-            return movement.MoveRules(min(allowance, weather.max_hexes), self.board.neighbours, None, "mud")
+            # ruling 50 (ruleset 3): "Units at 1 MA", and a forest hex costs 2, so it cannot be entered;
+            # rulesets 1 and 2 let the one hex be any hex (ruling 5)
+            costs = self.board.move_cost if self.ruleset >= 3 else None
+            return movement.MoveRules(min(allowance, weather.max_hexes), self.board.neighbours, costs, "mud")
         return movement.MoveRules(allowance, self.board.neighbours, self.board.move_cost, "normal")
 
     def _reach(self, unit: str) -> movement.Reach:

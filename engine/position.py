@@ -18,6 +18,7 @@ from .data import SIDES, load_scenario
 from .errors import IllegalAction
 from .game import STATE_FORMAT, Game, Pending, PhaseState
 from .options import Options
+from .ruleset import RULESET, known, played
 from .sequence import PHASES_BY_NAME
 
 
@@ -30,12 +31,15 @@ def _expect(condition: bool, message: str) -> None:
         raise PositionError(message)
 
 
-def game_from_position(data: dict[str, Any]) -> Game:
+def game_from_position(data: dict[str, Any], ruleset: int | None = None) -> Game:
+    """The game ``data`` describes. Its ruleset is the position's ``ruleset`` field (written from ruleset 3
+    on); a position without one plays ``ruleset`` (a service passes the ruleset its match records), by
+    default the engine's :data:`~engine.ruleset.RULESET`."""
     _expect(isinstance(data, dict), "a position is a JSON object")
-    known = {"format", "scenario", "options", "seed", "fixed_dice", "rolls", "turn", "phase", "weather", "supply",
-             "units", "pool",
-             "city_control", "elimination_points", "capital_bonus", "phase_state", "result"}
-    unknown = sorted(set(data) - known)
+    fields = {"format", "scenario", "options", "seed", "fixed_dice", "rolls", "turn", "phase", "weather", "supply",
+              "units", "pool", "city_control", "elimination_points", "capital_bonus", "phase_state", "result",
+              "ruleset"}
+    unknown = sorted(set(data) - fields)
     _expect(not unknown, f"unknown field {unknown[0]!r}" if unknown else "")
     _expect(data.get("format", STATE_FORMAT) == STATE_FORMAT, f"unsupported format {data.get('format')!r}")
     try:
@@ -46,11 +50,16 @@ def game_from_position(data: dict[str, Any]) -> Game:
         options = Options.from_json(data.get("options"))
     except IllegalAction as error:
         raise PositionError(error.message) from None
+    written = data.get("ruleset")
+    _expect(written is None or known(written),
+            f"ruleset {written!r} is not one this engine plays ({played()})")
+    ruleset = written if written is not None else RULESET if ruleset is None else ruleset
+    _expect(known(ruleset), f"ruleset {ruleset!r} is not one this engine plays ({played()})")
     fixed = data.get("fixed_dice", [])
     _expect(isinstance(fixed, list) and all(isinstance(d, int) and 1 <= d <= 6 for d in fixed),
             "fixed_dice must be a list of die rolls from 1 to 6")
     try:
-        game = Game(scenario, options, str(data.get("seed", "")), tuple(fixed))
+        game = Game(scenario, options, str(data.get("seed", "")), tuple(fixed), ruleset)
     except IllegalAction as error:
         raise PositionError(error.message) from None
     board, counters = game.board, game.counters

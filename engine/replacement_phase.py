@@ -234,6 +234,8 @@ class ReplacementPhase:
         """Empty hexes where ``side`` may bring in a replacement now."""
         board = self.board
         hexes = set(board.entry[side]) | self._extra_entry(side)
+        if self.ruleset >= 3:  # ruling 51: a city on the edge is an entry hex only while controlled
+            hexes = {h for h in hexes if h not in board.cities or self.control.get(h) == side}
         targets = self._communication_targets(side)
         region = self._communication(side)
         for city in board.cities:

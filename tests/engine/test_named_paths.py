@@ -113,7 +113,7 @@ def allowance(unit: str, phase: str, weather: str) -> tuple[int, bool]:
     if phase == "soviet_rail_movement":
         return ma, True  # "A forest hex counts as only one hex"; mud: "rail movement is unaffected"
     if weather == "mud":
-        return min(ma, 1), True  # "reduced to 1 hex per phase"
+        return min(ma, 1), False  # "Units at 1 MA", a forest still costs 2 (ruling 50, ruleset 3)
     return ma, False
 
 
