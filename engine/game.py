@@ -49,7 +49,7 @@ from .events import (
     TurnStarted,
     UnitEliminated,
 )
-from .movement_phase import MovementPhase
+from .movement_phase import MovementPhase, move_table
 from .options import Options
 from .phase_state import Pending, PhaseState
 from .replacement_phase import ReplacementPhase
@@ -139,9 +139,11 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         self._zoc_cache: dict[str, tuple[int, frozenset[int]]] = {}
         self._comm_cache: dict[str, tuple[int, frozenset[int]]] = {}
         self._reach_cache: dict[str, movement.Reach] = {}
-        self._moves_cache: dict[str, dict[int, Move]] = {}
+        self._move_table = move_table(self.board.ids)
+        self._rules_cache: dict[str, movement.MoveRules] = {}
         self._units_cache: dict[str, tuple[int, dict[int, str]]] = {}
         self._legal_cache: list[Action] | None = None
+        self._reset_movement()
         for hex_index, unit in scenario.soviet_setup.items():
             self._put(unit, hex_index)
             if not scenario.soviet_setup_full:
@@ -230,9 +232,9 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
             raise IllegalAction(Reason.GAME_OVER, "the game is over")
         execute = self._check(action)
         self._events = []
+        self._legal_cache = None
         execute()
         self._settle()
-        self._legal_cache = None
         events, self._events = self._events, []
         return events
 
@@ -392,7 +394,8 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         phase = self.phase
         self.ps = PhaseState()
         self._reach_cache = {}
-        self._moves_cache = {}
+        self._rules_cache = {}
+        self._reset_movement()
         if phase.kind == "replacement":
             self.ps.points = self._replacement_points(phase.side)
             self.ps.attrition_rolls = self._attrition_rolls(phase.side)
@@ -425,15 +428,22 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         self._emit(GameEnded(result.winner, result.reason, result.points["german"], result.points["soviet"]))
 
     def _settle(self) -> None:
-        """Move on past every phase in which the player to act has nothing left to decide."""
+        """Move on past every phase in which the player to act has nothing left to decide (keeping the
+        legal actions it lists to find out, when the player has some)."""
         while not self.outcome and not self.ps.pending and not self.ps.stack:
             kind = self.phase.kind
             if kind == "supply":
                 done = True
             elif kind == "replacement":
-                done = self._replacement_actions() in ([], [EndPhase()])
+                actions = self._replacement_actions()
+                done = actions in ([], [EndPhase()])
+                if not done:
+                    self._legal_cache = actions
             elif kind == "movement":
-                done = not self._can_move()
+                actions = self._movement_actions()
+                done = len(actions) == 1  # only ending the phase (a stack is never settled: see the loop)
+                if not done:
+                    self._legal_cache = actions
             elif kind == "combat":
                 if self.ps.declaring and not self._possible_attacks():
                     if not self.ps.battles:
@@ -467,8 +477,11 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         twin._zoc_cache = dict(self._zoc_cache)
         twin._comm_cache = dict(self._comm_cache)
         twin._reach_cache = dict(self._reach_cache)
-        twin._moves_cache = dict(self._moves_cache)
+        twin._rules_cache = dict(self._rules_cache)
         twin._units_cache = dict(self._units_cache)
+        twin._empty_segs = dict(self._empty_segs)
+        twin._friend_segs = dict(self._friend_segs)
+        twin._hosts_cache = dict(self._hosts_cache) if self._hosts_cache is not None else None
         twin._events = []
         return twin
 

@@ -18,8 +18,50 @@ if TYPE_CHECKING:
     from .game import Game  # noqa: F401
 
 
+#: The moves of every unit to every hex of a map (the map's hex ids → unit → Move by hex index), each made
+#: once: every phase offers the same moves again, and they are immutable values, so sharing them changes
+#: nothing.
+_MOVES: dict[tuple[str, ...], "MoveTable"] = {}
+
+END_PHASE = EndPhase()
+
+
+class MoveTable(dict):
+    """unit → [Move(unit, hex) for every hex of the map, by index], each row made on first use."""
+
+    def __init__(self, ids: tuple[str, ...]) -> None:
+        super().__init__()
+        self.ids = ids
+
+    def __missing__(self, unit: str) -> list[Move]:
+        row = self[unit] = [Move(unit, hex_id) for hex_id in self.ids]
+        return row
+
+
+def move_table(ids: tuple[str, ...]) -> MoveTable:
+    """The shared moves on the map whose hex ids are ``ids``."""
+    table = _MOVES.get(ids)
+    if table is None:
+        table = _MOVES[ids] = MoveTable(ids)
+    return table
+
+
 class MovementPhase:
-    """Mixin of :class:`engine.game.Game`: moving units."""
+    """Mixin of :class:`engine.game.Game`: moving units.
+
+    A movement phase changes the board one move at a time, and only the pieces of its legal actions that
+    a move touches change: each unit's reach is searched once a phase; the moves of each unit to empty
+    hexes and onto friendly units it could swap with (its *segments*), the units still to move and the
+    hexes of those units (the *hosts* another may move onto) are kept between actions and, after a move
+    from one hex to an empty one, dropped only for the units whose reach holds one of the two hexes. A
+    move that stacks two units (rare) drops them all.
+    """
+
+    def _reset_movement(self) -> None:
+        self._unmoved_cache: list[str] | None = None
+        self._hosts_cache: dict[int, tuple[str, bool, dict[int, int]]] | None = None
+        self._empty_segs: dict[str, list[Move]] = {}
+        self._friend_segs: dict[str, list[Move]] = {}
 
     def _movers(self, unmoved: list[str] | None = None) -> list[str]:
         """Units that may move now: the unit another has moved onto, or else every unit that may still
@@ -29,17 +71,30 @@ class MovementPhase:
         return self._unmoved() if unmoved is None else unmoved
 
     def _unmoved(self) -> list[str]:
-        """Units that may still move in this phase."""
+        """Units that may still move in this phase (kept between the phase's actions)."""
+        cached = self._unmoved_cache
+        if cached is not None:
+            return cached
         side, movers, moved = self.phase.side, self.phase.movers, self.ps.moved
         hex_of, counters = self.hex_of, self.counters
         if movers == "rail":
             eligible = self.ps.rail_eligible
-            return [u for u, c in counters.items() if u in hex_of and u not in moved
-                    and (u in eligible or (c.side == side and c.type == "tank"))]
-        return [u for u, c in counters.items()
-                if c.side == side and u in hex_of and u not in moved and (movers == "all" or c.type == "panzer")]
+            cached = [u for u, c in counters.items() if u in hex_of and u not in moved
+                      and (u in eligible or (c.side == side and c.type == "tank"))]
+        else:
+            cached = [u for u, c in counters.items()
+                      if c.side == side and u in hex_of and u not in moved and (movers == "all" or c.type == "panzer")]
+        self._unmoved_cache = cached
+        return cached
 
     def _move_rules(self, unit: str) -> movement.MoveRules:
+        """How ``unit`` moves in this phase (worked out once a phase)."""
+        rules = self._rules_cache.get(unit)
+        if rules is None:
+            rules = self._rules_cache[unit] = self._rules_now(unit)
+        return rules
+
+    def _rules_now(self, unit: str) -> movement.MoveRules:
         counter = self.counters[unit]
         weather = self.weather()
         allowance = max(0, counter.ma + weather.ma_modifier.get(counter.type, 0))
@@ -59,51 +114,65 @@ class MovementPhase:
         """Where ``unit`` can go this phase; enemies do not move during it, so this is computed once."""
         cached = self._reach_cache.get(unit)
         if cached is None or cached.start != self.hex_of[unit]:
-            enemy = other(self.side_of(unit))
+            enemy = other(self.counters[unit].side)
             cached = movement.reach(self.hex_of[unit], self._move_rules(unit), self._units_of(enemy), self._zoc(enemy))
             self._reach_cache[unit] = cached
         return cached
 
-    def _moves(self, unit: str) -> dict[int, Move]:
-        """Destination → action, for every hex ``unit`` can reach this phase, occupied or not."""
-        moves = self._moves_cache.get(unit)
-        if moves is None:
-            ids = self.board.ids
-            moves = {h: Move(unit, ids[h]) for h in self._reach(unit).cost}
-            self._moves_cache[unit] = moves
-        return moves
-
-    def _can_move(self) -> bool:
-        at = self.at
-        unmoved = self._unmoved()
-        movers = self._movers(unmoved)
-        return any(h not in at for u in movers for h in self._moves(u)) or \
-            bool(self._moves_onto_friends(movers, unmoved))
-
     def _movement_actions(self) -> list[Action]:
-        at = self.at
+        """Moves to empty hexes (unit by unit, each in its reach's order), then moves onto friendly units
+        that can move away, then ending the phase (not while two units share a hex)."""
+        if self.ps.stack:
+            movers = self._movers()
+            at, table = self.at, self._move_table
+            actions: list[Action] = [table[u][h] for u in movers for h in self._reach(u).cost if h not in at]
+            actions.extend(self._moves_onto_friends(movers, self._unmoved()))
+            return actions
         unmoved = self._unmoved()
-        movers = self._movers(unmoved)
-        actions: list[Action] = [m for u in movers for h, m in self._moves(u).items() if h not in at]
-        actions.extend(self._moves_onto_friends(movers, unmoved))
-        if not self.ps.stack:
-            actions.append(EndPhase())
+        actions = []
+        for unit in unmoved:
+            actions += self._empty_segment(unit)
+        for unit in unmoved:
+            actions += self._friend_segment(unit)
+        actions.append(END_PHASE)
         return actions
+
+    def _empty_segment(self, unit: str) -> list[Move]:
+        segment = self._empty_segs.get(unit)
+        if segment is None:
+            at, row = self.at, self._move_table[unit]
+            segment = self._empty_segs[unit] = [row[h] for h in self._reach(unit).cost if h not in at]
+        return segment
+
+    def _friend_segment(self, unit: str) -> list[Move]:
+        segment = self._friend_segs.get(unit)
+        if segment is None:
+            segment = self._friend_segs[unit] = self._moves_onto_friends([unit], self._unmoved())
+        return segment
 
     def _moves_onto_friends(self, movers: list[str], unmoved: list[str]) -> list[Move]:
         """Moves onto a friendly unit that can then move away, which is how units swap or rotate places
         ("A unit can enter a hex containing a friendly unit, but there can only be one unit in a hex at
         the end of the phase")."""
-        hosts = self._hosts(unmoved)
+        stacked = self.ps.stack
+        hosts = self._hosts(unmoved) if not stacked else self._hosts_of(unmoved)
         moves = []
         for unit in movers:
             start = self.hex_of[unit]
-            reachable = self._moves(unit)
-            moves.extend(reachable[h] for h, host in hosts.items()
-                         if h in reachable and host[0] != unit and self._has_exit(host, start))
+            reachable, row = self._reach(unit).cost, self._move_table[unit]
+            # _has_exit, written out
+            moves.extend(row[h] for h, host in hosts.items()
+                         if h in reachable and host[0] != unit and (host[1] or (not stacked and start in host[2])))
         return moves
 
-    def _hosts(self, units: list[str]) -> dict[int, tuple[str, bool, dict[int, int]]]:
+    def _hosts(self, unmoved: list[str]) -> dict[int, tuple[str, bool, dict[int, int]]]:
+        """Hex → (the unit there, whether it can reach an empty hex, its reach), for the units still to
+        move (kept between the phase's actions while no two units share a hex)."""
+        if self._hosts_cache is None:
+            self._hosts_cache = self._hosts_of(unmoved)
+        return self._hosts_cache
+
+    def _hosts_of(self, units: list[str]) -> dict[int, tuple[str, bool, dict[int, int]]]:
         """Hex → (the unit there, whether it can reach an empty hex, its reach), for ``units``."""
         occupied = self.at.keys()
         hosts = {}
@@ -117,6 +186,36 @@ class MovementPhase:
         moved onto it (``vacated`` stays full when the leaving unit is itself the one underneath a stack)."""
         _, free_exit, reach = host
         return free_exit or (not self.ps.stack and vacated in reach)
+
+    def _moved_between_empty_hexes(self, unit: str, start: int, dest: int) -> None:
+        """Keep what a move of ``unit`` from ``start`` to the empty ``dest`` leaves as it was (see the class)."""
+        unmoved = self._unmoved_cache
+        if unmoved is None:
+            self._reset_movement()
+            return
+        self._unmoved_cache = unmoved = [u for u in unmoved if u != unit]
+        reach_cache, empty, friends = self._reach_cache, self._empty_segs, self._friend_segs
+        empty.pop(unit, None)
+        friends.pop(unit, None)
+        touched = [u for u in unmoved if u in reach_cache and (start in (cost := reach_cache[u].cost) or dest in cost)]
+        for u in touched:
+            empty.pop(u, None)
+        hosts = self._hosts_cache
+        if hosts is None:
+            friends.clear()
+            return
+        changed = [start]
+        hosts.pop(start, None)
+        occupied = self.at.keys()
+        hex_of = self.hex_of
+        for u in touched:
+            h = hex_of[u]
+            host = hosts.get(h)
+            if host is not None and host[1] != (free := not host[2].keys() <= occupied):
+                hosts[h] = (u, free, host[2])
+                changed.append(h)
+        for u in [u for u in friends if any(h in reach_cache[u].cost for h in changed)]:
+            del friends[u]
 
     def _check_movement(self, action: Action):
         if isinstance(action, EndPhase):
@@ -199,13 +298,14 @@ class MovementPhase:
                                 f"unit {unit} cannot end its move in {ids[dest]}: unit {occupant} is there and "
                                 f"cannot move away in this phase, and only one unit may be in a hex at the end "
                                 f"of the phase")
-        if not self._has_exit(self._hosts([occupant])[dest], start):
+        if not self._has_exit(self._hosts_of([occupant])[dest], start):
             raise IllegalAction(Reason.HEX_OCCUPIED,
                                 f"unit {unit} cannot end its move in {ids[dest]}: unit {occupant} there would "
                                 f"have no empty hex to move to")
 
     def _move(self, unit: str, start: int, path: tuple[int, ...]) -> None:
         dest = path[-1]
+        stacked = self.ps.stack
         self._lift(unit)
         if dest in self.at:
             self.ps.stack = (dest, unit)
@@ -214,6 +314,10 @@ class MovementPhase:
         else:
             self._put(unit, dest)
         self.ps.moved.add(unit)
+        if stacked or self.ps.stack:
+            self._reset_movement()
+        else:
+            self._moved_between_empty_hexes(unit, start, dest)
         ids = self.board.ids
         self._emit(UnitMoved(unit, ids[start], tuple(ids[h] for h in path)))
         for hex_index in path:
