@@ -62,7 +62,8 @@ def one_core() -> int:
 
 def run_worker(tree: Path, code: str, *args: str, core: int | None = None) -> dict:
     """Run ``code`` (after :data:`PIN`) with ``sys.argv[1:] = args`` against the packages of ``tree``."""
-    env = dict(os.environ, PYTHONPATH=str(tree), BENCH_CORE=str(one_core() if core is None else core))
+    # PYTHONHASHSEED: the bots iterate sets of names; a fixed seed makes both trees play the same games
+    env = dict(os.environ, PYTHONPATH=str(tree), PYTHONHASHSEED="0", BENCH_CORE=str(one_core() if core is None else core))
     out = subprocess.run([sys.executable, "-c", PIN + code, *args], cwd=tree, env=env, check=True,
                          capture_output=True, text=True)
     figures = json.loads(out.stdout.strip().splitlines()[-1])

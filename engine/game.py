@@ -138,6 +138,7 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         self._positions = {side: 0 for side in SIDES}  # bumped whenever a unit of that side moves
         self._zoc_cache: dict[str, tuple[int, frozenset[int]]] = {}
         self._comm_cache: dict[str, tuple[int, frozenset[int]]] = {}
+        self._supply_cache: dict[str, tuple[tuple[int, int, int], dict[int, int]]] = {}
         self._reach_cache: dict[str, movement.Reach] = {}
         self._move_table = move_table(self.board.ids)
         self._rules_cache: dict[str, movement.MoveRules] = {}
@@ -476,12 +477,12 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         twin.ps = self.ps.copy()
         twin._zoc_cache = dict(self._zoc_cache)
         twin._comm_cache = dict(self._comm_cache)
+        twin._supply_cache = dict(self._supply_cache)
         twin._reach_cache = dict(self._reach_cache)
         twin._rules_cache = dict(self._rules_cache)
         twin._units_cache = dict(self._units_cache)
         twin._empty_segs = dict(self._empty_segs)
         twin._friend_segs = dict(self._friend_segs)
-        twin._hosts_cache = dict(self._hosts_cache) if self._hosts_cache is not None else None
         twin._events = []
         return twin
 

@@ -16,6 +16,7 @@ stops there, so nothing beyond that hex is reachable through it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Sequence
 
 from .errors import IllegalAction, Reason
@@ -41,6 +42,11 @@ class Reach:
     start: int
     cost: dict[int, int]
     parent: dict[int, int]
+
+    @cached_property
+    def rank(self) -> dict[int, int]:
+        """Hex → its place in ``cost``'s order (the order the search found the hexes in)."""
+        return {h: i for i, h in enumerate(self.cost)}
 
     def path_to(self, dest: int) -> tuple[int, ...]:
         path = [dest]

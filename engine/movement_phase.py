@@ -6,6 +6,7 @@ movement phase, so each unit's reach is computed once per phase.
 
 from __future__ import annotations
 
+from bisect import insort
 from typing import TYPE_CHECKING
 
 from . import movement
@@ -49,19 +50,21 @@ def move_table(ids: tuple[str, ...]) -> MoveTable:
 class MovementPhase:
     """Mixin of :class:`engine.game.Game`: moving units.
 
-    A movement phase changes the board one move at a time, and only the pieces of its legal actions that
-    a move touches change: each unit's reach is searched once a phase; the moves of each unit to empty
-    hexes and onto friendly units it could swap with (its *segments*), the units still to move and the
-    hexes of those units (the *hosts* another may move onto) are kept between actions and, after a move
-    from one hex to an empty one, dropped only for the units whose reach holds one of the two hexes. A
-    move that stacks two units (rare) drops them all.
+    A movement phase changes the board one move at a time, and its legal actions change only where a move
+    touches them, so they are kept between actions (enemies do not move during the phase): each unit's
+    reach is searched once a phase; each unit still to move keeps its *segments*, the hexes of its reach
+    that are empty (in the reach's order) and those of friendly units it could move onto and swap with
+    (in the order of the units still to move). A move from one hex to an empty one then patches the
+    segments of the units whose reach holds one of the two hexes: the hex left is put back in order, the
+    hex entered taken out, the mover's hex taken out of the others' swaps; a unit left with or without an
+    empty hex (a change of whether others may move onto it) has the swaps onto it listed again. A move
+    that stacks two units (rare) drops them all.
     """
 
     def _reset_movement(self) -> None:
         self._unmoved_cache: list[str] | None = None
-        self._hosts_cache: dict[int, tuple[str, bool, dict[int, int]]] | None = None
-        self._empty_segs: dict[str, list[Move]] = {}
-        self._friend_segs: dict[str, list[Move]] = {}
+        self._empty_segs: dict[str, list[int]] = {}
+        self._friend_segs: dict[str, list[int]] = {}
 
     def _movers(self, unmoved: list[str] | None = None) -> list[str]:
         """Units that may move now: the unit another has moved onto, or else every unit that may still
@@ -122,55 +125,57 @@ class MovementPhase:
     def _movement_actions(self) -> list[Action]:
         """Moves to empty hexes (unit by unit, each in its reach's order), then moves onto friendly units
         that can move away, then ending the phase (not while two units share a hex)."""
+        table = self._move_table
         if self.ps.stack:
             movers = self._movers()
-            at, table = self.at, self._move_table
+            at = self.at
             actions: list[Action] = [table[u][h] for u in movers for h in self._reach(u).cost if h not in at]
             actions.extend(self._moves_onto_friends(movers, self._unmoved()))
             return actions
         unmoved = self._unmoved()
         actions = []
         for unit in unmoved:
-            actions += self._empty_segment(unit)
+            actions.extend(map(table[unit].__getitem__, self._empty_segment(unit)))
         for unit in unmoved:
-            actions += self._friend_segment(unit)
+            actions.extend(map(table[unit].__getitem__, self._friend_segment(unit)))
         actions.append(END_PHASE)
         return actions
 
-    def _empty_segment(self, unit: str) -> list[Move]:
+    def _empty_segment(self, unit: str) -> list[int]:
+        """The empty hexes ``unit`` can reach, in its reach's order."""
         segment = self._empty_segs.get(unit)
         if segment is None:
-            at, row = self.at, self._move_table[unit]
-            segment = self._empty_segs[unit] = [row[h] for h in self._reach(unit).cost if h not in at]
+            at = self.at
+            segment = self._empty_segs[unit] = [h for h in self._reach(unit).cost if h not in at]
         return segment
 
-    def _friend_segment(self, unit: str) -> list[Move]:
+    def _friend_segment(self, unit: str) -> list[int]:
+        """The hexes of units still to move that ``unit`` can move onto (no two units sharing a hex yet)."""
         segment = self._friend_segs.get(unit)
         if segment is None:
-            segment = self._friend_segs[unit] = self._moves_onto_friends([unit], self._unmoved())
+            hex_of = self.hex_of
+            start, reachable = hex_of[unit], self._reach(unit).cost
+            segment = []
+            for host in self._unmoved():
+                h = hex_of[host]
+                # the host must have an empty hex to go to, or else the hex ``unit`` leaves
+                if h in reachable and host != unit and (self._empty_segment(host) or start in self._reach(host).cost):
+                    segment.append(h)
+            self._friend_segs[unit] = segment
         return segment
 
     def _moves_onto_friends(self, movers: list[str], unmoved: list[str]) -> list[Move]:
         """Moves onto a friendly unit that can then move away, which is how units swap or rotate places
         ("A unit can enter a hex containing a friendly unit, but there can only be one unit in a hex at
-        the end of the phase")."""
-        stacked = self.ps.stack
-        hosts = self._hosts(unmoved) if not stacked else self._hosts_of(unmoved)
+        the end of the phase"); here while a unit stands on another (see ``_friend_segment`` otherwise)."""
+        hosts = self._hosts_of(unmoved)
         moves = []
         for unit in movers:
             start = self.hex_of[unit]
             reachable, row = self._reach(unit).cost, self._move_table[unit]
-            # _has_exit, written out
             moves.extend(row[h] for h, host in hosts.items()
-                         if h in reachable and host[0] != unit and (host[1] or (not stacked and start in host[2])))
+                         if h in reachable and host[0] != unit and self._has_exit(host, start))
         return moves
-
-    def _hosts(self, unmoved: list[str]) -> dict[int, tuple[str, bool, dict[int, int]]]:
-        """Hex → (the unit there, whether it can reach an empty hex, its reach), for the units still to
-        move (kept between the phase's actions while no two units share a hex)."""
-        if self._hosts_cache is None:
-            self._hosts_cache = self._hosts_of(unmoved)
-        return self._hosts_cache
 
     def _hosts_of(self, units: list[str]) -> dict[int, tuple[str, bool, dict[int, int]]]:
         """Hex → (the unit there, whether it can reach an empty hex, its reach), for ``units``."""
@@ -182,13 +187,14 @@ class MovementPhase:
         return hosts
 
     def _has_exit(self, host: tuple[str, bool, dict[int, int]], vacated: int) -> bool:
-        """Whether a host (see ``_hosts``) could move to an empty hex once a unit leaving ``vacated`` has
+        """Whether a host (see ``_hosts_of``) could move to an empty hex once a unit leaving ``vacated`` has
         moved onto it (``vacated`` stays full when the leaving unit is itself the one underneath a stack)."""
         _, free_exit, reach = host
         return free_exit or (not self.ps.stack and vacated in reach)
 
     def _moved_between_empty_hexes(self, unit: str, start: int, dest: int) -> None:
-        """Keep what a move of ``unit`` from ``start`` to the empty ``dest`` leaves as it was (see the class)."""
+        """Patch the kept segments after ``unit`` moved from ``start`` to the empty ``dest`` (see the class).
+        Segments are copied before they change: a clone of the game shares them."""
         unmoved = self._unmoved_cache
         if unmoved is None:
             self._reset_movement()
@@ -197,25 +203,38 @@ class MovementPhase:
         reach_cache, empty, friends = self._reach_cache, self._empty_segs, self._friend_segs
         empty.pop(unit, None)
         friends.pop(unit, None)
-        touched = [u for u in unmoved if u in reach_cache and (start in (cost := reach_cache[u].cost) or dest in cost)]
-        for u in touched:
-            empty.pop(u, None)
-        hosts = self._hosts_cache
-        if hosts is None:
-            friends.clear()
-            return
-        changed = [start]
-        hosts.pop(start, None)
-        occupied = self.at.keys()
-        hex_of = self.hex_of
-        for u in touched:
-            h = hex_of[u]
-            host = hosts.get(h)
-            if host is not None and host[1] != (free := not host[2].keys() <= occupied):
-                hosts[h] = (u, free, host[2])
-                changed.append(h)
-        for u in [u for u in friends if any(h in reach_cache[u].cost for h in changed)]:
-            del friends[u]
+        flipped = []  # hexes of units that gained their first empty hex or lost their last
+        for u in unmoved:
+            reach = reach_cache.get(u)
+            if reach is None:
+                continue
+            cost = reach.cost
+            if start in cost:
+                old = empty.get(u)
+                if old is not None:
+                    segment = old.copy()
+                    if dest in cost:
+                        segment.remove(dest)
+                    insort(segment, start, key=reach.rank.__getitem__)
+                    empty[u] = segment
+                    if not old:
+                        flipped.append(self.hex_of[u])
+                segment = friends.get(u)
+                if segment is not None and start in segment:
+                    segment = segment.copy()
+                    segment.remove(start)
+                    friends[u] = segment
+            elif dest in cost:
+                segment = empty.get(u)
+                if segment is not None:
+                    segment = segment.copy()
+                    segment.remove(dest)
+                    empty[u] = segment
+                    if not segment:
+                        flipped.append(self.hex_of[u])
+        for h in flipped:
+            for u in [u for u in friends if h in reach_cache[u].cost]:
+                del friends[u]
 
     def _check_movement(self, action: Action):
         if isinstance(action, EndPhase):
