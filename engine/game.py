@@ -29,6 +29,7 @@ from .actions import (  # noqa: F401
     ChooseLosses,
     EndPhase,
     Move,
+    Replace,
     Resign,
     StandardSetup,
     TimeForfeit,
@@ -49,7 +50,7 @@ from .events import (
     TurnStarted,
     UnitEliminated,
 )
-from .movement_phase import MovementPhase, move_table
+from .movement_phase import MovementPhase, action_table
 from .options import Options
 from .phase_state import Pending, PhaseState
 from .replacement_phase import ReplacementPhase
@@ -140,7 +141,8 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         self._comm_cache: dict[str, tuple[int, frozenset[int]]] = {}
         self._supply_cache: dict[str, tuple[tuple[int, int, int], dict[int, int]]] = {}
         self._reach_cache: dict[str, movement.Reach] = {}
-        self._move_table = move_table(self.board.ids)
+        self._move_table = action_table(Move, self.board.ids)
+        self._replace_table = action_table(Replace, self.board.ids)
         self._rules_cache: dict[str, movement.MoveRules] = {}
         self._units_cache: dict[str, tuple[int, dict[int, str]]] = {}
         self._legal_cache: list[Action] | None = None

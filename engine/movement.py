@@ -15,8 +15,7 @@ stops there, so nothing beyond that hex is reachable through it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
 from .errors import IllegalAction, Reason
@@ -37,16 +36,13 @@ class MoveRules:
 
 @dataclass
 class Reach:
-    """Every hex a unit can end its move in, with the cheapest way there."""
+    """Every hex a unit can end its move in, with the cheapest way there; ``rank``: hex → its place in
+    ``cost``'s order (the order the search found the hexes in)."""
 
     start: int
     cost: dict[int, int]
     parent: dict[int, int]
-
-    @cached_property
-    def rank(self) -> dict[int, int]:
-        """Hex → its place in ``cost``'s order (the order the search found the hexes in)."""
-        return {h: i for i, h in enumerate(self.cost)}
+    rank: dict[int, int] = field(default_factory=dict)
 
     def path_to(self, dest: int) -> tuple[int, ...]:
         path = [dest]
@@ -126,7 +122,7 @@ def reach(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc:
                 parent[nxt] = here
                 buckets[total].append(nxt)
     del best[start]
-    return Reach(start, best, parent)
+    return Reach(start, best, parent, dict(zip(best, range(len(best)))))
 
 
 def preferred_path(start: int, dest: int, rules: MoveRules, enemy_units: set[int] | dict,

@@ -6,7 +6,7 @@ movement phase, so each unit's reach is computed once per phase.
 
 from __future__ import annotations
 
-from bisect import insort
+from bisect import bisect
 from typing import TYPE_CHECKING
 
 from . import movement
@@ -19,31 +19,32 @@ if TYPE_CHECKING:
     from .game import Game  # noqa: F401
 
 
-#: The moves of every unit to every hex of a map (the map's hex ids → unit → Move by hex index), each made
-#: once: every phase offers the same moves again, and they are immutable values, so sharing them changes
-#: nothing.
-_MOVES: dict[tuple[str, ...], "MoveTable"] = {}
+#: The actions of a kind of every unit to every hex of a map ((kind, the map's hex ids) → unit → action by
+#: hex index), each made once: every phase offers the same moves (and replacements) again, and they are
+#: immutable values, so sharing them changes nothing.
+_TABLES: dict[tuple[type, tuple[str, ...]], "ActionTable"] = {}
 
 END_PHASE = EndPhase()
 
 
-class MoveTable(dict):
-    """unit → [Move(unit, hex) for every hex of the map, by index], each row made on first use."""
+class ActionTable(dict):
+    """unit → [kind(unit, hex) for every hex of the map, by index], each row made on first use."""
 
-    def __init__(self, ids: tuple[str, ...]) -> None:
+    def __init__(self, kind: type, ids: tuple[str, ...]) -> None:
         super().__init__()
+        self.kind = kind
         self.ids = ids
 
-    def __missing__(self, unit: str) -> list[Move]:
-        row = self[unit] = [Move(unit, hex_id) for hex_id in self.ids]
+    def __missing__(self, unit: str) -> list[Action]:
+        row = self[unit] = [self.kind(unit, hex_id) for hex_id in self.ids]
         return row
 
 
-def move_table(ids: tuple[str, ...]) -> MoveTable:
-    """The shared moves on the map whose hex ids are ``ids``."""
-    table = _MOVES.get(ids)
+def action_table(kind: type, ids: tuple[str, ...]) -> ActionTable:
+    """The shared ``kind(unit, hex)`` actions (Move, Replace) on the map whose hex ids are ``ids``."""
+    table = _TABLES.get((kind, ids))
     if table is None:
-        table = _MOVES[ids] = MoveTable(ids)
+        table = _TABLES[(kind, ids)] = ActionTable(kind, ids)
     return table
 
 
@@ -63,8 +64,8 @@ class MovementPhase:
 
     def _reset_movement(self) -> None:
         self._unmoved_cache: list[str] | None = None
-        self._empty_segs: dict[str, list[int]] = {}
-        self._friend_segs: dict[str, list[int]] = {}
+        self._empty_segs: dict[str, tuple[list[int], list[Move]]] = {}
+        self._friend_segs: dict[str, tuple[list[int], list[Move]]] = {}
 
     def _movers(self, unmoved: list[str] | None = None) -> list[str]:
         """Units that may move now: the unit another has moved onto, or else every unit that may still
@@ -125,43 +126,46 @@ class MovementPhase:
     def _movement_actions(self) -> list[Action]:
         """Moves to empty hexes (unit by unit, each in its reach's order), then moves onto friendly units
         that can move away, then ending the phase (not while two units share a hex)."""
-        table = self._move_table
         if self.ps.stack:
             movers = self._movers()
-            at = self.at
+            at, table = self.at, self._move_table
             actions: list[Action] = [table[u][h] for u in movers for h in self._reach(u).cost if h not in at]
             actions.extend(self._moves_onto_friends(movers, self._unmoved()))
             return actions
         unmoved = self._unmoved()
         actions = []
         for unit in unmoved:
-            actions.extend(map(table[unit].__getitem__, self._empty_segment(unit)))
+            actions += self._empty_segment(unit)[1]
         for unit in unmoved:
-            actions.extend(map(table[unit].__getitem__, self._friend_segment(unit)))
+            actions += self._friend_segment(unit)[1]
         actions.append(END_PHASE)
         return actions
 
-    def _empty_segment(self, unit: str) -> list[int]:
-        """The empty hexes ``unit`` can reach, in its reach's order."""
+    def _empty_segment(self, unit: str) -> tuple[list[int], list[Move]]:
+        """The empty hexes ``unit`` can reach, in its reach's order, and the moves there."""
         segment = self._empty_segs.get(unit)
         if segment is None:
-            at = self.at
-            segment = self._empty_segs[unit] = [h for h in self._reach(unit).cost if h not in at]
+            at, row = self.at, self._move_table[unit]
+            hexes = [h for h in self._reach(unit).cost if h not in at]
+            segment = self._empty_segs[unit] = (hexes, [row[h] for h in hexes])
         return segment
 
-    def _friend_segment(self, unit: str) -> list[int]:
-        """The hexes of units still to move that ``unit`` can move onto (no two units sharing a hex yet)."""
+    def _friend_segment(self, unit: str) -> tuple[list[int], list[Move]]:
+        """The hexes of units still to move that ``unit`` can move onto (no two units sharing a hex yet), and
+        the moves there."""
         segment = self._friend_segs.get(unit)
         if segment is None:
             hex_of = self.hex_of
             start, reachable = hex_of[unit], self._reach(unit).cost
-            segment = []
+            hexes = []
             for host in self._unmoved():
                 h = hex_of[host]
                 # the host must have an empty hex to go to, or else the hex ``unit`` leaves
-                if h in reachable and host != unit and (self._empty_segment(host) or start in self._reach(host).cost):
-                    segment.append(h)
-            self._friend_segs[unit] = segment
+                if h in reachable and host != unit and (self._empty_segment(host)[0]
+                                                        or start in self._reach(host).cost):
+                    hexes.append(h)
+            row = self._move_table[unit]
+            segment = self._friend_segs[unit] = (hexes, [row[h] for h in hexes])
         return segment
 
     def _moves_onto_friends(self, movers: list[str], unmoved: list[str]) -> list[Move]:
@@ -200,7 +204,7 @@ class MovementPhase:
             self._reset_movement()
             return
         self._unmoved_cache = unmoved = [u for u in unmoved if u != unit]
-        reach_cache, empty, friends = self._reach_cache, self._empty_segs, self._friend_segs
+        reach_cache, empty, friends, table = self._reach_cache, self._empty_segs, self._friend_segs, self._move_table
         empty.pop(unit, None)
         friends.pop(unit, None)
         flipped = []  # hexes of units that gained their first empty hex or lost their last
@@ -212,25 +216,30 @@ class MovementPhase:
             if start in cost:
                 old = empty.get(u)
                 if old is not None:
-                    segment = old.copy()
+                    hexes, moves = old[0].copy(), old[1].copy()
                     if dest in cost:
-                        segment.remove(dest)
-                    insort(segment, start, key=reach.rank.__getitem__)
-                    empty[u] = segment
-                    if not old:
+                        at = hexes.index(dest)
+                        del hexes[at], moves[at]
+                    at = bisect(hexes, reach.rank[start], key=reach.rank.__getitem__)
+                    hexes.insert(at, start)
+                    moves.insert(at, table[u][start])
+                    empty[u] = (hexes, moves)
+                    if not old[0]:
                         flipped.append(self.hex_of[u])
-                segment = friends.get(u)
-                if segment is not None and start in segment:
-                    segment = segment.copy()
-                    segment.remove(start)
-                    friends[u] = segment
+                old = friends.get(u)
+                if old is not None and start in old[0]:
+                    hexes, moves = old[0].copy(), old[1].copy()
+                    at = hexes.index(start)
+                    del hexes[at], moves[at]
+                    friends[u] = (hexes, moves)
             elif dest in cost:
-                segment = empty.get(u)
-                if segment is not None:
-                    segment = segment.copy()
-                    segment.remove(dest)
-                    empty[u] = segment
-                    if not segment:
+                old = empty.get(u)
+                if old is not None:
+                    hexes, moves = old[0].copy(), old[1].copy()
+                    at = hexes.index(dest)
+                    del hexes[at], moves[at]
+                    empty[u] = (hexes, moves)
+                    if not hexes:
                         flipped.append(self.hex_of[u])
         for h in flipped:
             for u in [u for u in friends if h in reach_cache[u].cost]:
