@@ -16,6 +16,7 @@ stops there, so nothing beyond that hex is reachable through it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Sequence
 
 from .errors import IllegalAction, Reason
@@ -94,35 +95,39 @@ def search(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc
 
 def reach(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc: frozenset[int]) -> Reach:
     """Every hex the unit in ``start`` can end its move in: :func:`search` without cities, written out for
-    speed (the same labels, costs, parents and order of discovery)."""
+    speed. The cost of entering a hex is the hex's own, and hexes are taken in order of cost, so the
+    first way found into a hex is a cheapest one: the search never revisits a hex (the same labels, costs,
+    parents and order of discovery as :func:`search`, which keeps the first of equal ways too)."""
     neighbours, costs, allowance = rules.neighbours, rules.costs, rules.allowance
+    if costs is None:
+        costs = _ones(len(neighbours))
     best = {start: 0}
     parent: dict[int, int] = {}
+    seen = set(enemy_units)  # enemy units, and every hex already weighed (a later way costs no less)
+    seen.add(start)
     buckets: list[list[int]] = [[] for _ in range(allowance + 1)]
-    for nxt in neighbours[start]:  # the start hex: left even when in an enemy zone of control
-        if nxt in enemy_units:
-            continue
-        total = costs[nxt] if costs is not None else 1
-        if total > allowance or nxt in best and best[nxt] <= total:
-            continue
-        best[nxt] = total
-        parent[nxt] = start
-        buckets[total].append(nxt)
-    for spent in range(1, allowance):  # a hex reached with the whole allowance spent goes no further
-        for here in buckets[spent]:
-            if best[here] != spent or here in enemy_zoc:
+    frontier = [start]  # the start hex is left even when in an enemy zone of control
+    for spent in range(allowance):  # a hex reached with the whole allowance spent goes no further
+        for here in frontier:
+            if spent and here in enemy_zoc:
                 continue
             for nxt in neighbours[here]:
-                if nxt in enemy_units:
+                if nxt in seen:
                     continue
-                total = spent + (costs[nxt] if costs is not None else 1)
-                if total > allowance or nxt in best and best[nxt] <= total:
-                    continue
-                best[nxt] = total
-                parent[nxt] = here
-                buckets[total].append(nxt)
+                seen.add(nxt)
+                total = spent + costs[nxt]
+                if total <= allowance:
+                    best[nxt] = total
+                    parent[nxt] = here
+                    buckets[total].append(nxt)
+        frontier = buckets[spent + 1]
     del best[start]
     return Reach(start, best, parent, dict(zip(best, range(len(best)))))
+
+
+@lru_cache(maxsize=None)
+def _ones(size: int) -> tuple[int, ...]:
+    return (1,) * size
 
 
 def preferred_path(start: int, dest: int, rules: MoveRules, enemy_units: set[int] | dict,

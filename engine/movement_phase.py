@@ -133,11 +133,19 @@ class MovementPhase:
             actions.extend(self._moves_onto_friends(movers, self._unmoved()))
             return actions
         unmoved = self._unmoved()
+        empty, friends = self._empty_segs, self._friend_segs
         actions = []
         for unit in unmoved:
-            actions += self._empty_segment(unit)[1]
+            segment = empty.get(unit)
+            actions += (segment if segment is not None else self._empty_segment(unit))[1]
+        hosts = None
         for unit in unmoved:
-            actions += self._friend_segment(unit)[1]
+            segment = friends.get(unit)
+            if segment is None:
+                if hosts is None:
+                    hosts = self._free_hosts(unmoved)
+                segment = self._friend_segment(unit, hosts)
+            actions += segment[1]
         actions.append(END_PHASE)
         return actions
 
@@ -150,22 +158,21 @@ class MovementPhase:
             segment = self._empty_segs[unit] = (hexes, [row[h] for h in hexes])
         return segment
 
-    def _friend_segment(self, unit: str) -> tuple[list[int], list[Move]]:
-        """The hexes of units still to move that ``unit`` can move onto (no two units sharing a hex yet), and
-        the moves there."""
-        segment = self._friend_segs.get(unit)
-        if segment is None:
-            hex_of = self.hex_of
-            start, reachable = hex_of[unit], self._reach(unit).cost
-            hexes = []
-            for host in self._unmoved():
-                h = hex_of[host]
-                # the host must have an empty hex to go to, or else the hex ``unit`` leaves
-                if h in reachable and host != unit and (self._empty_segment(host)[0]
-                                                        or start in self._reach(host).cost):
-                    hexes.append(h)
-            row = self._move_table[unit]
-            segment = self._friend_segs[unit] = (hexes, [row[h] for h in hexes])
+    def _free_hosts(self, unmoved: list[str]) -> list[tuple[str, int, bool, dict[int, int]]]:
+        """(unit, its hex, whether it has an empty hex to go to, its reach) for each unit still to move."""
+        hex_of = self.hex_of
+        return [(host, hex_of[host], bool(self._empty_segment(host)[0]), self._reach(host).cost) for host in unmoved]
+
+    def _friend_segment(self, unit: str, hosts: list[tuple[str, int, bool, dict[int, int]]]) -> tuple[list[int],
+                                                                                                       list[Move]]:
+        """The hexes of units still to move (``hosts``, see ``_free_hosts``) that ``unit`` can move onto (no
+        two units sharing a hex yet), and the moves there: the host must have an empty hex to go to, or
+        else the hex ``unit`` leaves."""
+        start, reachable = self.hex_of[unit], self._reach(unit).cost
+        hexes = [h for host, h, free, its_reach in hosts
+                 if h in reachable and host != unit and (free or start in its_reach)]
+        row = self._move_table[unit]
+        segment = self._friend_segs[unit] = (hexes, [row[h] for h in hexes])
         return segment
 
     def _moves_onto_friends(self, movers: list[str], unmoved: list[str]) -> list[Move]:
