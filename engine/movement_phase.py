@@ -16,6 +16,7 @@ from .events import UnitMoved
 from .sequence import other
 
 if TYPE_CHECKING:
+    from .data import CounterInfo
     from .game import Game  # noqa: F401
 
 
@@ -100,6 +101,13 @@ class MovementPhase:
 
     def _rules_now(self, unit: str) -> movement.MoveRules:
         counter = self.counters[unit]
+        key = (counter.type, counter.ma, self.phase.movers, self.weather_id)
+        rules = self._rules_made.get(key)
+        if rules is None:
+            rules = self._rules_made[key] = self._rules_of(counter)
+        return rules
+
+    def _rules_of(self, counter: CounterInfo) -> movement.MoveRules:
         weather = self.weather()
         allowance = max(0, counter.ma + weather.ma_modifier.get(counter.type, 0))
         if self.phase.movers == "rail":
@@ -296,11 +304,10 @@ class MovementPhase:
             if dest not in self._reach(unit).cost:
                 self._explain_unreachable(unit, start, dest, rules, enemy_units, enemy_zoc)
             reach = self._reach(unit)
-            distance = self.board.distance
+            cost, away, control, side = reach.cost, self.board.distances[dest], self.control, counter.side
             # only cities a path to ``dest`` could pass through (every hex costs at least 1)
-            capture = {h: 1 << i for i, h in enumerate(sorted(self.board.cities))
-                       if self.control.get(h) != counter.side and h in reach.cost and h != dest
-                       and reach.cost[h] + distance(h, dest) <= rules.allowance}
+            capture = {h: bit for h, bit in self._city_bits
+                       if h in cost and control.get(h) != side and h != dest and cost[h] + away[h] <= rules.allowance}
             if capture:
                 path = movement.preferred_path(start, dest, rules, enemy_units, enemy_zoc, capture)
             else:
