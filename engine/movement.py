@@ -125,6 +125,22 @@ def reach(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc:
     return Reach(start, best, parent, dict(zip(best, range(len(best)))))
 
 
+def reach_among(board: "Board", start: int, rules: MoveRules, enemy_units: set[int] | dict,
+                 enemy_zoc: frozenset[int]) -> Reach:
+    """:func:`reach`, taken from the reach with no enemy on the map when no enemy unit or zone of control
+    lies within it (then the search would find the same hexes, costs, parents and order: enemy units out
+    of reach and zones of control nobody enters change nothing). Those are kept on the board, per start
+    hex and kind of movement, for as long as the map is loaded (a few thousand at most)."""
+    key = (start, rules.allowance, rules.neighbours is board.rail_links, rules.costs is None)
+    free = board.memo.get(key)
+    if free is None:
+        free = board.memo[key] = reach(start, rules, (), frozenset())
+    hexes = free.cost.keys()
+    if hexes.isdisjoint(enemy_zoc) and hexes.isdisjoint(enemy_units):
+        return free
+    return reach(start, rules, enemy_units, enemy_zoc)
+
+
 @lru_cache(maxsize=None)
 def _ones(size: int) -> tuple[int, ...]:
     return (1,) * size

@@ -127,7 +127,8 @@ class MovementPhase:
         cached = self._reach_cache.get(unit)
         if cached is None or cached.start != self.hex_of[unit]:
             enemy = other(self.counters[unit].side)
-            cached = movement.reach(self.hex_of[unit], self._move_rules(unit), self._units_of(enemy), self._zoc(enemy))
+            cached = movement.reach_among(self.board, self.hex_of[unit], self._move_rules(unit), self._units_of(enemy),
+                                          self._zoc(enemy))
             self._reach_cache[unit] = cached
         return cached
 
