@@ -7,6 +7,7 @@ movement phase, so each unit's reach is computed once per phase.
 from __future__ import annotations
 
 from bisect import bisect
+from itertools import filterfalse
 from typing import TYPE_CHECKING
 
 from . import movement
@@ -162,9 +163,8 @@ class MovementPhase:
         """The empty hexes ``unit`` can reach, in its reach's order, and the moves there."""
         segment = self._empty_segs.get(unit)
         if segment is None:
-            at, row = self.at, self._move_table[unit]
-            hexes = [h for h in self._reach(unit).cost if h not in at]
-            segment = self._empty_segs[unit] = (hexes, [row[h] for h in hexes])
+            hexes = list(filterfalse(self.at.__contains__, self._reach(unit).cost))
+            segment = self._empty_segs[unit] = (hexes, list(map(self._move_table[unit].__getitem__, hexes)))
         return segment
 
     def _free_hosts(self, unmoved: list[str]) -> list[tuple[str, int, bool, dict[int, int]]]:
@@ -180,8 +180,7 @@ class MovementPhase:
         start, reachable = self.hex_of[unit], self._reach(unit).cost
         hexes = [h for host, h, free, its_reach in hosts
                  if h in reachable and host != unit and (free or start in its_reach)]
-        row = self._move_table[unit]
-        segment = self._friend_segs[unit] = (hexes, [row[h] for h in hexes])
+        segment = self._friend_segs[unit] = (hexes, list(map(self._move_table[unit].__getitem__, hexes)))
         return segment
 
     def _moves_onto_friends(self, movers: list[str], unmoved: list[str]) -> list[Move]:
@@ -224,13 +223,14 @@ class MovementPhase:
         empty.pop(unit, None)
         friends.pop(unit, None)
         flipped = []  # hexes of units that gained their first empty hex or lost their last
+        back_home = start == dest  # a named path back to its own hex: no hex emptied or filled
         for u in unmoved:
             reach = reach_cache.get(u)
             if reach is None:
                 continue
             cost = reach.cost
             if start in cost:
-                old = empty.get(u)
+                old = None if back_home else empty.get(u)
                 if old is not None:
                     hexes, moves = old[0].copy(), old[1].copy()
                     if dest in cost:
@@ -362,7 +362,7 @@ class MovementPhase:
         else:
             self._moved_between_empty_hexes(unit, start, dest)
         ids = self.board.ids
-        self._emit(UnitMoved(unit, ids[start], tuple(ids[h] for h in path)))
+        self._emit(UnitMoved(unit, ids[start], tuple(map(ids.__getitem__, path))))
         for hex_index in path:
             self._enter_city(unit, hex_index)
 
