@@ -26,17 +26,19 @@ from baseline import ROOT, describe_here, run_worker, short, worktree  # noqa: E
 #: The child process: plays the games with the engine and bots of the tree it is started in. It uses only
 #: what every tree since the search bot has (engine.new_game, make_strategy, the search's ``searches``).
 WORKER = r"""
-import json, sys, time
+import inspect, json, sys, time
 import engine
 from clients.strategies import make_strategy
 level, games, seed = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+# ruleset 2 where the engine takes one, which every engine plays: both trees then play the same games
+extra = {"ruleset": 2} if "ruleset" in inspect.signature(engine.new_game).parameters else {}
 searched, spent, decisions, states = [], 0.0, 0, []
 for i in range(games):
     for side in ("german", "soviet"):
         search = make_strategy("search", f"{seed}-{i}-{side}", level=level)
         other = make_strategy("heuristic", f"{seed}-{i}-other")
         players = {side: search, ("soviet" if side == "german" else "german"): other}
-        game = engine.new_game("standard", seed=f"{seed}-{i}")
+        game = engine.new_game("standard", seed=f"{seed}-{i}", **extra)
         while not game.is_terminal():
             player = players[game.current_player()]
             before, start = getattr(player, "searches", 0), time.process_time()
