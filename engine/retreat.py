@@ -54,43 +54,18 @@ class RetreatOptions:
 def retreat_options(board: Board, start: int, friendly: set[int] | dict, enemy_units: set[int] | dict,
                     enemy_zoc: frozenset[int], length: int = 2, ruleset: int = 3) -> RetreatOptions:
     for last_resort in (False, True):
-        if ruleset >= 3:
-            paths = _paths_ending_away(board, start, friendly, enemy_units, enemy_zoc, length, last_resort)
-        else:
-            paths = _paths(board, start, friendly, enemy_units, enemy_zoc, length, last_resort)
+        paths = _paths(board, start, friendly, enemy_units, enemy_zoc, length, last_resort, ruleset >= 3)
         if paths:
             return RetreatOptions(tuple(sorted(paths)), last_resort)
     return RetreatOptions((), False)
 
 
-def _paths(board: Board, start: int, friendly, enemy_units, enemy_zoc, length: int,
-           last_resort: bool) -> list[tuple[int, ...]]:
-    frontier: list[tuple[int, ...]] = [()]
-    distance_out = 0
-    while frontier:
-        distance_out += 1
-        grown = []
-        for path in frontier:
-            here = path[-1] if path else start
-            for nxt in board.neighbours[here]:
-                if board.distance(start, nxt) != distance_out or nxt in enemy_units:
-                    continue
-                if nxt in enemy_zoc and not last_resort:
-                    continue
-                grown.append(path + (nxt,))
-        if distance_out >= length:
-            finished = [p for p in grown if p[-1] not in friendly and p[-1] not in enemy_zoc]
-            if finished:
-                return finished
-            grown = [p for p in grown if p[-1] in friendly]
-        frontier = grown
-    return []
-
-
-def _paths_ending_away(board: Board, start: int, friendly, enemy_units, enemy_zoc, length: int,
-                       last_resort: bool) -> list[tuple[int, ...]]:
-    """Ruling 49: out one hex at a time for ``length`` hexes, then on through friendly units, never closer
-    than ``length`` hexes to the start nor into a hex already entered, to the first empty hexes."""
+def _paths(board: Board, start: int, friendly, enemy_units, enemy_zoc, length: int, last_resort: bool,
+           ending_away: bool) -> list[tuple[int, ...]]:
+    """Out one hex farther from the start at each step for ``length`` hexes, then on through friendly units
+    to the first empty hexes: each step one hex farther still (rulesets 1-2, ruling 12), or, with
+    ``ending_away`` (ruling 49, ruleset 3), never closer than ``length`` hexes to the start nor into a hex
+    already entered."""
     frontier: list[tuple[int, ...]] = [()]
     entered = 0
     distance = board.distances[start]
@@ -101,9 +76,12 @@ def _paths_ending_away(board: Board, start: int, friendly, enemy_units, enemy_zo
             here = path[-1] if path else start
             for nxt in board.neighbours[here]:
                 away = distance[nxt]
-                if (away != entered if entered <= length else away < length) or nxt in enemy_units or nxt in path:
+                if entered <= length or not ending_away:
+                    if away != entered:
+                        continue
+                elif away < length or nxt in path:
                     continue
-                if nxt in enemy_zoc and not last_resort:
+                if nxt in enemy_units or (nxt in enemy_zoc and not last_resort):
                     continue
                 grown.append(path + (nxt,))
         if entered >= length:
