@@ -29,6 +29,10 @@ class ServeConfig:
     worker: bool = False
     #: Origins whose pages may call the REST API (CORS); none by default.
     cors_origins: tuple[str, ...] = ()
+    #: The page: the origin of the API it calls when not its own, and the gRPC address it tells bots
+    #: when not its host and grpc_port (service.api.web.PageSettings).
+    page_api_origin: str = ""
+    public_grpc_address: str = ""
     ladder: LadderConfig = field(default_factory=LadderConfig)
     #: The file of the ladder's address key (service.ladder.related), for the workers; "": drawn, kept in Redis.
     ladder_address_key_file: str = ""
