@@ -64,6 +64,10 @@ class MatchRecord:
     tokens: dict[str, str]
     acknowledged: dict[int, dict] = field(default_factory=dict)  # version -> action JSON
     retries: int = 0
+    #: the calls retried, by what the service said (its reason, or the gRPC code)
+    retried: Counter = field(default_factory=Counter)
+    #: time.monotonic() of each acknowledgement, in order
+    acknowledged_at: list[float] = field(default_factory=list)
     refused: Counter = field(default_factory=Counter)
     watched: list = field(default_factory=list)
     finished: bool = False
@@ -154,6 +158,7 @@ def _call_until_answered(record: MatchRecord, call, halt: threading.Event, deadl
                                                    and error.reason == "STALE_VERSION"):
                 raise
             record.retries += 1
+            record.retried[error.reason or error.code.name] += 1
             if time.monotonic() > deadline:
                 raise
             time.sleep(delay)
@@ -183,6 +188,7 @@ def play(record: MatchRecord, target: str, seed: int, max_actions: int, halt: th
                         continue  # a retry of ours after its first attempt had landed reads again
                     raise
                 record.acknowledged[reply.version] = json.loads(json.dumps(_action_json(action)))
+                record.acknowledged_at.append(time.monotonic())
             if not record.finished:  # the run is over: resign, so that the match ends and is checked whole
                 request_id = uuid.uuid4().hex
                 reply = _call_until_answered(record, lambda: client.resign(
@@ -212,6 +218,14 @@ def watch(record: MatchRecord, target: str, give_up: threading.Event) -> None:
             watcher.join(10)
 
 
+def lost(record: MatchRecord, log: list) -> list[int]:
+    """The versions of the actions acknowledged to the player that the log does not hold as told."""
+    by_version = {e.version: e for e in log if e.WhichOneof("kind") == "action_submitted"}
+    return [version for version, action in record.acknowledged.items()
+            if version not in by_version
+            or ("resign" not in action and _action_json(by_version[version].action_submitted.action) != action)]
+
+
 def check(record: MatchRecord, client: TyphoonClient) -> list[str]:
     """What is wrong with a match after the run (empty: nothing)."""
     problems = []
@@ -224,14 +238,13 @@ def check(record: MatchRecord, client: TyphoonClient) -> list[str]:
     if sorted(versions) != list(range(1, len(versions) + 1)):
         problems.append(f"the versions in the log are not 1..{len(versions)}")
     by_version = {e.version: e for e in submitted}
-    for version, action in record.acknowledged.items():
+    for version in lost(record, log):
         event = by_version.get(version)
         if event is None:
             problems.append(f"the action acknowledged at version {version} is not in the log")
-            continue
-        logged = _action_json(event.action_submitted.action)
-        if "resign" not in action and logged != action:
-            problems.append(f"version {version}: the log has {logged}, the player was told {action}")
+        else:
+            problems.append(f"version {version}: the log has {_action_json(event.action_submitted.action)}, "
+                            f"the player was told {record.acknowledged[version]}")
     unacknowledged = sorted(set(by_version) - set(record.acknowledged))
     if unacknowledged and not record.error:
         problems.append(f"actions in the log nobody was told about at versions {unacknowledged[:5]}")

@@ -274,6 +274,7 @@ class MatchService:
         else:
             raise _err(StatusCode.ABORTED, "CONTENTION",
                        "the first request with this request_id is still creating the match; retry")
+        await self.store.confirm_replicated()  # the first answer may never have been given (NOT_REPLICATED)
         tokens = [api.SeatToken(side=seat.side, token=seat.seat_token) for seat in request.seats
                   if seat.seat_token and _side_holding(meta, seat.seat_token) == seat.side]
         structlog.contextvars.bind_contextvars(match_id=match_id)

@@ -152,14 +152,14 @@ class Server:
     async def start(self) -> None:
         config = self.config
         url = config.redis_url or os.environ.get("REDIS_URL")
-        if not url:
+        if not url and not config.redis_sentinels:
             self.embedded = EmbeddedRedis(config.data_dir, fsync=config.fsync)
             # started from this thread on purpose: the child is tied to the thread that forks it
             url = self.embedded.start()
-        self.redis_url = url
+        self.redis_url = url or ""
         # no check of Redis here: the process serves (NOT_SERVING) while Redis is down or loading,
         # and turns SERVING when it answers (service.run.readiness)
-        self.store = Store.from_url(url, cluster=config.redis_cluster, max_connections=config.redis_connections)
+        self.store = Store.connect(config.redis_settings(self.redis_url))
         self.hub = StreamHub(self.store)
         limits = WatchLimits(config.max_watch_streams, config.max_watch_streams_per_client)
         self.core = MatchService(self.store, self.hub, watch_limits=limits)
@@ -214,7 +214,7 @@ class Server:
         await self.readiness.check()
         log.info("worker_serving" if config.worker else "serving", grpc_port=self.grpc_port,
                  http_port=self.http_port, host=config.host, ready=self.readiness.ready,
-                 redis="embedded" if self.embedded else "external",
+                 redis="embedded" if self.embedded else self.store.settings.describe(),
                  data_dir=str(self.embedded.data_dir) if self.embedded else None, lifecycle=True)
 
     def _update_gauges(self) -> None:

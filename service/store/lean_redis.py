@@ -119,6 +119,39 @@ class Lane:
         await self._keep(connection)
         return reply
 
+    async def execute_many(self, *commands: Sequence[Any]) -> list[Any]:
+        """Several commands sent together on one connection, in one round trip: their replies in order,
+        an error reply as its ``ResponseError`` (returned, not raised). A broken connection or a
+        timeout sends them all again through a pipeline of the client (with its retries)."""
+        pool = self._pool
+        if pool is None:
+            return await self._through_client(commands)
+        connection = self._connections.pop() if self._connections else await pool.get_connection()
+        try:
+            await connection.send_packed_command(connection.pack_commands(commands), check_health=False)
+            replies: list[Any] = []
+            for _ in commands:
+                try:
+                    replies.append(await connection.read_response())
+                except ResponseError as error:
+                    replies.append(error)
+        except (RedisConnectionError, RedisTimeoutError, OSError):
+            await connection.disconnect(nowait=True)
+            await pool.release(connection)
+            return await self._through_client(commands)
+        except BaseException:
+            await connection.disconnect(nowait=True)
+            await pool.release(connection)
+            raise
+        await self._keep(connection)
+        return replies
+
+    async def _through_client(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
+        async with self.client.pipeline(transaction=False) as pipe:
+            for command in commands:
+                pipe.execute_command(*command)
+            return await pipe.execute(raise_on_error=False)
+
     async def _keep(self, connection: AbstractConnection) -> None:
         if len(self._connections) < self.idle:
             self._connections.append(connection)
@@ -140,3 +173,17 @@ class Script:
         except NoScriptError:  # a Redis that restarted, or that was never told
             self.sha = await self.client.script_load(self.source)
             return await self.client.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
+
+    async def then(self, keys: Sequence[Any], args: Sequence[Any], *after: Sequence[Any]) -> tuple[Any, list[Any]]:
+        """The script run as a call does, and the commands ``after`` it on the same connection in the same
+        round trip (``client`` is then a :class:`Lane`): the script's reply (an error reply raised), and
+        theirs as :meth:`Lane.execute_many` gives them."""
+        for attempt in range(2):
+            replies = await self.client.execute_many(("EVALSHA", self.sha, len(keys), *keys, *args), *after)
+            if isinstance(replies[0], NoScriptError) and attempt == 0:
+                self.sha = await self.client.script_load(self.source)
+                continue
+            if isinstance(replies[0], Exception):
+                raise replies[0]
+            return replies[0], replies[1:]
+        raise AssertionError("unreachable")

@@ -60,15 +60,12 @@ from typing import Any
 
 import redis.asyncio as aioredis
 import structlog
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
-from redis.exceptions import BusyLoadingError
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from service.metrics import observe_commit
 from service.store.archive import Archive
-from service.store.lean_redis import Lane, Script, pack_with_hiredis
+from service.store.connection import (BARRIER_CHANNEL, MAX_CONNECTIONS, PROBE_OPTIONS, RedisSettings, client_of,
+                                      not_replicated)
+from service.store.lean_redis import Lane, Script
 
 log = structlog.get_logger("typhoon.store")
 
@@ -80,25 +77,6 @@ LIVE = ("open", "active")
 DEADLINES_KEY = "typhoon:deadlines"
 REQUEST_TTL_SECONDS = 24 * 3600
 DAY_MS = 86_400_000
-#: Redis connections per service process (``typhoon serve --redis-connections``): one per call waiting
-#: on Redis (watching holds none: see service.store.notify). A call that finds them all busy waits up to
-#: POOL_WAIT_SECONDS for one.
-MAX_CONNECTIONS = 200
-POOL_WAIT_SECONDS = 10.0
-#: A command whose answer has not come in this time fails (a frozen Redis must not hang calls forever).
-SOCKET_TIMEOUT_SECONDS = 5.0
-CONNECT_TIMEOUT_SECONDS = 2.0
-
-
-def retry_policy() -> dict[str, Any]:
-    """A failed connection (refused, broken, Redis loading its data) is retried with exponential
-    backoff, 10 ms doubling up to 250 ms, for about 2 s: a pooled connection broken by a Redis restart
-    is replaced within the call instead of failing it, and calls work again within a backoff step of
-    Redis being back. A write sent again after its answer was lost is not applied twice when it has a
-    request id (it comes back as its recorded answer) or an expected version (it comes back STALE)."""
-    return {"retry": Retry(ExponentialWithJitterBackoff(cap=0.25, base=0.01), retries=12),
-            "retry_on_error": [RedisConnectionError, RedisTimeoutError, BusyLoadingError, OSError],
-            "socket_timeout": SOCKET_TIMEOUT_SECONDS, "socket_connect_timeout": CONNECT_TIMEOUT_SECONDS}
 
 
 def key(match_id: str, part: str) -> str:
@@ -408,12 +386,13 @@ ARCHIVES_KEPT = 64
 
 
 class Store:
-    """Async access to the matches in Redis (a ``redis.asyncio`` Redis or RedisCluster client)."""
+    """Async access to the matches in Redis (a ``redis.asyncio`` Redis or RedisCluster client, made
+    from :class:`RedisSettings`: :meth:`connect`)."""
 
-    def __init__(self, client: aioredis.Redis) -> None:
+    def __init__(self, client: aioredis.Redis, settings: RedisSettings = RedisSettings()) -> None:
         self.redis = client
-        self.url, self.cluster, self.max_connections = "", False, MAX_CONNECTIONS
-        lane = Lane(client)  # the scripts' commands, on connections of the client's pool
+        self.settings = settings
+        self._lane = lane = Lane(client)  # the scripts' commands, on connections of the client's pool
         self._create = Script(lane, _CREATE)
         self._load = Script(lane, _LOAD)
         self._commit = Script(lane, _COMMIT)
@@ -424,6 +403,8 @@ class Store:
         self._compacting: set[asyncio.Task] = set()
         self._create_clocked = Script(lane, _with_deadline(_CREATE))
         self._commit_clocked = Script(lane, _with_deadline(_COMMIT))
+        #: after a write, on its connection: see service.store.connection (the replication barrier)
+        self._barrier = (("PUBLISH", BARRIER_CHANNEL, ""), ("WAIT", settings.min_replicas, settings.wait_timeout_ms))
 
     @property
     def clustered(self) -> bool:
@@ -432,35 +413,60 @@ class Store:
 
         return isinstance(self.redis, RedisCluster)
 
+    @property
+    def url(self) -> str:
+        return self.settings.url
+
+    @property
+    def cluster(self) -> bool:
+        return self.settings.cluster
+
+    @property
+    def max_connections(self) -> int:
+        return self.settings.max_connections
+
     async def time_ms(self) -> int:
         """Redis's clock, in Unix milliseconds: the one clock of every service process."""
         seconds, microseconds = await self.redis.time()
         return seconds * 1000 + microseconds // 1000
 
     @classmethod
-    def from_url(cls, url: str, cluster: bool = False, max_connections: int = MAX_CONNECTIONS) -> "Store":
-        if cluster:
-            from redis.asyncio.cluster import RedisCluster
+    def connect(cls, settings: RedisSettings) -> "Store":
+        return cls(client_of(settings), settings)
 
-            store = cls(RedisCluster.from_url(url, max_connections=max_connections, **retry_policy()))
-        else:
-            # a blocking pool: under a burst, calls queue for a connection instead of failing at once
-            pool = pack_with_hiredis(aioredis.BlockingConnectionPool.from_url(
-                url, max_connections=max_connections, timeout=POOL_WAIT_SECONDS, health_check_interval=30,
-                **retry_policy()))
-            store = cls(aioredis.Redis.from_pool(pool))
-        store.url, store.cluster, store.max_connections = url, cluster, max_connections
-        return store
+    @classmethod
+    def from_url(cls, url: str, cluster: bool = False, max_connections: int = MAX_CONNECTIONS) -> "Store":
+        return cls.connect(RedisSettings(url, cluster, max_connections=max_connections))
 
     def probe_client(self) -> aioredis.Redis:
         """A client of the same Redis that never retries and answers within a second: for readiness,
         which must say at once that Redis is down, loading or frozen."""
-        options = {"retry": Retry(NoBackoff(), 0), "socket_timeout": 1.0, "socket_connect_timeout": 1.0}
-        if self.cluster:
-            from redis.asyncio.cluster import RedisCluster
+        return client_of(self.settings, **PROBE_OPTIONS)
 
-            return RedisCluster.from_url(self.url, **options)
-        return aioredis.Redis.from_url(self.url, single_connection_client=True, **options)
+    # --- replication ---------------------------------------------------------------------------------
+
+    async def _acknowledged(self, script: Script, keys: list[str], args: list[Any]) -> Any:
+        """``script``'s reply once ``min_replicas`` replicas hold what it did and what it read
+        (:class:`~service.store.connection.NotReplicated` if they do not confirm in time)."""
+        if not self.settings.min_replicas:
+            return await script(keys=keys, args=args)
+        reply, barrier = await script.then(keys, args, *self._barrier)
+        self._check_replicated(barrier)
+        return reply
+
+    async def confirm_replicated(self) -> None:
+        """Returns once ``min_replicas`` replicas hold every write Redis had made when it was called
+        (NotReplicated if they do not confirm in time); at once without ``--redis-min-replicas``."""
+        if self.settings.min_replicas:
+            self._check_replicated(await self._lane.execute_many(*self._barrier))
+
+    def _check_replicated(self, barrier: list[Any]) -> None:
+        for reply in barrier:
+            if isinstance(reply, Exception):
+                raise reply
+        needed = self.settings.min_replicas
+        if barrier[-1] < needed:
+            raise not_replicated(needed, barrier[-1], self.settings.wait_timeout_ms)
 
     def connections_in_use(self) -> tuple[int, int]:
         """(connections in use, the most there may be) of this process's pool (0, max on Cluster); in
@@ -498,8 +504,13 @@ class Store:
                                                  args=_deadline_args(match_id, deadline) + args)
         if isinstance(created, list):  # APPLIED: this very create ran before its answer was lost
             created = 1
-        if created:
-            await self.redis.zadd(INDEX_KEY, {f"{created_ms:015d}:{match_id}": 0})
+        if created:  # the last write of a creation: acknowledged once replicas hold it, and all before it
+            member = f"{created_ms:015d}:{match_id}"
+            if self.settings.min_replicas:
+                self._check_replicated((await self._lane.execute_many(("ZADD", INDEX_KEY, 0, member),
+                                                                      *self._barrier))[1:])
+            else:
+                await self.redis.zadd(INDEX_KEY, {member: 0})
         return bool(created)
 
     async def commit(self, match_id: str, expected_version: int, expected_seq: int, new_version: int,
@@ -522,10 +533,10 @@ class Store:
         keys = [key(match_id, "meta"), key(match_id, "state"), key(match_id, "events"), key(match_id, "requests"),
                 key(match_id, "feed")]
         if deadline is None:
-            reply = await self._commit(keys=keys, args=args)
+            reply = await self._acknowledged(self._commit, keys, args)
         else:
-            reply = await self._commit_clocked(keys=keys + [DEADLINES_KEY],
-                                               args=_deadline_args(match_id, deadline) + args)
+            reply = await self._acknowledged(self._commit_clocked, keys + [DEADLINES_KEY],
+                                             _deadline_args(match_id, deadline) + args)
         outcome = text_of(reply[0])
         observe_commit(match_id, outcome)
         if outcome in ("OK", "APPLIED") and meta.get("status") in ENDED:  # finished, resigned, flagged, aborted
@@ -540,10 +551,9 @@ class Store:
 
     async def claim_seat(self, match_id: str, side: str, token_hash: str, player: str, time_ms: int,
                          event: dict[str, Any]) -> ClaimResult:
-        reply = await self._claim(keys=[key(match_id, "meta"), key(match_id, "state"), key(match_id, "events"),
-                                        key(match_id, "feed")],
-                                  args=[side, token_hash, player, str(time_ms),
-                                        json.dumps(event, separators=(",", ":"))])
+        reply = await self._acknowledged(
+            self._claim, [key(match_id, "meta"), key(match_id, "state"), key(match_id, "events"), key(match_id, "feed")],
+            [side, token_hash, player, str(time_ms), json.dumps(event, separators=(",", ":"))])
         outcome = text_of(reply[0])
         if outcome == "OK":
             return ClaimResult(outcome, int(reply[1]), int(reply[2]))
@@ -602,8 +612,9 @@ class Store:
     async def read_events(self, match_id: str, after_seq: int, count: int) -> list[StoredEvent]:
         """Up to ``count`` events with a sequence above ``after_seq``, in order (from the stream, or from
         the archive of a finished match)."""
-        kind, reply = await self._read(keys=[key(match_id, "events"), key(match_id, "archive")],
-                                       args=[f"{after_seq + 1}-0", str(count)])
+        # with --redis-min-replicas, only events replicas hold: a watcher never sees one a failover takes back
+        kind, reply = await self._acknowledged(self._read, [key(match_id, "events"), key(match_id, "archive")],
+                                               [f"{after_seq + 1}-0", str(count)])
         if kind == b"archive":
             return [StoredEvent(seq, version, time_ms, source, json.loads(data))
                     for seq, version, time_ms, source, data in self._decoded(match_id, reply).after(after_seq, count)]
