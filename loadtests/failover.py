@@ -10,8 +10,8 @@ is acknowledged only once the replica holds it). Then ``--matches`` matches are 
 bots (``loadtests.chaos``: one player thread a match, each action with its request id, a failed call
 sent again with the same id; and a live watcher a match). Every ``--every`` seconds the primary is
 SIGKILLed; the sentinels promote the replica; ``--restart-after`` seconds after the promotion the
-killed server is started again (empty, as a pod would be), and the sentinels make it the new
-primary's replica, so that writes can be acknowledged again.
+killed server is started again, empty, as a replica of the new primary (as a pod of the usual
+Sentinel deployments starts: it asks the sentinels), so that writes can be acknowledged again.
 
 Then, for every match: every acknowledged action is in the log, at the version its answer gave
 (``lost``: the goal is 0), no action nobody was told about is, the match replay-verifies, and its
@@ -91,7 +91,7 @@ def run(matches: int = 24, failovers: int = 4, every: float = 20.0, services: in
             promoted_at = time.monotonic()
             promoted = round(promoted_at - killed_at, 2)
             time.sleep(restart_after)
-            group.restart(old)  # empty: the sentinels make it the new primary's replica
+            group.restart(old)  # empty, as the new primary's replica
             events.append({"failover": number + 1, "killed_at": killed_at, "promoted_at": promoted_at,
                            "old_primary": old, "new_primary": new,
                            "promoted_s": promoted, "acknowledged_before": acknowledged_before})

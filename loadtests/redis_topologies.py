@@ -35,6 +35,14 @@ def _wait_until(condition, timeout: float, what: str, interval: float = 0.05):
         time.sleep(interval)
 
 
+def _free_ports(count: int) -> list[int]:
+    ports: list[int] = []
+    while len(ports) < count:
+        if (port := free_port()) not in ports:
+            ports.append(port)
+    return ports
+
+
 def _start(args: list[str], log: Path) -> subprocess.Popen:
     return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log.open("ab"), stderr=subprocess.STDOUT)
 
@@ -50,8 +58,8 @@ class SentinelGroup:
         self.workdir = workdir
         self.master_name = master_name
         self.down_after_ms = down_after_ms
-        self.data_ports = [free_port() for _ in range(1 + replicas)]
-        self.sentinel_ports = [free_port() for _ in range(sentinels)]
+        ports = _free_ports(1 + replicas + sentinels)
+        self.data_ports, self.sentinel_ports = ports[:1 + replicas], ports[1 + replicas:]
         self.processes: dict[int, subprocess.Popen] = {}
 
     def sentinel_argument(self) -> str:
@@ -134,9 +142,10 @@ class SentinelGroup:
         return _wait_until(promoted, timeout, "a failover")
 
     def restart(self, port: int) -> None:
-        """Start the server of ``port`` again, empty and as a primary: the sentinels, seeing a former
-        primary back, make it a replica of the current one."""
-        self._start_data(port, None)
+        """Start the server of ``port`` again, empty, as a replica of the primary the sentinels name now
+        (as the usual Sentinel deployments start a Redis: left to themselves, the sentinels would
+        turn a former primary into a replica only at their next look at it, up to 10 s later)."""
+        self._start_data(port, self.primary_port())
 
     def replica_ports(self) -> list[int]:
         primary = self.primary_port()
@@ -161,21 +170,27 @@ class SentinelGroup:
         self.stop()
 
 
-def free_cluster_port() -> int:
-    """A free port whose cluster bus port (port + 10000) is free too."""
-    for _ in range(200):
+def free_cluster_ports(count: int) -> list[int]:
+    """``count`` free ports whose cluster bus ports (port + 10000) are free too, none of them another's
+    bus port."""
+    taken: set[int] = set()
+    ports: list[int] = []
+    for _ in range(200 * count):
+        if len(ports) == count:
+            return ports
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             port = sock.getsockname()[1]
-        if port + 10000 > 65535:
+        if port + 10000 > 65535 or {port, port + 10000} & taken:
             continue
         with socket.socket() as bus:
             try:
                 bus.bind(("127.0.0.1", port + 10000))
             except OSError:
                 continue
-        return port
-    raise RuntimeError("no free port pair")
+        ports.append(port)
+        taken |= {port, port + 10000}
+    raise RuntimeError("no free port pairs")
 
 
 class LocalCluster:
@@ -183,7 +198,7 @@ class LocalCluster:
 
     def __init__(self, workdir: Path, primaries: int = 3) -> None:
         self.workdir = workdir
-        self.ports = [free_cluster_port() for _ in range(primaries)]
+        self.ports = free_cluster_ports(primaries)
         self.processes: list[subprocess.Popen] = []
 
     @property
@@ -224,4 +239,4 @@ class LocalCluster:
         self.stop()
 
 
-__all__ = ["LocalCluster", "SentinelGroup", "free_cluster_port"]
+__all__ = ["LocalCluster", "SentinelGroup", "free_cluster_ports"]

@@ -160,6 +160,7 @@ class Server:
         # no check of Redis here: the process serves (NOT_SERVING) while Redis is down or loading,
         # and turns SERVING when it answers (service.run.readiness)
         self.store = Store.connect(config.redis_settings(self.redis_url))
+        await self.store.warm_up()
         self.hub = StreamHub(self.store)
         limits = WatchLimits(config.max_watch_streams, config.max_watch_streams_per_client)
         self.core = MatchService(self.store, self.hub, watch_limits=limits)

