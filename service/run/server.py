@@ -160,13 +160,13 @@ class Server:
         # no check of Redis here: the process serves (NOT_SERVING) while Redis is down or loading,
         # and turns SERVING when it answers (service.run.readiness)
         self.store = Store.connect(config.redis_settings(self.redis_url))
-        await self.store.warm_up()
         self.hub = StreamHub(self.store)
         limits = WatchLimits(config.max_watch_streams, config.max_watch_streams_per_client)
         self.core = MatchService(self.store, self.hub, watch_limits=limits)
         self.sweeper = Sweeper(self.core.clocks, self.core.forfeit_side_on_time)
         self.sweeper.start()
         self.ladder = Ladder(self.core, config.ladder)
+        await self.ladder.prepare()
         self.ladder.start()
         self.compaction = CompactionSweep(self.store, abandonment=Abandonment.after_days(self.store, config.abandon_after_days),
                                           retention=Retention.for_days(self.store, config.retention_days))

@@ -21,6 +21,7 @@ had made when it ran, and the WAIT after it holds until a replica has all of the
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,10 +130,8 @@ def client_of(settings: RedisSettings, **options: Any) -> Any:
     """A ``redis.asyncio`` client of ``settings``' Redis: the service's (``options`` empty), or another
     with ``options`` over the service's (a probe, see :data:`PROBE_OPTIONS`)."""
     if settings.cluster:
-        from redis.asyncio.cluster import RedisCluster
-
-        return RedisCluster.from_url(settings.url, **({"max_connections": settings.max_connections,
-                                                       **retry_policy()} | options))
+        return _cluster_class().from_url(settings.url, **({"max_connections": settings.max_connections,
+                                                           **retry_policy()} | options))
     if options:  # one connection, the caller's settings
         if settings.sentinel:
             return _sentinel(settings, options).master_for(settings.master_name, **options)
@@ -149,6 +148,24 @@ def client_of(settings: RedisSettings, **options: Any) -> Any:
         settings.url, **pool_options)))
 
 
+@functools.cache
+def _cluster_class() -> type:
+    from redis.asyncio.cluster import RedisCluster
+
+    class FirstTopologyFirst(RedisCluster):
+        """redis-py's asyncio Redis Cluster client, whose commands wait for its first look at the
+        cluster's nodes and slots before they start: redis-py 8.1's own, when many first commands come
+        at once, fails some of them (a connection closed under another: AttributeError on a None
+        writer, or "Connection closed by server")."""
+
+        async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+            if self._initialize:
+                await self.initialize()
+            return await super().execute_command(*args, **kwargs)
+
+    return FirstTopologyFirst
+
+
 def _sentinel(settings: RedisSettings, options: dict[str, Any]) -> Sentinel:
     # the sentinels themselves: the socket timeouts of the data connections, no retry (the next is asked)
     timeouts = {name: value for name, value in options.items() if name.startswith("socket_")}
@@ -158,10 +175,10 @@ def _sentinel(settings: RedisSettings, options: dict[str, Any]) -> Sentinel:
 def not_replicated(needed: int, held: int, timeout_ms: int) -> "NotReplicated":
     return NotReplicated(
         StatusCode.UNAVAILABLE, "NOT_REPLICATED",
-        f"the change reached the primary Redis, but {held} of the {needed} replica{'s' if needed > 1 else ''} "
-        f"it must reach confirmed it within {timeout_ms} ms, so it is not acknowledged: it may stay or be lost "
-        "if the primary fails now. Retry with the same request_id: it is answered as the first time if the "
-        "change stayed, and applied once if it was lost",
+        f"what this call wrote or read is on the primary Redis, but {held} of the {needed} replica"
+        f"{'s' if needed > 1 else ''} it must reach confirmed it within {timeout_ms} ms, so it is not "
+        "acknowledged: a failover now could take it back. Retry (a change with the same request_id: it is "
+        "answered as the first time if it stayed, and applied once if it was lost)",
         replicas_needed=needed, replicas_confirmed=held)
 
 

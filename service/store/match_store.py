@@ -61,7 +61,6 @@ from typing import Any
 
 import redis.asyncio as aioredis
 import structlog
-from redis.exceptions import RedisError
 
 from service.metrics import observe_commit
 from service.store import deadlines
@@ -440,17 +439,6 @@ class Store:
     @classmethod
     def from_url(cls, url: str, cluster: bool = False, max_connections: int = MAX_CONNECTIONS) -> "Store":
         return cls.connect(RedisSettings(url, cluster, max_connections=max_connections))
-
-    async def warm_up(self) -> None:
-        """On a Redis Cluster, learn its nodes and slots now, before the calls come: redis-py's asyncio
-        cluster client, learning them at its first commands, fails some of them when many come at once
-        (a connection closed under another; seen with redis-py 8.1). A Cluster down now is learnt at
-        first use, as before."""
-        if self.clustered:
-            try:
-                await self.redis.initialize()
-            except (RedisError, OSError) as error:
-                log.warning("cluster_not_reached", error=repr(error))
 
     def probe_client(self) -> aioredis.Redis:
         """A client of the same Redis that never retries and answers within a second: for readiness,

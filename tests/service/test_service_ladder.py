@@ -1,4 +1,5 @@
-"""The ladder's service side: registration, refusals, REST, and ratings applied exactly once."""
+"""The ladder's service side: registration, refusals, REST, and ratings applied exactly once; on a single
+Redis and on a Redis Cluster (the ``backend`` fixture)."""
 
 from __future__ import annotations
 
@@ -17,15 +18,20 @@ from clients.replay import fetch_log, verify_log
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
-from service.ladder.core import Ladder, LadderConfig
+from service.ladder.core import OLDER_PREFIX, PREFIX, Ladder, LadderConfig
+from service.store.match_store import text_of
 from service.match.clock import Sweeper, TimeControl
 from service.match.core import CallContext, MatchService
-from service.store.embedded_redis import EmbeddedRedis, free_port
-from service.store.match_store import Store
+from service.store.embedded_redis import free_port
 
 from service_helpers import ServiceProcess, wait_for
 
 FINISHED, ABORTED = match_pb2.MATCH_STATUS_FINISHED, match_pb2.MATCH_STATUS_ABORTED
+
+
+@pytest.fixture(scope="module")
+def service(backend_service):
+    return backend_service
 
 
 def unique(name: str) -> str:
@@ -105,101 +111,97 @@ def test_the_ladder_over_rest(service, http):
     assert "/v1/ladder/players/{player_id}/matches" in document["paths"]
 
 
-def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(tmp_path):
+def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(backend, tmp_path):
     """Two 'processes' (two cores and ladders on the same Redis) race to rate the same ended matches,
     one of them ended while no ladder was running (as after a crash); an aborted match changes no
     rating."""
-    redis = EmbeddedRedis(tmp_path / "redis")  # no service process runs a ladder on it
-    redis_url = redis.start()
+    with backend.fresh(tmp_path / "redis") as own:  # no service process runs a ladder on it
+        asyncio.run(rated_exactly_once(own))
 
-    async def scenario() -> None:
-        stores = [Store.from_url(redis_url), Store.from_url(redis_url)]
-        cores = [MatchService(store) for store in stores]
-        config = LadderConfig(time_control=TimeControl(60_000, 0, 1_000), interval=0.05)
-        first, second = Ladder(cores[0], config), Ladder(cores[1], config)
-        players = {}
-        for name in ("north", "south"):
-            response = await first.register_player(lapi.RegisterPlayerRequest(name=unique(name)), CallContext())
-            players[response.player.player_id] = response.api_key
-        seeks = [await first.seek(lapi.SeekRequest(), CallContext(token=key)) for key in players.values()]
 
-        async def paired() -> list[lapi.LadderMatch]:
-            waiting = [asyncio.ensure_future(anext(seek)) for seek in seeks]
-            while not all(w.done() for w in waiting):
-                await first.pair_round()
-                await asyncio.sleep(0.05)
-            return [w.result().match for w in waiting]
+async def rated_exactly_once(backend) -> None:
+    stores = [backend.store(), backend.store()]
+    cores = [MatchService(store) for store in stores]
+    config = LadderConfig(time_control=TimeControl(60_000, 0, 1_000), interval=0.05)
+    first, second = Ladder(cores[0], config), Ladder(cores[1], config)
+    players = {}
+    for name in ("north", "south"):
+        response = await first.register_player(lapi.RegisterPlayerRequest(name=unique(name)), CallContext())
+        players[response.player.player_id] = response.api_key
+    seeks = [await first.seek(lapi.SeekRequest(), CallContext(token=key)) for key in players.values()]
 
-        async def board() -> list[lapi.LadderPlayer]:
-            return [(await first.get_player(lapi.GetPlayerRequest(player_id=pid), CallContext())).player
-                    for pid in players]
+    async def paired() -> list[lapi.LadderMatch]:
+        waiting = [asyncio.ensure_future(anext(seek)) for seek in seeks]
+        while not all(w.done() for w in waiting):
+            await first.pair_round()
+            await asyncio.sleep(0.05)
+        return [w.result().match for w in waiting]
 
-        # 1. a match ended by resignation, rated by both "processes" at once, twice over
-        one = await paired()
-        await cores[0].resign(api.ResignRequest(match_id=one[0].match_id), CallContext(token=one[0].seat_token))
-        rated = await asyncio.gather(first.results_round(), second.results_round(), first.results_round(),
-                                     second.results_round())
-        assert sum(rated) == 1
-        rated_once = await board()
-        assert [p.games for p in rated_once] == [1, 1] and {p.mu > 25 for p in rated_once} == {True, False}
-        # 2. a match that ends while no ladder runs (a crash between the end and the rating)
-        two = await paired()
-        await cores[1].resign(api.ResignRequest(match_id=two[0].match_id), CallContext(token=two[0].seat_token))
-        after_crash = Ladder(MatchService(Store.from_url(redis_url)), config)
-        assert await after_crash.results_round() == 1
-        assert await first.results_round() == 0 and await second.results_round() == 0
-        # 3. an aborted match: nobody makes a first action within 1 s
-        three = await paired()
-        await asyncio.sleep(1.2)
-        await Sweeper(cores[0].clocks, cores[0].forfeit_side_on_time).sweep()
-        meta = (await stores[0].metas([three[0].match_id]))[0]
-        assert meta["status"] == "aborted"
-        before = await board()
-        assert await second.results_round() == 1
-        after = await board()
-        assert [p.mu for p in after] == [p.mu for p in before] and [p.games for p in after] == [2, 2]
-        assert [p.aborted for p in after] == [1, 1]
-        for pid in players:
-            history = (await first.list_player_matches(lapi.ListPlayerMatchesRequest(player_id=pid),
-                                                       CallContext())).matches
-            assert [g.outcome for g in history][0] == "aborted" and len(history) == 3
-            assert {g.match_id for g in history} == {one[0].match_id, two[0].match_id, three[0].match_id}
-        # the side that made no first action is not paired again for a while, unless it seeks anew
-        blamed = next(m for m in three if m.side == "german").opponent_id
-        blamed = next(pid for pid in players if pid != blamed)
-        record = await stores[0].redis.hmget(f"typhoon:ladder:player:{blamed}", "abort_streak", "blocked_until")
-        assert int(record[0]) == 1 and int(record[1]) > await stores[0].time_ms() + 50_000
-        assert await first.pair_round() == 0  # both still seeking, but one waits
-        index = list(players).index(blamed)
-        await seeks[index].aclose()
-        # a Seek checked but never read (a REST HEAD) changes nothing: not the slots, not the session
-        player_key = f"typhoon:ladder:player:{blamed}"
-        before_head = await stores[0].redis.hmget(player_key, "concurrency", "seek_session")
-        await (await first.seek(lapi.SeekRequest(concurrency=3), CallContext(token=players[blamed]))).aclose()
-        assert await stores[0].redis.hmget(player_key, "concurrency", "seek_session") == before_head
-        seeks[index] = await first.seek(lapi.SeekRequest(), CallContext(token=players[blamed]))
-        four = await paired()
-        assert len(four) == 2
-        # the aborted match is no meeting: whoever was German in it is German again (not the other,
-        # as if the sides had alternated over it)
-        german_in = {match.match_id: match.opponent_id for match in (*three, *four) if match.side == "soviet"}
-        assert german_in[four[0].match_id] == german_in[three[0].match_id]
-        # a match handed again (a bot reconnecting) keeps its own time control, whatever the ladder's is now
-        changed = Ladder(cores[1], LadderConfig(time_control=TimeControl(120_000, 5_000, 9_000), interval=0.05))
-        again = await changed.seek(lapi.SeekRequest(), CallContext(token=players[blamed]))
-        handed = (await anext(again)).match
-        assert handed.match_id == four[index].match_id
-        assert (handed.time_control.initial.seconds, handed.time_control.increment.seconds) == (60, 0)
-        await again.aclose()
-        for seek in seeks:
-            await seek.aclose()
-        for store in stores:
-            await store.close()
+    async def board() -> list[lapi.LadderPlayer]:
+        return [(await first.get_player(lapi.GetPlayerRequest(player_id=pid), CallContext())).player
+                for pid in players]
 
-    try:
-        asyncio.run(scenario())
-    finally:
-        redis.stop()
+    # 1. a match ended by resignation, rated by both "processes" at once, twice over
+    one = await paired()
+    await cores[0].resign(api.ResignRequest(match_id=one[0].match_id), CallContext(token=one[0].seat_token))
+    rated = await asyncio.gather(first.results_round(), second.results_round(), first.results_round(),
+                                 second.results_round())
+    assert sum(rated) == 1
+    rated_once = await board()
+    assert [p.games for p in rated_once] == [1, 1] and {p.mu > 25 for p in rated_once} == {True, False}
+    # 2. a match that ends while no ladder runs (a crash between the end and the rating)
+    two = await paired()
+    await cores[1].resign(api.ResignRequest(match_id=two[0].match_id), CallContext(token=two[0].seat_token))
+    after_crash = Ladder(MatchService(backend.store()), config)
+    assert await after_crash.results_round() == 1
+    assert await first.results_round() == 0 and await second.results_round() == 0
+    # 3. an aborted match: nobody makes a first action within 1 s
+    three = await paired()
+    await asyncio.sleep(1.2)
+    await Sweeper(cores[0].clocks, cores[0].forfeit_side_on_time).sweep()
+    meta = (await stores[0].metas([three[0].match_id]))[0]
+    assert meta["status"] == "aborted"
+    before = await board()
+    assert await second.results_round() == 1
+    after = await board()
+    assert [p.mu for p in after] == [p.mu for p in before] and [p.games for p in after] == [2, 2]
+    assert [p.aborted for p in after] == [1, 1]
+    for pid in players:
+        history = (await first.list_player_matches(lapi.ListPlayerMatchesRequest(player_id=pid),
+                                                   CallContext())).matches
+        assert [g.outcome for g in history][0] == "aborted" and len(history) == 3
+        assert {g.match_id for g in history} == {one[0].match_id, two[0].match_id, three[0].match_id}
+    # the side that made no first action is not paired again for a while, unless it seeks anew
+    blamed = next(m for m in three if m.side == "german").opponent_id
+    blamed = next(pid for pid in players if pid != blamed)
+    record = await stores[0].redis.hmget(f"{PREFIX}player:{blamed}", "abort_streak", "blocked_until")
+    assert int(record[0]) == 1 and int(record[1]) > await stores[0].time_ms() + 50_000
+    assert await first.pair_round() == 0  # both still seeking, but one waits
+    index = list(players).index(blamed)
+    await seeks[index].aclose()
+    # a Seek checked but never read (a REST HEAD) changes nothing: not the slots, not the session
+    player_key = f"{PREFIX}player:{blamed}"
+    before_head = await stores[0].redis.hmget(player_key, "concurrency", "seek_session")
+    await (await first.seek(lapi.SeekRequest(concurrency=3), CallContext(token=players[blamed]))).aclose()
+    assert await stores[0].redis.hmget(player_key, "concurrency", "seek_session") == before_head
+    seeks[index] = await first.seek(lapi.SeekRequest(), CallContext(token=players[blamed]))
+    four = await paired()
+    assert len(four) == 2
+    # the aborted match is no meeting: whoever was German in it is German again (not the other,
+    # as if the sides had alternated over it)
+    german_in = {match.match_id: match.opponent_id for match in (*three, *four) if match.side == "soviet"}
+    assert german_in[four[0].match_id] == german_in[three[0].match_id]
+    # a match handed again (a bot reconnecting) keeps its own time control, whatever the ladder's is now
+    changed = Ladder(cores[1], LadderConfig(time_control=TimeControl(120_000, 5_000, 9_000), interval=0.05))
+    again = await changed.seek(lapi.SeekRequest(), CallContext(token=players[blamed]))
+    handed = (await anext(again)).match
+    assert handed.match_id == four[index].match_id
+    assert (handed.time_control.initial.seconds, handed.time_control.increment.seconds) == (60, 0)
+    await again.aclose()
+    for seek in seeks:
+        await seek.aclose()
+    for store in stores:
+        await store.close()
 
 
 # --- four bots, unattended -------------------------------------------------------------------------
@@ -222,15 +224,18 @@ class Silent:
 
 
 @pytest.mark.parametrize("restart", [False, True], ids=["steady", "killed-and-restarted"])
-def test_four_bots_play_a_ladder_unattended(tmp_path, restart):
+def test_four_bots_play_a_ladder_unattended(backend, tmp_path, restart):
     """Heuristic, two random bots and one that falls silent in its first match play a ladder with a
     short time control: the silent one loses on time, the others go on, no match is left open, every
     finished match changes the ratings once, and heuristic ends above both random bots. With
     ``restart`` the service is killed (SIGKILL) in the middle of the matches and started again."""
-    redis = EmbeddedRedis(tmp_path / "redis")
-    redis_url = redis.start()
+    with backend.fresh(tmp_path / "redis") as own:
+        four_bots_play(own, restart)
+
+
+def four_bots_play(backend, restart: bool) -> None:
     port = free_port()
-    serve = ("--redis-url", redis_url, "--ladder-time-control", "10+0.2", "--ladder-first-action", "15")
+    serve = (*backend.serve_args, "--ladder-time-control", "10+0.2", "--ladder-first-action", "15")
     service = ServiceProcess(*serve, grpc_port=port).start()
     silent = Silent(answers=5)
     bots: dict[str, LadderBot] = {}
@@ -294,7 +299,6 @@ def test_four_bots_play_a_ladder_unattended(tmp_path, restart):
         for thread in threads:
             thread.join(10)
         service.stop()
-        redis.stop()
 
 
 
@@ -325,13 +329,13 @@ def test_the_operator_commands(service, capsys):
     assert "--ladder needs --key" in capsys.readouterr().err
 
 
-def test_a_pair_counted_before_german_games_were_goes_on_alternating(redis_url):
+def test_a_pair_counted_before_german_games_were_goes_on_alternating(backend):
     """The pairs hash of an older service counts a pair's matches only: its German games are taken to
     be what alternation gave (the first of the two German in the 1st, 3rd... match) when first needed."""
     async def scenario() -> None:
-        store = Store.from_url(redis_url)
+        store = backend.store()
         ladder = Ladder(MatchService(store))
-        prefix = f"test:{uuid.uuid4().hex}:"
+        prefix = f"{{test:{uuid.uuid4().hex}}}:"  # one slot, as the ladder's keys
         pairs, pair = prefix + "pairs", "pa:pb"
         await store.redis.hset(pairs, pair, 3)  # three matches, the first of the two German in two of them
         keys = [prefix + name for name in ("open", "a:assigned", "b:assigned")] + [pairs, prefix + "a", prefix + "b"]
@@ -341,3 +345,31 @@ def test_a_pair_counted_before_german_games_were_goes_on_alternating(redis_url):
         await store.close()
 
     asyncio.run(scenario())
+
+
+def test_the_keys_of_an_older_ladder_are_moved_under_the_ladders_hash_tag(backend, tmp_path):
+    """An older version kept the ladder under ``typhoon:ladder:``: a service that starts moves it under
+    ``typhoon:{ladder}:`` (one Cluster slot), merging it with keys this version wrote meanwhile."""
+    if backend.cluster:
+        pytest.skip("older versions refused the ladder on a Redis Cluster: nothing there to move")
+
+    async def scenario(own) -> None:
+        store = own.store()  # a Redis of its own: every ladder key of it is renamed
+        ladder = Ladder(MatchService(store))
+        older = await ladder.register_player(lapi.RegisterPlayerRequest(name=unique("Older")), CallContext())
+        names = [text_of(name) async for name in store.redis.scan_iter(match=PREFIX + "*")]
+        for name in names:  # as an older version wrote them
+            await store.redis.rename(name, OLDER_PREFIX + name[len(PREFIX):])
+        newer = await ladder.register_player(lapi.RegisterPlayerRequest(name=unique("Newer")), CallContext())
+        assert await ladder.move_older_keys() >= 4  # names, keys, board, the player
+        assert [name async for name in store.redis.scan_iter(match=OLDER_PREFIX + "*")] == []
+        for registered in (older, newer):  # both there, keys and names merged
+            assert await ladder.check_key(registered.api_key) == registered.player.player_id
+            found = await ladder.get_player(lapi.GetPlayerRequest(player_id="-", name=registered.player.name),
+                                            CallContext())
+            assert found.player.player_id == registered.player.player_id
+        assert await ladder.move_older_keys() == 0
+        await store.close()
+
+    with backend.fresh(tmp_path / "redis") as own:
+        asyncio.run(scenario(own))
