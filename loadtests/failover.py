@@ -23,18 +23,15 @@ saw meanwhile: the calls that failed and were sent again, by reason.
 from __future__ import annotations
 
 import argparse
-import json
-import shutil
 import sys
 import tempfile
 import threading
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from clients.client import TyphoonClient
-from loadtests.chaos import MatchRecord, check, lost, play, watch
+from loadtests.chaos import MatchRecord, kept_if, play, problems_of, report_end, tally, watch, wind_down
 from loadtests.redis_topologies import SentinelGroup
 from service.processes import ServeProcess
 
@@ -59,7 +56,6 @@ def run(matches: int = 24, failovers: int = 4, every: float = 20.0, services: in
     halt, give_up = threading.Event(), threading.Event()
     started = time.monotonic()
     problems: dict[str, list[str]] = {}
-    lost_actions: dict[str, list[int]] = {}
     try:
         group.start()
         for index in range(services):
@@ -99,22 +95,8 @@ def run(matches: int = 24, failovers: int = 4, every: float = 20.0, services: in
                 print(f"  {killed_at - started:5.1f} s: primary {old} SIGKILLed, {acknowledged_before} actions "
                       f"acknowledged; replica {new} promoted after {promoted} s", flush=True)
         time.sleep(every)  # play after the last failover, the restarted server a replica
-        halt.set()
-        for thread in threads:
-            thread.join(max(1.0, deadline - time.monotonic()))
-        for thread in watchers:
-            thread.join(60)
-        give_up.set()
-        with TyphoonClient(targets[0], timeout=30) as reader:
-            for record in records:
-                log = list(reader.event_log(record.match_id))
-                if missing := lost(record, log):
-                    lost_actions[record.match_id] = missing
-                found = check(record, reader)
-                if record.error:
-                    found.insert(0, f"the player stopped: {record.error}")
-                if found:
-                    problems[record.match_id] = found
+        wind_down(halt, threads, give_up, watchers, deadline)
+        problems = problems_of(records, targets[0])
     finally:
         halt.set()
         give_up.set()
@@ -123,28 +105,19 @@ def run(matches: int = 24, failovers: int = 4, every: float = 20.0, services: in
     for event in events:
         killed_at, promoted_at = event.pop("killed_at"), event.pop("promoted_at")
         event["recovered_s"] = _recovered_after(records, killed_at, promoted_at)
-    retried = sum((r.retried for r in records), Counter())
     result = {
         "settings": {"matches": matches, "failovers": failovers, "every": every, "services": services,
                      "down_after_ms": down_after_ms, "restart_after": restart_after,
                      "wait_timeout_ms": wait_timeout_ms, "max_actions": max_actions, "seed": seed},
         "seconds": round(time.monotonic() - started, 1),
         "failovers": events,
-        "acknowledged": sum(len(r.acknowledged) for r in records),
-        "lost": sum(len(v) for v in lost_actions.values()),
-        "retried": dict(retried),
-        "refused": dict(sum((r.refused for r in records), Counter())),
-        "finished": sum(r.finished for r in records),
-        "watched_events": sum(len(r.watched) for r in records),
+        **tally(records),
+        "lost": sum(len(r.lost) for r in records),
         "problems": problems,
         "stop_codes": stop_codes,
-        "ok": not problems and not lost_actions and len(events) == failovers,
+        "ok": not problems and len(events) == failovers,  # an action lost is a problem of its match
     }
-    if problems or lost_actions:  # the logs are kept only when there is something to look into
-        result["workdir"] = str(workdir)
-    else:
-        shutil.rmtree(workdir, ignore_errors=True)
-    return result
+    return kept_if(result, workdir, bool(problems))  # the logs, when there is something to see
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -173,14 +146,7 @@ def main(argv: list[str] | None = None) -> int:
               f"acknowledged after {event['recovered_s']} s")
     print(f"calls sent again, by what the service said: {result['retried'] or 'none'}; refusals: "
           f"{result['refused'] or 'none'}")
-    for match_id, found in result["problems"].items():
-        print(f"  {match_id}: {'; '.join(found)}")
-    if "workdir" in result:
-        print(f"  the services' and Redis's logs: {result['workdir']}")
-    print(f"result: {'OK' if result['ok'] else 'FAILED'}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2))
-    return 0 if result["ok"] else 1
+    return report_end(result, args.json)
 
 
 if __name__ == "__main__":

@@ -47,7 +47,23 @@ def _start(args: list[str], log: Path) -> subprocess.Popen:
     return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log.open("ab"), stderr=subprocess.STDOUT)
 
 
-class SentinelGroup:
+class _Started:
+    """``with X(...) as started:``: started, and stopped at the end."""
+
+    def start(self) -> "_Started":
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class SentinelGroup(_Started):
     """A primary, ``replicas`` replicas of it and ``sentinels`` sentinels watching it as ``master_name``
     (a quorum of two), all on 127.0.0.1, their files and logs in ``workdir``. A sentinel takes the
     primary for down after ``down_after_ms`` without an answer; a failover then takes about that
@@ -163,12 +179,6 @@ class SentinelGroup:
             stop_process(process, 10)
         self.processes.clear()
 
-    def __enter__(self) -> "SentinelGroup":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
 
 def free_cluster_ports(count: int) -> list[int]:
     """``count`` free ports whose cluster bus ports (port + 10000) are free too, none of them another's
@@ -193,7 +203,7 @@ def free_cluster_ports(count: int) -> list[int]:
     raise RuntimeError("no free port pairs")
 
 
-class LocalCluster:
+class LocalCluster(_Started):
     """A Redis Cluster of ``primaries`` nodes (no replicas) on 127.0.0.1, its files in ``workdir``."""
 
     def __init__(self, workdir: Path, primaries: int = 3) -> None:
@@ -222,21 +232,10 @@ class LocalCluster:
                                 for p in self.ports), timeout, "the cluster forming")
         return self
 
-    def flush(self) -> None:
-        """Every key of every node gone (between the tests of one cluster)."""
-        for port in self.ports:
-            redis.Redis(port=port).flushall()
-
     def stop(self) -> None:
         for process in self.processes:
             stop_process(process, 10)
         self.processes.clear()
-
-    def __enter__(self) -> "LocalCluster":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 __all__ = ["LocalCluster", "SentinelGroup", "free_cluster_ports"]

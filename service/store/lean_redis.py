@@ -109,12 +109,10 @@ class Lane:
             await self._keep(connection)
             raise
         except (RedisConnectionError, RedisTimeoutError, OSError):
-            await connection.disconnect(nowait=True)
-            await pool.release(connection)
+            await self._drop(connection)
             return await self.client.execute_command(*args)
         except BaseException:
-            await connection.disconnect(nowait=True)
-            await pool.release(connection)
+            await self._drop(connection)
             raise
         await self._keep(connection)
         return reply
@@ -136,12 +134,10 @@ class Lane:
                 except ResponseError as error:
                     replies.append(error)
         except (RedisConnectionError, RedisTimeoutError, OSError):
-            await connection.disconnect(nowait=True)
-            await pool.release(connection)
+            await self._drop(connection)
             return await self._through_client(commands)
         except BaseException:
-            await connection.disconnect(nowait=True)
-            await pool.release(connection)
+            await self._drop(connection)
             raise
         await self._keep(connection)
         return replies
@@ -151,6 +147,12 @@ class Lane:
             for command in commands:
                 pipe.execute_command(*command)
             return await pipe.execute(raise_on_error=False)
+
+    async def _drop(self, connection: AbstractConnection) -> None:
+        """A connection in an unknown state back to the pool, disconnected (no later command reads a
+        reply meant for another)."""
+        await connection.disconnect(nowait=True)
+        await self._pool.release(connection)
 
     async def _keep(self, connection: AbstractConnection) -> None:
         if len(self._connections) < self.idle:

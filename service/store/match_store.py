@@ -416,16 +416,8 @@ class Store:
         return isinstance(self.redis, RedisCluster)
 
     @property
-    def url(self) -> str:
-        return self.settings.url
-
-    @property
     def cluster(self) -> bool:
         return self.settings.cluster
-
-    @property
-    def max_connections(self) -> int:
-        return self.settings.max_connections
 
     async def time_ms(self) -> int:
         """Redis's clock, in Unix milliseconds: the one clock of every service process."""
@@ -475,7 +467,7 @@ class Store:
         use includes the few the scripts' Lane keeps between commands."""
         pool = getattr(self.redis, "connection_pool", None)
         in_use = len(getattr(pool, "_in_use_connections", ())) if pool is not None else 0
-        return in_use, self.max_connections
+        return in_use, self.settings.max_connections
 
     async def close(self) -> None:
         if self._compacting:
