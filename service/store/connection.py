@@ -7,7 +7,7 @@ makes the ``redis.asyncio`` client. Under Sentinel (redis-py's ``redis.asyncio.s
 connection asks the sentinels for the current primary: a connection broken by the primary's death, or
 told READONLY by a primary demoted since, is made again to the new one within the retry policy.
 
-The replication barrier (:data:`BARRIER`): ``WAIT n timeout`` counts the replicas that hold this
+The replication barrier (:data:`BARRIER_CHANNEL`): ``WAIT n timeout`` counts the replicas that hold this
 connection's last write; a connection that wrote nothing (a request answered from its record, a
 read) would pass at once. So the barrier first publishes an empty message on a channel nobody
 listens to: PUBLISH is replicated, it moves the connection's replication offset past every write Redis

@@ -32,12 +32,11 @@ def http(service) -> Iterator[httpx.Client]:
 def backend(request, redis_url, tmp_path_factory) -> Iterator[Backend]:
     """Each test of a module that asks for it runs on the session's Redis, then on a Redis Cluster of
     three primaries (started once for the module): the clock and ladder tests use it."""
-    workdir = tmp_path_factory.mktemp(request.param)
     if request.param == "single":
-        yield Backend("single", redis_url, workdir)
+        yield Backend("single", redis_url)
         return
-    with LocalCluster(workdir) as cluster:
-        yield Backend("cluster", cluster.url, workdir)
+    with LocalCluster(tmp_path_factory.mktemp("cluster")) as cluster:
+        yield Backend("cluster", cluster.url)
 
 
 @pytest.fixture(scope="module")

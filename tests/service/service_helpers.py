@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 import httpx
 import redis
@@ -27,7 +25,7 @@ class Backend:
 
     kind: str
     url: str
-    workdir: Path
+    server: EmbeddedRedis | LocalCluster | None = None  # one started by fresh(), which stop() stops
 
     @property
     def cluster(self) -> bool:
@@ -44,15 +42,18 @@ class Backend:
         """A synchronous client, for what a test looks at in Redis itself."""
         return redis.RedisCluster.from_url(self.url) if self.cluster else redis.Redis.from_url(self.url)
 
-    @contextlib.contextmanager
-    def fresh(self, directory: Path) -> Iterator["Backend"]:
-        """Another Redis of the same kind, of the test's own (no other service process sweeps it)."""
+    def fresh(self, directory: Path) -> "Backend":
+        """Another Redis of the same kind, started, of the test's own (no other service process sweeps
+        it): ``stop()`` it at the end."""
         if self.cluster:
-            with LocalCluster(directory) as cluster:
-                yield Backend(self.kind, cluster.url, directory)
-        else:
-            with EmbeddedRedis(directory) as url:
-                yield Backend(self.kind, url, directory)
+            cluster = LocalCluster(directory).start()
+            return Backend(self.kind, cluster.url, cluster)
+        embedded = EmbeddedRedis(directory)
+        return Backend(self.kind, embedded.start(), embedded)
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop()
 
 
 class ServiceProcess(ServeProcess):

@@ -227,12 +227,8 @@ def test_moves_racing_the_flag_from_two_processes_end_each_match_once(service, s
 
 
 def test_flags_fall_when_a_service_process_dies_and_after_every_process_restarts(backend, tmp_path):
-    with backend.fresh(tmp_path / "redis") as own:  # of its own: no other service process sweeps it
-        flags_fall_when_processes_die(own)
-
-
-def flags_fall_when_processes_die(backend) -> None:
-    first, second = ServiceProcess(*backend.serve_args).start(), ServiceProcess(*backend.serve_args).start()
+    redis = backend.fresh(tmp_path / "redis")  # of its own: no other service process sweeps it
+    first, second = ServiceProcess(*redis.serve_args).start(), ServiceProcess(*redis.serve_args).start()
     try:
         client = TyphoonClient(first.target, retries=0)
         match, tokens = client.create_match(seats=["german", "soviet"], time_control=control(2, 0))
@@ -246,7 +242,7 @@ def flags_fall_when_processes_die(backend) -> None:
             late, late_tokens = other.create_match(seats=["german"], time_control=control(1, 0))
             other.submit(late.match_id, late_tokens["german"], engine.StandardSetup())
         second.stop()
-        third = ServiceProcess(*backend.serve_args).start()
+        third = ServiceProcess(*redis.serve_args).start()
         try:
             with third.client() as client:
                 final = ended(client, late.match_id)
@@ -257,3 +253,4 @@ def flags_fall_when_processes_die(backend) -> None:
     finally:
         first.stop()
         second.stop()
+        redis.stop()

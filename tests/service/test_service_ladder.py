@@ -19,10 +19,10 @@ from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.ladder.core import OLDER_PREFIX, PREFIX, Ladder, LadderConfig
-from service.store.match_store import text_of
 from service.match.clock import Sweeper, TimeControl
 from service.match.core import CallContext, MatchService
 from service.store.embedded_redis import free_port
+from service.store.match_store import text_of
 
 from service_helpers import ServiceProcess, wait_for
 
@@ -115,93 +115,96 @@ def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(backend, 
     """Two 'processes' (two cores and ladders on the same Redis) race to rate the same ended matches,
     one of them ended while no ladder was running (as after a crash); an aborted match changes no
     rating."""
-    with backend.fresh(tmp_path / "redis") as own:  # no service process runs a ladder on it
-        asyncio.run(rated_exactly_once(own))
+    redis = backend.fresh(tmp_path / "redis")  # no service process runs a ladder on it
 
+    async def scenario() -> None:
+        stores = [redis.store(), redis.store()]
+        cores = [MatchService(store) for store in stores]
+        config = LadderConfig(time_control=TimeControl(60_000, 0, 1_000), interval=0.05)
+        first, second = Ladder(cores[0], config), Ladder(cores[1], config)
+        players = {}
+        for name in ("north", "south"):
+            response = await first.register_player(lapi.RegisterPlayerRequest(name=unique(name)), CallContext())
+            players[response.player.player_id] = response.api_key
+        seeks = [await first.seek(lapi.SeekRequest(), CallContext(token=key)) for key in players.values()]
 
-async def rated_exactly_once(backend) -> None:
-    stores = [backend.store(), backend.store()]
-    cores = [MatchService(store) for store in stores]
-    config = LadderConfig(time_control=TimeControl(60_000, 0, 1_000), interval=0.05)
-    first, second = Ladder(cores[0], config), Ladder(cores[1], config)
-    players = {}
-    for name in ("north", "south"):
-        response = await first.register_player(lapi.RegisterPlayerRequest(name=unique(name)), CallContext())
-        players[response.player.player_id] = response.api_key
-    seeks = [await first.seek(lapi.SeekRequest(), CallContext(token=key)) for key in players.values()]
+        async def paired() -> list[lapi.LadderMatch]:
+            waiting = [asyncio.ensure_future(anext(seek)) for seek in seeks]
+            while not all(w.done() for w in waiting):
+                await first.pair_round()
+                await asyncio.sleep(0.05)
+            return [w.result().match for w in waiting]
 
-    async def paired() -> list[lapi.LadderMatch]:
-        waiting = [asyncio.ensure_future(anext(seek)) for seek in seeks]
-        while not all(w.done() for w in waiting):
-            await first.pair_round()
-            await asyncio.sleep(0.05)
-        return [w.result().match for w in waiting]
+        async def board() -> list[lapi.LadderPlayer]:
+            return [(await first.get_player(lapi.GetPlayerRequest(player_id=pid), CallContext())).player
+                    for pid in players]
 
-    async def board() -> list[lapi.LadderPlayer]:
-        return [(await first.get_player(lapi.GetPlayerRequest(player_id=pid), CallContext())).player
-                for pid in players]
+        # 1. a match ended by resignation, rated by both "processes" at once, twice over
+        one = await paired()
+        await cores[0].resign(api.ResignRequest(match_id=one[0].match_id), CallContext(token=one[0].seat_token))
+        rated = await asyncio.gather(first.results_round(), second.results_round(), first.results_round(),
+                                     second.results_round())
+        assert sum(rated) == 1
+        rated_once = await board()
+        assert [p.games for p in rated_once] == [1, 1] and {p.mu > 25 for p in rated_once} == {True, False}
+        # 2. a match that ends while no ladder runs (a crash between the end and the rating)
+        two = await paired()
+        await cores[1].resign(api.ResignRequest(match_id=two[0].match_id), CallContext(token=two[0].seat_token))
+        after_crash = Ladder(MatchService(redis.store()), config)
+        assert await after_crash.results_round() == 1
+        assert await first.results_round() == 0 and await second.results_round() == 0
+        # 3. an aborted match: nobody makes a first action within 1 s
+        three = await paired()
+        await asyncio.sleep(1.2)
+        await Sweeper(cores[0].clocks, cores[0].forfeit_side_on_time).sweep()
+        meta = (await stores[0].metas([three[0].match_id]))[0]
+        assert meta["status"] == "aborted"
+        before = await board()
+        assert await second.results_round() == 1
+        after = await board()
+        assert [p.mu for p in after] == [p.mu for p in before] and [p.games for p in after] == [2, 2]
+        assert [p.aborted for p in after] == [1, 1]
+        for pid in players:
+            history = (await first.list_player_matches(lapi.ListPlayerMatchesRequest(player_id=pid),
+                                                       CallContext())).matches
+            assert [g.outcome for g in history][0] == "aborted" and len(history) == 3
+            assert {g.match_id for g in history} == {one[0].match_id, two[0].match_id, three[0].match_id}
+        # the side that made no first action is not paired again for a while, unless it seeks anew
+        blamed = next(m for m in three if m.side == "german").opponent_id
+        blamed = next(pid for pid in players if pid != blamed)
+        record = await stores[0].redis.hmget(f"{PREFIX}player:{blamed}", "abort_streak", "blocked_until")
+        assert int(record[0]) == 1 and int(record[1]) > await stores[0].time_ms() + 50_000
+        assert await first.pair_round() == 0  # both still seeking, but one waits
+        index = list(players).index(blamed)
+        await seeks[index].aclose()
+        # a Seek checked but never read (a REST HEAD) changes nothing: not the slots, not the session
+        player_key = f"{PREFIX}player:{blamed}"
+        before_head = await stores[0].redis.hmget(player_key, "concurrency", "seek_session")
+        await (await first.seek(lapi.SeekRequest(concurrency=3), CallContext(token=players[blamed]))).aclose()
+        assert await stores[0].redis.hmget(player_key, "concurrency", "seek_session") == before_head
+        seeks[index] = await first.seek(lapi.SeekRequest(), CallContext(token=players[blamed]))
+        four = await paired()
+        assert len(four) == 2
+        # the aborted match is no meeting: whoever was German in it is German again (not the other,
+        # as if the sides had alternated over it)
+        german_in = {match.match_id: match.opponent_id for match in (*three, *four) if match.side == "soviet"}
+        assert german_in[four[0].match_id] == german_in[three[0].match_id]
+        # a match handed again (a bot reconnecting) keeps its own time control, whatever the ladder's is now
+        changed = Ladder(cores[1], LadderConfig(time_control=TimeControl(120_000, 5_000, 9_000), interval=0.05))
+        again = await changed.seek(lapi.SeekRequest(), CallContext(token=players[blamed]))
+        handed = (await anext(again)).match
+        assert handed.match_id == four[index].match_id
+        assert (handed.time_control.initial.seconds, handed.time_control.increment.seconds) == (60, 0)
+        await again.aclose()
+        for seek in seeks:
+            await seek.aclose()
+        for store in stores:
+            await store.close()
 
-    # 1. a match ended by resignation, rated by both "processes" at once, twice over
-    one = await paired()
-    await cores[0].resign(api.ResignRequest(match_id=one[0].match_id), CallContext(token=one[0].seat_token))
-    rated = await asyncio.gather(first.results_round(), second.results_round(), first.results_round(),
-                                 second.results_round())
-    assert sum(rated) == 1
-    rated_once = await board()
-    assert [p.games for p in rated_once] == [1, 1] and {p.mu > 25 for p in rated_once} == {True, False}
-    # 2. a match that ends while no ladder runs (a crash between the end and the rating)
-    two = await paired()
-    await cores[1].resign(api.ResignRequest(match_id=two[0].match_id), CallContext(token=two[0].seat_token))
-    after_crash = Ladder(MatchService(backend.store()), config)
-    assert await after_crash.results_round() == 1
-    assert await first.results_round() == 0 and await second.results_round() == 0
-    # 3. an aborted match: nobody makes a first action within 1 s
-    three = await paired()
-    await asyncio.sleep(1.2)
-    await Sweeper(cores[0].clocks, cores[0].forfeit_side_on_time).sweep()
-    meta = (await stores[0].metas([three[0].match_id]))[0]
-    assert meta["status"] == "aborted"
-    before = await board()
-    assert await second.results_round() == 1
-    after = await board()
-    assert [p.mu for p in after] == [p.mu for p in before] and [p.games for p in after] == [2, 2]
-    assert [p.aborted for p in after] == [1, 1]
-    for pid in players:
-        history = (await first.list_player_matches(lapi.ListPlayerMatchesRequest(player_id=pid),
-                                                   CallContext())).matches
-        assert [g.outcome for g in history][0] == "aborted" and len(history) == 3
-        assert {g.match_id for g in history} == {one[0].match_id, two[0].match_id, three[0].match_id}
-    # the side that made no first action is not paired again for a while, unless it seeks anew
-    blamed = next(m for m in three if m.side == "german").opponent_id
-    blamed = next(pid for pid in players if pid != blamed)
-    record = await stores[0].redis.hmget(f"{PREFIX}player:{blamed}", "abort_streak", "blocked_until")
-    assert int(record[0]) == 1 and int(record[1]) > await stores[0].time_ms() + 50_000
-    assert await first.pair_round() == 0  # both still seeking, but one waits
-    index = list(players).index(blamed)
-    await seeks[index].aclose()
-    # a Seek checked but never read (a REST HEAD) changes nothing: not the slots, not the session
-    player_key = f"{PREFIX}player:{blamed}"
-    before_head = await stores[0].redis.hmget(player_key, "concurrency", "seek_session")
-    await (await first.seek(lapi.SeekRequest(concurrency=3), CallContext(token=players[blamed]))).aclose()
-    assert await stores[0].redis.hmget(player_key, "concurrency", "seek_session") == before_head
-    seeks[index] = await first.seek(lapi.SeekRequest(), CallContext(token=players[blamed]))
-    four = await paired()
-    assert len(four) == 2
-    # the aborted match is no meeting: whoever was German in it is German again (not the other,
-    # as if the sides had alternated over it)
-    german_in = {match.match_id: match.opponent_id for match in (*three, *four) if match.side == "soviet"}
-    assert german_in[four[0].match_id] == german_in[three[0].match_id]
-    # a match handed again (a bot reconnecting) keeps its own time control, whatever the ladder's is now
-    changed = Ladder(cores[1], LadderConfig(time_control=TimeControl(120_000, 5_000, 9_000), interval=0.05))
-    again = await changed.seek(lapi.SeekRequest(), CallContext(token=players[blamed]))
-    handed = (await anext(again)).match
-    assert handed.match_id == four[index].match_id
-    assert (handed.time_control.initial.seconds, handed.time_control.increment.seconds) == (60, 0)
-    await again.aclose()
-    for seek in seeks:
-        await seek.aclose()
-    for store in stores:
-        await store.close()
+    try:
+        asyncio.run(scenario())
+    finally:
+        redis.stop()
 
 
 # --- four bots, unattended -------------------------------------------------------------------------
@@ -229,13 +232,9 @@ def test_four_bots_play_a_ladder_unattended(backend, tmp_path, restart):
     short time control: the silent one loses on time, the others go on, no match is left open, every
     finished match changes the ratings once, and heuristic ends above both random bots. With
     ``restart`` the service is killed (SIGKILL) in the middle of the matches and started again."""
-    with backend.fresh(tmp_path / "redis") as own:
-        four_bots_play(own, restart)
-
-
-def four_bots_play(backend, restart: bool) -> None:
+    redis = backend.fresh(tmp_path / "redis")
     port = free_port()
-    serve = (*backend.serve_args, "--ladder-time-control", "10+0.2", "--ladder-first-action", "15")
+    serve = (*redis.serve_args, "--ladder-time-control", "10+0.2", "--ladder-first-action", "15")
     service = ServiceProcess(*serve, grpc_port=port).start()
     silent = Silent(answers=5)
     bots: dict[str, LadderBot] = {}
@@ -299,6 +298,7 @@ def four_bots_play(backend, restart: bool) -> None:
         for thread in threads:
             thread.join(10)
         service.stop()
+        redis.stop()
 
 
 
@@ -353,8 +353,8 @@ def test_the_keys_of_an_older_ladder_are_moved_under_the_ladders_hash_tag(backen
     if backend.cluster:
         pytest.skip("older versions refused the ladder on a Redis Cluster: nothing there to move")
 
-    async def scenario(own) -> None:
-        store = own.store()  # a Redis of its own: every ladder key of it is renamed
+    async def scenario() -> None:
+        store = redis.store()
         ladder = Ladder(MatchService(store))
         older = await ladder.register_player(lapi.RegisterPlayerRequest(name=unique("Older")), CallContext())
         names = [text_of(name) async for name in store.redis.scan_iter(match=PREFIX + "*")]
@@ -371,5 +371,8 @@ def test_the_keys_of_an_older_ladder_are_moved_under_the_ladders_hash_tag(backen
         assert await ladder.move_older_keys() == 0
         await store.close()
 
-    with backend.fresh(tmp_path / "redis") as own:
-        asyncio.run(scenario(own))
+    redis = backend.fresh(tmp_path / "redis")  # of its own: every ladder key of it is renamed
+    try:
+        asyncio.run(scenario())
+    finally:
+        redis.stop()
