@@ -416,6 +416,10 @@ class Store:
         return isinstance(self.redis, RedisCluster)
 
     @property
+    def url(self) -> str:
+        return self.settings.url
+
+    @property
     def cluster(self) -> bool:
         return self.settings.cluster
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import grpc
 import pytest
+import redis
 
 from clients.cli import main as typhoon
 from clients.client import TyphoonClient, TyphoonError
@@ -101,6 +102,19 @@ def test_an_unacknowledged_write_retried_after_a_failover_is_applied_once(group,
         follow = _submit_first_legal(client, match.match_id, tokens, "after-failover")
         assert follow.version == 2
         wait_for(lambda: _actions_in_log(client, match.match_id) == [1, 2])
+
+
+def test_workers_follow_the_same_sentinels(group):
+    """``--workers 2``: the supervisor starts each worker with the sentinels and the replica count."""
+    process = ServiceProcess(*group.serve_arguments(min_replicas=1), env={"REDIS_URL": ""}, workers=2).start()
+    try:
+        with process.client() as client:
+            match, tokens = client.create_match(seats=["german", "soviet"])
+            assert _submit_first_legal(client, match.match_id, tokens, "with-workers").version == 1
+    finally:
+        assert process.stop() == 0
+    (replica,) = group.replica_ports()
+    assert redis.Redis(port=replica).exists(f"typhoon:{{m:{match.match_id}}}:meta")
 
 
 @pytest.mark.parametrize("arguments, complaint", [
