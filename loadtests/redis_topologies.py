@@ -48,9 +48,17 @@ def _start(args: list[str], log: Path) -> subprocess.Popen:
 
 
 class _Started:
-    """``with X(...) as started:``: started, and stopped at the end."""
+    """``start()`` (what failed to start is stopped), ``stop()``, or ``with X(...) as started:``."""
 
-    def start(self) -> "_Started":
+    def start(self, timeout: float = 30.0):
+        try:
+            self._start(timeout)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _start(self, timeout: float) -> None:
         raise NotImplementedError
 
     def stop(self) -> None:
@@ -86,7 +94,7 @@ class SentinelGroup(_Started):
         return ["--redis-sentinel", self.sentinel_argument(), "--redis-master-name", self.master_name,
                 "--redis-min-replicas", str(min_replicas)]
 
-    def start(self, timeout: float = 30.0) -> "SentinelGroup":
+    def _start(self, timeout: float) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
         primary = self.data_ports[0]
         for port in self.data_ports:
@@ -99,7 +107,6 @@ class SentinelGroup(_Started):
         # every sentinel knows the replicas and the other sentinels (else it cannot elect or promote)
         for port in self.sentinel_ports:
             _wait_until(lambda p=port: self._sentinel_ready(p), timeout, f"the sentinel on {port} seeing the group")
-        return self
 
     def _start_data(self, port: int, replica_of: int | None) -> None:
         directory = self.workdir / f"redis-{port}"
@@ -215,7 +222,7 @@ class LocalCluster(_Started):
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.ports[0]}/0"
 
-    def start(self, timeout: float = 30.0) -> "LocalCluster":
+    def _start(self, timeout: float) -> None:
         server = redis_server_binary()
         for port in self.ports:
             directory = self.workdir / str(port)
@@ -230,7 +237,6 @@ class LocalCluster(_Started):
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout)
         _wait_until(lambda: all(b"cluster_state:ok" in redis.Redis(port=p).execute_command("CLUSTER", "INFO")
                                 for p in self.ports), timeout, "the cluster forming")
-        return self
 
     def stop(self) -> None:
         for process in self.processes:
