@@ -117,42 +117,42 @@ class Lane:
         await self._keep(connection)
         return reply
 
-    async def execute_many(self, *commands: Sequence[Any]) -> list[Any]:
-        """Several commands sent together on one connection, in one round trip: their replies in order,
-        an error reply as its ``ResponseError`` (returned, not raised). A broken connection or a
-        timeout sends them all again through a pipeline of the client (with its retries)."""
+    async def execute_many(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
+        """Several commands in one write, their replies read in one round trip (a pipeline without
+        MULTI: each runs on its own), on one connection. An error reply comes back in its place as the
+        ResponseError (the caller decides), never raised. A Cluster or single-connection client sends
+        them one by one; a broken connection or a timeout sends them again, together, through a pipeline
+        of the client (its retries; one connection still, as a WAIT among them needs)."""
         pool = self._pool
         if pool is None:
-            return await self._through_client(commands)
+            return [await self._reply(self.client.execute_command(*command)) for command in commands]
         connection = self._connections.pop() if self._connections else await pool.get_connection()
         try:
             await connection.send_packed_command(connection.pack_commands(commands), check_health=False)
-            replies: list[Any] = []
-            for _ in commands:
-                try:
-                    replies.append(await connection.read_response())
-                except ResponseError as error:
-                    replies.append(error)
+            replies = [await self._reply(connection.read_response()) for _ in commands]
         except (RedisConnectionError, RedisTimeoutError, OSError):
             await self._drop(connection)
-            return await self._through_client(commands)
+            async with self.client.pipeline(transaction=False) as pipe:
+                for command in commands:
+                    pipe.execute_command(*command)
+                return await pipe.execute(raise_on_error=False)
         except BaseException:
             await self._drop(connection)
             raise
         await self._keep(connection)
         return replies
 
-    async def _through_client(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
-        async with self.client.pipeline(transaction=False) as pipe:
-            for command in commands:
-                pipe.execute_command(*command)
-            return await pipe.execute(raise_on_error=False)
-
     async def _drop(self, connection: AbstractConnection) -> None:
-        """A connection in an unknown state back to the pool, disconnected (no later command reads a
-        reply meant for another)."""
+        """A connection whose state is unknown (broken, timed out, cancelled midway): closed, given back."""
         await connection.disconnect(nowait=True)
         await self._pool.release(connection)
+
+    @staticmethod
+    async def _reply(pending: Any) -> Any:
+        try:
+            return await pending
+        except ResponseError as error:
+            return error
 
     async def _keep(self, connection: AbstractConnection) -> None:
         if len(self._connections) < self.idle:
@@ -181,7 +181,7 @@ class Script:
         round trip (``client`` is then a :class:`Lane`): the script's reply (an error reply raised), and
         theirs as :meth:`Lane.execute_many` gives them."""
         for attempt in range(2):
-            replies = await self.client.execute_many(("EVALSHA", self.sha, len(keys), *keys, *args), *after)
+            replies = await self.client.execute_many([("EVALSHA", self.sha, len(keys), *keys, *args), *after])
             if isinstance(replies[0], NoScriptError) and attempt == 0:
                 self.sha = await self.client.script_load(self.source)
                 continue

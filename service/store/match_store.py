@@ -393,7 +393,7 @@ class Store:
     def __init__(self, client: aioredis.Redis, settings: RedisSettings = RedisSettings()) -> None:
         self.redis = client
         self.settings = settings
-        self._lane = lane = Lane(client)  # the scripts' commands, on connections of the client's pool
+        lane = self.lane = Lane(client)  # the scripts' commands (and the rate limits'), on connections of the pool
         self._create = Script(lane, _CREATE)
         self._load = Script(lane, _LOAD)
         self._commit = Script(lane, _COMMIT)
@@ -456,7 +456,7 @@ class Store:
         """Returns once ``min_replicas`` replicas hold every write Redis had made when it was called
         (NotReplicated if they do not confirm in time); at once without ``--redis-min-replicas``."""
         if self.settings.min_replicas:
-            self._check_replicated(await self._lane.execute_many(*self._barrier))
+            self._check_replicated(await self.lane.execute_many(self._barrier))
 
     def _check_replicated(self, barrier: list[Any]) -> None:
         for reply in barrier:
@@ -505,8 +505,8 @@ class Store:
         if created:  # the last write of a creation: acknowledged once replicas hold it, and all before it
             member = f"{created_ms:015d}:{match_id}"
             if self.settings.min_replicas:
-                self._check_replicated((await self._lane.execute_many(("ZADD", INDEX_KEY, 0, member),
-                                                                      *self._barrier))[1:])
+                self._check_replicated((await self.lane.execute_many([("ZADD", INDEX_KEY, 0, member),
+                                                                      *self._barrier]))[1:])
             else:
                 await self.redis.zadd(INDEX_KEY, {member: 0})
         return bool(created)
