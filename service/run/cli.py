@@ -42,6 +42,7 @@ def _serve(args: argparse.Namespace) -> int:
         if value < 0:
             print(f"typhoon serve: {option}: a number of days, or 0 for never")
             return 2
+    from service.api.web import PageSettings
     try:
         sentinels = RedisSettings.parse_sentinels(args.redis_sentinel or "")
         settings = RedisSettings(args.redis_url or "", args.redis_cluster, sentinels, args.redis_master_name or "",
@@ -51,6 +52,7 @@ def _serve(args: argparse.Namespace) -> int:
             raise ValueError("--redis-min-replicas needs a Redis with replicas (--redis-url or --redis-sentinel); "
                              "the embedded Redis has none")
         guard_settings = _guard_settings(args)
+        PageSettings(grpc_address=args.public_grpc_address, api_origin=args.page_api_origin)
     except (ValueError, OSError) as error:
         print(f"typhoon serve: {error}")
         return 2
@@ -63,6 +65,7 @@ def _serve(args: argparse.Namespace) -> int:
                          redis_wait_timeout_ms=settings.wait_timeout_ms, data_dir=args.data_dir,
                          grace_seconds=args.grace, log_level=args.log_level, worker=args.worker,
                          cors_origins=tuple(args.cors_origin or ()),
+                         page_api_origin=args.page_api_origin, public_grpc_address=args.public_grpc_address,
                          ladder=LadderConfig(time_control=control, max_concurrency=args.ladder_max_concurrency,
                                              fair_play=fair_play),
                          redis_connections=args.redis_connections, max_watch_streams=args.max_watch_streams,
@@ -167,6 +170,14 @@ def register(commands: argparse._SubParsersAction) -> None:
                        default=os.environ.get("TYPHOON_CORS_ORIGINS", "").replace(",", " ").split() or None,
                        help="let pages from this origin (e.g. https://example.org, or *) call the REST API; "
                             "repeatable (default: $TYPHOON_CORS_ORIGINS, space-separated; else none)")
+    serve.add_argument("--page-api-origin", default=os.environ.get("TYPHOON_PAGE_API_ORIGIN", ""), metavar="ORIGIN",
+                       help="the page calls the API of this origin (e.g. https://api.example.org, which must allow "
+                            "the page's origin with --cors-origin) instead of its own (default: "
+                            "$TYPHOON_PAGE_API_ORIGIN, else its own)")
+    serve.add_argument("--public-grpc-address", default=os.environ.get("TYPHOON_PUBLIC_GRPC_ADDRESS", ""),
+                       metavar="HOST:PORT",
+                       help="the gRPC address the page tells bots to connect to (default: "
+                            "$TYPHOON_PUBLIC_GRPC_ADDRESS, else the page's host and the gRPC port served)")
     serve.add_argument("--ladder-time-control", default="blitz", metavar="PRESET|INITIAL+INCREMENT",
                        help="the clocks of ladder matches: a preset or seconds such as 300+3 (default blitz)")
     serve.add_argument("--ladder-first-action", type=float, default=30.0, metavar="SECONDS",
