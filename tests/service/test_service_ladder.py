@@ -212,7 +212,12 @@ def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(backend, 
 
         async def paired() -> list[lapi.LadderMatch]:
             waiting = [asyncio.ensure_future(next_match(seek)) for seek in seeks]
+            deadline = time.monotonic() + 60
             while not all(w.done() for w in waiting):
+                if time.monotonic() > deadline:
+                    for w in waiting:
+                        w.cancel()
+                    raise AssertionError(f"not paired within 60 s: {[w.done() for w in waiting]}")
                 await first.pair_round()
                 await asyncio.sleep(0.05)
             return [w.result() for w in waiting]
@@ -284,7 +289,7 @@ def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(backend, 
         # a match handed again (a bot reconnecting) keeps its own time control, whatever the ladder's is now
         changed = Ladder(cores[1], LadderConfig(time_control=TimeControl(120_000, 5_000, 9_000), interval=0.05))
         again = await changed.seek(lapi.SeekRequest(), CallContext(token=players[blamed]))
-        handed = await next_match(again)
+        handed = await asyncio.wait_for(next_match(again), 60)
         assert handed.match_id == four[index].match_id
         assert (handed.time_control.initial.seconds, handed.time_control.increment.seconds) == (60, 0)
         await again.aclose()
