@@ -12,7 +12,7 @@ def _serve(args: argparse.Namespace) -> int:
     import structlog
 
     from service.ladder.core import LadderConfig
-    from service.ladder.fairness import FairPlay
+    from service.ladder.related import read_key_file
     from service.match.clock import TimeControl
     from service.processes import die_with_parent_if_asked
     from service.run.config import ServeConfig
@@ -29,13 +29,11 @@ def _serve(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"typhoon serve: --ladder-time-control: {error}")
         return 2
-    fair_play = FairPlay(same_owner_pairs=args.ladder_same_owner_pairs, pair_rated_max=args.ladder_pair_rated_max,
-                         pair_window_ms=round(args.ladder_pair_window_hours * 3_600_000),
-                         min_actions=args.ladder_min_actions, players_per_owner=args.ladder_players_per_owner,
-                         abandon_cooldown_ms=round(args.ladder_abandon_cooldown * 1000))
+    fair_play = fair_play_of(args)
     try:
         fair_play.check()
-    except ValueError as error:
+        address_key = read_key_file(args.ladder_address_key_file) if args.ladder_address_key_file else None
+    except (ValueError, OSError) as error:
         print(f"typhoon serve: ladder fair play: {error}")
         return 2
     for option, value in (("--abandon-after-days", args.abandon_after_days), ("--retention-days", args.retention_days)):
@@ -67,7 +65,8 @@ def _serve(args: argparse.Namespace) -> int:
                          cors_origins=tuple(args.cors_origin or ()),
                          page_api_origin=args.page_api_origin, public_grpc_address=args.public_grpc_address,
                          ladder=LadderConfig(time_control=control, max_concurrency=args.ladder_max_concurrency,
-                                             fair_play=fair_play),
+                                             fair_play=fair_play, address_key=address_key),
+                         ladder_address_key_file=args.ladder_address_key_file or "",
                          redis_connections=args.redis_connections, max_watch_streams=args.max_watch_streams,
                          max_watch_streams_per_client=args.max_watch_streams_per_client, fsync=args.fsync,
                          abandon_after_days=args.abandon_after_days, retention_days=args.retention_days,
@@ -81,6 +80,18 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"typhoon serve: {error}")
         return 1
     return 0
+
+
+def fair_play_of(args: argparse.Namespace):
+    """The ladder's fair play of ``typhoon serve``'s flags (a FairPlay; check() it)."""
+    from service.ladder.fairness import FairPlay
+
+    return FairPlay(same_owner_pairs=args.ladder_same_owner_pairs, pair_rated_max=args.ladder_pair_rated_max,
+                    pair_window_ms=round(args.ladder_pair_window_hours * 3_600_000),
+                    min_actions=args.ladder_min_actions, players_per_owner=args.ladder_players_per_owner,
+                    abandon_cooldown_ms=round(args.ladder_abandon_cooldown * 1000),
+                    owner_pair_rated_max=args.ladder_owner_pair_rated_max,
+                    related_window_ms=round(args.ladder_related_days * 86_400_000))
 
 
 def _guard_settings(args: argparse.Namespace) -> dict:
@@ -202,6 +213,18 @@ def register(commands: argparse._SubParsersAction) -> None:
                                                f"before N actions of its own) is not paired for this long, doubled "
                                                f"for each such match in a row, at most an hour "
                                                f"(default {fair.abandon_cooldown_ms / 1000:g})")
+    serve.add_argument("--ladder-owner-pair-rated-max", type=int, default=fair.owner_pair_rated_max, metavar="N",
+                       help=f"rate the players of two owners (related owners count as one) at most N times between "
+                            f"them all per pair window (default {fair.owner_pair_rated_max})")
+    serve.add_argument("--ladder-related-days", type=float, default=fair.related_window_ms / 86_400_000,
+                       metavar="DAYS", help=f"owners registered from one client address (an IPv6 /64) within this "
+                                            f"are related: one owner to the ladder; a keyed hash of the address is "
+                                            f"kept this long after its last owner registered (default "
+                                            f"{fair.related_window_ms / 86_400_000:g}; 0: never related, nothing kept)")
+    serve.add_argument("--ladder-address-key-file", metavar="FILE",
+                       default=os.environ.get("TYPHOON_LADDER_ADDRESS_KEY_FILE") or None,
+                       help="the key of those hashes, at least 16 random bytes (default: "
+                            "$TYPHOON_LADDER_ADDRESS_KEY_FILE, else drawn by the service and kept in Redis)")
     serve.add_argument("--redis-connections", type=int, default=MAX_CONNECTIONS,
                        help=f"the most Redis connections of this process's pool ({MAX_CONNECTIONS}); watching "
                             "holds none (one more connection carries every watched match's notices)")

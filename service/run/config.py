@@ -40,6 +40,8 @@ class ServeConfig:
     page_api_origin: str = ""
     public_grpc_address: str = ""
     ladder: LadderConfig = field(default_factory=LadderConfig)
+    #: The file of the ladder's address key (service.ladder.related), for the workers; "": drawn, kept in Redis.
+    ladder_address_key_file: str = ""
     redis_connections: int = MAX_CONNECTIONS
     max_watch_streams: int = MAX_WATCH_STREAMS
     max_watch_streams_per_client: int = MAX_WATCH_STREAMS_PER_CLIENT

@@ -145,7 +145,7 @@ class Supervisor:
         args += ["--ladder-time-control", ladder.time_control.spec(),
                  "--ladder-first-action", str(ladder.time_control.first_action_ms / 1000),
                  "--ladder-max-concurrency", str(ladder.max_concurrency)]
-        return args
+        return args + _fair_play_args(config)
 
     def run(self, start_timeout: float = 60.0) -> int:
         from service.store.embedded_redis import EmbeddedRedis
@@ -235,6 +235,23 @@ def serve_workers(config: ServeConfig, workers: int) -> int:
 
 
 __all__ = ["Supervisor", "default_workers", "reserve_port", "serve_workers", "tell_ready", "READY_FD_VARIABLE"]
+
+
+def _fair_play_args(config: ServeConfig) -> list[str]:
+    """The flags that give a worker the supervisor's ladder fair play (the address key by its file, never
+    on a command line)."""
+    fair = config.ladder.fair_play
+    args = ["--ladder-pair-rated-max", str(fair.pair_rated_max),
+            "--ladder-pair-window-hours", repr(fair.pair_window_ms / 3_600_000),
+            "--ladder-min-actions", str(fair.min_actions), "--ladder-players-per-owner", str(fair.players_per_owner),
+            "--ladder-abandon-cooldown", repr(fair.abandon_cooldown_ms / 1000),
+            "--ladder-owner-pair-rated-max", str(fair.owner_pair_rated_max),
+            "--ladder-related-days", repr(fair.related_window_ms / 86_400_000)]
+    if fair.same_owner_pairs:
+        args.append("--ladder-same-owner-pairs")
+    if config.ladder_address_key_file:
+        args += ["--ladder-address-key-file", config.ladder_address_key_file]
+    return args
 
 
 def _guard_args(config: ServeConfig) -> list[str]:

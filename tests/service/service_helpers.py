@@ -60,11 +60,15 @@ class ServiceProcess(ServeProcess):
     """`typhoon serve` in a child process, with clients for both transports.
 
     Without rate limits unless ``rate_limits`` (every test calls from 127.0.0.1, far faster than a
-    person): ``--limit NAME=RATES`` flags then switch on just those limits (tests/service/test_service_guard.py)."""
+    person): ``--limit NAME=RATES`` flags then switch on just those limits (tests/service/test_service_guard.py).
+    Without related ladder owners unless ``related_owners`` (every owner a test registers comes from
+    127.0.0.1: all would be one owner; tests/service/test_service_ladder_related.py)."""
 
-    def __init__(self, *serve_args: str, rate_limits: bool = False, **options) -> None:
+    def __init__(self, *serve_args: str, rate_limits: bool = False, related_owners: bool = False, **options) -> None:
         if not rate_limits:
             serve_args = ("--no-rate-limits", *serve_args)
+        if not related_owners:
+            serve_args = ("--ladder-related-days", "0", *serve_args)
         super().__init__(*serve_args, **options)
 
     def client(self) -> TyphoonClient:
