@@ -18,7 +18,7 @@ keeps its key and can rotate or revoke it with that key.
 An owner registered from a client address from which another owner was registered lately joins that
 owner's group (:mod:`service.ladder.related`): the ladder treats related owners as one.
 
-Keys (prefix ``typhoon:ladder:``, beside :mod:`service.ladder.core`'s)::
+Keys (prefix ``typhoon:{ladder}:``, beside :mod:`service.ladder.core`'s, one Cluster slot: see there)::
 
     owner:<id>              hash: id name registered_at key_hash ('' once closed) closed group (the id of
                             the first owner of its group: itself, unless related)
@@ -52,7 +52,9 @@ from service.store.match_store import text_of
 
 log = structlog.get_logger("typhoon.ladder")
 
-PREFIX = "typhoon:ladder:"
+PREFIX = "typhoon:{ladder}:"
+#: The prefix of older versions (single Redis only: they refused the ladder on a Cluster).
+OLDER_PREFIX = "typhoon:ladder:"
 MAX_NAME = 64
 MAX_DESCRIPTION = 500
 MAX_REQUEST_ID = 128
@@ -65,7 +67,7 @@ _KEY = re.compile(r"tp[ko]_[A-Za-z0-9_-]{43}")
 
 
 def ladder_key(*parts: str) -> str:
-    """A Redis key of the ladder: ``typhoon:ladder:`` and the parts joined by ``:``."""
+    """A Redis key of the ladder: ``typhoon:{ladder}:`` and the parts joined by ``:``."""
     return PREFIX + ":".join(parts)
 
 

@@ -31,7 +31,12 @@ Two background loops run in every service process, sharing the work through Redi
 
 Owners, players and keys are ``service.ladder.accounts``'s.
 
-Keys (prefix ``typhoon:ladder:``)::
+Keys (prefix ``typhoon:{ladder}:``: one hash tag, so on a Redis Cluster every ladder key is in one slot
+and each script, which touches several players and the ladder's sets, touches that slot alone. The
+ladder is small, a few keys a player, and its calls are few beside the matches' (whose keys spread over
+the slots): one slot holds it, where sharding it would split the pairing's and the rating's scripts,
+which see two players and the pairs, the board and the open matches at once. Keys of older versions,
+``typhoon:ladder:...``, are renamed at start: :meth:`Ladder.move_older_keys`)::
 
     player:<id>             hash: id name description owner (its name) owner_id group (its owner's
                             group: service.ladder.related) registered_at key_hash
@@ -75,7 +80,7 @@ from engine.data import SIDES
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import match_service_pb2 as api
-from service.ladder.accounts import MAX_DESCRIPTION, MAX_NAME, Accounts, ladder_key
+from service.ladder.accounts import MAX_DESCRIPTION, MAX_NAME, OLDER_PREFIX, PREFIX, Accounts, ladder_key
 from service.ladder.fairness import MAX_COOLDOWN_MS, FairPlay, group_of, own_actions, owners_field
 from service.ladder.ratings import FRESH, ordinal, rate
 from service.match import convert
@@ -125,6 +130,40 @@ local function german_games(pairs, pair)
   end
   return field
 end
+"""
+
+#: The keys one of which an older version's ladder has as soon as it has a player or a match.
+_OLDER_MARKS = ("names", "board", "open", "seeking", "pairs", "owner_names")
+
+_MOVE_KEYS = """
+-- KEYS: n older keys, then their new names. ARGV: n. Renames each older key that still exists; where
+-- the new one exists too (this version wrote it meanwhile), adds what only the older one holds: a hash's
+-- fields and a sorted set's members the new one lacks, a list's entries after the new one's (a history
+-- is newest first); a string (the pairing lock) is dropped.
+local n = tonumber(ARGV[1])
+local moved = 0
+for i = 1, n do
+  local older, new = KEYS[i], KEYS[n + i]
+  if redis.call('EXISTS', older) == 1 then
+    if redis.call('EXISTS', new) == 0 then
+      redis.call('RENAME', older, new)
+    else
+      local kind = redis.call('TYPE', older)['ok']
+      if kind == 'hash' then
+        local flat = redis.call('HGETALL', older)
+        for j = 1, #flat, 2 do redis.call('HSETNX', new, flat[j], flat[j + 1]) end
+      elseif kind == 'zset' then
+        local flat = redis.call('ZRANGE', older, 0, -1, 'WITHSCORES')
+        for j = 1, #flat, 2 do redis.call('ZADD', new, 'NX', flat[j + 1], flat[j]) end
+      elseif kind == 'list' then
+        for _, entry in ipairs(redis.call('LRANGE', older, 0, -1)) do redis.call('RPUSH', new, entry) end
+      end
+      redis.call('DEL', older)
+    end
+    moved = moved + 1
+  end
+end
+return moved
 """
 
 _ASSIGN = _GERMAN_GAMES + """
@@ -245,19 +284,24 @@ class Ladder:
                                  repr(ordinal(FRESH[0], FRESH[1])), self._describe,
                                  self.fair_play.related_window_ms, self.config.address_key)
         for rpc in Accounts.RPCS:  # served as this service's own (the transports bind by name)
-            setattr(self, rpc, self._checked(getattr(self.accounts, rpc)))
+            setattr(self, rpc, self._replicated(getattr(self.accounts, rpc)))
         self._assign = self.redis.register_script(_ASSIGN)
         self._settle = self.redis.register_script(_SETTLE)
+        self._move_keys = self.redis.register_script(_MOVE_KEYS)
+        self._moved = False
         self._tasks: list[asyncio.Task] = []
         self._stopping = False
         self.settled = 0
         options = engine.new_game(self.config.scenario, self.config.options).options.to_json()
         self._options = options
 
-    def _checked(self, rpc: Any) -> Any:
+    def _replicated(self, rpc: Any) -> Any:
+        """An account RPC answered only once a failover would keep what it did (a key given or taken
+        back: ``--redis-min-replicas``)."""
         async def call(request: Any, ctx: CallContext) -> Any:
-            self._available()
-            return await rpc(request, ctx)
+            answer = await rpc(request, ctx)
+            await self.store.confirm_replicated()
+            return answer
         call.__name__ = rpc.__name__
         return call
 
@@ -267,17 +311,48 @@ class Ladder:
 
     # --- background --------------------------------------------------------------------------------
 
+    async def prepare(self) -> None:
+        """Before serving: the keys of an older version moved (:meth:`move_older_keys`); if Redis does
+        not answer now, the pairing loop does it before its first round."""
+        try:
+            await self.move_older_keys()
+            self._moved = True
+        except (RedisError, OSError) as error:
+            log.warning("ladder_keys_not_moved", error=repr(error))
+
     def start(self) -> None:
-        if self.store.clustered:
-            return
         self._stopping = False
-        self._tasks = [asyncio.create_task(self._every(self.pair_round), name="ladder-pairing"),
+        self._tasks = [asyncio.create_task(self._every(self._moved_then_pair), name="ladder-pairing"),
                        asyncio.create_task(self._every(self.results_round), name="ladder-results")]
+
+    async def _moved_then_pair(self) -> int:
+        if not self._moved:
+            await self.move_older_keys()
+            self._moved = True
+        return await self.pair_round()
 
     async def stop(self) -> None:
         self._stopping = True  # the loops end by themselves even if a cancellation is lost
         await asyncio.gather(*(stop_task(task) for task in self._tasks))
         self._tasks = []
+
+    async def move_older_keys(self) -> int:
+        """Rename the keys of an older version's ladder (``typhoon:ladder:...``) to this one's (merged into
+        this version's where both exist); returns how many were moved. Every process runs it as it starts
+        (:meth:`prepare`); with nothing to move it costs one command. Keys an older process still running
+        writes afterwards are moved at the next start: stop the older processes first."""
+        moved = 0
+        if self.store.clustered or not await self.redis.exists(*(OLDER_PREFIX + name for name in _OLDER_MARKS)):
+            return 0
+        for _ in range(10):  # until a scan finds none (an older process may write meanwhile)
+            older = [text_of(name) async for name in self.redis.scan_iter(match=OLDER_PREFIX + "*", count=1000)]
+            if not older:
+                break
+            new = [PREFIX + name[len(OLDER_PREFIX):] for name in older]
+            moved += await self._move_keys(keys=older + new, args=[len(older)])
+        if moved:
+            log.info("ladder_keys_moved", keys=moved, lifecycle=True)
+        return moved
 
     async def _every(self, round_: Any) -> None:
         while not self._stopping:
@@ -503,10 +578,6 @@ class Ladder:
 
     # --- RPCs --------------------------------------------------------------------------------------
 
-    def _available(self) -> None:
-        if self.store.clustered:
-            raise _err(StatusCode.FAILED_PRECONDITION, "LADDER_UNAVAILABLE",
-                       "the ladder needs clocks, which need a single Redis; this service runs on a Redis Cluster")
 
     async def get_ladder(self, request: lapi.GetLadderRequest, ctx: CallContext) -> lapi.GetLadderResponse:
         return lapi.GetLadderResponse(time_control=self.config.time_control.to_proto(), scenario=self.config.scenario,
@@ -516,7 +587,6 @@ class Ladder:
 
     async def seek(self, request: lapi.SeekRequest, ctx: CallContext) -> AsyncIterator[lapi.SeekResponse]:
         """Check the key and the request, then return the stream."""
-        self._available()
         player_id = await self.accounts.player_of_key(ctx.token)
         concurrency = request.concurrency or 1
         if not 1 <= concurrency <= self.config.max_concurrency:
@@ -548,6 +618,8 @@ class Ladder:
                 await self.redis.zadd(_key("seeking"), {player_id: now + self.config.presence_ms})
                 assigned = {text_of(k): text_of(v) for k, v in
                             (await self.redis.hgetall(_key("player", player_id, "assigned"))).items()}
+                if assigned.keys() - sent:  # a match is handed out only once a failover keeps it
+                    await self.store.confirm_replicated()
                 for match_id, entry in assigned.items():
                     if match_id not in sent:
                         sent.add(match_id)

@@ -23,7 +23,7 @@ has 2^32 values: an unkeyed hash of one is undone by trying them all).
 
 A call from no network address (the service's own, a Unix socket) relates its owner to nobody.
 
->>> tags = AddressTags(None, "typhoon:ladder:address_key", b"k" * 32)
+>>> tags = AddressTags(None, "typhoon:{ladder}:address_key", b"k" * 32)
 >>> tags.tag_with(b"k" * 32, "2001:db8:1:2::7") == tags.tag_with(b"k" * 32, "2001:db8:1:2:ffff::1")  # one /64
 True
 >>> tags.tag_with(b"k" * 32, "198.51.100.7") == tags.tag_with(b"other key" * 4, "198.51.100.7")

@@ -18,6 +18,7 @@ def _serve(args: argparse.Namespace) -> int:
     from service.run.config import ServeConfig
     from service.run.server import configure_logging, run_event_loop, serve, settle_garbage_collector
     from service.run.workers import default_workers, serve_workers
+    from service.store.connection import RedisSettings
     from service.store.embedded_redis import EmbeddedRedisError
 
     die_with_parent_if_asked()
@@ -41,6 +42,13 @@ def _serve(args: argparse.Namespace) -> int:
             return 2
     from service.api.web import PageSettings
     try:
+        sentinels = RedisSettings.parse_sentinels(args.redis_sentinel or "")
+        settings = RedisSettings(args.redis_url or "", args.redis_cluster, sentinels, args.redis_master_name or "",
+                                 args.redis_min_replicas, args.redis_wait_timeout_ms)
+        settings.check()
+        if settings.min_replicas and not (settings.url or os.environ.get("REDIS_URL") or settings.sentinel):
+            raise ValueError("--redis-min-replicas needs a Redis with replicas (--redis-url or --redis-sentinel); "
+                             "the embedded Redis has none")
         guard_settings = _guard_settings(args)
         connections, tls, operations = _edge(args)
         PageSettings(grpc_address=args.public_grpc_address, api_origin=args.page_api_origin)
@@ -51,7 +59,9 @@ def _serve(args: argparse.Namespace) -> int:
     if args.worker:  # which of the workers logged a line
         structlog.contextvars.bind_contextvars(pid=os.getpid())
     config = ServeConfig(grpc_port=args.grpc_port, http_port=args.http_port, host=args.host,
-                         redis_url=args.redis_url, redis_cluster=args.redis_cluster, data_dir=args.data_dir,
+                         redis_url=args.redis_url, redis_cluster=args.redis_cluster, redis_sentinels=sentinels,
+                         redis_master_name=settings.master_name, redis_min_replicas=settings.min_replicas,
+                         redis_wait_timeout_ms=settings.wait_timeout_ms, data_dir=args.data_dir,
                          grace_seconds=args.grace, log_level=args.log_level, worker=args.worker,
                          cors_origins=tuple(args.cors_origin or ()),
                          page_api_origin=args.page_api_origin, public_grpc_address=args.public_grpc_address,
@@ -205,7 +215,7 @@ def _add_guard_arguments(serve: argparse.ArgumentParser) -> None:
 def register(commands: argparse._SubParsersAction) -> None:
     from service.ladder.fairness import FairPlay
     from service.match.watch_limits import MAX_WATCH_STREAMS, MAX_WATCH_STREAMS_PER_CLIENT
-    from service.store.match_store import MAX_CONNECTIONS
+    from service.store.connection import MAX_CONNECTIONS, MAX_WAIT_TIMEOUT_MS, WAIT_TIMEOUT_MS
     from service.upkeep.abandoned import DEFAULT_DAYS as DEFAULT_ABANDON_DAYS
 
     serve = commands.add_parser("serve", help="run the game service (gRPC and REST over Redis)")
@@ -216,6 +226,17 @@ def register(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--redis-url", default=os.environ.get("REDIS_URL"),
                        help="external Redis (default: $REDIS_URL, else an embedded Redis in --data-dir)")
     serve.add_argument("--redis-cluster", action="store_true", help="the Redis URL is a Redis Cluster node")
+    serve.add_argument("--redis-sentinel", default=os.environ.get("REDIS_SENTINEL"), metavar="HOST:PORT,...",
+                       help="Redis Sentinel: the sentinels to ask for the primary (default: $REDIS_SENTINEL); the "
+                            "service follows a failover to the new primary. Needs --redis-master-name")
+    serve.add_argument("--redis-master-name", default=os.environ.get("REDIS_MASTER_NAME"), metavar="NAME",
+                       help="the name the sentinels monitor the primary by (default: $REDIS_MASTER_NAME)")
+    serve.add_argument("--redis-min-replicas", type=int, default=int(os.environ.get("REDIS_MIN_REPLICAS") or 0),
+                       metavar="N", help="acknowledge a write only once N replicas hold it (WAIT), so that a "
+                                         "failover loses nothing acknowledged; else UNAVAILABLE NOT_REPLICATED "
+                                         "(default: $REDIS_MIN_REPLICAS, else 0: no WAIT)")
+    serve.add_argument("--redis-wait-timeout-ms", type=int, default=WAIT_TIMEOUT_MS, metavar="MS",
+                       help=f"how long a write waits for its replicas ({WAIT_TIMEOUT_MS}; at most {MAX_WAIT_TIMEOUT_MS})")
     serve.add_argument("--data-dir", default=".typhoon", help="the embedded Redis's data directory")
     serve.add_argument("--grace", type=float, default=10.0, help="seconds in-flight calls get at shutdown")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])

@@ -12,7 +12,7 @@ from service.ladder.core import LadderConfig
 from service.match.watch_limits import MAX_WATCH_STREAMS, MAX_WATCH_STREAMS_PER_CLIENT
 from service.run.operations import Operations
 from service.run.tls import TlsFiles
-from service.store.match_store import MAX_CONNECTIONS
+from service.store.connection import MAX_CONNECTIONS, WAIT_TIMEOUT_MS, RedisSettings
 from service.upkeep.abandoned import DEFAULT_DAYS as DEFAULT_ABANDON_DAYS
 from service.upkeep.unused import DEFAULT_HOURS as DEFAULT_UNUSED_HOURS
 
@@ -24,6 +24,12 @@ class ServeConfig:
     host: str = "127.0.0.1"
     redis_url: str | None = None
     redis_cluster: bool = False
+    #: Sentinel: the sentinels' (host, port) and the name of the primary they watch (service.store.connection)
+    redis_sentinels: tuple[tuple[str, int], ...] = ()
+    redis_master_name: str = ""
+    #: replicas that must hold a write before it is acknowledged (WAIT; 0: no WAIT), and how long it waits
+    redis_min_replicas: int = 0
+    redis_wait_timeout_ms: int = WAIT_TIMEOUT_MS
     data_dir: str = ".typhoon"
     grace_seconds: float = 10.0
     log_level: str = "info"
@@ -63,6 +69,12 @@ class ServeConfig:
     store_high_water: float = HIGH_WATER
     #: The embedded Redis's maxmemory ("auto": a quarter of the machine's memory; "0": none).
     redis_maxmemory: str = "auto"
+
+    def redis_settings(self, url: str = "") -> RedisSettings:
+        """The settings of the service's Redis (``url``: the one found when none was given, the embedded)."""
+        return RedisSettings(url or self.redis_url or "", self.redis_cluster, self.redis_sentinels,
+                             self.redis_master_name, self.redis_min_replicas, self.redis_wait_timeout_ms,
+                             self.redis_connections)
 
 
 __all__ = ["ServeConfig"]

@@ -201,20 +201,21 @@ class Server:
     async def start(self) -> None:
         config = self.config
         url = config.redis_url or os.environ.get("REDIS_URL")
-        if not url:
+        if not url and not config.redis_sentinels:
             self.embedded = EmbeddedRedis(config.data_dir, fsync=config.fsync, maxmemory=config.redis_maxmemory)
             # started from this thread on purpose: the child is tied to the thread that forks it
             url = self.embedded.start()
-        self.redis_url = url
+        self.redis_url = url or ""
         # no check of Redis here: the process serves (NOT_SERVING) while Redis is down or loading,
         # and turns SERVING when it answers (service.run.readiness)
-        self.store = Store.from_url(url, cluster=config.redis_cluster, max_connections=config.redis_connections)
+        self.store = Store.connect(config.redis_settings(self.redis_url))
         self.hub = StreamHub(self.store)
         watch_limits = WatchLimits(config.max_watch_streams, config.max_watch_streams_per_client)
         self.core = MatchService(self.store, self.hub, watch_limits=watch_limits)
         self.sweeper = Sweeper(self.core.clocks, self.core.forfeit_side_on_time)
         self.sweeper.start()
         self.ladder = Ladder(self.core, config.ladder)
+        await self.ladder.prepare()
         self.ladder.start()
         self.compaction = CompactionSweep(self.store, abandonment=Abandonment.after_days(self.store, config.abandon_after_days),
                                           retention=Retention.for_days(self.store, config.retention_days),
@@ -292,7 +293,7 @@ class Server:
                  admin_port=self.admin_port, admin_grpc_port=self.admin_grpc_port,
                  metrics=operations.served("metrics"), docs=operations.served("docs"),
                  reflection=operations.served("reflection"), ready=self.readiness.ready,
-                 redis="embedded" if self.embedded else "external",
+                 redis="embedded" if self.embedded else self.store.settings.describe(),
                  data_dir=str(self.embedded.data_dir) if self.embedded else None, lifecycle=True)
 
     def _update_gauges(self) -> None:

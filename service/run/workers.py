@@ -132,6 +132,11 @@ class Supervisor:
                 "--retention-days", str(config.retention_days)]
         if config.redis_cluster:
             args.append("--redis-cluster")
+        if config.redis_sentinels:
+            args += ["--redis-sentinel", ",".join(f"{host}:{port}" for host, port in config.redis_sentinels),
+                     "--redis-master-name", config.redis_master_name]
+        args += ["--redis-min-replicas", str(config.redis_min_replicas),
+                 "--redis-wait-timeout-ms", str(config.redis_wait_timeout_ms)]
         for origin in config.cors_origins:
             args += ["--cors-origin", origin]
         args += _guard_args(config)
@@ -156,8 +161,8 @@ class Supervisor:
         admin_holds: dict[str, socket.socket] = {}
         status = 0
         try:
-            url = config.redis_url or os.environ.get("REDIS_URL")
-            if not url:
+            url = config.redis_url or os.environ.get("REDIS_URL") or ""
+            if not url and not config.redis_sentinels:
                 embedded = EmbeddedRedis(config.data_dir, fsync=config.fsync, maxmemory=config.redis_maxmemory)
                 url = embedded.start()
             grpc_hold = reserve_port(config.host, config.grpc_port)

@@ -4,13 +4,56 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 import redis
 
 from clients.client import TyphoonClient
+from loadtests.redis_topologies import LocalCluster
 from service.processes import ServeProcess
+from service.store.embedded_redis import EmbeddedRedis
+from service.store.match_store import Store
 from service.upkeep.compaction import LOCK_KEY
+
+
+@dataclass
+class Backend:
+    """A Redis the service runs on in a test: ``single`` (one server) or ``cluster`` (a 3-primary Redis
+    Cluster), with the ``typhoon serve`` arguments and a store of it."""
+
+    kind: str
+    url: str
+    server: EmbeddedRedis | LocalCluster | None = None  # one started by fresh(), which stop() stops
+
+    @property
+    def cluster(self) -> bool:
+        return self.kind == "cluster"
+
+    @property
+    def serve_args(self) -> tuple[str, ...]:
+        return ("--redis-url", self.url, *(("--redis-cluster",) if self.cluster else ()))
+
+    def store(self) -> Store:
+        return Store.from_url(self.url, cluster=self.cluster)
+
+    def client(self) -> redis.Redis:
+        """A synchronous client, for what a test looks at in Redis itself."""
+        return redis.RedisCluster.from_url(self.url) if self.cluster else redis.Redis.from_url(self.url)
+
+    def fresh(self, directory: Path) -> "Backend":
+        """Another Redis of the same kind, started, of the test's own (no other service process sweeps
+        it): ``stop()`` it at the end."""
+        if self.cluster:
+            cluster = LocalCluster(directory).start()
+            return Backend(self.kind, cluster.url, cluster)
+        embedded = EmbeddedRedis(directory)
+        return Backend(self.kind, embedded.start(), embedded)
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop()
 
 
 class ServiceProcess(ServeProcess):

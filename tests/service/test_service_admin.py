@@ -15,7 +15,8 @@ from clients.client import TyphoonError, as_time_control
 from clients.replay import fetch_log, verify_log
 from clients.sdk import start_bot
 from service.gen.typhoon.v1 import match_pb2
-from service.store.match_store import DEADLINES_KEY, key
+from service.store.deadlines import shard_key
+from service.store.match_store import key
 
 from service_helpers import ServiceProcess
 
@@ -106,12 +107,12 @@ def test_a_match_over_already_or_unknown_is_reported_and_left_as_it_is(client, r
 def test_a_clocked_match_is_aborted_before_its_time_is_up_and_its_clocks_stop(client, redis_url, store):
     match, tokens = client.create_match(seats=["german", "soviet"], time_control=as_time_control("3600+0"))
     client.submit(match.match_id, tokens["german"], engine.StandardSetup())
-    assert store.zscore(DEADLINES_KEY, match.match_id) is not None
+    assert store.zscore(shard_key(match.match_id), match.match_id) is not None
 
     assert admin(match.match_id, "--redis-url", redis_url) == (0, [f"{match.match_id}: aborted"])
 
     assert client.get_match(match.match_id).match.status == ABORTED
-    assert store.zscore(DEADLINES_KEY, match.match_id) is None
+    assert store.zscore(shard_key(match.match_id), match.match_id) is None
     meta = store.hgetall(key(match.match_id, "meta"))
     assert (meta["clock:running"], meta["clock:deadline"]) == ("", "")
     assert last_events(client, match.match_id)[0].match_aborted.reason == "aborted by the operator"

@@ -1,6 +1,7 @@
 """The ladder can't be farmed, and its keys can't be guessed or kept: each fair-play rule and each key
 rule, on a real Redis of this module's own (no service process runs a ladder on it: the ladders here,
-with the test's settings, are the only ones pairing and rating)."""
+with the test's settings, are the only ones pairing and rating); a single Redis, then a Redis Cluster (the
+``backend`` fixture)."""
 
 from __future__ import annotations
 
@@ -19,21 +20,23 @@ import pytest
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import match_service_pb2 as api
+from service.ladder.accounts import PREFIX
 from service.ladder.core import Ladder, LadderConfig
 from service.ladder.fairness import FairPlay
 from service.match.clock import TimeControl
 from service.match.core import CallContext, MatchService
-from service.store.embedded_redis import EmbeddedRedis
-from service.store.match_store import Store
+
+from service_helpers import Backend
 
 #: Actions that bring the other side to act soonest (a match played "for a few actions of each side").
 _HURRY = ("standard_setup", "end_phase", "close_declarations", "decline_advance")
 
 
 @pytest.fixture(scope="module")
-def redis_url(tmp_path_factory):
-    redis = EmbeddedRedis(tmp_path_factory.mktemp("ladder-fair") / "redis")
-    yield redis.start()
+def redis_url(backend, tmp_path_factory):
+    """A Redis of the module's own, of the backend's kind (its Backend: ladder_on takes it)."""
+    redis = backend.fresh(tmp_path_factory.mktemp("ladder-fair") / "redis")
+    yield redis
     redis.stop()
 
 
@@ -41,10 +44,10 @@ def unique(name: str) -> str:
     return f"{name}-{uuid.uuid4().hex[:8]}"
 
 
-def ladder_on(redis_url: str, address_key: bytes | None = None, **fair: Any) -> Ladder:
+def ladder_on(redis_url: Backend, address_key: bytes | None = None, **fair: Any) -> Ladder:
     config = LadderConfig(time_control=TimeControl(600_000, 0, 60_000), interval=0.05, rematch_wait_ms=0,
                           fair_play=FairPlay(**fair), address_key=address_key)
-    return Ladder(MatchService(Store.from_url(redis_url)), config)
+    return Ladder(MatchService(redis_url.store()), config)
 
 
 async def owner(ladder: Ladder, name: str = "owner", client: str = "") -> tuple[str, str]:
@@ -213,7 +216,7 @@ def test_a_pair_is_rated_at_most_n_times_a_window_and_others_come_first(redis_ur
         assert paired[c].opponent_id in (a, b)
         # the window is by the matches' end times: outside it, the pair counts again
         pair = "%s:%s" % tuple(sorted((a, b)))
-        assert len(json.loads(await ladder.redis.hget("typhoon:ladder:pairs", pair + ":rated"))) == 2
+        assert len(json.loads(await ladder.redis.hget(PREFIX + "pairs", pair + ":rated"))) == 2
         await seeking.close()
         await ladder.store.close()
 
@@ -243,7 +246,7 @@ def test_an_early_end_is_not_rated_and_the_quitter_waits_however_it_reconnects(r
         game = (await history(ladder, a))[0]
         assert (game.outcome, game.rated, game.unrated_reason) == ("loss", True, "")
         assert (await rating(ladder, a))[1] == 1 and (await rating(ladder, b))[1] == 1
-        fields = await ladder.redis.hmget(f"typhoon:ladder:player:{b}", "abort_streak")
+        fields = await ladder.redis.hmget(f"{PREFIX}player:{b}", "abort_streak")
         assert fields == [b"0"]  # a rated match ends the run of abandoned ones
         await seeking.close()
         await ladder.store.close()
@@ -282,7 +285,7 @@ def random_ipv4() -> str:
 async def ladder_dump(ladder: Ladder) -> str:
     """Every key and value of the ladder in Redis, as one text."""
     parts = []
-    async for name in ladder.redis.scan_iter("typhoon:ladder:*"):
+    async for name in ladder.redis.scan_iter(PREFIX + "*"):
         kind = (await ladder.redis.type(name)).decode()
         read = {"hash": ladder.redis.hgetall, "string": ladder.redis.get, "list": lambda n: ladder.redis.lrange(n, 0, -1),
                 "zset": lambda n: ladder.redis.zrange(n, 0, -1), "set": ladder.redis.smembers}[kind]
@@ -304,7 +307,7 @@ def test_owners_registered_from_one_address_are_one_owner(redis_url):
                              ("e", there), ("f", ""), ("g", "")):
             owner_id, owner_key = await owner(ladder, name, client)
             registered[name] = (owner_id, *await player(ladder, owner_key, name))
-        groups = {name: (await ladder.redis.hget(f"typhoon:ladder:owner:{owner_id}", "group")).decode()
+        groups = {name: (await ladder.redis.hget(f"{PREFIX}owner:{owner_id}", "group")).decode()
                   for name, (owner_id, _, _) in registered.items()}
         first = {name: registered[name][0] for name in registered}
         assert groups == {"a": first["a"], "b": first["a"], "c": first["c"], "d": first["c"], "e": first["e"],
@@ -332,10 +335,10 @@ def test_owners_registered_from_one_address_are_one_owner(redis_url):
         await seeking.close()
         # stored: the address's keyed hash (HMAC-SHA256 of its counted form), expiring with the window
         tags = {hmac.new(key, form.encode(), hashlib.sha256).hexdigest() for form in (here, there, f"{network}::/64")}
-        stored = {name.decode().rpartition(":")[2] async for name in ladder.redis.scan_iter("typhoon:ladder:address:*")}
+        stored = {name.decode().rpartition(":")[2] async for name in ladder.redis.scan_iter(PREFIX + "address:*")}
         assert tags <= stored
         for tag in tags:
-            assert window - 60_000 < await ladder.redis.pttl(f"typhoon:ladder:address:{tag}") <= window
+            assert window - 60_000 < await ladder.redis.pttl(f"{PREFIX}address:{tag}") <= window
         dump = await ladder_dump(ladder)
         assert here not in dump and there not in dump and network not in dump
         # the relation off: owners from one address are not related, and nothing of it is kept
@@ -343,9 +346,9 @@ def test_owners_registered_from_one_address_are_one_owner(redis_url):
         elsewhere = random_ipv4()
         first_id, _ = await owner(unrelated, "h", elsewhere)
         second_id, _ = await owner(unrelated, "i", elsewhere)
-        assert [await unrelated.redis.hget(f"typhoon:ladder:owner:{o}", "group") for o in (first_id, second_id)] == \
+        assert [await unrelated.redis.hget(f"{PREFIX}owner:{o}", "group") for o in (first_id, second_id)] == \
             [first_id.encode(), second_id.encode()]
-        assert len([n async for n in ladder.redis.scan_iter("typhoon:ladder:address:*")]) == len(stored)
+        assert len([n async for n in ladder.redis.scan_iter(PREFIX + "address:*")]) == len(stored)
         for each in (ladder, private, unrelated):
             await each.store.close()
 
@@ -373,7 +376,7 @@ def test_the_players_of_two_owners_are_rated_a_few_times_between_them_all(redis_
         assert verdicts == [(True, "", True), (True, "", True), (False, "owner_pair_limit", False)]
         # the owners' rated matches used up: their players meet others first, even one far from them in skill
         c = await player(ladder, (await owner(ladder, "third"))[1], "c")
-        await ladder.redis.hset(f"typhoon:ladder:player:{c[0]}", "mu", "60.0")
+        await ladder.redis.hset(f"{PREFIX}player:{c[0]}", "mu", "60.0")
         seeking = await Seeking(ladder, {a1[0]: keys[a1[0]], b2[0]: keys[b2[0]], c[0]: c[1]}).start()
         seeking.reading(a1[0], b2[0])
         paired = await seeking.matches(c[0])
@@ -399,7 +402,7 @@ def test_keys_are_drawn_hashed_rotated_and_revoked(redis_url):
         owner_id, owner_key = await owner(ladder)
         player_id, key = await player(ladder, owner_key)
         # stored hashed: no key is in Redis, under any name or value
-        everything = [k async for k in ladder.redis.scan_iter("typhoon:ladder:*")]
+        everything = [k async for k in ladder.redis.scan_iter(PREFIX + "*")]
         for name in everything:
             kind = (await ladder.redis.type(name)).decode()
             dump = repr(await {"hash": ladder.redis.hgetall, "string": ladder.redis.get, "list":
@@ -467,11 +470,11 @@ def test_a_player_registered_before_owners_is_its_own_owner(redis_url):
         ladder = ladder_on(redis_url)
         old_id, weak_key = f"p{uuid.uuid4().hex[:15]}", "a" * 32
         from service.match.core import token_hash
-        await ladder.redis.hset(f"typhoon:ladder:player:{old_id}", mapping={
+        await ladder.redis.hset(f"{PREFIX}player:{old_id}", mapping={
             "id": old_id, "name": unique("old"), "description": "", "owner": "someone", "registered_at": "0",
             "key_hash": token_hash(weak_key), "concurrency": "1", "mu": "25.0", "sigma": "8.333333333333334",
             "rev": "0"})
-        await ladder.redis.hset("typhoon:ladder:keys", token_hash(weak_key), old_id)
+        await ladder.redis.hset(PREFIX + "keys", token_hash(weak_key), old_id)
         found = (await ladder.get_player(lapi.GetPlayerRequest(player_id=old_id), CallContext())).player
         assert (found.owner, found.owner_id) == ("someone", "")
         await _refused(ladder.seek(lapi.SeekRequest(), CallContext(token=weak_key)), grpc.StatusCode.UNAUTHENTICATED,

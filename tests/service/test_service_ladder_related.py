@@ -15,6 +15,7 @@ import redis
 
 from clients.ladder import LadderClient, LadderMatch
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
+from service.ladder.accounts import PREFIX
 from service.store.embedded_redis import EmbeddedRedis
 
 from service_helpers import ServiceProcess, wait_for
@@ -95,10 +96,10 @@ def test_owners_from_one_address_over_grpc_and_rest_are_one_owner(served):
     # Redis: the address's keyed hash, for 7 days (the workers' setting: the supervisor's), and no address
     store = redis.Redis.from_url(url)
     try:
-        tags = list(store.scan_iter("typhoon:ladder:address:*"))
+        tags = list(store.scan_iter(PREFIX + "address:*"))
         assert len(tags) == 2
         assert all(7 * DAY_MS - 600_000 < store.pttl(tag) <= 7 * DAY_MS for tag in tags)
-        for name in store.scan_iter("typhoon:ladder:*"):
+        for name in store.scan_iter(PREFIX + "*"):
             kind = store.type(name).decode()
             value = {"hash": store.hgetall, "string": store.get, "list": lambda n: store.lrange(n, 0, -1),
                      "zset": lambda n: store.zrange(n, 0, -1), "set": store.smembers}[kind](name)

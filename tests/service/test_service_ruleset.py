@@ -23,7 +23,8 @@ from clients.sdk import engine_actions
 from service.gen.typhoon.v1 import match_pb2
 from service.match.core import new_match_id, new_seat_token, token_hash
 from service.match.log_entries import match_event
-from service.store.match_store import DEADLINES_KEY, Store, StoredEvent, key
+from service.store.deadlines import shard_key
+from service.store.match_store import Store, StoredEvent, key
 
 from service_helpers import wait_for
 
@@ -105,9 +106,9 @@ def test_a_live_match_of_another_ruleset_is_aborted_when_its_clock_runs_out(clie
     match, tokens = client.create_match(seats=["german", "soviet"], time_control=as_time_control("1+0"))
     client.submit(match.match_id, tokens["german"], engine.StandardSetup())
     store.hset(key(match.match_id, "meta"), "ruleset", "1")
-    assert store.zscore(DEADLINES_KEY, match.match_id) is not None
+    assert store.zscore(shard_key(match.match_id), match.match_id) is not None
     wait_for(lambda: client.get_match(match.match_id).match.status == match_pb2.MATCH_STATUS_ABORTED, timeout=15)
-    assert store.zscore(DEADLINES_KEY, match.match_id) is None
+    assert store.zscore(shard_key(match.match_id), match.match_id) is None
     shown = client.get_match(match.match_id)
     assert shown.match.version == 1 and not shown.match.HasField("result") and shown.match.seed
     assert shown.state.side_to_act == ""
