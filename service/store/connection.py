@@ -36,6 +36,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from service.errors import ServiceError
+from service.store.cancellation import keep_cancellations
 from service.store.lean_redis import pack_with_hiredis
 
 #: Redis connections per service process (``typhoon serve --redis-connections``): one per call waiting
@@ -138,6 +139,7 @@ class _BlockingSentinelPool(SentinelConnectionPool, aioredis.BlockingConnectionP
 def client_of(settings: RedisSettings, **options: Any) -> Any:
     """A ``redis.asyncio`` client of ``settings``' Redis: the service's (``options`` empty), or another
     with ``options`` over the service's (a probe, see :data:`PROBE_OPTIONS`)."""
+    keep_cancellations()
     if settings.cluster:
         return _cluster_class().from_url(settings.url, **({"max_connections": settings.max_connections,
                                                            **retry_policy(), **NO_CLIENT_SETINFO} | options))

@@ -143,3 +143,32 @@ def test_the_scripts_lane_survives_broken_connections_error_replies_and_cancelle
             await store.close()
 
     asyncio.run(scenario())
+
+
+def test_a_call_cancelled_as_its_command_is_sent_stays_cancelled(redis_url):
+    """A task cancelled during a Redis call ends cancelled, wherever the cancellation lands: on Python
+    3.11, redis-py's send under ``asyncio.wait_for`` dropped one that came as the send completed, and a
+    Seek stream whose client had gone polled Redis forever (service.store.cancellation)."""
+
+    async def scenario() -> tuple[int, int]:
+        store = Store.from_url(redis_url)
+        await store.redis.hset("typhoon:test:cancel", "a", "1")
+        cancelled = went_on = 0
+        for attempt in range(300):
+            async def calls() -> None:
+                while True:
+                    await store.redis.hget("typhoon:test:cancel", "a")
+
+            task = asyncio.ensure_future(calls())
+            await asyncio.sleep(attempt % 7 * 0.0003)
+            task.cancel()
+            done, _ = await asyncio.wait({task}, timeout=30)
+            assert done, "a cancelled Redis call went on (the cancellation was swallowed)"
+            if task.cancelled():
+                cancelled += 1
+            else:
+                went_on += 1
+        await store.close()
+        return cancelled, went_on
+
+    assert asyncio.run(scenario()) == (300, 0)
