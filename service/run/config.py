@@ -18,6 +18,8 @@ class ServeConfig:
     host: str = "127.0.0.1"
     redis_url: str | None = None
     redis_cluster: bool = False
+    #: a file holding the Redis password (a mounted secret); the password itself is never in the config
+    redis_password_file: str | None = None
     data_dir: str = ".typhoon"
     grace_seconds: float = 10.0
     log_level: str = "info"

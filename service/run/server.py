@@ -37,6 +37,7 @@ from service.match.watch_limits import WatchLimits
 from service.run.config import ServeConfig
 from service.run.readiness import Readiness
 from service.run.workers import tell_ready
+from service.store.credentials import password_from_file
 from service.store.embedded_redis import EmbeddedRedis
 from service.store.hub import StreamHub
 from service.store.match_store import Store
@@ -159,7 +160,8 @@ class Server:
         self.redis_url = url
         # no check of Redis here: the process serves (NOT_SERVING) while Redis is down or loading,
         # and turns SERVING when it answers (service.run.readiness)
-        self.store = Store.from_url(url, cluster=config.redis_cluster, max_connections=config.redis_connections)
+        self.store = Store.from_url(url, cluster=config.redis_cluster, max_connections=config.redis_connections,
+                                    password=password_from_file(config.redis_password_file))
         self.hub = StreamHub(self.store)
         limits = WatchLimits(config.max_watch_streams, config.max_watch_streams_per_client)
         self.core = MatchService(self.store, self.hub, watch_limits=limits)

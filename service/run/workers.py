@@ -132,6 +132,8 @@ class Supervisor:
                 "--retention-days", str(config.retention_days)]
         if config.redis_cluster:
             args.append("--redis-cluster")
+        if config.redis_password_file:
+            args += ["--redis-password-file", config.redis_password_file]
         for origin in config.cors_origins:
             args += ["--cors-origin", origin]
         ladder = config.ladder

@@ -413,6 +413,7 @@ class Store:
     def __init__(self, client: aioredis.Redis) -> None:
         self.redis = client
         self.url, self.cluster, self.max_connections = "", False, MAX_CONNECTIONS
+        self.auth: dict[str, str] = {}
         lane = Lane(client)  # the scripts' commands, on connections of the client's pool
         self._create = Script(lane, _CREATE)
         self._load = Script(lane, _LOAD)
@@ -438,24 +439,28 @@ class Store:
         return seconds * 1000 + microseconds // 1000
 
     @classmethod
-    def from_url(cls, url: str, cluster: bool = False, max_connections: int = MAX_CONNECTIONS) -> "Store":
+    def from_url(cls, url: str, cluster: bool = False, max_connections: int = MAX_CONNECTIONS,
+                 password: str | None = None) -> "Store":
+        """A store on the Redis at ``url``; ``password`` (from a file: service.store.credentials) is
+        given apart from the URL, so the URL can be logged and passed on a command line."""
+        auth = {"password": password} if password else {}
         if cluster:
             from redis.asyncio.cluster import RedisCluster
 
-            store = cls(RedisCluster.from_url(url, max_connections=max_connections, **retry_policy()))
+            store = cls(RedisCluster.from_url(url, max_connections=max_connections, **auth, **retry_policy()))
         else:
             # a blocking pool: under a burst, calls queue for a connection instead of failing at once
             pool = pack_with_hiredis(aioredis.BlockingConnectionPool.from_url(
                 url, max_connections=max_connections, timeout=POOL_WAIT_SECONDS, health_check_interval=30,
-                **retry_policy()))
+                **auth, **retry_policy()))
             store = cls(aioredis.Redis.from_pool(pool))
-        store.url, store.cluster, store.max_connections = url, cluster, max_connections
+        store.url, store.cluster, store.max_connections, store.auth = url, cluster, max_connections, auth
         return store
 
     def probe_client(self) -> aioredis.Redis:
         """A client of the same Redis that never retries and answers within a second: for readiness,
         which must say at once that Redis is down, loading or frozen."""
-        options = {"retry": Retry(NoBackoff(), 0), "socket_timeout": 1.0, "socket_connect_timeout": 1.0}
+        options = {"retry": Retry(NoBackoff(), 0), "socket_timeout": 1.0, "socket_connect_timeout": 1.0, **self.auth}
         if self.cluster:
             from redis.asyncio.cluster import RedisCluster
 
