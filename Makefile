@@ -30,8 +30,12 @@ lock: $(VENV)/.installed
 demo: $(VENV)/.installed
 	$(VENV)/bin/typhoon demo
 
+# One test process per core (pytest-xdist; PYTEST_WORKERS=0: a single process), each with its own embedded
+# Redis and service; a file's tests stay together in one process (--dist loadfile). pytest's last line
+# gives the run's duration, --durations the slowest tests.
+PYTEST_WORKERS ?= auto
 test: $(VENV)/.installed
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile --durations=15
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/engine_selfplay.py

@@ -137,8 +137,9 @@ def test_backup_of_a_live_service_restores_into_a_fresh_redis_and_every_match_ve
         keys = target.client.dbsize()
         code, out = admin("restore", str(backup), "--redis-url", target.url,
                           "--redis-password-file", str(target.password_file))
-        assert (code, out) == (1, "typhoon admin restore: the target Redis holds keys already: restore into "
-                                  "an empty Redis (a restore adds no old match over a newer one)")
+        assert code == 1 and out.startswith(f"typhoon admin restore: the target Redis holds {keys} of the "
+                                            f"backup's keys already (such as typhoon:")
+        assert out.endswith("a restore puts no old match over a newer one; restore into an empty Redis")
         assert target.client.dbsize() == keys
     finally:
         target.stop()

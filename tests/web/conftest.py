@@ -8,9 +8,11 @@ temporary directory, or to ``$TYPHOON_SCREENSHOTS`` when set (``docs/screenshots
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -24,9 +26,17 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 
 
 def ensure_browser() -> None:
-    """Install Debian's chromium and chromium-driver if they are not there."""
+    """Install Debian's chromium and chromium-driver if they are not there (one install at a time: the test
+    processes of ``pytest -n`` may all get here at once, and apt allows one dpkg at a time)."""
     if CHROMIUM.exists() and CHROMEDRIVER.exists():
         return
+    with open(Path(tempfile.gettempdir()) / "typhoon-tests-browser-install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+            _install_browser()
+
+
+def _install_browser() -> None:
     if not shutil.which("apt-get"):
         pytest.fail("the browser tests need chromium and chromium-driver, and there is no apt-get to install them")
     environment = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
