@@ -17,7 +17,6 @@ import pytest
 import redis
 
 import engine
-from clients.cli import main as cli_main
 from clients.replay import fetch_log, verify_log
 from service.gen.typhoon.v1 import match_pb2
 from service.store.embedded_redis import free_port, redis_server_binary
@@ -145,25 +144,19 @@ def test_backup_of_a_live_service_restores_into_a_fresh_redis_and_every_match_ve
         target.stop()
 
 
-def admin_here(capsys, *args: str) -> tuple[int, str]:
-    """``typhoon admin ...`` in this process (what it prints, its exit code): for the refusals."""
-    code = cli_main(["admin", *args, "--redis-password-file", ""])
-    return code, capsys.readouterr().out.strip()
-
-
-def test_a_backup_without_the_password_says_so_and_writes_nothing(source, tmp_path, capsys):
+def test_a_backup_without_the_password_says_so_and_writes_nothing(source, tmp_path):
     out_file = tmp_path / "nothing.rdb"
-    code, out = admin_here(capsys, "backup", str(out_file), "--redis-url", source.url)
+    code, out = admin("backup", str(out_file), "--redis-url", source.url)
     assert code == 1 and out.startswith("typhoon admin backup: Redis gave no snapshot:") and "AUTH" in out.upper()
     assert not out_file.exists() and list(tmp_path.glob(".*partial")) == []
 
 
-def test_a_file_that_is_no_backup_is_refused(tmp_path, capsys):
+def test_a_file_that_is_no_backup_is_refused(tmp_path):
     junk = tmp_path / "junk.rdb"
     junk.write_text("not a snapshot")
-    assert admin_here(capsys, "restore", str(junk), "--data-dir", str(tmp_path / "fresh")) == (
+    assert admin("restore", str(junk), "--data-dir", str(tmp_path / "fresh")) == (
         1, f"typhoon admin restore: {junk} is not a Redis backup (an RDB file starts with REDIS and its version)")
-    assert admin_here(capsys, "restore", str(tmp_path / "none.rdb"), "--data-dir", str(tmp_path / "fresh")) == (
+    assert admin("restore", str(tmp_path / "none.rdb"), "--data-dir", str(tmp_path / "fresh")) == (
         1, f"typhoon admin restore: there is no backup {tmp_path / 'none.rdb'}")
 
 
