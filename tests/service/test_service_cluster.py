@@ -58,7 +58,7 @@ def cluster(tmp_path):
         subprocess.run([cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in ports), "--cluster-yes"],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30)
         probe = redis.Redis(port=ports[0])
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60
         while b"cluster_state:ok" not in probe.execute_command("CLUSTER", "INFO"):
             assert time.monotonic() < deadline, "the cluster did not form"
             time.sleep(0.05)

@@ -98,7 +98,7 @@ def test_watch_as_server_sent_events_with_resume(http, service):
 
     thread = threading.Thread(target=watch)
     thread.start()
-    assert connected.wait(10)
+    assert connected.wait(60)
     reply = http.post(f"/v1/matches/{match_id}/actions", headers=auth(tokens["german"]),
                       json={"action": {"standard_setup": {}}, "expected_version": 0})
     assert reply.status_code == 200

@@ -155,6 +155,7 @@ def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(tmp_path)
         meta = (await stores[0].metas([three[0].match_id]))[0]
         assert meta["status"] == "aborted"
         before = await board()
+        settling = await stores[0].time_ms()
         assert await second.results_round() == 1
         after = await board()
         assert [p.mu for p in after] == [p.mu for p in before] and [p.games for p in after] == [2, 2]
@@ -168,7 +169,7 @@ def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(tmp_path)
         blamed = next(m for m in three if m.side == "german").opponent_id
         blamed = next(pid for pid in players if pid != blamed)
         record = await stores[0].redis.hmget(f"typhoon:ladder:player:{blamed}", "abort_streak", "blocked_until")
-        assert int(record[0]) == 1 and int(record[1]) > await stores[0].time_ms() + 50_000
+        assert int(record[0]) == 1 and int(record[1]) >= settling + 60_000  # a minute from its settling
         assert await first.pair_round() == 0  # both still seeking, but one waits
         index = list(players).index(blamed)
         await seeks[index].aclose()
@@ -230,7 +231,9 @@ def test_four_bots_play_a_ladder_unattended(tmp_path, restart):
     redis = EmbeddedRedis(tmp_path / "redis")
     redis_url = redis.start()
     port = free_port()
-    serve = ("--redis-url", redis_url, "--ladder-time-control", "10+0.2", "--ladder-first-action", "15")
+    # an increment of a second a move: a bot that answers flags only if it thinks a second a move on
+    # average, which not even a loaded machine makes the heuristic bot do; the silent one flags in 30 s
+    serve = ("--redis-url", redis_url, "--ladder-time-control", "30+1", "--ladder-first-action", "15")
     service = ServiceProcess(*serve, grpc_port=port).start()
     silent = Silent(answers=5)
     bots: dict[str, LadderBot] = {}

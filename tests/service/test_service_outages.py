@@ -23,7 +23,7 @@ from service_helpers import ServiceProcess, play_random, wait_for
 def health_status(target: str) -> str:
     with grpc.insecure_channel(target) as channel:
         answer = health_pb2_grpc.HealthStub(channel).Check(
-            health_pb2.HealthCheckRequest(service="typhoon.v1.MatchService"), timeout=5)
+            health_pb2.HealthCheckRequest(service="typhoon.v1.MatchService"), timeout=20)
     return health_pb2.HealthCheckResponse.ServingStatus.Name(answer.status)
 
 

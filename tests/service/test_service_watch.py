@@ -52,9 +52,9 @@ def test_heartbeats_while_nothing_happens_then_live_events(client):
 
     thread = threading.Thread(target=follow)
     thread.start()
-    wait_for(lambda: any(not hasattr(i, "sequence") for i in items), timeout=5)
+    wait_for(lambda: any(not hasattr(i, "sequence") for i in items))
     client.submit(match.match_id, tokens["german"], engine.StandardSetup())
-    thread.join(10)
+    thread.join(60)
     assert not thread.is_alive()
     heartbeat = next(i for i in items if not hasattr(i, "sequence"))
     assert heartbeat.last_sequence == 2  # match_created, seat_claimed
@@ -102,7 +102,7 @@ def test_a_watcher_that_goes_away_is_released(service, client, http):
             api.WatchMatchRequest(match_id=match.match_id, heartbeat_seconds=1))
         next(call)
         call.cancel()
-    lines = wait_for(lambda: len(ended()) == 2 and ended(), timeout=10)
+    lines = wait_for(lambda: len(ended()) == 2 and ended())
     assert {line["reason"] for line in lines} == {"client_gone"}
     assert {line.get("transport") for line in lines} == {"http", "grpc"}, lines
     assert not any("socket.send() raised" in str(line) for line in service.logs)
@@ -119,7 +119,7 @@ def test_a_watcher_that_subscribes_while_redis_is_down_gets_heartbeats_then_the_
         stream = hub.follow("m1", 0, heartbeat=0.1)
 
         async def next_item() -> object:
-            return await asyncio.wait_for(anext(stream), 5)
+            return await asyncio.wait_for(anext(stream), 30)
 
         try:
             seen = [await next_item(), await next_item()]  # beats while Redis is down
