@@ -103,3 +103,13 @@ def test_install_and_the_image_install_from_the_locks():
     dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
     assert "--require-hashes -r requirements.lock" in dockerfile
     assert "--no-deps" in dockerfile
+
+
+@pytest.mark.parametrize("lock", ["requirements.lock", "requirements-dev.lock"])
+def test_the_locks_hold_the_build_backend(lock):
+    """The project is built without build isolation (make install, the image), by the locked setuptools."""
+    locked = read_lock(ROOT / lock)
+    for requirement in map(Requirement, tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]):
+        name = canonicalize_name(requirement.name)
+        assert name in locked and requirement.specifier.contains(locked[name].version), \
+            f"{lock} lacks {requirement}, which builds the project: add it to pyproject.toml's dependencies; {FIX}"
