@@ -15,6 +15,8 @@ from clients.runner import EmbeddedService
 from clients.sdk import Bot, as_strategy, parse_params, start_bot
 from service.store.embedded_redis import free_port
 
+from service_helpers import START_TIMEOUT
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -125,7 +127,7 @@ def test_a_bot_stops_cleanly_when_the_other_side_resigns(typhoon_target):
 
 
 def test_bots_resume_after_a_service_restart_in_the_middle_of_a_match(tmp_path):
-    service = EmbeddedService(process=True, data_dir=tmp_path / "data", port=free_port())
+    service = EmbeddedService(process=True, data_dir=tmp_path / "data", port=free_port(), startup_timeout=START_TIMEOUT)
     target = service.start()
     try:
         with TyphoonClient(target) as client:

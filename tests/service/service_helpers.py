@@ -13,8 +13,16 @@ from service.processes import ServeProcess
 from service.upkeep.compaction import LOCK_KEY
 
 
+#: Seconds a test lets a service take to start: on a loaded machine (the suite beside stress-ng) its
+#: imports alone took over a minute.
+START_TIMEOUT = 300.0
+
+
 class ServiceProcess(ServeProcess):
     """`typhoon serve` in a child process, with clients for both transports."""
+
+    def start(self, timeout: float = START_TIMEOUT) -> "ServiceProcess":
+        return super().start(timeout)
 
     def client(self) -> TyphoonClient:
         return TyphoonClient(self.target, timeout=20)

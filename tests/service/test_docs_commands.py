@@ -161,7 +161,7 @@ def _environment(context: Context) -> dict[str, str]:
 
 # --- how a command runs -----------------------------------------------------------------------------------
 
-def run_to_end(command: Command, context: Context, timeout: float = 120) -> str:
+def run_to_end(command: Command, context: Context, timeout: float = 600) -> str:
     """Runs the command to its end: exit status 0, and for curl a JSON answer that is not an error
     (unless the document says it is)."""
     text = substitute(command.text, context)
@@ -177,7 +177,7 @@ def run_to_end(command: Command, context: Context, timeout: float = 120) -> str:
 def run_for_a_while(seconds: float, must_print: str = "") -> Callable[[Command, Context], str]:
     """Long or endless commands (a live stream, a bot waiting for its opponent, a series of matches):
     they must not fail within ``seconds`` (exit 0 then, or still running), and print ``must_print``
-    (waited for up to a minute: a loaded machine may take longer than ``seconds`` to start Python)."""
+    (waited for up to five minutes: a loaded machine may take longer than ``seconds`` to start Python)."""
 
     def runner(command: Command, context: Context) -> str:
         text = substitute(command.text, context)
@@ -189,7 +189,7 @@ def run_for_a_while(seconds: float, must_print: str = "") -> Callable[[Command, 
         reader.start()
         started = time.monotonic()
         while process.poll() is None and (time.monotonic() - started < seconds
-                                          or must_print not in "".join(lines) and time.monotonic() - started < 60):
+                                          or must_print not in "".join(lines) and time.monotonic() - started < 300):
             time.sleep(0.1)
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGTERM)
