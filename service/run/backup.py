@@ -31,6 +31,7 @@ from pathlib import Path
 import redis
 from redis.connection import parse_url
 
+from service.processes import dying_with_parent
 from service.run.operator_redis import redis_of
 from service.store.credentials import CredentialsError, password_from_file
 from service.store.embedded_redis import EmbeddedRedis, EmbeddedRedisError, redis_server_binary
@@ -107,10 +108,12 @@ def loaded(path: Path, server: str | None = None) -> Iterator[redis.Redis]:
         except OSError:
             shutil.copyfile(path, Path(directory) / "dump.rdb")
         sock = Path(directory) / "redis.sock"
-        process = subprocess.Popen([server or redis_server_binary(), "--dir", directory, "--dbfilename", "dump.rdb",
-                                    "--appendonly", "no", "--save", "", "--port", "0", "--unixsocket", str(sock),
-                                    "--unixsocketperm", "700", "--logfile", str(Path(directory) / "redis.log")],
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        command, preexec = dying_with_parent([
+            server or redis_server_binary(), "--dir", directory, "--dbfilename", "dump.rdb", "--appendonly", "no",
+            "--save", "", "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700",
+            "--logfile", str(Path(directory) / "redis.log")])
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, preexec_fn=preexec)
         client = redis.Redis(unix_socket_path=str(sock))
         try:
             while True:
