@@ -274,6 +274,7 @@ RULES: list[tuple[str, Callable[[Command, Context], str], str]] = [
     (r"^typhoon match run\b", run_for_a_while(10, ""), ""),
     (r"^typhoon (replay|selfplay)\b", run_to_end, "finished"),
     (r"^typhoon admin abort\b", run_to_end, "seated"),
+    (r"^typhoon admin backup FILE\b", covered_by("tests/service/test_service_backup.py"), ""),
     (r"^curl -N\b.*(/v1/ladder|\$KEY|\$MATCH)", run_for_a_while(3, "event: "), "ladder"),
     (r"^curl\b.*(/v1/ladder|\$KEY|\$MATCH|\$PLAYER|\$SEAT_TOKEN)", run_to_end, "ladder"),
     (r"^curl -N\b", run_for_a_while(3, "event: "), "open"),
