@@ -9,6 +9,7 @@ from types import ModuleType
 
 import psutil
 
+from loadtests.attacks import sybil, sybil_patient
 from service.processes import ServeProcess
 
 
@@ -29,4 +30,4 @@ class Target:
 
 
 #: Every attack, in the order they run (a module of this package each; add yours here).
-ATTACKS: list[ModuleType] = []
+ATTACKS: list[ModuleType] = [sybil, sybil_patient]
