@@ -27,6 +27,7 @@ from google.protobuf.message import Message
 from grpc import StatusCode
 from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.routing import Match as RouteMatch
 
 from service import metrics
@@ -36,6 +37,7 @@ from service.api.openapi import openapi_document
 from service.api.routes import ROUTES, SERVICES, Route
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import match_service_pb2 as api
+from service.guard.call_guard import NO_GUARD, CallGuard
 from service.match import convert
 from service.match.cache import ActionTable, Known
 from service.match.core import CallContext, MatchService
@@ -70,8 +72,10 @@ def to_json(message: Message) -> dict[str, Any]:
 
 
 def error_response(error: ServiceError) -> JSONResponse:
-    headers = {"WWW-Authenticate": "Bearer"} if error.http_status == 401 else None
-    return JSONResponse(error.to_json(), status_code=error.http_status, headers=headers)
+    headers = {"WWW-Authenticate": "Bearer"} if error.http_status == 401 else {}
+    if error.retry_after is not None:
+        headers["Retry-After"] = str(error.retry_after)
+    return JSONResponse(error.to_json(), status_code=error.http_status, headers=headers or None)
 
 
 def _malformed(message: str) -> ServiceError:
@@ -127,6 +131,9 @@ async def _parse(route: Route, request: Request, message_type: type[Message]) ->
                     raise _malformed(f"there is no query parameter {name!r} on {route.path}; its parameters: "
                                      + (", ".join(f.name for f in descriptor.fields
                                                   if f.name not in route.path_params) or "none"))
+                if field.is_repeated:  # ?attackers=A&attackers=B, in order
+                    data.setdefault(field.name, []).append(json_input.query_value(field, text))
+                    continue
                 if field.name in data:  # twice, or by both of its names: which one was meant?
                     raise _malformed(f"the query parameter {field.name!r} is given more than once")
                 data[field.name] = json_input.query_value(field, text)
@@ -161,8 +168,9 @@ def _last_event_id(value: str) -> int:
     return int(value)
 
 
-def _endpoint(route: Route, core: Any):
+def _endpoint(route: Route, core: Any, guard: CallGuard):
     descriptor, module = SERVICES[route.service]
+    rpc_guard = guard.for_rpc(route.rpc)
     method = descriptor.methods_by_name[route.rpc]
     request_type = getattr(module, method.input_type.name)
     core_method = getattr(core, snake(route.rpc))
@@ -172,10 +180,14 @@ def _endpoint(route: Route, core: Any):
     async def endpoint(request: Request) -> Response:
         started = time.perf_counter()
         request_id = request.headers.get("x-request-id") or uuid.uuid4().hex
+        client = guard.client(request.client.host if request.client else "",
+                              ",".join(request.headers.getlist("x-forwarded-for")))
         with log_context.bound(rpc=route.rpc, transport="http", request_id=request_id,
                                match_id=request.path_params.get("match_id")):
             try:
-                ctx = CallContext(token=bearer_token(request.headers.get("authorization")))
+                ctx = CallContext(token=bearer_token(request.headers.get("authorization")), client=client)
+                with core.admit(counted=not method.server_streaming):
+                    await rpc_guard.admit(ctx.token, client)
                 if route.authenticated:  # who is asking, before anything they sent is read
                     with core.admit():
                         if route.service == SERVICE.full_name:
@@ -185,8 +197,6 @@ def _endpoint(route: Route, core: Any):
                 message = await _parse(route, request, request_type)
                 if getattr(message, "request_id", ""):
                     structlog.contextvars.bind_contextvars(request_id=message.request_id)
-                ctx = CallContext(token=bearer_token(request.headers.get("authorization")),
-                                  client=request.client.host if request.client else "")
                 if method.server_streaming:
                     with core.admit(counted=False):
                         stream = await core_method(message, ctx)
@@ -206,6 +216,7 @@ def _endpoint(route: Route, core: Any):
                         body = answer_body(await answer_method(message, ctx))
             except Exception as error:  # noqa: BLE001 - every failure becomes an error body
                 failure = as_service_error(error)
+                await rpc_guard.refused(failure, client)
                 log.info("rpc", code=failure.code.name, reason=failure.reason,
                          ms=round((time.perf_counter() - started) * 1000, 2))
                 metrics.observe_call(route.rpc, "http", failure.code.name,
@@ -270,10 +281,20 @@ CORS_METHODS = ["GET", "HEAD", "POST"]
 CORS_HEADERS = ["Authorization", "Content-Type", "Last-Event-ID", "X-Request-ID"]
 
 
-def create_app(core: MatchService, cors_origins: tuple[str, ...] | list[str] = (), ladder: Any = None) -> FastAPI:
+#: Answers of at least this many bytes are compressed for clients that accept gzip (the page's files,
+#: legal actions, logs); a smaller one gains less than the header costs.
+GZIP_MINIMUM = 1024
+#: Never compressed: server-sent events go out one event at a time, never held back for a better ratio.
+GZIP_EXCLUDED = ("text/event-stream", "image/png")
+
+
+def create_app(core: MatchService, cors_origins: tuple[str, ...] | list[str] = (), ladder: Any = None,
+               page: web.PageSettings | None = None, guard: CallGuard = NO_GUARD) -> FastAPI:
     """The REST app: the API routes, /healthz, /openapi.json and the page. ``cors_origins``: the
     origins (``https://example.org``, or ``*``) whose pages may call the API; none by default.
-    ``ladder``: the :class:`service.ladder.core.Ladder` serving the ladder's routes (none without it)."""
+    ``ladder``: the :class:`service.ladder.core.Ladder` serving the ladder's routes (none without it).
+    ``page``: what the page is told (:class:`service.api.web.PageSettings`).
+    ``guard``: the rate limits and the store's capacity every API call passes (service.guard)."""
 
     app = FastAPI(title="Typhoon", version="v1", openapi_url="/openapi.json", redirect_slashes=False,
                   description="Battle for Moscow matches; see docs/API.md")
@@ -301,7 +322,7 @@ def create_app(core: MatchService, cors_origins: tuple[str, ...] | list[str] = (
         methods = [route.method, "HEAD"] if route.method == "GET" else [route.method]
         # a plain Starlette route: the endpoint takes the request and reads it itself, so FastAPI's
         # per-call dependency solving (~5 % of a REST call's CPU, benchmarks/service_floor.py) buys nothing
-        app.router.add_route(route.path, _endpoint(route, cores[route.service]), methods=methods,
+        app.router.add_route(route.path, _endpoint(route, cores[route.service], guard), methods=methods,
                              include_in_schema=False)
 
     async def healthz() -> Response:
@@ -311,7 +332,9 @@ def create_app(core: MatchService, cors_origins: tuple[str, ...] | list[str] = (
     app.add_api_route("/healthz", healthz, methods=["GET", "HEAD"], include_in_schema=False)
     document = openapi_document()
     app.openapi = lambda: document  # type: ignore[method-assign]
-    web.add_page(app)
+    web.add_page(app, page)
+    # Starlette's gzip (level 6: most of level 9's gain at a third of its CPU)
+    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM, compresslevel=6, exclude_content_types=GZIP_EXCLUDED)
     if cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=CORS_METHODS,
                            allow_headers=CORS_HEADERS, expose_headers=["X-Request-ID"], max_age=600)

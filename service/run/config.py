@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from service.guard.limit_settings import LimitSettings
+from service.guard.store_capacity import HIGH_WATER
 from service.ladder.core import LadderConfig
 from service.match.watch_limits import MAX_WATCH_STREAMS, MAX_WATCH_STREAMS_PER_CLIENT
 from service.store.match_store import MAX_CONNECTIONS
 from service.upkeep.abandoned import DEFAULT_DAYS as DEFAULT_ABANDON_DAYS
+from service.upkeep.unused import DEFAULT_HOURS as DEFAULT_UNUSED_HOURS
 
 
 @dataclass
@@ -28,6 +31,10 @@ class ServeConfig:
     worker: bool = False
     #: Origins whose pages may call the REST API (CORS); none by default.
     cors_origins: tuple[str, ...] = ()
+    #: The page: the origin of the API it calls when not its own, and the gRPC address it tells bots
+    #: when not its host and grpc_port (service.api.web.PageSettings).
+    page_api_origin: str = ""
+    public_grpc_address: str = ""
     ladder: LadderConfig = field(default_factory=LadderConfig)
     redis_connections: int = MAX_CONNECTIONS
     max_watch_streams: int = MAX_WATCH_STREAMS
@@ -37,6 +44,16 @@ class ServeConfig:
     abandon_after_days: float = DEFAULT_ABANDON_DAYS
     #: Matches over for more than this many days are deleted (service.upkeep.retention); 0: kept for good.
     retention_days: float = 0.0
+    #: Live matches never played in and unchanged for this many hours are deleted (service.upkeep.unused); 0: never.
+    unused_after_hours: float = DEFAULT_UNUSED_HOURS
+    #: The rate limits (service.guard); ``LimitSettings.off()`` for a private service.
+    limits: LimitSettings = field(default_factory=LimitSettings.defaults)
+    #: Networks of the proxies whose X-Forwarded-For is believed (service.guard.addresses); none by default.
+    trusted_proxies: tuple[str, ...] = ()
+    #: New matches and players are refused past this share of Redis's maxmemory (service.guard.store_capacity).
+    store_high_water: float = HIGH_WATER
+    #: The embedded Redis's maxmemory ("auto": a quarter of the machine's memory; "0": none).
+    redis_maxmemory: str = "auto"
 
 
 __all__ = ["ServeConfig"]

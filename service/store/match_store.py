@@ -414,7 +414,7 @@ class Store:
         self.redis = client
         self.url, self.cluster, self.max_connections = "", False, MAX_CONNECTIONS
         self.auth: dict[str, str] = {}
-        lane = Lane(client)  # the scripts' commands, on connections of the client's pool
+        lane = self.lane = Lane(client)  # the scripts' commands (and the rate limits'), on connections of the pool
         self._create = Script(lane, _CREATE)
         self._load = Script(lane, _LOAD)
         self._commit = Script(lane, _COMMIT)
