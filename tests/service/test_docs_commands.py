@@ -331,7 +331,8 @@ def test_the_documented_commands_run(block: list[Command], service, redis_url, t
                           workdir=tmp_path, values=_values(needs, client))
         if needs == "finished":  # the export the next commands read
             subprocess.run([BIN / "typhoon", "replay", "export", context.values["ID"], "--server", service.target,
-                            "-o", str(tmp_path / f"{context.values['ID']}.jsonl")], check=True, capture_output=True)
+                            "-o", str(tmp_path / f"{context.values['ID']}.jsonl")], check=True, capture_output=True,
+                           timeout=600)
         for command in block:
             runner, wanted = rule_for(command)
             if wanted not in ("", needs):  # this command needs a match of another kind than the block's

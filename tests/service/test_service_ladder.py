@@ -27,7 +27,7 @@ from service.match.core import CallContext, MatchService
 from service.store.embedded_redis import EmbeddedRedis, free_port
 from service.store.match_store import Store
 
-from service_helpers import ServiceProcess, wait_for
+from service_helpers import STREAM_TIMEOUT, ServiceProcess, wait_for, within
 
 FINISHED, ABORTED = match_pb2.MATCH_STATUS_FINISHED, match_pb2.MATCH_STATUS_ABORTED
 
@@ -201,14 +201,22 @@ def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(tmp_path)
 
         async def next_match(seek) -> lapi.LadderMatch:
             """The stream's next match (a heartbeat comes while a slow machine pairs them)."""
-            while (item := await anext(seek)).WhichOneof("kind") != "match":
-                pass
-            return item.match
+            async def heartbeats_then_a_match() -> lapi.LadderMatch:
+                while (item := await anext(seek)).WhichOneof("kind") != "match":
+                    pass
+                return item.match
+            return await within(heartbeats_then_a_match(), "a match on the Seek stream")
 
         async def paired() -> list[lapi.LadderMatch]:
+            """Pairing rounds until both players have their match, for at most STREAM_TIMEOUT."""
             waiting = [asyncio.ensure_future(next_match(seek)) for seek in seeks]
+            deadline = time.monotonic() + STREAM_TIMEOUT
             while not all(w.done() for w in waiting):
-                await first.pair_round()
+                if time.monotonic() > deadline:
+                    for w in waiting:
+                        w.cancel()
+                    raise AssertionError(f"the two players were not paired within {STREAM_TIMEOUT:g} s")
+                await within(first.pair_round(), "a pairing round")
                 await asyncio.sleep(0.05)
             return [w.result() for w in waiting]
 

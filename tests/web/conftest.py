@@ -47,9 +47,10 @@ def _install_browser() -> None:
         pytest.fail("the browser tests need chromium and chromium-driver, and there is no apt-get to install them")
     environment = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     install = ["apt-get", "install", "-y", "-q", "chromium", "chromium-driver"]
-    if subprocess.run(install, env=environment, capture_output=True).returncode != 0:
-        subprocess.run(["apt-get", "update", "-q"], env=environment, capture_output=True, check=True)
-        subprocess.run(install, env=environment, capture_output=True, check=True)
+    bound = {"env": environment, "capture_output": True, "timeout": 900}  # a stuck mirror fails, not hangs
+    if subprocess.run(install, **bound).returncode != 0:
+        subprocess.run(["apt-get", "update", "-q"], check=True, **bound)
+        subprocess.run(install, check=True, **bound)
 
 
 @pytest.fixture(scope="session")
