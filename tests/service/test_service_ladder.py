@@ -369,10 +369,10 @@ def test_four_bots_play_a_ladder_unattended(tmp_path, restart):
                     assert bot.wait(120), f"{name} still plays {bot.playing}"
             started = {m.match_id for bot in bots.values() for m in bot.record.started}
             with TyphoonClient(service.target) as client:  # every match ends: the silent one's by its clock
-                wait_for(lambda: all(client.get_match(m).match.status in (FINISHED, ABORTED) for m in started), 60)
+                wait_for(lambda: all(client.get_match(m).match.status in (FINISHED, ABORTED) for m in started), 120)
                 histories = {p.name: ladder.matches(p.player_id) for p in ladder.standings()}
                 wait_for(lambda: sum(len(ladder.matches(p.player_id)) for p in ladder.standings())
-                         == 2 * len(started), 30)  # the last results are rated
+                         == 2 * len(started), 120)  # the last results are rated
                 histories = {p.name: ladder.matches(p.player_id) for p in ladder.standings()}
                 flagged = [g.match_id for g in histories["silent"] if g.reason == "time" and g.outcome == "loss"]
                 assert flagged
