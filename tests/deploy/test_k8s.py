@@ -123,8 +123,11 @@ def test_the_flags_passed_are_flags_typhoon_serve_knows(resources):
         assert flag in known or flag in COMING - known, f"typhoon serve has no {flag}"
         for variable in re.findall(r"\$\((\w+)\)", arg):
             assert variable in config, f"{arg} names {variable}, which the ConfigMap does not set"
+    from_environment = set(re.findall(r'os\.environ\.get\("(\w+)"', (ROOT / "service" / "run" / "cli.py").read_text()))
+    assert {"REDIS_URL", "TYPHOON_TRUSTED_PROXIES"} <= from_environment
     for name in config:  # each setting is read: by a flag of args, or by typhoon serve from its environment
-        assert any(f"$({name})" in arg for arg in main["args"]) or name in ("REDIS_URL", "TYPHOON_CORS_ORIGINS")
+        assert any(f"$({name})" in arg for arg in main["args"]) or name in from_environment, \
+            f"the ConfigMap sets {name}, which typhoon serve does not read"
     mounts = {m["mountPath"] for m in main["volumeMounts"]}
     password_file = {e["name"]: e["value"] for e in main["env"]}["TYPHOON_REDIS_PASSWORD_FILE"]
     assert str(Path(password_file).parent) in mounts
