@@ -51,6 +51,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_expone
 
 import engine
 from clients.client import TRANSIENT_CODES, Seat, TyphoonClient, TyphoonError
+from clients.tls import ClientTls, open_channel
 from service.gen.typhoon.v1 import match_pb2
 from service.match import convert
 
@@ -150,6 +151,7 @@ class Bot:
     the first free one); with ``token`` the bot acts for a seat claimed earlier (give its ``side`` too).
     ``on_action(bot, version, action, seconds)`` and ``on_wait(bot, version)`` are optional hooks
     (logging, progress). ``idle_timeout`` (seconds, default none) gives up when the match does not move.
+    ``tls`` (a :class:`clients.tls.ClientTls`) talks TLS to a service that serves it.
     """
 
     def __init__(self, strategy: Any, target: str | None = None, *, match_id: str, side: str = "",
@@ -157,7 +159,7 @@ class Bot:
                  seed: Any = None, params: dict[str, Any] | None = None, retry_seconds: float = 120.0,
                  idle_timeout: float | None = None, heartbeat_seconds: int = 5,
                  on_action: Callable[[Bot, int, engine.Action, float], None] | None = None,
-                 on_wait: Callable[[Bot, int], None] | None = None) -> None:
+                 on_wait: Callable[[Bot, int], None] | None = None, tls: ClientTls | None = None) -> None:
         if client is None and target is None:
             raise ValueError("give the service's address (target) or a TyphoonClient (client)")
         if token and not side:
@@ -166,7 +168,7 @@ class Bot:
         self.name = getattr(self.strategy, "name", type(self.strategy).__name__)
         self._owns_client = client is None
         # the bot does its own retrying (longer, with tenacity): the client's quick retries are off
-        self.client = client or TyphoonClient(target, retries=0, channel=grpc.insecure_channel(target, options=[
+        self.client = client or TyphoonClient(target, retries=0, channel=open_channel(target, tls, options=[
             ("grpc.initial_reconnect_backoff_ms", 100), ("grpc.min_reconnect_backoff_ms", 100),
             ("grpc.max_reconnect_backoff_ms", 1000)]))  # quick to find a restarted service
         self.match_id = match_id

@@ -19,8 +19,8 @@ A match with a time control has clocks (``service.match.clock``): ``match_create
 ``"time_control"``, ``action_submitted`` ``"time_left"`` (ms by side), and those entries' times are
 Redis times.
 
-Every match records the engine ruleset it was started under (``service.match.rulesets``): a match of another
-ruleset than this engine's is shown but not continued.
+Every match records the engine ruleset it was started under (``service.match.rulesets``) and is played under
+it; a match of a ruleset the engine does not play is shown but not continued.
 """
 
 from __future__ import annotations
@@ -685,7 +685,8 @@ class MatchService:
                 known.meta = snapshot.meta
         else:
             game = held.game if held is not None and snapshot.state_json is None else \
-                engine.game_from_position(json.loads(snapshot.state_json))
+                engine.game_from_position(json.loads(snapshot.state_json),
+                                          rulesets.for_engine(rulesets.number(snapshot.ruleset)))
             known = Known(snapshot.version, snapshot.seq, snapshot.state_hash, game, snapshot.meta if meta else None,
                           aborted=snapshot.status == "aborted", ruleset=rulesets.number(snapshot.ruleset))
             if snapshot.state_hash:  # matches written before the store kept hashes are not remembered
@@ -746,6 +747,7 @@ class MatchService:
             state.result.CopyFrom(result)
         if meta.get("status") not in ENDED:
             position.pop("seed", None)
+        position["ruleset"] = game.ruleset  # the stored state names it only from ruleset 3 on
         state.position_json = json.dumps(position, sort_keys=True, separators=(",", ":"))
         return state
 

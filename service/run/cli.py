@@ -12,7 +12,7 @@ def _serve(args: argparse.Namespace) -> int:
     import structlog
 
     from service.ladder.core import LadderConfig
-    from service.ladder.fairness import FairPlay
+    from service.ladder.related import read_key_file
     from service.match.clock import TimeControl
     from service.processes import die_with_parent_if_asked
     from service.run.config import ServeConfig
@@ -28,13 +28,11 @@ def _serve(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"typhoon serve: --ladder-time-control: {error}")
         return 2
-    fair_play = FairPlay(same_owner_pairs=args.ladder_same_owner_pairs, pair_rated_max=args.ladder_pair_rated_max,
-                         pair_window_ms=round(args.ladder_pair_window_hours * 3_600_000),
-                         min_actions=args.ladder_min_actions, players_per_owner=args.ladder_players_per_owner,
-                         abandon_cooldown_ms=round(args.ladder_abandon_cooldown * 1000))
+    fair_play = fair_play_of(args)
     try:
         fair_play.check()
-    except ValueError as error:
+        address_key = read_key_file(args.ladder_address_key_file) if args.ladder_address_key_file else None
+    except (ValueError, OSError) as error:
         print(f"typhoon serve: ladder fair play: {error}")
         return 2
     for option, value in (("--abandon-after-days", args.abandon_after_days), ("--retention-days", args.retention_days)):
@@ -56,6 +54,7 @@ def _serve(args: argparse.Namespace) -> int:
     from service.api.web import PageSettings
     try:
         guard_settings = _guard_settings(args)
+        connections, tls, operations = _edge(args)
         PageSettings(grpc_address=args.public_grpc_address, api_origin=args.page_api_origin)
     except (ValueError, OSError) as error:
         print(f"typhoon serve: {error}")
@@ -70,11 +69,12 @@ def _serve(args: argparse.Namespace) -> int:
                          cors_origins=tuple(args.cors_origin or ()),
                          page_api_origin=args.page_api_origin, public_grpc_address=args.public_grpc_address,
                          ladder=LadderConfig(time_control=control, max_concurrency=args.ladder_max_concurrency,
-                                             fair_play=fair_play),
+                                             fair_play=fair_play, address_key=address_key),
+                         ladder_address_key_file=args.ladder_address_key_file or "",
                          redis_connections=args.redis_connections, max_watch_streams=args.max_watch_streams,
                          max_watch_streams_per_client=args.max_watch_streams_per_client, fsync=args.fsync,
                          abandon_after_days=args.abandon_after_days, retention_days=args.retention_days,
-                         **guard_settings)
+                         connections=connections, tls=tls, operations=operations, **guard_settings)
     workers = args.workers or default_workers()
     try:
         if workers > 1:
@@ -84,6 +84,83 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"typhoon serve: {error}")
         return 1
     return 0
+
+
+def _edge(args: argparse.Namespace):
+    """The limits on slow and greedy clients, TLS and the operations endpoints, from the flags (a
+    ValueError names a wrong one)."""
+    from dataclasses import fields
+    from pathlib import Path
+
+    from service.api.connection_limits import ConnectionLimits
+    from service.run.operations import Operations
+    from service.run.tls import TlsFiles
+
+    values = {each.name: getattr(args, each.name) for each in fields(ConnectionLimits)}
+    values["connection_cap_exempt"] = tuple(filter(None, values["connection_cap_exempt"].replace(",", " ").split()))
+    connections = ConnectionLimits(**values)
+    tls = None
+    if args.tls_cert or args.tls_key:
+        if not (args.tls_cert and args.tls_key):
+            raise ValueError("--tls-cert and --tls-key go together")
+        absolute = [str(Path(path).resolve()) if path else None for path in (args.tls_cert, args.tls_key, args.tls_client_ca)]
+        tls = TlsFiles(*absolute)
+        tls.check()
+    elif args.tls_client_ca:
+        raise ValueError("--tls-client-ca needs --tls-cert and --tls-key")
+    operations = Operations(metrics=args.metrics, docs=args.docs, reflection=args.reflection, admin_host=args.admin_host,
+                            admin_port=args.admin_port, admin_grpc_port=args.admin_grpc_port)
+    return connections, tls, operations
+
+
+def _add_edge_arguments(serve: argparse.ArgumentParser) -> None:
+    from dataclasses import fields
+
+    from service.api.connection_limits import ConnectionLimits
+    from service.run.operations import PLACES, Operations
+
+    limits = serve.add_argument_group("limits on slow and greedy clients (deploy/README.md)")
+    for each in fields(ConnectionLimits):
+        default = each.default
+        if isinstance(default, tuple):
+            limits.add_argument("--" + each.name.replace("_", "-"), default=",".join(default), metavar="ADDRESSES",
+                                help=f"{each.metadata['help']} (default {','.join(default) or 'none'})")
+        else:
+            limits.add_argument("--" + each.name.replace("_", "-"), type=type(default), default=default,
+                                metavar="SECONDS" if isinstance(default, float) else "N",
+                                help=f"{each.metadata['help']} (default {default:g})")
+    tls = serve.add_argument_group("TLS on both ports")
+    tls.add_argument("--tls-cert", metavar="PEM", help="the server's certificate (chain); with --tls-key, both ports "
+                                                       "speak TLS only")
+    tls.add_argument("--tls-key", metavar="PEM", help="the certificate's private key")
+    tls.add_argument("--tls-client-ca", metavar="PEM", help="mutual TLS: clients must show a certificate signed by "
+                                                            "this CA (both ports)")
+    ops = serve.add_argument_group("operations endpoints (service/run/operations.py)")
+    defaults = Operations()
+    for name, what in (("metrics", "GET /metrics"), ("docs", "/docs and /redoc"), ("reflection", "gRPC reflection")):
+        ops.add_argument(f"--{name}", choices=PLACES, default=getattr(defaults, name),
+                         help=f"where {what} is served: on the public port, on the admin listener only (not at all "
+                              f"without one), or nowhere (default {getattr(defaults, name)})")
+    ops.add_argument("--admin-host", default=defaults.admin_host,
+                     help=f"the admin listeners' address (default {defaults.admin_host}: this machine only)")
+    ops.add_argument("--admin-port", type=int, default=None,
+                     help="an HTTP admin listener on this port: /metrics, /healthz, /readyz, /openapi.json (and "
+                          "/docs if placed there); 0: any free port; default: none")
+    ops.add_argument("--admin-grpc-port", type=int, default=None,
+                     help="a gRPC admin listener on this port: health (and reflection if placed there); 0: any free "
+                          "port; default: none")
+
+
+def fair_play_of(args: argparse.Namespace):
+    """The ladder's fair play of ``typhoon serve``'s flags (a FairPlay; check() it)."""
+    from service.ladder.fairness import FairPlay
+
+    return FairPlay(same_owner_pairs=args.ladder_same_owner_pairs, pair_rated_max=args.ladder_pair_rated_max,
+                    pair_window_ms=round(args.ladder_pair_window_hours * 3_600_000),
+                    min_actions=args.ladder_min_actions, players_per_owner=args.ladder_players_per_owner,
+                    abandon_cooldown_ms=round(args.ladder_abandon_cooldown * 1000),
+                    owner_pair_rated_max=args.ladder_owner_pair_rated_max,
+                    related_window_ms=round(args.ladder_related_days * 86_400_000))
 
 
 def _guard_settings(args: argparse.Namespace) -> dict:
@@ -200,6 +277,18 @@ def register(commands: argparse._SubParsersAction) -> None:
                                                f"before N actions of its own) is not paired for this long, doubled "
                                                f"for each such match in a row, at most an hour "
                                                f"(default {fair.abandon_cooldown_ms / 1000:g})")
+    serve.add_argument("--ladder-owner-pair-rated-max", type=int, default=fair.owner_pair_rated_max, metavar="N",
+                       help=f"rate the players of two owners (related owners count as one) at most N times between "
+                            f"them all per pair window (default {fair.owner_pair_rated_max})")
+    serve.add_argument("--ladder-related-days", type=float, default=fair.related_window_ms / 86_400_000,
+                       metavar="DAYS", help=f"owners registered from one client address (an IPv6 /64) within this "
+                                            f"are related: one owner to the ladder; a keyed hash of the address is "
+                                            f"kept this long after its last owner registered (default "
+                                            f"{fair.related_window_ms / 86_400_000:g}; 0: never related, nothing kept)")
+    serve.add_argument("--ladder-address-key-file", metavar="FILE",
+                       default=os.environ.get("TYPHOON_LADDER_ADDRESS_KEY_FILE") or None,
+                       help="the key of those hashes, at least 16 random bytes (default: "
+                            "$TYPHOON_LADDER_ADDRESS_KEY_FILE, else drawn by the service and kept in Redis)")
     serve.add_argument("--redis-connections", type=int, default=MAX_CONNECTIONS,
                        help=f"the most Redis connections of this process's pool ({MAX_CONNECTIONS}); watching "
                             "holds none (one more connection carries every watched match's notices)")
@@ -217,6 +306,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--retention-days", type=float, default=0.0, metavar="DAYS",
                        help="delete matches over (finished or aborted) for more than this many days, their logs "
                             "included (default 0: keep them for good)")
+    _add_edge_arguments(serve)
     _add_guard_arguments(serve)
     serve.set_defaults(run=_serve)
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from service.api.connection_limits import ConnectionLimits
 from service.guard.limit_settings import LimitSettings
 from service.guard.store_capacity import HIGH_WATER
 from service.ladder.core import LadderConfig
 from service.match.watch_limits import MAX_WATCH_STREAMS, MAX_WATCH_STREAMS_PER_CLIENT
+from service.run.operations import Operations
+from service.run.tls import TlsFiles
 from service.store.match_store import MAX_CONNECTIONS
 from service.upkeep.abandoned import DEFAULT_DAYS as DEFAULT_ABANDON_DAYS
 from service.upkeep.unused import DEFAULT_HOURS as DEFAULT_UNUSED_HOURS
@@ -36,6 +39,8 @@ class ServeConfig:
     page_api_origin: str = ""
     public_grpc_address: str = ""
     ladder: LadderConfig = field(default_factory=LadderConfig)
+    #: The file of the ladder's address key (service.ladder.related), for the workers; "": drawn, kept in Redis.
+    ladder_address_key_file: str = ""
     redis_connections: int = MAX_CONNECTIONS
     max_watch_streams: int = MAX_WATCH_STREAMS
     max_watch_streams_per_client: int = MAX_WATCH_STREAMS_PER_CLIENT
@@ -44,6 +49,12 @@ class ServeConfig:
     abandon_after_days: float = DEFAULT_ABANDON_DAYS
     #: Matches over for more than this many days are deleted (service.upkeep.retention); 0: kept for good.
     retention_days: float = 0.0
+    #: The limits on slow and greedy clients (service.api.connection_limits).
+    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
+    #: TLS on both ports (service.run.tls); None: plain.
+    tls: TlsFiles | None = None
+    #: Where /metrics, /docs and reflection are served, and the admin listeners (service.run.operations).
+    operations: Operations = field(default_factory=Operations)
     #: Live matches never played in and unchanged for this many hours are deleted (service.upkeep.unused); 0: never.
     unused_after_hours: float = DEFAULT_UNUSED_HOURS
     #: The rate limits (service.guard); ``LimitSettings.off()`` for a private service.

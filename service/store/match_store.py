@@ -58,6 +58,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
+import redis
 import redis.asyncio as aioredis
 import structlog
 from redis.asyncio.retry import Retry
@@ -88,6 +89,14 @@ POOL_WAIT_SECONDS = 10.0
 #: A command whose answer has not come in this time fails (a frozen Redis must not hang calls forever).
 SOCKET_TIMEOUT_SECONDS = 5.0
 CONNECT_TIMEOUT_SECONDS = 2.0
+
+
+#: Connections made without CLIENT SETINFO: a Redis older than 7.2 refuses it, and redis-py keeps the
+#: refusal in a reference cycle with the frame that read it, which holds the task that opened the
+#: connection (a watch stream, and all it holds) until a full garbage collection, seldom in a serving
+#: process (tests/service/test_service_stream_memory.py).
+NO_CLIENT_SETINFO: dict[str, Any] = ({"driver_info": None} if hasattr(redis, "DriverInfo")  # redis-py 7.1 on
+                                     else {"lib_name": None, "lib_version": None})
 
 
 def retry_policy() -> dict[str, Any]:
@@ -447,12 +456,13 @@ class Store:
         if cluster:
             from redis.asyncio.cluster import RedisCluster
 
-            store = cls(RedisCluster.from_url(url, max_connections=max_connections, **auth, **retry_policy()))
+            store = cls(RedisCluster.from_url(url, max_connections=max_connections, **auth, **retry_policy(),
+                                              **NO_CLIENT_SETINFO))
         else:
             # a blocking pool: under a burst, calls queue for a connection instead of failing at once
             pool = pack_with_hiredis(aioredis.BlockingConnectionPool.from_url(
                 url, max_connections=max_connections, timeout=POOL_WAIT_SECONDS, health_check_interval=30,
-                **auth, **retry_policy()))
+                **auth, **retry_policy(), **NO_CLIENT_SETINFO))
             store = cls(aioredis.Redis.from_pool(pool))
         store.url, store.cluster, store.max_connections, store.auth = url, cluster, max_connections, auth
         return store

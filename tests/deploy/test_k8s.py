@@ -97,7 +97,12 @@ def test_ports_probes_and_resources_match_the_image(resources):
     env = {e["name"]: e["value"] for e in main["env"]}
     ports = {p["name"]: p["containerPort"] for p in main["ports"]}
     image = image_env()
-    assert ports == {"grpc": int(image["TYPHOON_GRPC_PORT"]), "http": int(image["TYPHOON_HTTP_PORT"])}
+    admin = {arg.split("=")[0]: arg.split("=", 1)[1] for arg in main["args"] if arg.startswith("--admin-")}
+    assert ports == {"grpc": int(image["TYPHOON_GRPC_PORT"]), "http": int(image["TYPHOON_HTTP_PORT"]),
+                     "admin": int(admin["--admin-port"])}
+    assert admin["--admin-host"] == "0.0.0.0"  # the pod's address, where Prometheus scrapes
+    annotations = resources["Deployment/typhoon"]["spec"]["template"]["metadata"]["annotations"]
+    assert (annotations["prometheus.io/port"], annotations["prometheus.io/path"]) == (admin["--admin-port"], "/metrics")
     assert (env["TYPHOON_GRPC_PORT"], env["TYPHOON_HTTP_PORT"]) == (str(ports["grpc"]), str(ports["http"]))
     assert env["TYPHOON_WORKERS"] == image["TYPHOON_WORKERS"] == "1"
     assert main["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
@@ -150,7 +155,7 @@ def test_services_budget_and_autoscaler_reach_the_pods(resources):
     for name in ("Service/typhoon-grpc", "Service/typhoon-grpc-pods", "Service/typhoon-http"):
         spec = resources[name]["spec"]
         assert spec["selector"].items() <= labels.items()
-        assert {p["targetPort"] for p in spec["ports"]} <= port_names
+        assert {p["targetPort"] for p in spec["ports"]} <= port_names - {"admin"}  # the admin listener: no Service
     assert resources["Service/typhoon-grpc-pods"]["spec"]["clusterIP"] == "None"
     assert resources["PodDisruptionBudget/typhoon"]["spec"]["selector"]["matchLabels"].items() <= labels.items()
     hpa = resources["HorizontalPodAutoscaler/typhoon"]["spec"]

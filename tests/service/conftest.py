@@ -25,3 +25,10 @@ def http(service) -> Iterator[httpx.Client]:
         yield c
 
 
+
+
+@pytest.fixture()
+def admin(service) -> Iterator[httpx.Client]:
+    """The service's HTTP admin listener (/metrics)."""
+    with service.admin() as c:
+        yield c

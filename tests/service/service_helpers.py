@@ -32,11 +32,15 @@ class ServiceProcess(ServeProcess):
     """`typhoon serve` in a child process, with clients for both transports.
 
     Without rate limits unless ``rate_limits`` (every test calls from 127.0.0.1, far faster than a
-    person): ``--limit NAME=RATES`` flags then switch on just those limits (tests/service/test_service_guard.py)."""
+    person): ``--limit NAME=RATES`` flags then switch on just those limits (tests/service/test_service_guard.py).
+    Without related ladder owners unless ``related_owners`` (every owner a test registers comes from
+    127.0.0.1: all would be one owner; tests/service/test_service_ladder_related.py)."""
 
-    def __init__(self, *serve_args: str, rate_limits: bool = False, **options) -> None:
+    def __init__(self, *serve_args: str, rate_limits: bool = False, related_owners: bool = False, **options) -> None:
         if not rate_limits:
             serve_args = ("--no-rate-limits", *serve_args)
+        if not related_owners:
+            serve_args = ("--ladder-related-days", "0", *serve_args)
         super().__init__(*serve_args, **options)
 
     def start(self, timeout: float = START_TIMEOUT) -> "ServiceProcess":
@@ -47,6 +51,10 @@ class ServiceProcess(ServeProcess):
 
     def http(self) -> httpx.Client:
         return httpx.Client(base_url=self.base_url, timeout=20)
+
+    def admin(self) -> httpx.Client:
+        """The HTTP admin listener (/metrics)."""
+        return httpx.Client(base_url=self.admin_url, timeout=20)
 
 
 def play_random(client: TyphoonClient, match_id: str, tokens: dict[str, str], seed: str = "test",

@@ -126,16 +126,19 @@ def test_other_ruleset_aborts_the_live_matches_no_service_can_continue(client, r
     client.resign(old_over.match_id, over_tokens["soviet"])
     store.hset(key(old_over.match_id, "meta"), "ruleset", "1")
     current, _ = client.create_match(seats=["german", "soviet"])
+    older, _ = client.create_match(seats=["german", "soviet"])
+    store.hset(key(older.match_id, "meta"), "ruleset", "2")  # an older ruleset the engine still plays
 
     code, out = admin("--other-ruleset", "--redis-url", redis_url)
 
     assert code == 0 and f"{old.match_id}: aborted" in out
-    assert out[0].endswith(f"of another ruleset than this engine's ({engine.RULESET})")
-    assert not any(old_over.match_id in line or current.match_id in line for line in out)
+    assert out[0].endswith("of a ruleset this engine does not play (it plays rulesets 2 and 3)")
+    assert not any(m in line for m in (old_over.match_id, current.match_id, older.match_id) for line in out)
     reason = last_events(client, old.match_id)[0].match_aborted.reason
-    assert f"started under ruleset 1 and this service plays ruleset {engine.RULESET}" in reason
+    assert "started under ruleset 1 and this service plays rulesets 2 and 3" in reason
     assert client.get_match(old_over.match_id).match.status == FINISHED
     assert client.get_match(current.match_id).match.status == ACTIVE
+    assert client.get_match(older.match_id).match.status == ACTIVE
 
 
 def test_the_embedded_redis_of_a_data_dir_with_the_service_running_or_not(tmp_path):

@@ -96,7 +96,8 @@ def test_registration_and_refusals(service):
         assert settings.time_control.preset == "blitz" and settings.max_concurrency == 8
         fair = settings.fair_play
         assert (fair.same_owner_pairs, fair.pair_rated_max, fair.pair_window.seconds, fair.min_actions,
-                fair.players_per_owner, fair.abandon_cooldown.seconds) == (False, 3, 86400, 3, 10, 60)
+                fair.players_per_owner, fair.abandon_cooldown.seconds, fair.owner_pair_rated_max,
+                fair.related_window.seconds) == (False, 3, 86400, 50, 10, 60, 3, 0)  # related owners: off in tests
         # nobody chooses a key: a request that brings one (or an owner's free text) is refused, whatever the key
         for retired in (lapi.RegisterPlayerRequest(name=unique("Chosen"), api_key="k" * 40),
                         lapi.RegisterPlayerRequest(name=unique("Chosen"), api_key="a" * 32),
@@ -335,7 +336,7 @@ def test_four_bots_play_a_ladder_unattended(tmp_path, restart):
     # average, which not even a loaded machine makes the heuristic bot do; the silent one flags in 30 s
     serve = ("--redis-url", redis_url, "--ladder-time-control", "30+1", "--ladder-first-action", "15")
     service = ServiceProcess(*serve, grpc_port=port).start()
-    silent = Silent(answers=80)  # past both sides' first few actions: its loss on time is rated
+    silent = Silent(answers=200)  # past both sides' min_actions (50 by default): its loss on time is rated
     bots: dict[str, LadderBot] = {}
     threads = []
     try:
