@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
 """Health check of a Typhoon service process, for Docker HEALTHCHECK, systemd or a monitoring probe.
 
+    typhoon-healthcheck                                     # gRPC on 127.0.0.1:$TYPHOON_GRPC_PORT (50051)
     typhoon-healthcheck --grpc 127.0.0.1:50051              # grpc.health.v1.Health/Check
     typhoon-healthcheck --http http://127.0.0.1:8080        # GET /readyz (Redis answers, not saturated)
-    typhoon-healthcheck --grpc 127.0.0.1:50051 --http http://127.0.0.1:8080
+    typhoon-healthcheck --grpc --http                       # both, on the ports of the environment
+
+``--grpc`` and ``--http`` without an address check 127.0.0.1 on the port ``typhoon serve`` takes from its
+environment (TYPHOON_GRPC_PORT, TYPHOON_HTTP_PORT; as in the image), so the check follows a port changed
+there.
 
 Exit status 0 when every check answers SERVING, 1 otherwise (one line on stderr says why). The gRPC
 check asks for the service "typhoon.v1.MatchService" (``--service ""`` asks for the whole server);
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import urllib.request
 
@@ -47,14 +53,18 @@ def check_http(base_url: str, timeout: float, path: str = "/readyz") -> str | No
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Health check of a Typhoon service process")
-    parser.add_argument("--grpc", metavar="HOST:PORT", help="check grpc.health.v1 on this address")
+    grpc_default = f"127.0.0.1:{os.environ.get('TYPHOON_GRPC_PORT') or 50051}"
+    http_default = f"http://127.0.0.1:{os.environ.get('TYPHOON_HTTP_PORT') or 8080}"
+    parser.add_argument("--grpc", metavar="HOST:PORT", nargs="?", const=grpc_default,
+                        help=f"check grpc.health.v1 on this address (without one: {grpc_default})")
     parser.add_argument("--service", default="typhoon.v1.MatchService", help="the service name to ask about")
-    parser.add_argument("--http", metavar="URL", help="check GET <URL>/readyz (or --path)")
+    parser.add_argument("--http", metavar="URL", nargs="?", const=http_default,
+                        help=f"check GET <URL>/readyz (or --path; without a URL: {http_default})")
     parser.add_argument("--path", default="/readyz", help="/readyz (readiness, the default) or /healthz (liveness)")
     parser.add_argument("--timeout", type=float, default=3.0)
     args = parser.parse_args(argv)
     if not args.grpc and not args.http:
-        args.grpc = "127.0.0.1:50051"
+        args.grpc = grpc_default
     problems = []
     if args.grpc:
         problems.append(check_grpc(args.grpc, args.service, args.timeout))

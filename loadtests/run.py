@@ -86,6 +86,32 @@ def _think_range(text: str) -> tuple[float, float]:
     return (float(low), float(high)) if dash else (0.5 * float(text), 1.5 * float(text))
 
 
+def _until_of(text: str) -> dict[str, int]:
+    """``--until``'s value: each RPC named, and the calls it needs.
+
+    >>> _until_of("CreateMatch,Resign=2")
+    {'CreateMatch': 2, 'Resign': 2}
+    """
+    names, equals, count = text.rpartition("=")
+    if not equals or not count.isdigit() or not names:
+        raise argparse.ArgumentTypeError(f"RPC,RPC,...=N, not {text!r}")
+    return {name.strip(): int(count) for name in names.split(",") if name.strip()}
+
+
+def reached(until: dict[str, int], transports: list[str], rows: list[dict[str, Any]]) -> bool:
+    """Whether every RPC of ``until`` has had its calls over every transport, by locust's statistics so far.
+
+    >>> row = lambda rpc, transport, n: {"rpc": rpc, "transport": transport, "requests": n}
+    >>> reached({"Resign": 2}, ["grpc", "rest"], [row("Resign", "grpc", 2), row("Resign", "rest", 1)])
+    False
+    >>> reached({"Resign": 2}, ["grpc", "rest"], [row("Resign", "grpc", 2), row("Resign", "rest", 3)])
+    True
+    """
+    calls = {(r["rpc"], r["transport"]): r["requests"] for r in rows}
+    return bool(until) and all(calls.get((rpc, transport), 0) >= count
+                               for rpc, count in until.items() for transport in transports)
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m loadtests.run", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -119,6 +145,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--out", default=None, help="keep locust's CSV files and the service logs here")
     parser.add_argument("--json", default=None, help="write the figures as JSON to this file")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.add_argument("--until", type=_until_of, default={}, metavar="RPC,...=N",
+                        help="end the run as soon as each of these RPCs has been called N times over each transport "
+                             "of the run (--run-time still ends it at the latest): for a smoke test that must see "
+                             "every call whatever the machine's load, not a throughput")
     args = parser.parse_args(argv)
     try:
         low, high = _think_range(args.think_time)
@@ -569,6 +599,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                           f"{total['failures']} failures, {total['rps']}/s", flush=True)
             if time.monotonic() - started > args.run_time + 120:
                 raise RuntimeError("locust did not stop in time")
+            if args.until and reached(args.until, ["grpc", "rest"] if args.transport == "mixed" else [args.transport],
+                                      read_stats(prefix)[0]):
+                break  # locust is stopped below, as at the end of its time
     except (KeyboardInterrupt, _Stop):
         interrupted = True
         print("interrupted: stopping everything", file=sys.stderr, flush=True)

@@ -100,7 +100,7 @@ class ServeProcess:
         self._serving = threading.Event()
         self._reader: threading.Thread | None = None
 
-    def start(self, timeout: float = 60.0) -> ServeProcess:
+    def start(self, timeout: float = 300.0) -> ServeProcess:
         """Start the child and wait for its ``serving`` line; raise ``RuntimeError`` with the log's tail
         if it exits or stays silent for ``timeout`` seconds."""
         environment = dict(os.environ, PYTHONUNBUFFERED="1", **(self.env or {}),

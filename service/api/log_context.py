@@ -8,8 +8,8 @@ lines). These do the same through the variables structlog made, by name.
 
     >>> import structlog
     >>> with bound(rpc="GetMatch", match_id=None):
-    ...     merge(None, "info", {"event": "rpc"})
-    {'event': 'rpc', 'rpc': 'GetMatch', 'match_id': None}
+    ...     merge(None, "info", {"event": "rpc"}) == {'event': 'rpc', 'rpc': 'GetMatch', 'match_id': None}
+    True
     >>> merge(None, "info", {"event": "rpc"})
     {'event': 'rpc'}
 """

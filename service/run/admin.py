@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import os
-from pathlib import Path
-from typing import Iterator
 
 from engine.ruleset import played
 from service.match import rulesets
 from service.match.clock import end_without_result
+from service.run import backup
+from service.run.operator_redis import redis_of
+from service.store.credentials import password_from_file
 from service.store.match_store import INDEX_KEY, LIVE, Store, key, text_of
 
 #: The reason recorded for an operator's abort when none is given.
@@ -72,8 +72,8 @@ async def live_of_other_rulesets(store: Store) -> list[str]:
         start += CHUNK
 
 
-async def _abort(url: str, match_ids: list[str], other_ruleset: bool, reason: str) -> int:
-    store = Store.from_url(url)
+async def _abort(url: str, match_ids: list[str], other_ruleset: bool, reason: str, password: str | None = None) -> int:
+    store = Store.from_url(url, password=password)
     try:
         if other_ruleset:
             found = await live_of_other_rulesets(store)
@@ -88,34 +88,6 @@ async def _abort(url: str, match_ids: list[str], other_ruleset: bool, reason: st
     return 0 if all(outcome in ("aborted", "over") for _, outcome in outcomes) else 1
 
 
-@contextlib.contextmanager
-def redis_of(redis_url: str | None, data_dir: str) -> Iterator[str]:
-    """The URL of the operator's Redis: ``redis_url``, else the embedded one of ``data_dir`` (the socket
-    of the service running on it, or an embedded Redis started for the command)."""
-    from service.store.embedded_redis import EmbeddedRedis, EmbeddedRedisError
-
-    if redis_url:
-        yield redis_url
-        return
-    directory = Path(data_dir)
-    if not any((directory / name).exists() for name in ("appendonly.aof", "appendonlydir", "redis.sock")):
-        raise SystemExit(f"typhoon admin: {directory} holds no embedded Redis data; give --data-dir or --redis-url")
-    embedded = EmbeddedRedis(directory)
-    try:
-        url = embedded.start()
-    except EmbeddedRedisError:  # a service runs on it: share its Redis
-        socket = directory.resolve() / "redis.sock"
-        if not socket.exists():
-            raise SystemExit(f"typhoon admin: the service running on {directory} listens on a port; "
-                             "give its --redis-url") from None
-        yield f"unix://{socket}"
-        return
-    try:
-        yield url
-    finally:
-        embedded.stop()
-
-
 def _admin_abort(args: argparse.Namespace) -> int:
     if not args.match_ids and not args.other_ruleset:
         print("typhoon admin abort: name the matches to abort, or give --other-ruleset")
@@ -124,11 +96,12 @@ def _admin_abort(args: argparse.Namespace) -> int:
 
     configure_logging("warning")  # the lines printed are the report; warnings go to stderr
     with redis_of(args.redis_url, args.data_dir) as url:
-        return asyncio.run(_abort(url, args.match_ids, args.other_ruleset, args.reason))
+        return asyncio.run(_abort(url, args.match_ids, args.other_ruleset, args.reason,
+                                  password_from_file(args.redis_password_file)))
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    admin = commands.add_parser("admin", help="operator actions on the matches of a Redis (abort)")
+    admin = commands.add_parser("admin", help="operator actions on the matches of a Redis (abort, backup, restore)")
     actions = admin.add_subparsers(dest="action", required=True)
     abort = actions.add_parser("abort", help="end live matches without a result (match_aborted, no side blamed)")
     abort.add_argument("match_ids", nargs="*", metavar="MATCH_ID")
@@ -141,4 +114,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     abort.add_argument("--redis-url", default=os.environ.get("REDIS_URL"),
                        help="the service's Redis (default: $REDIS_URL, else the embedded Redis of --data-dir)")
     abort.add_argument("--data-dir", default=".typhoon", help="the embedded Redis's data directory (.typhoon)")
+    abort.add_argument("--redis-password-file", metavar="PATH", default=os.environ.get("TYPHOON_REDIS_PASSWORD_FILE"),
+                       help="a file holding the Redis password (default: $TYPHOON_REDIS_PASSWORD_FILE)")
     abort.set_defaults(run=_admin_abort)
+    backup.register(actions)

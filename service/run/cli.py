@@ -40,6 +40,18 @@ def _serve(args: argparse.Namespace) -> int:
         if value < 0:
             print(f"typhoon serve: {option}: a number of days, or 0 for never")
             return 2
+    if args.redis_password_file:
+        from service.store.credentials import CredentialsError, password_from_file
+
+        if not args.redis_url:
+            print("typhoon serve: --redis-password-file is the password of --redis-url ($REDIS_URL), and none "
+                  "is given (the embedded Redis has no password: it listens on a private socket)")
+            return 2
+        try:
+            password_from_file(args.redis_password_file)
+        except CredentialsError as error:
+            print(f"typhoon serve: --redis-password-file: {error}")
+            return 2
     from service.api.web import PageSettings
     try:
         sentinels = RedisSettings.parse_sentinels(args.redis_sentinel or "")
@@ -61,7 +73,8 @@ def _serve(args: argparse.Namespace) -> int:
     config = ServeConfig(grpc_port=args.grpc_port, http_port=args.http_port, host=args.host,
                          redis_url=args.redis_url, redis_cluster=args.redis_cluster, redis_sentinels=sentinels,
                          redis_master_name=settings.master_name, redis_min_replicas=settings.min_replicas,
-                         redis_wait_timeout_ms=settings.wait_timeout_ms, data_dir=args.data_dir,
+                         redis_wait_timeout_ms=settings.wait_timeout_ms,
+                         redis_password_file=args.redis_password_file, data_dir=args.data_dir,
                          grace_seconds=args.grace, log_level=args.log_level, worker=args.worker,
                          cors_origins=tuple(args.cors_origin or ()),
                          page_api_origin=args.page_api_origin, public_grpc_address=args.public_grpc_address,
@@ -219,8 +232,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     from service.upkeep.abandoned import DEFAULT_DAYS as DEFAULT_ABANDON_DAYS
 
     serve = commands.add_parser("serve", help="run the game service (gRPC and REST over Redis)")
-    serve.add_argument("--grpc-port", type=int, default=50051, help="gRPC port (0: any free port)")
-    serve.add_argument("--http-port", type=int, default=8080, help="REST/JSON port (0: any free port)")
+    serve.add_argument("--grpc-port", type=int, default=os.environ.get("TYPHOON_GRPC_PORT", "50051"),
+                       help="gRPC port (default: $TYPHOON_GRPC_PORT, else 50051; 0: any free port)")
+    serve.add_argument("--http-port", type=int, default=os.environ.get("TYPHOON_HTTP_PORT", "8080"),
+                       help="REST/JSON port (default: $TYPHOON_HTTP_PORT, else 8080; 0: any free port)")
     serve.add_argument("--host", default=os.environ.get("TYPHOON_HOST", "127.0.0.1"),
                        help="address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
     serve.add_argument("--redis-url", default=os.environ.get("REDIS_URL"),
@@ -237,11 +252,15 @@ def register(commands: argparse._SubParsersAction) -> None:
                                          "(default: $REDIS_MIN_REPLICAS, else 0: no WAIT)")
     serve.add_argument("--redis-wait-timeout-ms", type=int, default=WAIT_TIMEOUT_MS, metavar="MS",
                        help=f"how long a write waits for its replicas ({WAIT_TIMEOUT_MS}; at most {MAX_WAIT_TIMEOUT_MS})")
+    serve.add_argument("--redis-password-file", metavar="PATH", default=os.environ.get("TYPHOON_REDIS_PASSWORD_FILE"),
+                       help="a file holding the password of --redis-url, e.g. a mounted secret (default: "
+                            "$TYPHOON_REDIS_PASSWORD_FILE); never put the password in the URL or the environment")
     serve.add_argument("--data-dir", default=".typhoon", help="the embedded Redis's data directory")
     serve.add_argument("--grace", type=float, default=10.0, help="seconds in-flight calls get at shutdown")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
-    serve.add_argument("--workers", type=int, default=0,
-                       help="service processes sharing the ports and one Redis (default: one per core)")
+    serve.add_argument("--workers", type=int, default=os.environ.get("TYPHOON_WORKERS", "0"),
+                       help="service processes sharing the ports and one Redis (default: $TYPHOON_WORKERS, "
+                            "else one per core; the image sets 1)")
     serve.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)  # started by --workers
     serve.add_argument("--cors-origin", action="append", metavar="ORIGIN",
                        default=os.environ.get("TYPHOON_CORS_ORIGINS", "").replace(",", " ").split() or None,

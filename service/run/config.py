@@ -12,6 +12,7 @@ from service.ladder.core import LadderConfig
 from service.match.watch_limits import MAX_WATCH_STREAMS, MAX_WATCH_STREAMS_PER_CLIENT
 from service.run.operations import Operations
 from service.run.tls import TlsFiles
+from service.store.credentials import password_from_file
 from service.store.connection import MAX_CONNECTIONS, WAIT_TIMEOUT_MS, RedisSettings
 from service.upkeep.abandoned import DEFAULT_DAYS as DEFAULT_ABANDON_DAYS
 from service.upkeep.unused import DEFAULT_HOURS as DEFAULT_UNUSED_HOURS
@@ -30,6 +31,8 @@ class ServeConfig:
     #: replicas that must hold a write before it is acknowledged (WAIT; 0: no WAIT), and how long it waits
     redis_min_replicas: int = 0
     redis_wait_timeout_ms: int = WAIT_TIMEOUT_MS
+    #: a file holding the Redis password (a mounted secret); the password itself is never in the config
+    redis_password_file: str | None = None
     data_dir: str = ".typhoon"
     grace_seconds: float = 10.0
     log_level: str = "info"
@@ -74,7 +77,7 @@ class ServeConfig:
         """The settings of the service's Redis (``url``: the one found when none was given, the embedded)."""
         return RedisSettings(url or self.redis_url or "", self.redis_cluster, self.redis_sentinels,
                              self.redis_master_name, self.redis_min_replicas, self.redis_wait_timeout_ms,
-                             self.redis_connections)
+                             self.redis_connections, password_from_file(self.redis_password_file))
 
 
 __all__ = ["ServeConfig"]

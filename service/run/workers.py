@@ -137,6 +137,8 @@ class Supervisor:
                      "--redis-master-name", config.redis_master_name]
         args += ["--redis-min-replicas", str(config.redis_min_replicas),
                  "--redis-wait-timeout-ms", str(config.redis_wait_timeout_ms)]
+        if config.redis_password_file:
+            args += ["--redis-password-file", config.redis_password_file]
         for origin in config.cors_origins:
             args += ["--cors-origin", origin]
         args += _guard_args(config)

@@ -22,7 +22,7 @@ had made when it ran, and the WAIT after it holds until a replica has all of the
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import redis
@@ -91,6 +91,12 @@ class RedisSettings:
     min_replicas: int = 0
     wait_timeout_ms: int = WAIT_TIMEOUT_MS
     max_connections: int = MAX_CONNECTIONS
+    #: the password of the Redis (read from a file: service.store.credentials); never in a repr or a log
+    password: str | None = field(default=None, repr=False)
+
+    def auth(self) -> dict[str, str]:
+        """The client options that carry the password, if any."""
+        return {"password": self.password} if self.password else {}
 
     @property
     def sentinel(self) -> bool:
@@ -140,17 +146,18 @@ def client_of(settings: RedisSettings, **options: Any) -> Any:
     """A ``redis.asyncio`` client of ``settings``' Redis: the service's (``options`` empty), or another
     with ``options`` over the service's (a probe, see :data:`PROBE_OPTIONS`)."""
     keep_cancellations()
+    auth = settings.auth()
     if settings.cluster:
         return _cluster_class().from_url(settings.url, **({"max_connections": settings.max_connections,
-                                                           **retry_policy(), **NO_CLIENT_SETINFO} | options))
+                                                           **retry_policy(), **NO_CLIENT_SETINFO, **auth} | options))
     if options:  # one connection, the caller's settings
         if settings.sentinel:
-            return _sentinel(settings, options).master_for(settings.master_name, **options)
+            return _sentinel(settings, options).master_for(settings.master_name, **auth, **options)
         return aioredis.Redis.from_url(settings.url, single_connection_client=True,
-                                      **(NO_CLIENT_SETINFO | options))
+                                      **(NO_CLIENT_SETINFO | auth | options))
     # a blocking pool: under a burst, calls queue for a connection instead of failing at once
     pool_options = {"max_connections": settings.max_connections, "timeout": POOL_WAIT_SECONDS,
-                    "health_check_interval": 30, **retry_policy(), **NO_CLIENT_SETINFO}
+                    "health_check_interval": 30, **retry_policy(), **NO_CLIENT_SETINFO, **auth}
     if settings.sentinel:
         client = _sentinel(settings, retry_policy()).master_for(
             settings.master_name, connection_pool_class=_BlockingSentinelPool, **pool_options)

@@ -433,8 +433,11 @@ class Store:
         return cls(client_of(settings), settings)
 
     @classmethod
-    def from_url(cls, url: str, cluster: bool = False, max_connections: int = MAX_CONNECTIONS) -> "Store":
-        return cls.connect(RedisSettings(url, cluster, max_connections=max_connections))
+    def from_url(cls, url: str, cluster: bool = False, max_connections: int = MAX_CONNECTIONS,
+                 password: str | None = None) -> "Store":
+        """A store on the Redis at ``url``; ``password`` (from a file: service.store.credentials) is
+        given apart from the URL, so the URL can be logged and passed on a command line."""
+        return cls.connect(RedisSettings(url, cluster, max_connections=max_connections, password=password))
 
     def probe_client(self) -> aioredis.Redis:
         """A client of the same Redis that never retries and answers within a second: for readiness,

@@ -156,7 +156,8 @@ class Feed:
             from redis.asyncio import Redis
 
             node = self.store.redis.get_default_node()
-            self._pubsub = Redis(host=node.host, port=node.port, socket_connect_timeout=2).pubsub()
+            self._pubsub = Redis(host=node.host, port=node.port, socket_connect_timeout=2,
+                                 **self.store.settings.auth()).pubsub()
         else:
             self._pubsub = self.store.redis.pubsub()
         # redis-py's PubSub subscribes again by itself on a reconnect; this class does that itself

@@ -34,7 +34,7 @@ local status, updated = unpack(redis.call('HMGET', KEYS[1], 'status', 'updated_a
 if not status then return -1 end
 local over = false
 for i = 2, #ARGV do if status == ARGV[i] then over = true end end
-if not over or tonumber(updated) > tonumber(ARGV[1]) then return 0 end
+if not over or not tonumber(updated) or tonumber(updated) > tonumber(ARGV[1]) then return 0 end  -- undated: kept
 return redis.call('DEL', unpack(KEYS))
 """
 

@@ -9,10 +9,12 @@ import pytest
 
 from clients.runner import EmbeddedService
 
+from service_helpers import START_TIMEOUT
+
 
 @pytest.fixture(scope="session")
 def typhoon_target() -> Iterator[str]:
     """The gRPC address of a running service shared by the client tests."""
-    service = EmbeddedService(process=True)
+    service = EmbeddedService(process=True, startup_timeout=START_TIMEOUT)
     yield service.start()
     service.stop()

@@ -36,7 +36,7 @@ def played(typhoon_target, tmp_path_factory):
         bots = [start_bot(eager, typhoon_target, match_id=match.match_id, side="german"),
                 start_bot("random", typhoon_target, match_id=match.match_id, side="soviet", seed=11)]
         for bot, thread in bots:
-            thread.join(120)
+            thread.join(900)  # a whole game: long on a loaded machine
             assert bot.error is None and bot.result.finished
         log = fetch_log(client, match.match_id)
         final = client.get_match(match.match_id)

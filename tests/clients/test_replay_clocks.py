@@ -16,7 +16,7 @@ from service.gen.typhoon.v1 import match_pb2
 
 
 def ended(client: TyphoonClient, match_id: str) -> None:
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60
     while client.get_match(match_id).match.status not in (match_pb2.MATCH_STATUS_FINISHED,
                                                           match_pb2.MATCH_STATUS_ABORTED):
         assert time.monotonic() < deadline

@@ -15,6 +15,8 @@ from clients.runner import EmbeddedService
 from clients.sdk import Bot, as_strategy, parse_params, start_bot
 from service.store.embedded_redis import free_port
 
+from service_helpers import START_TIMEOUT
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -113,9 +115,9 @@ def test_a_bot_stops_cleanly_when_the_other_side_resigns(typhoon_target):
     with TyphoonClient(typhoon_target) as client:
         match, tokens = client.create_match("standard", seats=["soviet"])
         german, g = start_bot("heuristic", typhoon_target, match_id=match.match_id, side="german")
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120
         while client.get_match(match.match_id).match.side_to_act != "soviet":  # the Germans play their turn
-            assert time.monotonic() < deadline
+            assert time.monotonic() < deadline, "the German bot did not end its turn"
             time.sleep(0.05)
         client.resign(match.match_id, tokens["soviet"])
         _join(g, timeout=30)
@@ -125,7 +127,7 @@ def test_a_bot_stops_cleanly_when_the_other_side_resigns(typhoon_target):
 
 
 def test_bots_resume_after_a_service_restart_in_the_middle_of_a_match(tmp_path):
-    service = EmbeddedService(process=True, data_dir=tmp_path / "data", port=free_port())
+    service = EmbeddedService(process=True, data_dir=tmp_path / "data", port=free_port(), startup_timeout=START_TIMEOUT)
     target = service.start()
     try:
         with TyphoonClient(target) as client:
@@ -135,7 +137,7 @@ def test_bots_resume_after_a_service_restart_in_the_middle_of_a_match(tmp_path):
         with TyphoonClient(target, retries=0) as client:
             deadline = time.monotonic() + 60
             while client.get_match(match.match_id).match.version < 20:
-                assert time.monotonic() < deadline
+                assert time.monotonic() < deadline, "the bots did not make 20 actions"
                 time.sleep(0.05)
         service.stop()  # the bots lose the service in the middle of the game...
         time.sleep(1.0)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
+import threading
 import time
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import httpx
 import redis
@@ -56,6 +60,17 @@ class Backend:
             self.server.stop()
 
 
+#: Seconds a test lets a service take to start: on a loaded machine (the suite beside stress-ng) its
+#: imports alone took over a minute.
+START_TIMEOUT = 300.0
+
+#: Seconds a test waits on a stream (its next item, or its end) before it fails saying what did not
+#: come: generous, so a loaded machine makes a test slower, never failing, and a hung one fails alone.
+STREAM_TIMEOUT = 120.0
+
+T = TypeVar("T")
+
+
 class ServiceProcess(ServeProcess):
     """`typhoon serve` in a child process, with clients for both transports.
 
@@ -70,6 +85,9 @@ class ServiceProcess(ServeProcess):
         if not related_owners:
             serve_args = ("--ladder-related-days", "0", *serve_args)
         super().__init__(*serve_args, **options)
+
+    def start(self, timeout: float = START_TIMEOUT) -> "ServiceProcess":
+        return super().start(timeout)
 
     def client(self) -> TyphoonClient:
         return TyphoonClient(self.target, timeout=20)
@@ -97,7 +115,9 @@ def play_random(client: TyphoonClient, match_id: str, tokens: dict[str, str], se
     return played
 
 
-def wait_for(condition, timeout: float = 10.0, interval: float = 0.02):
+def wait_for(condition, timeout: float = 60.0, interval: float = 0.02):
+    """Wait until ``condition()`` is true (and return it): the bound is generous, so that a loaded machine
+    makes a test slower, never failing; a condition met returns at once."""
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
@@ -116,3 +136,53 @@ def wait_until_unlocked(redis_url: str, timeout: float = 30.0) -> None:
         wait_for(lambda: not connection.exists(LOCK_KEY), timeout)
     finally:
         connection.close()
+
+
+async def within(awaitable: Awaitable[T], what: str, seconds: float = STREAM_TIMEOUT) -> T:
+    """``await awaitable``, failing (it cancelled) if it has not come in ``seconds``.
+
+    >>> asyncio.run(within(asyncio.sleep(0, "beat"), "a beat"))
+    'beat'
+    >>> asyncio.run(within(asyncio.Event().wait(), "a match", 0.01))
+    Traceback (most recent call last):
+    AssertionError: a match: not within 0.01 s
+    """
+    try:
+        return await asyncio.wait_for(awaitable, seconds)
+    except TimeoutError:
+        raise AssertionError(f"{what}: not within {seconds:g} s") from None
+
+
+def bounded(stream: Iterable[T], what: str, seconds: float = STREAM_TIMEOUT,
+            stop: Callable[[], object] | None = None) -> Iterator[T]:
+    """The items of ``stream``, failing once ``seconds`` have passed: then ``stop()`` (by default the
+    stream's own ``cancel`` or ``close``: a gRPC call's, a Watch's) ends a read blocked on it, and a
+    stream kept alive by heartbeats is left between two items.
+
+    >>> list(bounded([1, 2], "two items"))
+    [1, 2]
+    """
+    stop = stop or getattr(stream, "cancel", None) or getattr(stream, "close", None)
+    expired = threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        if stop is not None:
+            stop()
+
+    timer = threading.Timer(seconds, expire)
+    timer.daemon = True
+    timer.start()
+    try:
+        for item in stream:
+            if expired.is_set():
+                break
+            yield item
+    except Exception as error:
+        if expired.is_set():
+            raise AssertionError(f"{what}: not over within {seconds:g} s") from error
+        raise
+    finally:
+        timer.cancel()
+    if expired.is_set():
+        raise AssertionError(f"{what}: not over within {seconds:g} s")

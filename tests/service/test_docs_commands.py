@@ -163,7 +163,7 @@ def _environment(context: Context) -> dict[str, str]:
 
 # --- how a command runs -----------------------------------------------------------------------------------
 
-def run_to_end(command: Command, context: Context, timeout: float = 120) -> str:
+def run_to_end(command: Command, context: Context, timeout: float = 600) -> str:
     """Runs the command to its end: exit status 0, and for curl a JSON answer that is not an error
     (unless the document says it is)."""
     text = substitute(command.text, context)
@@ -179,7 +179,7 @@ def run_to_end(command: Command, context: Context, timeout: float = 120) -> str:
 def run_for_a_while(seconds: float, must_print: str = "") -> Callable[[Command, Context], str]:
     """Long or endless commands (a live stream, a bot waiting for its opponent, a series of matches):
     they must not fail within ``seconds`` (exit 0 then, or still running), and print ``must_print``
-    (waited for up to a minute: a loaded machine may take longer than ``seconds`` to start Python)."""
+    (waited for up to five minutes: a loaded machine may take longer than ``seconds`` to start Python)."""
 
     def runner(command: Command, context: Context) -> str:
         text = substitute(command.text, context)
@@ -191,7 +191,7 @@ def run_for_a_while(seconds: float, must_print: str = "") -> Callable[[Command, 
         reader.start()
         started = time.monotonic()
         while process.poll() is None and (time.monotonic() - started < seconds
-                                          or must_print not in "".join(lines) and time.monotonic() - started < 60):
+                                          or must_print not in "".join(lines) and time.monotonic() - started < 300):
             time.sleep(0.1)
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGTERM)
@@ -276,6 +276,7 @@ RULES: list[tuple[str, Callable[[Command, Context], str], str]] = [
     (r"^typhoon match run\b", run_for_a_while(10, ""), ""),
     (r"^typhoon (replay|selfplay)\b", run_to_end, "finished"),
     (r"^typhoon admin abort\b", run_to_end, "seated"),
+    (r"^typhoon admin backup FILE\b", covered_by("tests/service/test_service_backup.py"), ""),
     (r"^curl -N\b.*(/v1/ladder|\$KEY|\$MATCH)", run_for_a_while(3, "event: "), "ladder"),
     (r"^curl\b.*(/v1/ladder|\$KEY|\$MATCH|\$PLAYER|\$SEAT_TOKEN)", run_to_end, "ladder"),
     (r"^curl -N\b", run_for_a_while(3, "event: "), "open"),
@@ -330,7 +331,8 @@ def test_the_documented_commands_run(block: list[Command], service, redis_url, t
                           workdir=tmp_path, values=_values(needs, client))
         if needs == "finished":  # the export the next commands read
             subprocess.run([BIN / "typhoon", "replay", "export", context.values["ID"], "--server", service.target,
-                            "-o", str(tmp_path / f"{context.values['ID']}.jsonl")], check=True, capture_output=True)
+                            "-o", str(tmp_path / f"{context.values['ID']}.jsonl")], check=True, capture_output=True,
+                           timeout=600)
         for command in block:
             runner, wanted = rule_for(command)
             if wanted not in ("", needs):  # this command needs a match of another kind than the block's

@@ -11,6 +11,8 @@ from clients.client import TyphoonError
 from service.errors import MAX_MESSAGE
 from service.gen.typhoon.v1 import match_service_pb2 as api
 
+from service_helpers import bounded
+
 LONG_NAME = "n" * 65
 
 
@@ -161,5 +163,5 @@ def test_the_sse_end_event_keeps_the_cursor_it_was_given(http, client):
     client.resign(match_id, tokens["german"])
     last = client.get_match(match_id).match.last_sequence
     with http.stream("GET", f"/v1/matches/{match_id}/watch", params={"after_sequence": last}) as response:
-        text = response.read().decode()
+        text = "".join(bounded(response.iter_text(), "the watch of a finished match", stop=response.close))
     assert "event: end" in text and f'"last_sequence":{last}' in text

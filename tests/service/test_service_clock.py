@@ -18,7 +18,7 @@ from service.match.clock import PRESETS, TimeControl
 from service.store.deadlines import LEGACY_KEY, shard_key, slot
 from service.store.match_store import key
 
-from service_helpers import ServiceProcess, wait_for
+from service_helpers import ServiceProcess, bounded, wait_for
 
 FINISHED, ABORTED = match_pb2.MATCH_STATUS_FINISHED, match_pb2.MATCH_STATUS_ABORTED
 
@@ -173,7 +173,7 @@ def test_no_first_action_in_time_aborts_the_match(client, http):
         client.join_match(match.match_id, "soviet")
     assert refused.value.reason == "MATCH_FINISHED"
     assert http.get("/v1/matches", params={"status": "MATCH_STATUS_ABORTED"}).json()["matches"]
-    assert list(client.watch(match.match_id))[-1].WhichOneof("kind") == "seed_revealed"  # watchers end
+    assert list(bounded(client.watch(match.match_id), "the watch of a finished match"))[-1].WhichOneof("kind") == "seed_revealed"  # watchers end
     verified(client, match.match_id)
 
 
@@ -207,7 +207,7 @@ def test_moves_racing_the_flag_from_two_processes_end_each_match_once(service, s
             except TyphoonError:
                 pass  # the other process acted first, or the flag fell
 
-    threads = [threading.Thread(target=hammer, args=(clients[i % 2], match_id, tokens, i))
+    threads = [threading.Thread(target=hammer, args=(clients[i % 2], match_id, tokens, i), daemon=True)
                for i, (match_id, tokens) in enumerate(matches * 2)]
     for thread in threads:
         thread.start()

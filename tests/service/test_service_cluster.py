@@ -13,7 +13,7 @@ from clients.demo import verify
 from clients.ladder import LadderClient
 from loadtests.redis_topologies import LocalCluster
 
-from service_helpers import ServiceProcess, play_random, wait_for
+from service_helpers import ServiceProcess, bounded, play_random, wait_for
 
 
 @pytest.fixture()
@@ -33,7 +33,7 @@ def test_matches_on_a_redis_cluster(cluster):
                 client.resign(match.match_id, tokens["german"])
                 matches.append(match.match_id)
                 assert "same game" in verify(client, match.match_id)
-            log = list(client.watch(matches[0], resume=False))
+            log = list(bounded(client.watch(matches[0], resume=False), "the watch of a finished match"))
             assert log == list(client.event_log(matches[0]))
             assert set(matches) <= {m.match_id for m in client.list_matches(page_size=100).matches}
             for _ in range(10):  # 13 matches: all on one of three nodes has odds 3**-12

@@ -20,7 +20,7 @@ from service.store.archive import Archive
 from service.store.match_store import Store, key
 from service.upkeep.compaction import LOCK_KEY, CompactionSweep
 
-from service_helpers import wait_for
+from service_helpers import bounded, wait_for
 
 MAX_FINISHED_MATCH_BYTES = 64 * 1024
 
@@ -76,7 +76,7 @@ def test_a_finished_match_is_compacted_and_answers_exactly_as_before(client, ser
 
     # watching from any cursor
     for cursor in (0, 1, len(log) // 2, len(log) - 1, len(log)):
-        assert list(client.watch(match_id, after_sequence=cursor, resume=False)) == log[cursor:]
+        assert list(bounded(client.watch(match_id, after_sequence=cursor, resume=False), "a compacted log's watch")) == log[cursor:]
 
     # retried request ids: the first answers; a reused id with another request: refused
     chooser = random.Random("retries")
@@ -98,7 +98,8 @@ def test_a_finished_match_is_compacted_and_answers_exactly_as_before(client, ser
         assert again.status_code == 200 and again.json() == to_json(answer)
         cursor = len(log) - 4
         with http.stream("GET", f"/v1/matches/{match_id}/watch", headers={"Last-Event-ID": str(cursor)}) as stream:
-            ids = [int(line[4:]) for line in stream.iter_lines() if line.startswith("id: ")]
+            ids = [int(line[4:]) for line in bounded(stream.iter_lines(), "the events after Last-Event-ID", stop=stream.close)
+                   if line.startswith("id: ")]
         assert ids == [e.sequence for e in log[cursor:]]
 
 
@@ -142,7 +143,7 @@ def test_an_aborted_match_is_compacted_too(client, redis_url):
                                                              for part in ("meta", "state", "archive"))
     assert [e.WhichOneof("kind") for e in log][-2:] == ["match_aborted", "seed_revealed"]
     assert list(client.event_log(match.match_id)) == log
-    assert list(client.watch(match.match_id, after_sequence=1, resume=False)) == log[1:]
+    assert list(bounded(client.watch(match.match_id, after_sequence=1, resume=False), "a compacted log's watch")) == log[1:]
 
 
 def _uncompact(store: redis.Redis, match_id: str) -> list:
@@ -187,7 +188,7 @@ def test_the_sweep_compacts_a_match_that_ended_without_being_compacted(client, r
     assert store.exists(key(live.match_id, "events")) and not store.exists(key(live.match_id, "archive"))
     assert Archive.decode(store.get(key(ended.match_id, "archive"))).after(0, len(rows)) == rows
     assert list(client.event_log(ended.match_id)) == log
-    assert list(client.watch(ended.match_id, after_sequence=2, resume=False)) == log[2:]
+    assert list(bounded(client.watch(ended.match_id, after_sequence=2, resume=False), "a compacted log's watch")) == log[2:]
     assert not store.exists(LOCK_KEY)  # released
 
 

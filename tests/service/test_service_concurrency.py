@@ -10,12 +10,12 @@ import pytest
 
 import engine
 from clients.client import TyphoonError
-from service_helpers import play_random
+from service_helpers import STREAM_TIMEOUT, play_random
 
 
 def _race(calls):
     """Run the calls at the same moment; return each one's result or TyphoonError."""
-    barrier = threading.Barrier(len(calls))
+    barrier = threading.Barrier(len(calls), timeout=STREAM_TIMEOUT)
 
     def run(call):
         barrier.wait()
@@ -100,10 +100,11 @@ def test_two_processes_serve_one_match_act_through_one_watch_through_the_other(s
         match, tokens = actor.create_match(seats=["german", "soviet"])
         watch = watcher.watch(match.match_id)
         seen = []
-        follow = threading.Thread(target=lambda: seen.extend(watch))
+        follow = threading.Thread(target=lambda: seen.extend(watch), daemon=True)
         follow.start()
         played = play_random(actor, match.match_id, tokens, seed="two-processes")
         follow.join(30)
+        watch.close()
         assert not follow.is_alive()
         log = list(actor.event_log(match.match_id))
         assert seen == log

@@ -169,7 +169,7 @@ def test_health_and_reflection(service):
     with grpc.insecure_channel(service.target) as channel:
         health = health_pb2_grpc.HealthStub(channel)
         for name in ("", "typhoon.v1.MatchService"):
-            reply = health.Check(health_pb2.HealthCheckRequest(service=name), timeout=5)
+            reply = health.Check(health_pb2.HealthCheckRequest(service=name), timeout=30)
             assert reply.status == health_pb2.HealthCheckResponse.SERVING
         database = ProtoReflectionDescriptorDatabase(channel)
         assert "typhoon.v1.MatchService" in database.get_services()

@@ -43,7 +43,7 @@ from service.store.match_store import INDEX_KEY, Store, key
 from service.upkeep.compaction import CompactionSweep
 from service.upkeep.unused import UnusedMatches
 
-from service_helpers import ServiceProcess, wait_for, wait_until_unlocked
+from service_helpers import ServiceProcess, bounded, wait_for, wait_until_unlocked
 
 SMALL = ["create_match=3/minute", "join_match=3/minute", "register_player=2/minute", "seek=2/minute",
          "submit_action=5/minute", "resign=2/minute", "watch=2/minute", "key_failures=3/minute"]
@@ -286,7 +286,7 @@ def test_the_clients_wait_by_themselves_and_carry_on(redis_url):
             client.resign(match.match_id, tokens["german"])
             last = client.get_match(match.match_id).match.last_sequence
             for _ in range(3):  # a finished match's stream: its log, then the end
-                assert [event.sequence for event in client.watch(match.match_id)][-1] == last
+                assert [event.sequence for event in bounded(client.watch(match.match_id), "the watch of a finished match")][-1] == last
         ladder = LadderClient(service.target, rate_limit_patience=30, metadata=[("x-forwarded-for", address)])
         try:
             _, owner_key = ladder.register_owner(f"patient-{secrets.token_hex(4)}")

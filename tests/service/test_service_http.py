@@ -12,7 +12,7 @@ import httpx
 import engine
 from service.api.routes import ROUTES
 
-from service_helpers import play_random
+from service_helpers import bounded, play_random
 
 
 def auth(token: str) -> dict[str, str]:
@@ -22,7 +22,7 @@ def auth(token: str) -> dict[str, str]:
 def read_sse(response: httpx.Response):
     """(event, id, data) triples of a text/event-stream response."""
     event, event_id, data = None, None, []
-    for line in response.iter_lines():
+    for line in bounded(response.iter_lines(), "the server-sent events", stop=response.close):
         if line == "":
             if event:
                 yield event, event_id, json.loads("\n".join(data))
@@ -96,9 +96,9 @@ def test_watch_as_server_sent_events_with_resume(http, service):
                     received.append(item)
                     connected.set()
 
-    thread = threading.Thread(target=watch)
+    thread = threading.Thread(target=watch, daemon=True)
     thread.start()
-    assert connected.wait(10)
+    assert connected.wait(60)
     reply = http.post(f"/v1/matches/{match_id}/actions", headers=auth(tokens["german"]),
                       json={"action": {"standard_setup": {}}, "expected_version": 0})
     assert reply.status_code == 200

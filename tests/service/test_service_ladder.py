@@ -28,7 +28,7 @@ from service.match.core import CallContext, MatchService
 from service.store.embedded_redis import free_port
 from service.store.match_store import text_of
 
-from service_helpers import ServiceProcess, wait_for
+from service_helpers import STREAM_TIMEOUT, ServiceProcess, wait_for, within
 
 FINISHED, ABORTED = match_pb2.MATCH_STATUS_FINISHED, match_pb2.MATCH_STATUS_ABORTED
 
@@ -207,19 +207,22 @@ def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(backend, 
 
         async def next_match(seek) -> lapi.LadderMatch:
             """The stream's next match (a heartbeat comes while a slow machine pairs them)."""
-            while (item := await anext(seek)).WhichOneof("kind") != "match":
-                pass
-            return item.match
+            async def heartbeats_then_a_match() -> lapi.LadderMatch:
+                while (item := await anext(seek)).WhichOneof("kind") != "match":
+                    pass
+                return item.match
+            return await within(heartbeats_then_a_match(), "a match on the Seek stream")
 
         async def paired() -> list[lapi.LadderMatch]:
+            """Pairing rounds until both players have their match, for at most STREAM_TIMEOUT."""
             waiting = [asyncio.ensure_future(next_match(seek)) for seek in seeks]
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + STREAM_TIMEOUT
             while not all(w.done() for w in waiting):
                 if time.monotonic() > deadline:
                     for w in waiting:
                         w.cancel()
-                    raise AssertionError(f"not paired within 60 s: {[w.done() for w in waiting]}")
-                await first.pair_round()
+                    raise AssertionError(f"the two players were not paired within {STREAM_TIMEOUT:g} s")
+                await within(first.pair_round(), "a pairing round")
                 await asyncio.sleep(0.05)
             return [w.result() for w in waiting]
 
@@ -248,6 +251,7 @@ def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(backend, 
         meta = (await stores[0].metas([three[0].match_id]))[0]
         assert meta["status"] == "aborted"
         before = await board()
+        settling = await stores[0].time_ms()
         assert await second.results_round() == 1
         after = await board()
         assert [p.mu for p in after] == [p.mu for p in before] and [p.games for p in after] == [2, 2]
@@ -261,7 +265,7 @@ def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(backend, 
         blamed = next(m for m in three if m.side == "german").opponent_id
         blamed = next(pid for pid in players if pid != blamed)
         record = await stores[0].redis.hmget(f"{PREFIX}player:{blamed}", "abort_streak", "blocked_until")
-        assert int(record[0]) == 1 and int(record[1]) > await stores[0].time_ms() + 2_000
+        assert int(record[0]) == 1 and int(record[1]) >= settling + 3_000  # the cooldown from its settling
         assert await first.pair_round() == 0  # both still seeking, but one waits
         index = list(players).index(blamed)
         await seeks[index].aclose()
@@ -335,7 +339,9 @@ def test_four_bots_play_a_ladder_unattended(backend, tmp_path, restart):
                     "enough: each form plays for minutes")
     redis = backend.fresh(tmp_path / "redis")
     port = free_port()
-    serve = (*redis.serve_args, "--ladder-time-control", "10+0.2", "--ladder-first-action", "15")
+    # an increment of a second a move: a bot that answers flags only if it thinks a second a move on
+    # average, which not even a loaded machine makes the heuristic bot do; the silent one flags in 30 s
+    serve = (*redis.serve_args, "--ladder-time-control", "30+1", "--ladder-first-action", "15")
     service = ServiceProcess(*serve, grpc_port=port).start()
     silent = Silent(answers=200)  # past both sides' min_actions (50 by default): its loss on time is rated
     bots: dict[str, LadderBot] = {}
@@ -371,10 +377,10 @@ def test_four_bots_play_a_ladder_unattended(backend, tmp_path, restart):
                     assert bot.wait(120), f"{name} still plays {bot.playing}"
             started = {m.match_id for bot in bots.values() for m in bot.record.started}
             with TyphoonClient(service.target) as client:  # every match ends: the silent one's by its clock
-                wait_for(lambda: all(client.get_match(m).match.status in (FINISHED, ABORTED) for m in started), 60)
+                wait_for(lambda: all(client.get_match(m).match.status in (FINISHED, ABORTED) for m in started), 120)
                 histories = {p.name: ladder.matches(p.player_id) for p in ladder.standings()}
                 wait_for(lambda: sum(len(ladder.matches(p.player_id)) for p in ladder.standings())
-                         == 2 * len(started), 30)  # the last results are rated
+                         == 2 * len(started), 120)  # the last results are rated
                 histories = {p.name: ladder.matches(p.player_id) for p in ladder.standings()}
                 flagged = [g.match_id for g in histories["silent"] if g.reason == "time" and g.outcome == "loss"]
                 assert flagged

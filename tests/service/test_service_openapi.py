@@ -14,7 +14,7 @@ import pytest
 from openapi_schema_validator import OAS31Validator
 from openapi_spec_validator import validate
 
-from service_helpers import play_random
+from service_helpers import bounded, play_random
 
 
 @pytest.fixture(scope="module")
@@ -167,8 +167,8 @@ def test_the_ladder_routes_send_what_the_document_says(document, http, service):
                         headers={"Authorization": f"Bearer {players[0]['api_key']}"}) as north, \
             other.stream("GET", "/v1/ladder/seek", params={"heartbeat_seconds": 1},
                          headers={"Authorization": f"Bearer {players[1]['api_key']}"}) as south:
-        events = _sse_events(north.iter_lines(), "match")
-        _sse_events(south.iter_lines(), "match")  # both seeking, whoever the ladder pairs them with
+        events = _sse_events(bounded(north.iter_lines(), "a match on the Seek stream", stop=north.close), "match")
+        _sse_events(bounded(south.iter_lines(), "a match on the Seek stream", stop=south.close), "match")  # both seeking, whoever the ladder pairs them with
     for event in events:
         _check(document, "SeekEvent", event)
     assert {e["event"] for e in events} <= {"heartbeat", "match"}

@@ -23,7 +23,7 @@ from service_helpers import ServiceProcess, play_random, wait_for
 def health_status(target: str) -> str:
     with grpc.insecure_channel(target) as channel:
         answer = health_pb2_grpc.HealthStub(channel).Check(
-            health_pb2.HealthCheckRequest(service="typhoon.v1.MatchService"), timeout=5)
+            health_pb2.HealthCheckRequest(service="typhoon.v1.MatchService"), timeout=20)
     return health_pb2.HealthCheckResponse.ServingStatus.Name(answer.status)
 
 
@@ -64,7 +64,7 @@ def test_calls_and_watchers_ride_out_a_redis_restart_and_a_frozen_redis(tmp_path
         play_random(client, match.match_id, tokens, seed="outage-1", max_actions=10)
         seen = []
         watch = watching.watch(match.match_id)
-        follower = threading.Thread(target=lambda: seen.extend(watch))
+        follower = threading.Thread(target=lambda: seen.extend(watch), daemon=True)
         follower.start()
 
         redis.stop()
@@ -83,6 +83,7 @@ def test_calls_and_watchers_ride_out_a_redis_restart_and_a_frozen_redis(tmp_path
         play_random(client, match.match_id, tokens, seed="outage-3", max_actions=10)
         client.resign(match.match_id, tokens["german"])
         follower.join(60)
+        watch.close()
         assert not follower.is_alive()
         log = list(client.event_log(match.match_id))
         assert seen == log and log[-1].WhichOneof("kind") == "seed_revealed"  # each event once, in order

@@ -14,7 +14,7 @@ from clients.client import TyphoonClient, TyphoonError
 from clients.demo import verify
 from service.store.embedded_redis import EmbeddedRedis, free_port
 
-from service_helpers import ServiceProcess, play_random, wait_for
+from service_helpers import STREAM_TIMEOUT, ServiceProcess, play_random, wait_for
 
 
 def test_a_restart_in_the_middle_of_a_match_keeps_it_and_watchers_miss_nothing(tmp_path):
@@ -28,7 +28,7 @@ def test_a_restart_in_the_middle_of_a_match_keeps_it_and_watchers_miss_nothing(t
         play_random(client, match.match_id, tokens, seed="restart-1", max_actions=40)
         watch = client.watch(match.match_id)  # reconnects by itself across the restart
         seen = []
-        follower = threading.Thread(target=lambda: seen.extend(watch))
+        follower = threading.Thread(target=lambda: seen.extend(watch), daemon=True)
         follower.start()
         before = client.get_match(match.match_id)
         assert first.stop() == 0
@@ -42,6 +42,7 @@ def test_a_restart_in_the_middle_of_a_match_keeps_it_and_watchers_miss_nothing(t
         assert after.state == before.state
         play_random(client, match.match_id, tokens, seed="restart-2")  # the old seat tokens still act
         follower.join(30)
+        watch.close()
         assert not follower.is_alive()
         log = list(client.event_log(match.match_id))
         assert seen == log and log[-1].WhichOneof("kind") == "seed_revealed"
@@ -85,7 +86,7 @@ def test_shutdown_finishes_calls_in_flight_and_refuses_new_ones_with_unavailable
     acknowledged: dict[str, int] = {}
     failures: list[TyphoonError] = []
     rest_endings: list[object] = []
-    started = threading.Barrier(len(matches) * 3 + 1)
+    started = threading.Barrier(len(matches) * 3 + 1, timeout=STREAM_TIMEOUT)
 
     def player(match_id: str, tokens: dict[str, str], seed: int) -> None:
         client, chooser = TyphoonClient(service.target, retries=0), random.Random(seed)
@@ -122,10 +123,10 @@ def test_shutdown_finishes_calls_in_flight_and_refuses_new_ones_with_unavailable
             except httpx.TransportError:
                 rest_endings.append("no connection")
 
-    threads = [threading.Thread(target=player, args=(match.match_id, tokens, number))
+    threads = [threading.Thread(target=player, args=(match.match_id, tokens, number), daemon=True)
                for number, (match, tokens) in enumerate(matches)]
-    threads += [threading.Thread(target=reader, args=(match.match_id,)) for match, _ in matches]
-    threads += [threading.Thread(target=rest_reader, args=(match.match_id,)) for match, _ in matches]
+    threads += [threading.Thread(target=reader, args=(match.match_id,), daemon=True) for match, _ in matches]
+    threads += [threading.Thread(target=rest_reader, args=(match.match_id,), daemon=True) for match, _ in matches]
     for thread in threads:
         thread.start()
     started.wait()

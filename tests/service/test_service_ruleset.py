@@ -107,7 +107,7 @@ def test_a_live_match_of_another_ruleset_is_aborted_when_its_clock_runs_out(clie
     client.submit(match.match_id, tokens["german"], engine.StandardSetup())
     store.hset(key(match.match_id, "meta"), "ruleset", "1")
     assert store.zscore(shard_key(match.match_id), match.match_id) is not None
-    wait_for(lambda: client.get_match(match.match_id).match.status == match_pb2.MATCH_STATUS_ABORTED, timeout=15)
+    wait_for(lambda: client.get_match(match.match_id).match.status == match_pb2.MATCH_STATUS_ABORTED)
     assert store.zscore(shard_key(match.match_id), match.match_id) is None
     shown = client.get_match(match.match_id)
     assert shown.match.version == 1 and not shown.match.HasField("result") and shown.match.seed

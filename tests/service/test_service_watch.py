@@ -14,7 +14,7 @@ from service.store.embedded_redis import EmbeddedRedis
 from service.store.hub import StreamHub
 from service.store.match_store import Store, StoredEvent
 
-from service_helpers import ServiceProcess, play_random, wait_for
+from service_helpers import STREAM_TIMEOUT, ServiceProcess, bounded, play_random, wait_for, within
 
 
 def test_a_watcher_resumes_from_its_cursor_after_a_disconnect(service, client):
@@ -23,7 +23,7 @@ def test_a_watcher_resumes_from_its_cursor_after_a_disconnect(service, client):
     with grpc.insecure_channel(service.target) as channel:
         stub = match_service_pb2_grpc.MatchServiceStub(channel)
         first: list = []
-        call = stub.WatchMatch(api.WatchMatchRequest(match_id=match.match_id))
+        call = stub.WatchMatch(api.WatchMatchRequest(match_id=match.match_id), timeout=STREAM_TIMEOUT)
         for response in call:
             first.append(response.event)
             if len(first) == 7:
@@ -33,7 +33,8 @@ def test_a_watcher_resumes_from_its_cursor_after_a_disconnect(service, client):
         play_random(client, match.match_id, tokens, seed="resume-more", max_actions=20)
         client.resign(match.match_id, tokens["german"])
         second = [r.event for r in stub.WatchMatch(api.WatchMatchRequest(match_id=match.match_id,
-                                                                         after_sequence=cursor))]
+                                                                         after_sequence=cursor),
+                                                   timeout=STREAM_TIMEOUT)]
     log = list(client.event_log(match.match_id))
     assert first + second == log  # nothing missed, nothing twice
     assert second[0].sequence == cursor + 1
@@ -50,11 +51,12 @@ def test_heartbeats_while_nothing_happens_then_live_events(client):
             if hasattr(item, "sequence") and item.WhichOneof("kind") == "action_submitted":
                 watch.close()
 
-    thread = threading.Thread(target=follow)
+    thread = threading.Thread(target=follow, daemon=True)
     thread.start()
-    wait_for(lambda: any(not hasattr(i, "sequence") for i in items), timeout=5)
+    wait_for(lambda: any(not hasattr(i, "sequence") for i in items))
     client.submit(match.match_id, tokens["german"], engine.StandardSetup())
-    thread.join(10)
+    thread.join(60)
+    watch.close()
     assert not thread.is_alive()
     heartbeat = next(i for i in items if not hasattr(i, "sequence"))
     assert heartbeat.last_sequence == 2  # match_created, seat_claimed
@@ -64,9 +66,10 @@ def test_heartbeats_while_nothing_happens_then_live_events(client):
 def test_watching_a_finished_match_replays_it_and_ends(client):
     match, tokens = client.create_match(seats=["german"])
     client.resign(match.match_id, tokens["german"])
-    events = list(client.watch(match.match_id, resume=False))
+    events = list(bounded(client.watch(match.match_id, resume=False), "the watch of a finished match"))
     assert events[-1].WhichOneof("kind") == "seed_revealed"
-    assert list(client.watch(match.match_id, after_sequence=events[-1].sequence, resume=False)) == []
+    assert list(bounded(client.watch(match.match_id, after_sequence=events[-1].sequence, resume=False),
+                        "the watch after a finished match's last event")) == []
 
 
 def test_shutdown_ends_watch_streams_cleanly(redis_url, client):
@@ -75,7 +78,8 @@ def test_shutdown_ends_watch_streams_cleanly(redis_url, client):
         match, _ = client.create_match()
         with grpc.insecure_channel(extra.target) as channel:
             stub = match_service_pb2_grpc.MatchServiceStub(channel)
-            call = stub.WatchMatch(api.WatchMatchRequest(match_id=match.match_id, heartbeat_seconds=30))
+            call = stub.WatchMatch(api.WatchMatchRequest(match_id=match.match_id, heartbeat_seconds=30),
+                                   timeout=STREAM_TIMEOUT)
             received = [next(call)]  # the stream is open: match_created
             extra.process.send_signal(15)
             received += list(call)  # ends without an error
@@ -99,10 +103,10 @@ def test_a_watcher_that_goes_away_is_released(service, client, http):
         next(response.iter_lines())  # connected, then the client hangs up in the middle of the catch-up
     with grpc.insecure_channel(service.target) as channel:
         call = match_service_pb2_grpc.MatchServiceStub(channel).WatchMatch(
-            api.WatchMatchRequest(match_id=match.match_id, heartbeat_seconds=1))
+            api.WatchMatchRequest(match_id=match.match_id, heartbeat_seconds=1), timeout=STREAM_TIMEOUT)
         next(call)
         call.cancel()
-    lines = wait_for(lambda: len(ended()) == 2 and ended(), timeout=10)
+    lines = wait_for(lambda: len(ended()) == 2 and ended())
     assert {line["reason"] for line in lines} == {"client_gone"}
     assert {line.get("transport") for line in lines} == {"http", "grpc"}, lines
     assert not any("socket.send() raised" in str(line) for line in service.logs)
@@ -119,16 +123,19 @@ def test_a_watcher_that_subscribes_while_redis_is_down_gets_heartbeats_then_the_
         stream = hub.follow("m1", 0, heartbeat=0.1)
 
         async def next_item() -> object:
-            return await asyncio.wait_for(anext(stream), 5)
+            return await asyncio.wait_for(anext(stream), 30)
 
         try:
             seen = [await next_item(), await next_item()]  # beats while Redis is down
             await asyncio.to_thread(redis.start)
             first = StoredEvent(1, 0, 0, "service", {"type": "match_created"})
             await store.create("m1", {"status": "open"}, "{}", 0, [first], created_ms=0)
-            while isinstance(item := await next_item(), int):
-                seen.append(item)
-            return [*seen, item]
+            async def beats_then_the_event() -> object:
+                while isinstance(item := await next_item(), int):
+                    seen.append(item)
+                return item
+
+            return [*seen, await within(beats_then_the_event(), "the event after Redis came back")]
         finally:
             await stream.aclose()
             await hub.close()

@@ -12,6 +12,7 @@ the tests and never served by the page: its npm package is fetched once with ``n
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -31,16 +32,25 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 
 
 def ensure_browser() -> None:
-    """Install Debian's chromium and chromium-driver if they are not there."""
+    """Install Debian's chromium and chromium-driver if they are not there (one install at a time: the test
+    processes of ``pytest -n`` may all get here at once, and apt allows one dpkg at a time)."""
     if CHROMIUM.exists() and CHROMEDRIVER.exists():
         return
+    with open(Path(tempfile.gettempdir()) / "typhoon-tests-browser-install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+            _install_browser()
+
+
+def _install_browser() -> None:
     if not shutil.which("apt-get"):
         pytest.fail("the browser tests need chromium and chromium-driver, and there is no apt-get to install them")
     environment = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     install = ["apt-get", "install", "-y", "-q", "chromium", "chromium-driver"]
-    if subprocess.run(install, env=environment, capture_output=True).returncode != 0:
-        subprocess.run(["apt-get", "update", "-q"], env=environment, capture_output=True, check=True)
-        subprocess.run(install, env=environment, capture_output=True, check=True)
+    bound = {"env": environment, "capture_output": True, "timeout": 900}  # a stuck mirror fails, not hangs
+    if subprocess.run(install, **bound).returncode != 0:
+        subprocess.run(["apt-get", "update", "-q"], check=True, **bound)
+        subprocess.run(install, check=True, **bound)
 
 
 @pytest.fixture(scope="session")
@@ -83,7 +93,7 @@ def axe_source() -> str:
             with tarfile.open(Path(tmp) / f"axe-core-{AXE_VERSION}.tgz") as archive:
                 script = archive.extractfile("package/axe.min.js").read()
         AXE_CACHE.parent.mkdir(parents=True, exist_ok=True)
-        partial = AXE_CACHE.with_suffix(".part")
+        partial = AXE_CACHE.with_suffix(f".{os.getpid()}.part")  # test processes may fetch it at once
         partial.write_bytes(script)
         partial.replace(AXE_CACHE)
     return AXE_CACHE.read_text()
