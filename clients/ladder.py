@@ -13,12 +13,17 @@ or from Python, with any strategy (a name, an object with ``choose``, or a funct
 
 :class:`LadderBot` keeps a Seek stream open (reconnecting after a cut or a service restart) and plays
 every match it is handed, each with its own :class:`clients.sdk.Bot` in a thread, so a slow match does
-not hold up the others. ``typhoon ladder leaderboard`` and ``typhoon ladder player NAME`` show the
+not hold up the others. The Seek stream also brings, for each match, its updates with the legal
+actions and the position whenever the bot is to act: the bots play from that one stream and
+SubmitAction. Stopping seeking (:meth:`LadderBot.stop_seeking`, the first SIGTERM or Ctrl-C of
+``typhoon bot --ladder``) closes it; each match in progress is then followed with a WatchMatch of its own
+until it ends. ``typhoon ladder leaderboard`` and ``typhoon ladder player NAME`` show the
 standings and a player's matches.
 """
 
 from __future__ import annotations
 
+import queue
 import secrets
 import sys
 import threading
@@ -31,12 +36,14 @@ import grpc
 from tabulate import tabulate
 
 from clients.client import TRANSIENT_CODES, ReconnectingStream, TyphoonError
-from clients.sdk import Bot, BotResult, as_strategy, checked_strategy, parse_params
+from clients.sdk import OWN_WATCH, Bot, BotResult, as_strategy, checked_strategy, parse_params
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import ladder_service_pb2_grpc
+from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.ladder.core import new_api_key
 
 LadderMatch = lapi.LadderMatch
+MatchUpdate = api.MatchUpdate
 LadderPlayer = lapi.LadderPlayer
 
 
@@ -115,24 +122,28 @@ class LadderClient:
                 break
         return games
 
-    def seek(self, key: str, concurrency: int = 1, heartbeat_seconds: int = 15) -> Seek:
+    def seek(self, key: str, concurrency: int = 1, heartbeat_seconds: int = 15,
+             include_legal_actions: bool = False) -> Seek:
         """The Seek stream of the player of ``key``; see :class:`Seek`."""
-        return Seek(self, key, concurrency, heartbeat_seconds)
+        return Seek(self, key, concurrency, heartbeat_seconds, include_legal_actions)
 
 
 class Seek(ReconnectingStream):
-    """An iterator over a player's Seek stream (LadderMatch and SeekHeartbeat messages) that reconnects
-    by itself (backing off up to 2 s) while the service is unreachable or restarting; ``close()`` stops
-    it from another thread. A match may come again after a reconnection: skip those you play."""
+    """An iterator over a player's Seek stream (LadderMatch, MatchUpdate and SeekHeartbeat messages) that
+    reconnects by itself (backing off up to 2 s) while the service is unreachable or restarting;
+    ``close()`` stops it from another thread. A match may come again after a reconnection (skip those
+    you play), and so may the update of a version already sent."""
 
-    def __init__(self, client: LadderClient, key: str, concurrency: int, heartbeat_seconds: int) -> None:
+    def __init__(self, client: LadderClient, key: str, concurrency: int, heartbeat_seconds: int,
+                 include_legal_actions: bool = False) -> None:
         super().__init__()
         self.client = client
-        self.request = lapi.SeekRequest(concurrency=concurrency, heartbeat_seconds=heartbeat_seconds)
+        self.request = lapi.SeekRequest(concurrency=concurrency, heartbeat_seconds=heartbeat_seconds,
+                                        include_legal_actions=include_legal_actions)
         self.key = key
         self.reconnections = 0
 
-    def __iter__(self) -> Iterator[LadderMatch | lapi.SeekHeartbeat]:
+    def __iter__(self) -> Iterator[LadderMatch | MatchUpdate | lapi.SeekHeartbeat]:
         while not self._closed:
             self._call = self.client.stub.Seek(self.request, metadata=[("authorization", f"Bearer {self.key}")])
             try:
@@ -208,10 +219,14 @@ class LadderBot:
         return self.strategy
 
     def stop_seeking(self) -> None:
-        """Ask for no more matches; those in progress are played to their end (see :meth:`wait`)."""
+        """Ask for no more matches; those in progress are played to their end (see :meth:`wait`), each
+        bot following its match with a stream of its own once the Seek stream is closed."""
         self._stopped.set()
         if self._seek is not None:
             self._seek.close()
+        with self._lock:
+            for bot, _ in self._bots.values():
+                bot.updates.put(OWN_WATCH)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the matches in progress to end; False if some still run after ``timeout`` seconds."""
@@ -239,13 +254,16 @@ class LadderBot:
         """Seek and play until stopped; returns what was played."""
         try:
             while not self._stopped.is_set():
-                self._seek = self.client.seek(self.key, self.concurrency, self.heartbeat_seconds)
+                self._seek = self.client.seek(self.key, self.concurrency, self.heartbeat_seconds,
+                                              include_legal_actions=True)
                 try:
                     for item in self._seek:
                         if self._stopped.is_set():
                             break
                         if isinstance(item, LadderMatch):
                             self._play(item)
+                        elif isinstance(item, MatchUpdate):
+                            self._deliver(item)
                 except TyphoonError as error:
                     if error.code in TRANSIENT_CODES:
                         continue
@@ -260,7 +278,9 @@ class LadderBot:
             if match.match_id in self._bots:
                 return  # sent again after a reconnection: already playing it
             bot = Bot(self._strategy_for(match), self.target, match_id=match.match_id, side=match.side,
-                      token=match.seat_token, retry_seconds=self.retry_seconds)
+                      token=match.seat_token, retry_seconds=self.retry_seconds, updates=queue.Queue())
+            if self._stopped.is_set():  # stop_seeking() came meanwhile
+                bot.updates.put(OWN_WATCH)
             thread = threading.Thread(target=self._run_bot, args=(match, bot), daemon=True,
                                       name=f"ladder-{match.match_id}")
             self._bots[match.match_id] = (bot, thread)
@@ -268,6 +288,13 @@ class LadderBot:
         if self.on_start:
             self.on_start(match)
         thread.start()
+
+    def _deliver(self, update: MatchUpdate) -> None:
+        """Hand a match's update to the bot that plays it."""
+        with self._lock:
+            playing = self._bots.get(update.match_id)
+        if playing is not None:
+            playing[0].updates.put(update)
 
     def _run_bot(self, match: LadderMatch, bot: Bot) -> None:
         result, failure = None, None

@@ -197,7 +197,7 @@ def _endpoint(route: Route, core: Any):
                     metrics.observe_call(route.rpc, "http", "OK", None)
                     context = structlog.contextvars.get_contextvars()
                     frames = _sse(stream, core, context, message.after_sequence) if route.rpc == "WatchMatch" \
-                        else _sse_members(stream, context)
+                        else _sse_members(stream, core, context)
                     return StreamingResponse(frames, media_type="text/event-stream", headers=_SSE_HEADERS)
                 with core.admit():
                     if answer_body is None:
@@ -222,24 +222,45 @@ def _endpoint(route: Route, core: Any):
 _SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
-def _sse_frame(event: str, data: dict[str, Any], event_id: int | None = None) -> bytes:
-    lines = [f"id: {event_id}"] if event_id is not None else []
-    lines += [f"event: {event}", "data: " + json.dumps(data, separators=(",", ":")), "", ""]
-    return "\n".join(lines).encode()
+def _sse_frame(event: str, data: dict[str, Any] | bytes, event_id: int | None = None) -> bytes:
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    body = data if isinstance(data, bytes) else orjson.dumps(data)
+    return f"{head}event: {event}\ndata: ".encode() + body + b"\n\n"
+
+
+#: The SSE event type of each member of a stream's oneof, where it is not the member's name.
+SSE_EVENTS = {"event": "match_event", "update": "match_update"}
+
+
+def update_json(update: api.MatchUpdate, core: MatchService) -> bytes:
+    """A MatchUpdate as JSON; its legal actions (the largest part) as the REST ListLegalActions sends
+    them, converted once per state, when this process holds the state."""
+    known = core.cache.get(update.match_id) if update.HasField("legal_actions") else None
+    if known is None or known.version != update.version:
+        return orjson.dumps(to_json(update))
+    lean = api.MatchUpdate()
+    lean.CopyFrom(update)
+    lean.ClearField("legal_actions")
+    data = to_json(lean)
+    data["legal_actions"] = orjson.Fragment(known.legal_json(legal_actions_json))
+    return orjson.dumps(data)
 
 
 async def _sse(stream: AsyncIterator[api.WatchMatchResponse], core: MatchService,
                context: dict[str, Any], after_sequence: int) -> AsyncIterator[bytes]:
-    """WatchMatch as server-sent events: ``match_event`` (id = sequence), ``heartbeat``, and a last
-    ``end`` event saying whether the match is finished (else the server is shutting down: resume from
-    its ``last_sequence``)."""
+    """WatchMatch as server-sent events: ``match_event`` (id = sequence), ``match_update`` (where the
+    match stands after a change), ``heartbeat``, and a last ``end`` event saying whether the match is
+    finished (else the server is shutting down: resume from its ``last_sequence``)."""
     last = after_sequence
     with structlog.contextvars.bound_contextvars(**context):
         try:
             async for item in stream:
-                if item.WhichOneof("kind") == "event":
+                kind = item.WhichOneof("kind")
+                if kind == "event":
                     last = item.event.sequence
                     yield _sse_frame("match_event", to_json(item.event), item.event.sequence)
+                elif kind == "update":
+                    yield _sse_frame("match_update", update_json(item.update, core))
                 else:
                     yield _sse_frame("heartbeat", to_json(item.heartbeat))
             yield _sse_frame("end", {"finished": not core.hub.closing, "last_sequence": last})
@@ -250,14 +271,18 @@ async def _sse(stream: AsyncIterator[api.WatchMatchResponse], core: MatchService
             await stream.aclose()
 
 
-async def _sse_members(stream: AsyncIterator[Message], context: dict[str, Any]) -> AsyncIterator[bytes]:
+async def _sse_members(stream: AsyncIterator[Message], core: Any, context: dict[str, Any]) -> AsyncIterator[bytes]:
     """A stream of oneof responses (Seek) as server-sent events named by the member set (``match``,
-    ``heartbeat``), then ``end`` (the server is shutting down: reconnect) or ``error``."""
+    ``heartbeat``, ``match_update``), then ``end`` (the server is shutting down: reconnect) or ``error``."""
     with structlog.contextvars.bound_contextvars(**context):
         try:
             async for item in stream:
                 kind = item.WhichOneof("kind")
-                yield _sse_frame(kind, to_json(getattr(item, kind)))
+                member = getattr(item, kind)
+                if isinstance(member, api.MatchUpdate):
+                    yield _sse_frame(SSE_EVENTS.get(kind, kind), update_json(member, core.core))
+                else:
+                    yield _sse_frame(SSE_EVENTS.get(kind, kind), to_json(member))
             yield _sse_frame("end", {})
         except Exception as error:  # noqa: BLE001 - the status line is sent; report in-band
             yield _sse_frame("error", as_service_error(error).to_json())

@@ -46,7 +46,7 @@ from service import metrics
 from service.errors import ServiceError, shutting_down
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
-from service.match import answers, catalog, convert, history, log_entries, rulesets
+from service.match import answers, catalog, convert, history, log_entries, rulesets, updates
 from service.match import clock as clock_module
 from service.match.battles import battles as battles_of
 from service.match.cache import Known, MatchCache
@@ -54,7 +54,7 @@ from service.match.log_entries import match_event
 from service.match.names import check_name
 from service.match.watch_limits import WatchLease, WatchLimits
 from service.store import match_store as store_module
-from service.store.hub import StreamHub
+from service.store.hub import MatchState, StreamHub
 from service.store.match_store import ENDED, RequestRecord, Store, StoredEvent
 
 log = structlog.get_logger("typhoon.service")
@@ -416,26 +416,36 @@ class MatchService:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_CURSOR", "after_sequence cannot be negative")
         meta = await self._meta(match_id)
         _check_cursor(request.after_sequence, meta)
+        seat = self._seat_of(meta, ctx.token) if request.include_legal_actions else None
         finished = meta["status"] in ENDED and request.after_sequence >= int(meta["last_sequence"])
         lease = self.watch_limits.acquire(ctx.client)
-        stream = self._watch(match_id, request.after_sequence, heartbeat, finished, lease)
+        stream = self._watch(match_id, request.after_sequence, heartbeat, MatchState(meta) if finished else None,
+                             lease, seat)
         weakref.finalize(stream, lease.release)  # also when a transport drops the stream unstarted
         return stream
 
-    async def _watch(self, match_id: str, after: int, heartbeat: float, finished: bool,
-                     lease: WatchLease) -> AsyncIterator[api.WatchMatchResponse]:
+    async def _watch(self, match_id: str, after: int, heartbeat: float, finished: MatchState | None,
+                     lease: WatchLease, seat: str | None) -> AsyncIterator[api.WatchMatchResponse]:
         sent, last, ended = 0, after, "shutdown"
+        final = False  # the log's last entry was sent: its update ends the stream
         try:
-            if finished:
+            if finished is not None:
                 ended = "finished"
+                yield api.WatchMatchResponse(update=await self.seat_view(finished, seat))
                 return
             async for item in self.hub.follow(match_id, after, heartbeat):
                 if isinstance(item, StoredEvent):
                     yield api.WatchMatchResponse(event=match_event(item))
                     sent, last = sent + 1, item.seq
-                    if item.data.get("type") == FINAL_EVENT and item.source == "service":
+                    final = final or (item.data.get("type") == FINAL_EVENT and item.source == "service")
+                elif isinstance(item, MatchState):
+                    yield api.WatchMatchResponse(update=await self.seat_view(item, seat))
+                    if final:
                         ended = "finished"
                         return
+                elif final:  # the last update is not coming (the match was deleted): end anyway
+                    ended = "finished"
+                    return
                 else:
                     yield api.WatchMatchResponse(heartbeat=api.Heartbeat(last_sequence=item,
                                                                          time=convert.timestamp(self._now_ms())))
@@ -446,6 +456,36 @@ class MatchService:
             lease.release()
             log.info("watch_ended", match_id=match_id, reason=ended, events=sent, after_sequence=after,
                      last_sequence=last)
+
+    async def seat_view(self, state: MatchState, seat: str | None) -> api.MatchUpdate:
+        """The update of ``state`` (service.match.updates), with the legal actions and the game state if
+        ``seat`` is the side to act at its version (what a bot needs to choose; nothing when the match
+        has moved on since, or is of another ruleset: a later update carries them)."""
+        update = updates.update_of(state)
+        if seat is None or update.side_to_act != seat:
+            return update
+        known, _ = await self._known(update.match_id)
+        if known.version != update.version or known.aborted or known.ruleset != engine.RULESET:
+            return update
+        update.legal_actions.MergeFrom(known.legal_actions())
+        update.state.CopyFrom(self._state(known.game, state.meta))
+        return update
+
+    async def match_updates(self, match_id: str, seat: str | None,
+                            heartbeat: float = 15.0) -> AsyncIterator[api.MatchUpdate]:
+        """Where the match stands now, then after each change, until it is over (the updates WatchMatch
+        sends, without the log entries): what the ladder's Seek sends of a player's matches. ``seat``:
+        add the legal actions and the state whenever that side is to act. Ends when the hub closes."""
+        meta = await self._meta(match_id)
+        if meta["status"] in ENDED:
+            yield await self.seat_view(MatchState(meta), seat)
+            return
+        async for item in self.hub.follow(match_id, int(meta["last_sequence"]), heartbeat):
+            if isinstance(item, MatchState):
+                update = await self.seat_view(item, seat)
+                yield update
+                if item.meta.get("status") in ENDED:
+                    return
 
     # --- acting ------------------------------------------------------------------------------------
 

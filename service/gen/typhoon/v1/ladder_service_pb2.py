@@ -25,47 +25,52 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from service.gen.typhoon.v1 import match_pb2 as typhoon_dot_v1_dot_match__pb2
+from service.gen.typhoon.v1 import match_service_pb2 as typhoon_dot_v1_dot_match__service__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ftyphoon/v1/ladder_service.proto\x12\ntyphoon.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16typhoon/v1/match.proto\"\xf5\x02\n\x0cLadderPlayer\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\r\n\x05owner\x18\x04 \x01(\t\x12\x0e\n\x06rating\x18\x05 \x01(\x01\x12\n\n\x02mu\x18\x06 \x01(\x01\x12\r\n\x05sigma\x18\x07 \x01(\x01\x12\r\n\x05games\x18\x08 \x01(\x05\x12\x16\n\x0ewins_as_german\x18\t \x01(\x05\x12\x16\n\x0ewins_as_soviet\x18\n \x01(\x05\x12\x0e\n\x06losses\x18\x0b \x01(\x05\x12\r\n\x05\x64raws\x18\x0c \x01(\x05\x12\x17\n\x0fgames_as_german\x18\r \x01(\x05\x12\x17\n\x0fgames_as_soviet\x18\x0e \x01(\x05\x12\x13\n\x0btime_losses\x18\x0f \x01(\x05\x12\x0f\n\x07\x61\x62orted\x18\x10 \x01(\x05\x12\x0c\n\x04rank\x18\x11 \x01(\x05\x12\x31\n\rregistered_at\x18\x12 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xae\x01\n\x0bLadderMatch\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04side\x18\x02 \x01(\t\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12-\n\x0ctime_control\x18\x04 \x01(\x0b\x32\x17.typhoon.v1.TimeControl\x12\x13\n\x0bopponent_id\x18\x05 \x01(\t\x12\x15\n\ropponent_name\x18\x06 \x01(\t\x12\x10\n\x08scenario\x18\x07 \x01(\t\"\xd5\x01\n\nLadderGame\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04side\x18\x02 \x01(\t\x12\x13\n\x0bopponent_id\x18\x03 \x01(\t\x12\x15\n\ropponent_name\x18\x04 \x01(\t\x12\x0f\n\x07outcome\x18\x05 \x01(\t\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x0e\n\x06rating\x18\x07 \x01(\x01\x12\n\n\x02mu\x18\x08 \x01(\x01\x12\r\n\x05sigma\x18\t \x01(\x01\x12/\n\x0b\x66inished_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"Z\n\x15RegisterPlayerRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\r\n\x05owner\x18\x03 \x01(\t\x12\x0f\n\x07\x61pi_key\x18\x04 \x01(\t\"S\n\x16RegisterPlayerResponse\x12(\n\x06player\x18\x01 \x01(\x0b\x32\x18.typhoon.v1.LadderPlayer\x12\x0f\n\x07\x61pi_key\x18\x02 \x01(\t\"\x12\n\x10GetLadderRequest\"\x97\x01\n\x11GetLadderResponse\x12-\n\x0ctime_control\x18\x01 \x01(\x0b\x32\x17.typhoon.v1.TimeControl\x12\x10\n\x08scenario\x18\x02 \x01(\t\x12(\n\x07options\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x17\n\x0fmax_concurrency\x18\x04 \x01(\x05\"=\n\x0bSeekRequest\x12\x13\n\x0b\x63oncurrency\x18\x01 \x01(\x05\x12\x19\n\x11heartbeat_seconds\x18\x02 \x01(\x05\"J\n\rSeekHeartbeat\x12(\n\x04time\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07playing\x18\x02 \x01(\x05\"p\n\x0cSeekResponse\x12(\n\x05match\x18\x01 \x01(\x0b\x32\x17.typhoon.v1.LadderMatchH\x00\x12.\n\theartbeat\x18\x02 \x01(\x0b\x32\x19.typhoon.v1.SeekHeartbeatH\x00\x42\x06\n\x04kind\">\n\x15GetLeaderboardRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"\\\n\x16GetLeaderboardResponse\x12)\n\x07players\x18\x01 \x03(\x0b\x32\x18.typhoon.v1.LadderPlayer\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"3\n\x10GetPlayerRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\"=\n\x11GetPlayerResponse\x12(\n\x06player\x18\x01 \x01(\x0b\x32\x18.typhoon.v1.LadderPlayer\"T\n\x18ListPlayerMatchesRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"]\n\x19ListPlayerMatchesResponse\x12\'\n\x07matches\x18\x01 \x03(\x0b\x32\x16.typhoon.v1.LadderGame\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t2\xf4\x03\n\rLadderService\x12W\n\x0eRegisterPlayer\x12!.typhoon.v1.RegisterPlayerRequest\x1a\".typhoon.v1.RegisterPlayerResponse\x12H\n\tGetLadder\x12\x1c.typhoon.v1.GetLadderRequest\x1a\x1d.typhoon.v1.GetLadderResponse\x12;\n\x04Seek\x12\x17.typhoon.v1.SeekRequest\x1a\x18.typhoon.v1.SeekResponse0\x01\x12W\n\x0eGetLeaderboard\x12!.typhoon.v1.GetLeaderboardRequest\x1a\".typhoon.v1.GetLeaderboardResponse\x12H\n\tGetPlayer\x12\x1c.typhoon.v1.GetPlayerRequest\x1a\x1d.typhoon.v1.GetPlayerResponse\x12`\n\x11ListPlayerMatches\x12$.typhoon.v1.ListPlayerMatchesRequest\x1a%.typhoon.v1.ListPlayerMatchesResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ftyphoon/v1/ladder_service.proto\x12\ntyphoon.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16typhoon/v1/match.proto\x1a\x1etyphoon/v1/match_service.proto\"\xf5\x02\n\x0cLadderPlayer\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\r\n\x05owner\x18\x04 \x01(\t\x12\x0e\n\x06rating\x18\x05 \x01(\x01\x12\n\n\x02mu\x18\x06 \x01(\x01\x12\r\n\x05sigma\x18\x07 \x01(\x01\x12\r\n\x05games\x18\x08 \x01(\x05\x12\x16\n\x0ewins_as_german\x18\t \x01(\x05\x12\x16\n\x0ewins_as_soviet\x18\n \x01(\x05\x12\x0e\n\x06losses\x18\x0b \x01(\x05\x12\r\n\x05\x64raws\x18\x0c \x01(\x05\x12\x17\n\x0fgames_as_german\x18\r \x01(\x05\x12\x17\n\x0fgames_as_soviet\x18\x0e \x01(\x05\x12\x13\n\x0btime_losses\x18\x0f \x01(\x05\x12\x0f\n\x07\x61\x62orted\x18\x10 \x01(\x05\x12\x0c\n\x04rank\x18\x11 \x01(\x05\x12\x31\n\rregistered_at\x18\x12 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xae\x01\n\x0bLadderMatch\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04side\x18\x02 \x01(\t\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12-\n\x0ctime_control\x18\x04 \x01(\x0b\x32\x17.typhoon.v1.TimeControl\x12\x13\n\x0bopponent_id\x18\x05 \x01(\t\x12\x15\n\ropponent_name\x18\x06 \x01(\t\x12\x10\n\x08scenario\x18\x07 \x01(\t\"\xee\x01\n\nLadderGame\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04side\x18\x02 \x01(\t\x12\x13\n\x0bopponent_id\x18\x03 \x01(\t\x12\x15\n\ropponent_name\x18\x04 \x01(\t\x12\x0f\n\x07outcome\x18\x05 \x01(\t\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x0e\n\x06rating\x18\x07 \x01(\x01\x12\n\n\x02mu\x18\x08 \x01(\x01\x12\r\n\x05sigma\x18\t \x01(\x01\x12/\n\x0b\x66inished_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x17\n\x0frating_sequence\x18\x0b \x01(\x03\"T\n\nSideRating\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\x0e\n\x06rating\x18\x02 \x01(\x01\x12\n\n\x02mu\x18\x03 \x01(\x01\x12\r\n\x05sigma\x18\x04 \x01(\x01\x12\r\n\x05games\x18\x05 \x01(\x05\"\x84\x01\n\x0bRatingModel\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x17\n\x0flibrary_version\x18\x02 \x01(\t\x12\n\n\x02mu\x18\x03 \x01(\x01\x12\r\n\x05sigma\x18\x04 \x01(\x01\x12\x0c\n\x04\x62\x65ta\x18\x05 \x01(\x01\x12\r\n\x05kappa\x18\x06 \x01(\x01\x12\x0b\n\x03tau\x18\x07 \x01(\x01\x12\t\n\x01z\x18\x08 \x01(\x01\"Z\n\x15RegisterPlayerRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\r\n\x05owner\x18\x03 \x01(\t\x12\x0f\n\x07\x61pi_key\x18\x04 \x01(\t\"S\n\x16RegisterPlayerResponse\x12(\n\x06player\x18\x01 \x01(\x0b\x32\x18.typhoon.v1.LadderPlayer\x12\x0f\n\x07\x61pi_key\x18\x02 \x01(\t\"\x12\n\x10GetLadderRequest\"\xf4\x01\n\x11GetLadderResponse\x12-\n\x0ctime_control\x18\x01 \x01(\x0b\x32\x17.typhoon.v1.TimeControl\x12\x10\n\x08scenario\x18\x02 \x01(\t\x12(\n\x07options\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x17\n\x0fmax_concurrency\x18\x04 \x01(\x05\x12,\n\x0cside_ratings\x18\x05 \x03(\x0b\x32\x16.typhoon.v1.SideRating\x12-\n\x0crating_model\x18\x06 \x01(\x0b\x32\x17.typhoon.v1.RatingModel\"\\\n\x0bSeekRequest\x12\x13\n\x0b\x63oncurrency\x18\x01 \x01(\x05\x12\x19\n\x11heartbeat_seconds\x18\x02 \x01(\x05\x12\x1d\n\x15include_legal_actions\x18\x03 \x01(\x08\"J\n\rSeekHeartbeat\x12(\n\x04time\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07playing\x18\x02 \x01(\x05\"\xa1\x01\n\x0cSeekResponse\x12(\n\x05match\x18\x01 \x01(\x0b\x32\x17.typhoon.v1.LadderMatchH\x00\x12.\n\theartbeat\x18\x02 \x01(\x0b\x32\x19.typhoon.v1.SeekHeartbeatH\x00\x12/\n\x0cmatch_update\x18\x03 \x01(\x0b\x32\x17.typhoon.v1.MatchUpdateH\x00\x42\x06\n\x04kind\">\n\x15GetLeaderboardRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"\\\n\x16GetLeaderboardResponse\x12)\n\x07players\x18\x01 \x03(\x0b\x32\x18.typhoon.v1.LadderPlayer\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"3\n\x10GetPlayerRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\"=\n\x11GetPlayerResponse\x12(\n\x06player\x18\x01 \x01(\x0b\x32\x18.typhoon.v1.LadderPlayer\"T\n\x18ListPlayerMatchesRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"]\n\x19ListPlayerMatchesResponse\x12\'\n\x07matches\x18\x01 \x03(\x0b\x32\x16.typhoon.v1.LadderGame\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t2\xf4\x03\n\rLadderService\x12W\n\x0eRegisterPlayer\x12!.typhoon.v1.RegisterPlayerRequest\x1a\".typhoon.v1.RegisterPlayerResponse\x12H\n\tGetLadder\x12\x1c.typhoon.v1.GetLadderRequest\x1a\x1d.typhoon.v1.GetLadderResponse\x12;\n\x04Seek\x12\x17.typhoon.v1.SeekRequest\x1a\x18.typhoon.v1.SeekResponse0\x01\x12W\n\x0eGetLeaderboard\x12!.typhoon.v1.GetLeaderboardRequest\x1a\".typhoon.v1.GetLeaderboardResponse\x12H\n\tGetPlayer\x12\x1c.typhoon.v1.GetPlayerRequest\x1a\x1d.typhoon.v1.GetPlayerResponse\x12`\n\x11ListPlayerMatches\x12$.typhoon.v1.ListPlayerMatchesRequest\x1a%.typhoon.v1.ListPlayerMatchesResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'typhoon.v1.ladder_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_LADDERPLAYER']._serialized_start=135
-  _globals['_LADDERPLAYER']._serialized_end=508
-  _globals['_LADDERMATCH']._serialized_start=511
-  _globals['_LADDERMATCH']._serialized_end=685
-  _globals['_LADDERGAME']._serialized_start=688
-  _globals['_LADDERGAME']._serialized_end=901
-  _globals['_REGISTERPLAYERREQUEST']._serialized_start=903
-  _globals['_REGISTERPLAYERREQUEST']._serialized_end=993
-  _globals['_REGISTERPLAYERRESPONSE']._serialized_start=995
-  _globals['_REGISTERPLAYERRESPONSE']._serialized_end=1078
-  _globals['_GETLADDERREQUEST']._serialized_start=1080
-  _globals['_GETLADDERREQUEST']._serialized_end=1098
-  _globals['_GETLADDERRESPONSE']._serialized_start=1101
-  _globals['_GETLADDERRESPONSE']._serialized_end=1252
-  _globals['_SEEKREQUEST']._serialized_start=1254
-  _globals['_SEEKREQUEST']._serialized_end=1315
-  _globals['_SEEKHEARTBEAT']._serialized_start=1317
-  _globals['_SEEKHEARTBEAT']._serialized_end=1391
-  _globals['_SEEKRESPONSE']._serialized_start=1393
-  _globals['_SEEKRESPONSE']._serialized_end=1505
-  _globals['_GETLEADERBOARDREQUEST']._serialized_start=1507
-  _globals['_GETLEADERBOARDREQUEST']._serialized_end=1569
-  _globals['_GETLEADERBOARDRESPONSE']._serialized_start=1571
-  _globals['_GETLEADERBOARDRESPONSE']._serialized_end=1663
-  _globals['_GETPLAYERREQUEST']._serialized_start=1665
-  _globals['_GETPLAYERREQUEST']._serialized_end=1716
-  _globals['_GETPLAYERRESPONSE']._serialized_start=1718
-  _globals['_GETPLAYERRESPONSE']._serialized_end=1779
-  _globals['_LISTPLAYERMATCHESREQUEST']._serialized_start=1781
-  _globals['_LISTPLAYERMATCHESREQUEST']._serialized_end=1865
-  _globals['_LISTPLAYERMATCHESRESPONSE']._serialized_start=1867
-  _globals['_LISTPLAYERMATCHESRESPONSE']._serialized_end=1960
-  _globals['_LADDERSERVICE']._serialized_start=1963
-  _globals['_LADDERSERVICE']._serialized_end=2463
+  _globals['_LADDERPLAYER']._serialized_start=167
+  _globals['_LADDERPLAYER']._serialized_end=540
+  _globals['_LADDERMATCH']._serialized_start=543
+  _globals['_LADDERMATCH']._serialized_end=717
+  _globals['_LADDERGAME']._serialized_start=720
+  _globals['_LADDERGAME']._serialized_end=958
+  _globals['_SIDERATING']._serialized_start=960
+  _globals['_SIDERATING']._serialized_end=1044
+  _globals['_RATINGMODEL']._serialized_start=1047
+  _globals['_RATINGMODEL']._serialized_end=1179
+  _globals['_REGISTERPLAYERREQUEST']._serialized_start=1181
+  _globals['_REGISTERPLAYERREQUEST']._serialized_end=1271
+  _globals['_REGISTERPLAYERRESPONSE']._serialized_start=1273
+  _globals['_REGISTERPLAYERRESPONSE']._serialized_end=1356
+  _globals['_GETLADDERREQUEST']._serialized_start=1358
+  _globals['_GETLADDERREQUEST']._serialized_end=1376
+  _globals['_GETLADDERRESPONSE']._serialized_start=1379
+  _globals['_GETLADDERRESPONSE']._serialized_end=1623
+  _globals['_SEEKREQUEST']._serialized_start=1625
+  _globals['_SEEKREQUEST']._serialized_end=1717
+  _globals['_SEEKHEARTBEAT']._serialized_start=1719
+  _globals['_SEEKHEARTBEAT']._serialized_end=1793
+  _globals['_SEEKRESPONSE']._serialized_start=1796
+  _globals['_SEEKRESPONSE']._serialized_end=1957
+  _globals['_GETLEADERBOARDREQUEST']._serialized_start=1959
+  _globals['_GETLEADERBOARDREQUEST']._serialized_end=2021
+  _globals['_GETLEADERBOARDRESPONSE']._serialized_start=2023
+  _globals['_GETLEADERBOARDRESPONSE']._serialized_end=2115
+  _globals['_GETPLAYERREQUEST']._serialized_start=2117
+  _globals['_GETPLAYERREQUEST']._serialized_end=2168
+  _globals['_GETPLAYERRESPONSE']._serialized_start=2170
+  _globals['_GETPLAYERRESPONSE']._serialized_end=2231
+  _globals['_LISTPLAYERMATCHESREQUEST']._serialized_start=2233
+  _globals['_LISTPLAYERMATCHESREQUEST']._serialized_end=2317
+  _globals['_LISTPLAYERMATCHESRESPONSE']._serialized_start=2319
+  _globals['_LISTPLAYERMATCHESRESPONSE']._serialized_end=2412
+  _globals['_LADDERSERVICE']._serialized_start=2415
+  _globals['_LADDERSERVICE']._serialized_end=2915
 # @@protoc_insertion_point(module_scope)

@@ -3,6 +3,7 @@ import datetime
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from service.gen.typhoon.v1 import match_pb2 as _match_pb2
+from service.gen.typhoon.v1 import match_service_pb2 as _match_service_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -70,7 +71,7 @@ class LadderMatch(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., seat_token: _Optional[str] = ..., time_control: _Optional[_Union[_match_pb2.TimeControl, _Mapping]] = ..., opponent_id: _Optional[str] = ..., opponent_name: _Optional[str] = ..., scenario: _Optional[str] = ...) -> None: ...
 
 class LadderGame(_message.Message):
-    __slots__ = ("match_id", "side", "opponent_id", "opponent_name", "outcome", "reason", "rating", "mu", "sigma", "finished_at")
+    __slots__ = ("match_id", "side", "opponent_id", "opponent_name", "outcome", "reason", "rating", "mu", "sigma", "finished_at", "rating_sequence")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SIDE_FIELD_NUMBER: _ClassVar[int]
     OPPONENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -81,6 +82,7 @@ class LadderGame(_message.Message):
     MU_FIELD_NUMBER: _ClassVar[int]
     SIGMA_FIELD_NUMBER: _ClassVar[int]
     FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    RATING_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     side: str
     opponent_id: str
@@ -91,7 +93,42 @@ class LadderGame(_message.Message):
     mu: float
     sigma: float
     finished_at: _timestamp_pb2.Timestamp
-    def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., opponent_id: _Optional[str] = ..., opponent_name: _Optional[str] = ..., outcome: _Optional[str] = ..., reason: _Optional[str] = ..., rating: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    rating_sequence: int
+    def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., opponent_id: _Optional[str] = ..., opponent_name: _Optional[str] = ..., outcome: _Optional[str] = ..., reason: _Optional[str] = ..., rating: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rating_sequence: _Optional[int] = ...) -> None: ...
+
+class SideRating(_message.Message):
+    __slots__ = ("side", "rating", "mu", "sigma", "games")
+    SIDE_FIELD_NUMBER: _ClassVar[int]
+    RATING_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    side: str
+    rating: float
+    mu: float
+    sigma: float
+    games: int
+    def __init__(self, side: _Optional[str] = ..., rating: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., games: _Optional[int] = ...) -> None: ...
+
+class RatingModel(_message.Message):
+    __slots__ = ("name", "library_version", "mu", "sigma", "beta", "kappa", "tau", "z")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    LIBRARY_VERSION_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    BETA_FIELD_NUMBER: _ClassVar[int]
+    KAPPA_FIELD_NUMBER: _ClassVar[int]
+    TAU_FIELD_NUMBER: _ClassVar[int]
+    Z_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    library_version: str
+    mu: float
+    sigma: float
+    beta: float
+    kappa: float
+    tau: float
+    z: float
+    def __init__(self, name: _Optional[str] = ..., library_version: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., beta: _Optional[float] = ..., kappa: _Optional[float] = ..., tau: _Optional[float] = ..., z: _Optional[float] = ...) -> None: ...
 
 class RegisterPlayerRequest(_message.Message):
     __slots__ = ("name", "description", "owner", "api_key")
@@ -118,24 +155,30 @@ class GetLadderRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetLadderResponse(_message.Message):
-    __slots__ = ("time_control", "scenario", "options", "max_concurrency")
+    __slots__ = ("time_control", "scenario", "options", "max_concurrency", "side_ratings", "rating_model")
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     SCENARIO_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     MAX_CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
+    SIDE_RATINGS_FIELD_NUMBER: _ClassVar[int]
+    RATING_MODEL_FIELD_NUMBER: _ClassVar[int]
     time_control: _match_pb2.TimeControl
     scenario: str
     options: _struct_pb2.Struct
     max_concurrency: int
-    def __init__(self, time_control: _Optional[_Union[_match_pb2.TimeControl, _Mapping]] = ..., scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., max_concurrency: _Optional[int] = ...) -> None: ...
+    side_ratings: _containers.RepeatedCompositeFieldContainer[SideRating]
+    rating_model: RatingModel
+    def __init__(self, time_control: _Optional[_Union[_match_pb2.TimeControl, _Mapping]] = ..., scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., max_concurrency: _Optional[int] = ..., side_ratings: _Optional[_Iterable[_Union[SideRating, _Mapping]]] = ..., rating_model: _Optional[_Union[RatingModel, _Mapping]] = ...) -> None: ...
 
 class SeekRequest(_message.Message):
-    __slots__ = ("concurrency", "heartbeat_seconds")
+    __slots__ = ("concurrency", "heartbeat_seconds", "include_legal_actions")
     CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     concurrency: int
     heartbeat_seconds: int
-    def __init__(self, concurrency: _Optional[int] = ..., heartbeat_seconds: _Optional[int] = ...) -> None: ...
+    include_legal_actions: bool
+    def __init__(self, concurrency: _Optional[int] = ..., heartbeat_seconds: _Optional[int] = ..., include_legal_actions: _Optional[bool] = ...) -> None: ...
 
 class SeekHeartbeat(_message.Message):
     __slots__ = ("time", "playing")
@@ -146,12 +189,14 @@ class SeekHeartbeat(_message.Message):
     def __init__(self, time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., playing: _Optional[int] = ...) -> None: ...
 
 class SeekResponse(_message.Message):
-    __slots__ = ("match", "heartbeat")
+    __slots__ = ("match", "heartbeat", "match_update")
     MATCH_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
+    MATCH_UPDATE_FIELD_NUMBER: _ClassVar[int]
     match: LadderMatch
     heartbeat: SeekHeartbeat
-    def __init__(self, match: _Optional[_Union[LadderMatch, _Mapping]] = ..., heartbeat: _Optional[_Union[SeekHeartbeat, _Mapping]] = ...) -> None: ...
+    match_update: _match_service_pb2.MatchUpdate
+    def __init__(self, match: _Optional[_Union[LadderMatch, _Mapping]] = ..., heartbeat: _Optional[_Union[SeekHeartbeat, _Mapping]] = ..., match_update: _Optional[_Union[_match_service_pb2.MatchUpdate, _Mapping]] = ...) -> None: ...
 
 class GetLeaderboardRequest(_message.Message):
     __slots__ = ("page_size", "page_token")
