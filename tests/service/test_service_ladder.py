@@ -123,8 +123,14 @@ def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(tmp_path)
             players[response.player.player_id] = response.api_key
         seeks = [await first.seek(lapi.SeekRequest(), CallContext(token=key)) for key in players.values()]
 
+        async def next_match(seek) -> lapi.SeekResponse:
+            """The next match handed over (past the updates of the matches handed before)."""
+            while (item := await anext(seek)).WhichOneof("kind") != "match":
+                pass
+            return item
+
         async def paired() -> list[lapi.LadderMatch]:
-            waiting = [asyncio.ensure_future(anext(seek)) for seek in seeks]
+            waiting = [asyncio.ensure_future(next_match(seek)) for seek in seeks]
             while not all(w.done() for w in waiting):
                 await first.pair_round()
                 await asyncio.sleep(0.05)
@@ -187,7 +193,7 @@ def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(tmp_path)
         # a match handed again (a bot reconnecting) keeps its own time control, whatever the ladder's is now
         changed = Ladder(cores[1], LadderConfig(time_control=TimeControl(120_000, 5_000, 9_000), interval=0.05))
         again = await changed.seek(lapi.SeekRequest(), CallContext(token=players[blamed]))
-        handed = (await anext(again)).match
+        handed = (await next_match(again)).match
         assert handed.match_id == four[index].match_id
         assert (handed.time_control.initial.seconds, handed.time_control.increment.seconds) == (60, 0)
         await again.aclose()
