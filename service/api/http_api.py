@@ -22,6 +22,7 @@ import orjson
 import structlog
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi_offline import FastAPIOffline
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from grpc import StatusCode
@@ -300,8 +301,10 @@ def create_app(core: MatchService, cors_origins: tuple[str, ...] | list[str] = (
     origins (``https://example.org``, or ``*``) whose pages may call the API; none by default.
     ``ladder``: the :class:`service.ladder.core.Ladder` serving the ladder's routes (none without it)."""
 
-    app = FastAPI(title="Typhoon", version="v1", openapi_url="/openapi.json", redirect_slashes=False,
-                  description="Battle for Moscow matches; see docs/API.md")
+    # /docs (Swagger UI) loads its scripts from this server, not from a CDN; no /redoc (its bundle fetches a logo
+    # from its makers' site)
+    app = FastAPIOffline(title="Typhoon", version="v1", openapi_url="/openapi.json", redirect_slashes=False,
+                         redoc_url=None, description="Battle for Moscow matches; see docs/API.md")
 
     async def framework_error(request: Request, error: HTTPException) -> Response:
         """Unknown paths and methods answer in the API's error format too."""

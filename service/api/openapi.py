@@ -359,8 +359,9 @@ def openapi_document(routes=None) -> dict[str, Any]:
         else:
             operation["responses"]["200"] = {"description": "OK", "content": {"application/json": {
                 "schema": _ref(schemas.output(method.output_type))}}}
-        if route.authenticated:
-            operation["security"] = [{"apiKey" if method.containing_service.name == "LadderService" else "seatToken": []}]
+        if route.authenticated or route.token_optional:
+            scheme = "apiKey" if method.containing_service.name == "LadderService" else "seatToken"
+            operation["security"] = [{scheme: []}] if route.authenticated else [{}, {scheme: []}]
         paths.setdefault(route.path, {})[route.method.lower()] = operation
     return {
         "openapi": "3.1.0",
