@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import queue
 import secrets
+import signal
 import sys
 import threading
 import time
@@ -389,17 +390,55 @@ def cli_ladder_bot(args) -> int:
     bot = LadderBot(args.strategy, args.ladder, args.key, concurrency=args.concurrency, seed=args.seed,
                     params=params, retry_seconds=args.retry_seconds, on_start=None if args.quiet else started,
                     on_end=ended)
-    print(f"{args.strategy} seeks ladder matches on {args.ladder}, {args.concurrency} at a time (Ctrl-C stops)",
-          flush=True)
+    print(f"{args.strategy} seeks ladder matches on {args.ladder}, {args.concurrency} at a time (SIGTERM or "
+          f"Ctrl-C: stop seeking and finish the matches in progress; again: quit at once)", flush=True)
+    return run_until_stopped(bot)
+
+
+def run_until_stopped(bot: LadderBot) -> int:
+    """Run a LadderBot until a signal: the first SIGTERM or SIGINT stops seeking and lets the matches in
+    progress end (then 0), a second quits at once (130; those matches go on without the bot, its clocks
+    running). 1 if the service refused the bot."""
+    stopping, quitting = threading.Event(), threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        if not stopping.is_set():
+            stopping.set()
+            playing = len(bot.playing)
+            print(f"stopping: no more matches; finishing the {playing} in progress (again to quit at once)",
+                  file=sys.stderr, flush=True)
+            bot.stop_seeking()
+        else:
+            left.append(len(bot.playing))
+            quitting.set()
+            bot.stop()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    failure: list[TyphoonError] = []
+    left: list[int] = []  # the matches in progress when it quit
+
+    def seek() -> None:
+        try:
+            bot.run()
+        except TyphoonError as error:
+            failure.append(error)
+            stopping.set()
+
+    seeker = threading.Thread(target=seek, name="ladder-seek", daemon=True)
+    seeker.start()
     try:
-        bot.run()
-    except KeyboardInterrupt:
-        bot.stop()  # the matches in progress go on without the bot: its clocks run
-    except TyphoonError as error:
-        print(f"typhoon bot: {error}", file=sys.stderr)
+        while seeker.is_alive() and not quitting.is_set():  # the main thread stays free for the signals
+            seeker.join(0.2)
+        while not quitting.is_set() and not bot.wait(0.2):
+            pass
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if failure:
+        print(f"typhoon bot: {failure[0]}", file=sys.stderr)
         return 1
-    print(bot.record.summary())
-    return 0
+    print(bot.record.summary() + (f"; quit with {left[0]} in progress" if left else ""), flush=True)
+    return 130 if quitting.is_set() else 0
 
 
 def _quiet_errors(run):

@@ -426,9 +426,11 @@ def register(commands) -> None:
     match = commands.add_parser("match", help="series of bot matches through the service")
     sub = match.add_subparsers(dest="match_command", required=True)
     run = sub.add_parser("run", help="play a series of bot matches and print the results as a table")
-    names = sorted(STRATEGIES)
-    run.add_argument("--german", default="heuristic", choices=names, help="the German strategy (default heuristic)")
-    run.add_argument("--soviet", default="random", choices=names, help="the Soviet strategy (default random)")
+    names = ", ".join(sorted(STRATEGIES))
+    run.add_argument("--german", default="heuristic", metavar="STRATEGY",
+                     help=f"the German strategy: {names} or package.module:callable (default heuristic)")
+    run.add_argument("--soviet", default="random", metavar="STRATEGY",
+                     help=f"the Soviet strategy: {names} or package.module:callable (default random)")
     run.add_argument("--games", type=int, default=10, help="matches to play (default 10)")
     run.add_argument("--swap", action="store_true",
                      help="also play as many matches with the strategies' sides exchanged")

@@ -53,6 +53,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_expone
 
 import engine
 from clients.client import TRANSIENT_CODES, Seat, TyphoonClient, TyphoonError
+from clients.strategies.base import FunctionStrategy
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.match import convert
@@ -111,17 +112,6 @@ class BotResult:
                 f"{self.actions} actions of {self.version}, turn {self.turn}, {self.seconds:.1f} s"
                 + (f"; {self.illegal} illegal choices replaced" if self.illegal else "")
                 + (f"; {self.retries} retries" if self.retries else ""))
-
-
-class FunctionStrategy:
-    """A plain ``choose(state, legal_actions)`` function as a strategy."""
-
-    def __init__(self, function: ChooseFunction, name: str | None = None) -> None:
-        self.function = function
-        self.name = name or getattr(function, "__name__", "function")
-
-    def choose(self, state: engine.Game, legal_actions: list[engine.Action]) -> engine.Action:
-        return self.function(state, legal_actions)
 
 
 def as_strategy(strategy: Any, seed: Any = None, **params: Any) -> Any:
