@@ -115,7 +115,9 @@ class MatchRecord:
     actions: int = 0
     turns: int = 0
     seconds: float = 0.0
-    think_seconds: dict[str, float] = field(default_factory=dict)
+    think_seconds: dict[str, float] = field(default_factory=dict)  # by side: time spent in the strategy
+    max_think_seconds: dict[str, float] = field(default_factory=dict)  # by side: the longest single choice
+    side_actions: dict[str, int] = field(default_factory=dict)  # by side: the actions its bot submitted
     illegal: int = 0
     error: str = ""
     verified: bool | None = None
@@ -181,6 +183,8 @@ def play_match(target: str, german: Any, soviet: Any, index: int = 1, seed: str 
                 record.points = dict(final.result.points)
             results: dict[str, BotResult] = {bot.side: bot.result for bot in bots}
             record.think_seconds = {side: result.think_seconds for side, result in results.items()}
+            record.max_think_seconds = {side: result.max_think_seconds for side, result in results.items()}
+            record.side_actions = {side: result.actions for side, result in results.items()}
             record.illegal = sum(result.illegal for result in results.values())
             if errors:
                 record.error = "; ".join(f"{side}: {type(error).__name__}: {error}" for side, error in errors.items())
@@ -259,6 +263,31 @@ class Series:
                     entry[key][1] += 1
                     entry[key][0] += record.winner == side
         return {name: {key: (w, n) for key, (w, n) in sides.items()} for name, sides in scores.items()}
+
+    def side_totals(self) -> list[dict[str, Any]]:
+        """Per strategy and side, over every match: matches, actions submitted, time spent choosing (in
+        all, per action, the longest single choice).
+
+        >>> series = Series("t", 1, [Pairing("a", "b", [MatchRecord(1, "a", "b", side_actions={"german": 4, "soviet": 2},
+        ...     think_seconds={"german": 2.0, "soviet": 0.5}, max_think_seconds={"german": 1.5, "soviet": 0.3})])])
+        >>> series.side_totals()[0]
+        {'player': 'a', 'side': 'german', 'matches': 1, 'actions': 4, 'think_seconds': 2.0, \
+'think_ms_per_action': 500.0, 'max_think_seconds': 1.5}
+        """
+        totals: dict[tuple[str, str], dict[str, Any]] = {}
+        for record in self.records:
+            for side in SIDES:
+                entry = totals.setdefault((record.strategy_of(side), side), {
+                    "player": record.strategy_of(side), "side": side, "matches": 0, "actions": 0,
+                    "think_seconds": 0.0, "think_ms_per_action": 0.0, "max_think_seconds": 0.0})
+                entry["matches"] += 1
+                entry["actions"] += record.side_actions.get(side, 0)
+                entry["think_seconds"] += record.think_seconds.get(side, 0.0)
+                entry["max_think_seconds"] = max(entry["max_think_seconds"], record.max_think_seconds.get(side, 0.0))
+        for entry in totals.values():
+            entry["think_ms_per_action"] = round(1000 * entry["think_seconds"] / entry["actions"], 3) \
+                if entry["actions"] else 0.0
+        return list(totals.values())
 
     def table(self) -> str:
         """The results as a text table, then the per-strategy scores (when a strategy played both
@@ -414,8 +443,12 @@ def cli_match_run(args) -> int:
         import json
 
         payload = {"target": series.target, "seconds": series.seconds, "parallel": series.parallel,
-                   "matches": [vars(r) for r in series.records]}
-        Path(args.json).write_text(json.dumps(payload, indent=1, default=str), encoding="utf-8")
+                   "players": series.side_totals(), "matches": [vars(r) for r in series.records]}
+        text = json.dumps(payload, indent=1, default=str)
+        if args.json == "-":
+            print(text)
+        else:
+            Path(args.json).write_text(text, encoding="utf-8")
     return 0 if not series.failed else 1
 
 
@@ -448,7 +481,9 @@ def register(commands) -> None:
     run.add_argument("--timeout", type=float, default=3600.0, help="seconds one match may take (default 3600)")
     run.add_argument("--in-process", action="store_true",
                      help="run the embedded service in this process (default: a child process)")
-    run.add_argument("--json", metavar="FILE", help="also write every match's record to this JSON file")
+    run.add_argument("--json", metavar="FILE", help="also write every match's record, and per strategy and side the "
+                                                    "actions and the time spent choosing, to this JSON file "
+                                                    "(- : standard output)")
     run.add_argument("--ratings", metavar="FILE",
                      help="a ladder's ratings file: read (if it exists), updated with this series, written back")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
