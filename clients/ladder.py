@@ -37,6 +37,7 @@ import grpc
 from tabulate import tabulate
 
 from clients.client import TRANSIENT_CODES, ReconnectingStream, TyphoonError
+from clients.ladder_audit import cli_audit
 from clients.sdk import OWN_WATCH, Bot, BotResult, as_strategy, checked_strategy, parse_params
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import ladder_service_pb2_grpc
@@ -369,6 +370,11 @@ def cli_player(args) -> int:
     return 0
 
 
+def cli_ladder_audit(args) -> int:
+    with LadderClient(args.server) as client:
+        return cli_audit(client)
+
+
 def cli_ladder_bot(args) -> int:
     """``typhoon bot --ladder ADDR --key KEY ...``: play ladder matches until Ctrl-C."""
     try:
@@ -477,6 +483,10 @@ def register(commands) -> None:
     player.add_argument("player", help="the player's id or name")
     player.add_argument("--matches", type=int, default=20, help="matches to list (default 20)")
     player.set_defaults(run=_quiet_errors(cli_player))
+
+    audit = sub.add_parser("audit", help="recompute every rating from the public API and say whether they match")
+    server(audit)
+    audit.set_defaults(run=_quiet_errors(cli_ladder_audit))
 
 
 __all__ = ["LadderBot", "LadderClient", "LadderRecord", "Seek", "leaderboard_table", "register"]

@@ -13,6 +13,7 @@ import pytest
 
 from clients.client import TyphoonClient, TyphoonError
 from clients.ladder import LadderBot, LadderClient, leaderboard_table
+from clients.ladder_audit import audit_ladder
 from clients.replay import fetch_log, verify_log
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import match_pb2
@@ -293,6 +294,12 @@ def test_four_bots_play_a_ladder_unattended(tmp_path, restart):
             assert standings["heuristic"].rank < min(standings["random-a"].rank, standings["random-b"].rank)
             assert sum(p.games for p in standings.values()) == 2 * sum(
                 1 for m in started if client_status(service.target, m) == FINISHED)
+            # every rating recomputed from the public API (clients/ladder_audit.py): the same
+            audit = audit_ladder(ladder)
+            assert audit.ok and audit.rated == sum(p.games for p in standings.values()) // 2, audit.summary()
+            assert audit.aborted == sum(p.aborted for p in standings.values()) // 2
+            sides = {side.side: side for side in ladder.ladder().side_ratings}
+            assert sides["german"].games == sides["soviet"].games == audit.rated
     finally:
         silent.release.set()
         for bot in bots.values():
