@@ -30,3 +30,12 @@ class Target:
 
 #: Every attack, in the order they run (a module of this package each; add yours here).
 ATTACKS: list[ModuleType] = []
+
+
+def _add_attacks() -> None:
+    from loadtests.attacks import seat_views
+
+    ATTACKS.extend([seat_views])
+
+
+_add_attacks()

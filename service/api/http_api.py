@@ -16,6 +16,7 @@ import json
 import re
 import time
 import uuid
+from collections import OrderedDict
 from typing import Any, AsyncIterator
 
 import orjson
@@ -233,18 +234,32 @@ def _sse_frame(event: str, data: dict[str, Any] | bytes, event_id: int | None = 
 SSE_EVENTS = {"event": "match_event", "update": "match_update"}
 
 
+#: The JSON of the latest updates, by (match, last sequence, with the seat's view): an update goes to every
+#: watcher of its match, converted once.
+_UPDATE_JSON: OrderedDict[tuple[str, int, bool], bytes] = OrderedDict()
+UPDATES_KEPT = 512
+
+
 def update_json(update: api.MatchUpdate, core: MatchService) -> bytes:
-    """A MatchUpdate as JSON; its legal actions (the largest part) as the REST ListLegalActions sends
-    them, converted once per state, when this process holds the state."""
-    known = core.cache.get(update.match_id) if update.HasField("legal_actions") else None
-    if known is None or known.version != update.version:
-        return orjson.dumps(to_json(update))
-    lean = api.MatchUpdate()
-    lean.CopyFrom(update)
-    lean.ClearField("legal_actions")
-    data = to_json(lean)
-    data["legal_actions"] = orjson.Fragment(known.legal_json(legal_actions_json))
-    return orjson.dumps(data)
+    """A MatchUpdate as JSON, converted once per change (and seat view) for all the watchers; its legal
+    actions (the largest part) as the REST ListLegalActions sends them, when this process holds the state."""
+    key = (update.match_id, update.last_sequence, update.HasField("legal_actions"))
+    body = _UPDATE_JSON.get(key)
+    if body is None:
+        known = core.cache.get(update.match_id) if key[2] else None
+        if known is None or known.version != update.version:
+            body = orjson.dumps(to_json(update))
+        else:
+            lean = api.MatchUpdate()
+            lean.CopyFrom(update)
+            lean.ClearField("legal_actions")
+            data = to_json(lean)
+            data["legal_actions"] = orjson.Fragment(known.legal_json(legal_actions_json))
+            body = orjson.dumps(data)
+        _UPDATE_JSON[key] = body
+        while len(_UPDATE_JSON) > UPDATES_KEPT:
+            _UPDATE_JSON.popitem(last=False)
+    return body
 
 
 async def _sse(stream: AsyncIterator[api.WatchMatchResponse], core: MatchService,

@@ -139,10 +139,12 @@ class MatchService:
     """The match service over a :class:`~service.store.match_store.Store` (and a :class:`StreamHub` for watching)."""
 
     def __init__(self, store: Store, hub: StreamHub | None = None, clock: Callable[[], float] = time.time,
-                 cache: MatchCache | None = None, watch_limits: WatchLimits | None = None) -> None:
+                 cache: MatchCache | None = None, watch_limits: WatchLimits | None = None,
+                 seat_watches: updates.SeatWatches | None = None) -> None:
         self.store = store
         self.hub = hub or StreamHub(store)
         self.watch_limits = watch_limits or WatchLimits()
+        self.seat_watches = seat_watches or updates.SeatWatches()
         self.clock = clock
         self.clocks = clock_module.Clocks(store)
         self.cache = cache or MatchCache()
@@ -418,14 +420,23 @@ class MatchService:
         _check_cursor(request.after_sequence, meta)
         seat = self._seat_of(meta, ctx.token) if request.include_legal_actions else None
         finished = meta["status"] in ENDED and request.after_sequence >= int(meta["last_sequence"])
-        lease = self.watch_limits.acquire(ctx.client)
+        seat_release = self.seat_watches.acquire(match_id, seat) if seat else None
+        try:
+            lease = self.watch_limits.acquire(ctx.client)
+        except ServiceError:
+            if seat_release:
+                seat_release()
+            raise
         stream = self._watch(match_id, request.after_sequence, heartbeat, MatchState(meta) if finished else None,
-                             lease, seat)
+                             lease, seat, seat_release)
         weakref.finalize(stream, lease.release)  # also when a transport drops the stream unstarted
+        if seat_release:
+            weakref.finalize(stream, seat_release)
         return stream
 
     async def _watch(self, match_id: str, after: int, heartbeat: float, finished: MatchState | None,
-                     lease: WatchLease, seat: str | None) -> AsyncIterator[api.WatchMatchResponse]:
+                     lease: WatchLease, seat: str | None,
+                     seat_release: Callable[[], None] | None) -> AsyncIterator[api.WatchMatchResponse]:
         sent, last, ended = 0, after, "shutdown"
         final = False  # the log's last entry was sent: its update ends the stream
         try:
@@ -454,22 +465,29 @@ class MatchService:
             raise
         finally:
             lease.release()
+            if seat_release:
+                seat_release()
             log.info("watch_ended", match_id=match_id, reason=ended, events=sent, after_sequence=after,
                      last_sequence=last)
 
     async def seat_view(self, state: MatchState, seat: str | None) -> api.MatchUpdate:
         """The update of ``state`` (service.match.updates), with the legal actions and the game state if
         ``seat`` is the side to act at its version (what a bot needs to choose; nothing when the match
-        has moved on since, or is of another ruleset: a later update carries them)."""
+        has moved on since, or is of another ruleset: a later update carries them). Made once per state
+        and seat, whoever asks (shared: never change it)."""
         update = updates.update_of(state)
         if seat is None or update.side_to_act != seat:
             return update
-        known, _ = await self._known(update.match_id)
-        if known.version != update.version or known.aborted or known.ruleset != engine.RULESET:
-            return update
-        update.legal_actions.MergeFrom(known.legal_actions())
-        update.state.CopyFrom(self._state(known.game, state.meta))
-        return update
+        if seat not in state.cached:
+            known, _ = await self._known(update.match_id)
+            view = update
+            if known.version == update.version and not known.aborted and known.ruleset == engine.RULESET:
+                view = api.MatchUpdate()
+                view.CopyFrom(update)
+                view.legal_actions.MergeFrom(known.legal_actions())
+                view.state.CopyFrom(self._state(known.game, state.meta))
+            state.cached[seat] = view
+        return state.cached[seat]
 
     async def match_updates(self, match_id: str, seat: str | None,
                             heartbeat: float = 15.0) -> AsyncIterator[api.MatchUpdate]:

@@ -10,7 +10,11 @@ change and process whoever watches, and sent after those entries. Its ``legal_ac
 from __future__ import annotations
 
 import json
+from collections import Counter
 
+from grpc import StatusCode
+
+from service.errors import ServiceError
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.match import clock as clock_module
@@ -29,8 +33,8 @@ def status_of(meta: dict[str, str]) -> int:
 
 
 def update_of(state: MatchState) -> api.MatchUpdate:
-    """The update of a match state (a new message each call, made once per state)."""
-    if state.cached is None:
+    """The update of a match state, made once per state: shared, never change it (copy it first)."""
+    if None not in state.cached:
         meta = state.meta
         ended = meta.get("status") in ENDED
         update = api.MatchUpdate(
@@ -44,8 +48,53 @@ def update_of(state: MatchState) -> api.MatchUpdate:
         result = convert.result_to_proto(json.loads(meta["result"]) if meta.get("result") else None)
         if result:
             update.result.CopyFrom(result)
-        state.cached = update.SerializeToString()
-    return api.MatchUpdate.FromString(state.cached)
+        state.cached[None] = update
+    return state.cached[None]
 
 
-__all__ = ["status_of", "update_of"]
+#: Watches of one seat asking for its legal actions, per process: a bot needs one (two while it reconnects).
+MAX_SEAT_WATCHES = 4
+
+
+class SeatWatches:
+    """How many watches of each seat ask for its legal actions here. Each costs the sending of a position
+    and a list of actions per change, so a seat token's holder may not multiply them (the view itself is
+    made once per state, whoever asks).
+
+    >>> watches = SeatWatches(limit=1)
+    >>> release = watches.acquire("m1", "german")
+    >>> watches.acquire("m1", "german")
+    Traceback (most recent call last):
+    service.errors.ServiceError: the german seat of match m1 is already watched with its legal actions 1 times here ...
+    >>> release(); release(); watches.acquire("m1", "german") is not None
+    True
+    """
+
+    def __init__(self, limit: int = MAX_SEAT_WATCHES) -> None:
+        self.limit = limit
+        self._held: Counter[tuple[str, str]] = Counter()
+
+    def acquire(self, match_id: str, seat: str):
+        """A place for one more watch of the seat (RESOURCE_EXHAUSTED if none); returns its release
+        (idempotent)."""
+        key = (match_id, seat)
+        if self._held[key] >= self.limit:
+            raise ServiceError(StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_SEAT_WATCHES",
+                               f"the {seat} seat of match {match_id} is already watched with its legal actions "
+                               f"{self.limit} times here (a bot needs one); close one, or watch without "
+                               f"include_legal_actions", limit=self.limit)
+        self._held[key] += 1
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                self._held[key] -= 1
+                if not self._held[key]:
+                    del self._held[key]
+
+        return release
+
+
+__all__ = ["MAX_SEAT_WATCHES", "SeatWatches", "status_of", "update_of"]

@@ -41,6 +41,7 @@ def _serve(args: argparse.Namespace) -> int:
                          ladder=LadderConfig(time_control=control, max_concurrency=args.ladder_max_concurrency),
                          redis_connections=args.redis_connections, max_watch_streams=args.max_watch_streams,
                          max_watch_streams_per_client=args.max_watch_streams_per_client, fsync=args.fsync,
+                         max_seat_watches=args.max_seat_watches,
                          abandon_after_days=args.abandon_after_days, retention_days=args.retention_days)
     workers = args.workers or default_workers()
     try:
@@ -54,6 +55,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
+    from service.match.updates import MAX_SEAT_WATCHES
     from service.match.watch_limits import MAX_WATCH_STREAMS, MAX_WATCH_STREAMS_PER_CLIENT
     from service.store.match_store import MAX_CONNECTIONS
     from service.upkeep.abandoned import DEFAULT_DAYS as DEFAULT_ABANDON_DAYS
@@ -90,6 +92,9 @@ def register(commands: argparse._SubParsersAction) -> None:
                             "refused with RESOURCE_EXHAUSTED / 429")
     serve.add_argument("--max-watch-streams-per-client", type=int, default=MAX_WATCH_STREAMS_PER_CLIENT,
                        help=f"watch streams one client address may hold here ({MAX_WATCH_STREAMS_PER_CLIENT})")
+    serve.add_argument("--max-seat-watches", type=int, default=MAX_SEAT_WATCHES,
+                       help=f"watches of one seat with its legal actions (include_legal_actions) this process "
+                            f"serves at once ({MAX_SEAT_WATCHES}); more are refused with RESOURCE_EXHAUSTED / 429")
     serve.add_argument("--fsync", choices=["everysec", "always"], default="everysec",
                        help="the embedded Redis's append-only fsync: every second (a machine crash may lose "
                             "the last second), or at every write (slower; see deploy/README.md)")

@@ -33,6 +33,7 @@ from service.api import grpc_api, http_api, log_context, reflection
 from service.ladder.core import Ladder
 from service.match.clock import Sweeper
 from service.match.core import MatchService
+from service.match.updates import SeatWatches
 from service.match.watch_limits import WatchLimits
 from service.run.config import ServeConfig
 from service.run.readiness import Readiness
@@ -162,7 +163,8 @@ class Server:
         self.store = Store.from_url(url, cluster=config.redis_cluster, max_connections=config.redis_connections)
         self.hub = StreamHub(self.store)
         limits = WatchLimits(config.max_watch_streams, config.max_watch_streams_per_client)
-        self.core = MatchService(self.store, self.hub, watch_limits=limits)
+        self.core = MatchService(self.store, self.hub, watch_limits=limits,
+                                 seat_watches=SeatWatches(config.max_seat_watches))
         self.sweeper = Sweeper(self.core.clocks, self.core.forfeit_side_on_time)
         self.sweeper.start()
         self.ladder = Ladder(self.core, config.ladder)

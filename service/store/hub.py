@@ -22,7 +22,7 @@ and after each change it follows, never twice for the same last sequence.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
 import structlog
@@ -41,10 +41,10 @@ _CLOSED = object()
 class MatchState:
     """A match's meta hash as it was once every entry up to its ``last_sequence`` had been read: where
     the match stands after a change. One object is shared by the local watchers of the match, and
-    ``cached`` holds what the match core made of it (built once for all of them)."""
+    ``cached`` holds what the match core made of it, by view (built once for all of them)."""
 
     meta: dict[str, str]
-    cached: Any = None
+    cached: dict[Any, Any] = field(default_factory=dict)
 
     @property
     def last_sequence(self) -> int:

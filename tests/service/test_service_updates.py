@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import threading
+import time
 
 import grpc
 import httpx
@@ -192,3 +193,33 @@ def test_the_seek_stream_carries_each_ladder_match_with_its_updates(service, htt
     assert update_of(german, 1)["version"] == update_of(soviet, 1)["version"] == first["version"] + 1
     for thread in threads:
         thread.join(10)
+
+
+def test_a_seat_is_watched_with_its_legal_actions_by_a_few_streams_at_once(service, client):
+    """Each such watch is sent a position and a list of actions at every change: a seat token's holder may
+    not multiply them past the process's limit (4)."""
+    match, tokens = client.create_match(seats=["german"])
+    with grpc.insecure_channel(service.target) as channel:
+        stub = match_service_pb2_grpc.MatchServiceStub(channel)
+        metadata = [("authorization", f"Bearer {tokens['german']}")]
+        request = api.WatchMatchRequest(match_id=match.match_id, include_legal_actions=True)
+        calls = [stub.WatchMatch(request, metadata=metadata) for _ in range(4)]
+        for call in calls:
+            next(call)  # open, and sending
+        with pytest.raises(grpc.RpcError) as refused:
+            next(stub.WatchMatch(request, metadata=metadata))
+        assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "TOO_MANY_SEAT_WATCHES" in TyphoonError.from_rpc_error(refused.value).reason
+        plain = stub.WatchMatch(api.WatchMatchRequest(match_id=match.match_id))  # without the actions: as before
+        assert next(plain).WhichOneof("kind") == "event"
+        calls[0].cancel()
+        deadline = time.monotonic() + 10
+        while True:  # the place comes back once the server sees the stream gone
+            try:
+                assert next(stub.WatchMatch(request, metadata=metadata)).WhichOneof("kind") == "event"
+                break
+            except grpc.RpcError as error:
+                assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and time.monotonic() < deadline
+                time.sleep(0.2)
+        for call in [*calls, plain]:
+            call.cancel()
