@@ -12,27 +12,29 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 import psutil
 
-from loadtests.attacks import Target
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.gen.typhoon.v1 import match_service_pb2_grpc
+
+if TYPE_CHECKING:
+    from loadtests.attacks import Target
 
 NAME = "seat-views"
 SUMMARY = "hundreds of watches of one's own seat with include_legal_actions, while playing"
 WATCHERS = 200
 
 
-def _cpu(target: Target) -> float:
+def _cpu(target: "Target") -> float:
     root = psutil.Process(target.service.process.pid)
     processes = [p for p in [root, *root.children(recursive=True)] if "redis" not in p.name()]
     return sum(p.cpu_times().user + p.cpu_times().system for p in processes)
 
 
-async def _phase(stub, target: Target, watchers: int, seconds: float) -> dict[str, Any]:
+async def _phase(stub, target: "Target", watchers: int, seconds: float) -> dict[str, Any]:
     """A match of the attacker's own, ``watchers`` watches of its German seat, random play for ``seconds``."""
     created = await stub.CreateMatch(api.CreateMatchRequest(seats=[api.SeatClaim(side="german"),
                                                                       api.SeatClaim(side="soviet")]))
@@ -75,7 +77,7 @@ async def _phase(stub, target: Target, watchers: int, seconds: float) -> dict[st
             "with legal actions per watcher": round(seen["with_actions"] / watchers, 1), "refused": refused or "none"}
 
 
-async def _attack(target: Target, seconds: float) -> dict[str, Any]:
+async def _attack(target: "Target", seconds: float) -> dict[str, Any]:
     async with grpc.aio.insecure_channel(target.grpc) as channel:
         stub = match_service_pb2_grpc.MatchServiceStub(channel)
         figures: dict[str, Any] = {}
@@ -86,5 +88,5 @@ async def _attack(target: Target, seconds: float) -> dict[str, Any]:
         return figures
 
 
-def run(target: Target, seconds: float) -> dict[str, Any]:
+def run(target: "Target", seconds: float) -> dict[str, Any]:
     return asyncio.run(_attack(target, seconds))
