@@ -1,10 +1,12 @@
 """The ladder from the client side: a bot that plays ladder matches until stopped, the operator's
 commands, and a thin client of ``typhoon.v1.LadderService``.
 
-A bot joins the ladder with a registered player's API key::
+A bot joins the ladder with a registered player's API key; a player belongs to an owner (you)::
 
-    typhoon ladder register --server ADDR --name my-bot --owner me     # prints the id and the key, once
+    typhoon ladder owner register --server ADDR --name me              # prints the owner id and key, once
+    typhoon ladder register --server ADDR --name my-bot --owner-key OWNER_KEY   # the player's id and API key, once
     typhoon bot --ladder ADDR --key KEY --strategy heuristic --concurrency 2
+    typhoon ladder rotate-key PLAYER_ID --server ADDR --key KEY        # a new API key (or --key OWNER_KEY)
 
 or from Python, with any strategy (a name, an object with ``choose``, or a function)::
 
@@ -23,15 +25,17 @@ standings and a player's matches.
 
 from __future__ import annotations
 
+import os
 import queue
 import secrets
 import signal
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import grpc
 from tabulate import tabulate
@@ -42,11 +46,20 @@ from clients.sdk import OWN_WATCH, Bot, BotResult, as_strategy, checked_strategy
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import ladder_service_pb2_grpc
 from service.gen.typhoon.v1 import match_service_pb2 as api
-from service.ladder.core import new_api_key
 
 LadderMatch = lapi.LadderMatch
 MatchUpdate = api.MatchUpdate
 LadderPlayer = lapi.LadderPlayer
+LadderOwner = lapi.LadderOwner
+
+
+class Registration(NamedTuple):
+    """A player registered with an owner of its own: both, and both keys (shown only once: keep them)."""
+
+    player: LadderPlayer
+    api_key: str
+    owner: LadderOwner
+    owner_key: str
 
 
 class LadderClient:
@@ -84,12 +97,47 @@ class LadderClient:
                 delay = min(2 * delay, 2.0)
         raise AssertionError("unreachable")
 
-    def register(self, name: str, description: str = "", owner: str = "") -> tuple[LadderPlayer, str]:
-        """Register a player; returns it and its API key (keep it: the service keeps only its hash). The
-        key is drawn here, so a retry after a lost answer gets the same player, not NAME_TAKEN."""
-        response = self._call("RegisterPlayer", lapi.RegisterPlayerRequest(name=name, description=description,
-                                                                           owner=owner, api_key=new_api_key()))
+    def register_owner(self, name: str) -> tuple[LadderOwner, str]:
+        """Register an owner; returns it and its owner key (keep it: the service keeps only its hash). A
+        retry after a lost answer carries the same request id, so it gets the same owner (with a new key)."""
+        response = self._call("RegisterOwner", lapi.RegisterOwnerRequest(name=name, request_id=uuid.uuid4().hex))
+        return response.owner, response.owner_key
+
+    def register(self, name: str, description: str = "", *, owner_key: str) -> tuple[LadderPlayer, str]:
+        """Register a player under the owner of ``owner_key``; returns it and its API key (keep it: the
+        service keeps only its hash). Retried with the same request id: the same player (with a new key)."""
+        response = self._call("RegisterPlayer", lapi.RegisterPlayerRequest(
+            name=name, description=description, request_id=uuid.uuid4().hex), key=owner_key)
         return response.player, response.api_key
+
+    def register_with_owner(self, name: str, description: str = "") -> Registration:
+        """Register an owner named ``name`` and a player of the same name under it: a player that is its own
+        owner (paired with anyone else's)."""
+        owner, owner_key = self.register_owner(name)
+        player, api_key = self.register(name, description, owner_key=owner_key)
+        return Registration(player, api_key, owner, owner_key)
+
+    def owner(self, owner_id: str) -> LadderOwner:
+        return self._call("GetOwner", lapi.GetOwnerRequest(owner_id=owner_id)).owner
+
+    def rotate_player_key(self, player_id: str, key: str) -> str:
+        """A new API key for the player (``key``: its API key or its owner's); the old one stops working."""
+        return self._call("RotatePlayerKey", lapi.RotatePlayerKeyRequest(player_id=player_id,
+                                                                          request_id=uuid.uuid4().hex), key=key).api_key
+
+    def revoke_player_key(self, player_id: str, key: str) -> None:
+        """Revoke the player's API key (``key``: its API key or its owner's): it has none until its owner rotates one."""
+        self._call("RevokePlayerKey", lapi.RevokePlayerKeyRequest(player_id=player_id), key=key)
+
+    def rotate_owner_key(self, owner_id: str, owner_key: str) -> str:
+        """A new owner key; the old one stops working."""
+        return self._call("RotateOwnerKey", lapi.RotateOwnerKeyRequest(owner_id=owner_id, request_id=uuid.uuid4().hex),
+                          key=owner_key).owner_key
+
+    def revoke_owner_key(self, owner_id: str, owner_key: str) -> int:
+        """Close the owner: its key and its players' keys stop working for good; returns the player keys revoked."""
+        return self._call("RevokeOwnerKey", lapi.RevokeOwnerKeyRequest(owner_id=owner_id),
+                          key=owner_key).player_keys_revoked
 
     def ladder(self) -> lapi.GetLadderResponse:
         return self._call("GetLadder", lapi.GetLadderRequest())
@@ -327,13 +375,70 @@ def leaderboard_table(players: list[LadderPlayer]) -> str:
     return _rating_rows(players)
 
 
+class _Usage(Exception):
+    """A command line missing something: said, exit status 2."""
+
+
+def _key_of(args, option: str, variable: str) -> str:
+    """A key from its option, else from its environment variable (a command line is seen by every user of
+    the machine; the environment is not)."""
+    key = getattr(args, option.lstrip("-").replace("-", "_")) or os.environ.get(variable, "")
+    if not key:
+        raise _Usage(f"give {option} KEY (or set ${variable})")
+    return key
+
+
+def cli_register_owner(args) -> int:
+    with LadderClient(args.server) as client:
+        owner, key = client.register_owner(args.name)
+    print(f"registered owner {owner.name} as {owner.owner_id}")
+    print(f"owner key (shown only now; keep it): {key}")
+    print(f"add a player: typhoon ladder register --server {args.server} --name NAME --owner-key {key}")
+    return 0
+
+
+def cli_owner(args) -> int:
+    with LadderClient(args.server) as client:
+        owner = client.owner(args.owner_id)
+        players = [client.player(player_id) for player_id in owner.player_ids]
+    print(f"{owner.name} ({owner.owner_id}), registered {owner.registered_at.ToJsonString()[:19].replace('T', ' ')} UTC"
+          + (", closed" if owner.closed else ""))
+    if players:
+        print(_rating_rows(players))
+    return 0
+
+
 def cli_register(args) -> int:
     with LadderClient(args.server) as client:
-        player, key = client.register(args.name, args.description, args.owner)
-    print(f"registered {player.name} as {player.player_id}")
+        player, key = client.register(args.name, args.description,
+                                      owner_key=_key_of(args, "--owner-key", "TYPHOON_OWNER_KEY"))
+    print(f"registered {player.name} as {player.player_id} (owner {player.owner})")
     print(f"API key (shown only now; keep it): {key}")
     print(f"play: typhoon bot --ladder {args.server} --key {key} --strategy heuristic")
     return 0
+
+
+def _rotated(client: LadderClient, args, key: str) -> str:
+    if args.owner:
+        return f"new owner key (shown only now; the old one no longer works): {client.rotate_owner_key(args.id, key)}"
+    return f"new API key (shown only now; the old one no longer works): {client.rotate_player_key(args.id, key)}"
+
+
+def _revoked(client: LadderClient, args, key: str) -> str:
+    if args.owner:
+        return f"owner {args.id} closed: its key and {client.revoke_owner_key(args.id, key)} player keys no longer work"
+    client.revoke_player_key(args.id, key)
+    return f"the API key of {args.id} no longer works; its owner can rotate a new one"
+
+
+def _key_command(change):
+    """``typhoon ladder rotate-key|revoke-key ID [--owner] --key KEY``: ``change(client, args, key)`` says what it did."""
+    def run(args) -> int:
+        key = _key_of(args, "--key", "TYPHOON_LADDER_KEY")
+        with LadderClient(args.server) as client:
+            print(change(client, args, key))
+        return 0
+    return run
 
 
 def cli_leaderboard(args) -> int:
@@ -359,12 +464,14 @@ def cli_player(args) -> int:
                 raise
             player = client.player(name=args.player)
         games = client.matches(player.player_id, args.matches)
-    print(f"{player.name} ({player.player_id}), owner {player.owner or '-'}: {player.description}")
+    print(f"{player.name} ({player.player_id}), owner {player.owner or '-'}"
+          f"{f' ({player.owner_id})' if player.owner_id else ''}: {player.description}")
     print(_rating_rows([player]))
     if games:
         print()
         rows = [[g.finished_at.ToJsonString()[:19].replace("T", " "), g.match_id, g.side, g.opponent_name,
-                 g.outcome, g.reason, "" if g.outcome == "aborted" else f"{g.rating:.2f}"] for g in games]
+                 g.outcome, g.reason, f"{g.rating:.2f}" if g.rated else f"not rated: {g.unrated_reason}"]
+                for g in games]
         print(tabulate(rows, headers=["finished (UTC)", "match", "side", "opponent", "outcome", "reason",
                                       "rating after"], disable_numparse=True))
     return 0
@@ -454,23 +561,49 @@ def _quiet_errors(run):
         except TyphoonError as error:
             print(f"typhoon ladder: {error}", file=sys.stderr)
             return 1
+        except _Usage as error:
+            print(f"typhoon ladder: {error}", file=sys.stderr)
+            return 2
     return wrapped
 
 
 def register(commands) -> None:
-    """Add ``ladder register|leaderboard|player`` to the ``typhoon`` command line."""
-    ladder = commands.add_parser("ladder", help="the service's bot ladder: register players, standings")
+    """Add ``ladder owner|register|rotate-key|revoke-key|leaderboard|player`` to the ``typhoon`` command line."""
+    ladder = commands.add_parser("ladder", help="the service's bot ladder: owners, players, keys, standings")
     sub = ladder.add_subparsers(dest="ladder_command", required=True)
 
     def server(parser) -> None:
         parser.add_argument("--server", default="127.0.0.1:50051", help="the service's gRPC address")
 
-    register_ = sub.add_parser("register", help="register a player (a bot); prints its API key, once")
+    owner = sub.add_parser("owner", help="owners: the people or teams that run players")
+    owner_sub = owner.add_subparsers(dest="owner_command", required=True)
+    owner_register = owner_sub.add_parser("register", help="register an owner; prints its owner key, once")
+    server(owner_register)
+    owner_register.add_argument("--name", required=True, help="the owner's name (unique among owners)")
+    owner_register.set_defaults(run=_quiet_errors(cli_register_owner))
+    owner_show = owner_sub.add_parser("show", help="an owner and its players")
+    server(owner_show)
+    owner_show.add_argument("owner_id")
+    owner_show.set_defaults(run=_quiet_errors(cli_owner))
+
+    register_ = sub.add_parser("register", help="register a player (a bot) under your owner; prints its API key, once")
     server(register_)
     register_.add_argument("--name", required=True, help="the player's name (unique)")
     register_.add_argument("--description", default="", help="what the bot is")
-    register_.add_argument("--owner", default="", help="who runs it")
+    register_.add_argument("--owner-key", default="", help="the owner key (default: $TYPHOON_OWNER_KEY)")
     register_.set_defaults(run=_quiet_errors(cli_register))
+
+    for command, run, says in (("rotate-key", _key_command(_rotated), "a new key for a player (or --owner: an owner); the old "
+                                                          "one stops working; prints the new one, once"),
+                               ("revoke-key", _key_command(_revoked), "revoke a player's key (or --owner: close an owner, "
+                                                          "its players' keys with it)")):
+        parser = sub.add_parser(command, help=says)
+        server(parser)
+        parser.add_argument("id", help="the player's id (or with --owner, the owner's)")
+        parser.add_argument("--owner", action="store_true", help="the id is an owner's")
+        parser.add_argument("--key", default="", help="the player's API key or its owner's key (with --owner: the "
+                                                      "owner key); default: $TYPHOON_LADDER_KEY")
+        parser.set_defaults(run=_quiet_errors(run))
 
     board = sub.add_parser("leaderboard", help="the players by rating")
     server(board)
@@ -489,4 +622,4 @@ def register(commands) -> None:
     audit.set_defaults(run=_quiet_errors(cli_ladder_audit))
 
 
-__all__ = ["LadderBot", "LadderClient", "LadderRecord", "Seek", "leaderboard_table", "register"]
+__all__ = ["LadderBot", "LadderClient", "LadderRecord", "Registration", "Seek", "leaderboard_table", "register"]

@@ -5,16 +5,16 @@ Plackett-Luce) with its parameters and the two sides' ratings; the leaderboard e
 rating; ListPlayerMatches each player's matches with its rating after each and the match's place in
 the order the ladder rated matches (``rating_sequence``). From fresh ratings, every match is rated again
 in that order, as the ladder does: two teams, the German player with the German side against the
-Soviet player with the Soviet side, ranked by the result (a draw ties them); an aborted match changes
-nothing. Then every rating after every match, every player's rating now and the sides' ratings now
+Soviet player with the Soviet side, ranked by the result (a draw ties them); a match not rated (each
+entry says whether: aborted, ended early, past its pair's limit) changes nothing. Then every rating after every match, every player's rating now and the sides' ratings now
 must be what the ladder shows.
 
 The model is rebuilt from GetLadder's parameters with the ``openskill`` library, not taken from the
 service's code, so the audit checks the service against its own published description.
 
->>> audit = Audit(matches=3, rated=2, aborted=1)
+>>> audit = Audit(matches=3, rated=2, unrated=1)
 >>> audit.ok, audit.summary().splitlines()[0]
-(True, 'ladder audit: 3 matches (2 rated, 1 aborted), 0 players: every rating matches (largest difference 0)')
+(True, 'ladder audit: 3 matches (2 rated, 1 not rated), 0 players: every rating matches (largest difference 0)')
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class Audit:
 
     matches: int = 0
     rated: int = 0
-    aborted: int = 0
+    unrated: int = 0
     players: int = 0
     largest_difference: float = 0.0
     problems: list[str] = field(default_factory=list)
@@ -56,7 +56,7 @@ class Audit:
         return not self.problems
 
     def summary(self) -> str:
-        head = (f"ladder audit: {self.matches} matches ({self.rated} rated, {self.aborted} aborted), "
+        head = (f"ladder audit: {self.matches} matches ({self.rated} rated, {self.unrated} not rated), "
                 f"{self.players} players: ")
         if self.ok:
             return head + f"every rating matches (largest difference {self.largest_difference:.3g})"
@@ -99,11 +99,11 @@ def audit_ladder(ladder: LadderReader, tolerance: float = TOLERANCE) -> Audit:
             audit.problems.append(f"match {match_id} has no single rating_sequence (rated before the ladder numbered "
                                   f"its matches?): the order of rating is unknown")
             continue
-        if german_game.outcome == "aborted":
-            audit.aborted += 1
+        if not german_game.rated or not soviet_game.rated:
+            audit.unrated += 1
             for player_id, game in ((german, german_game), (soviet, soviet_game)):
-                compare(f"match {match_id} (aborted), {game.side} player {player_id}", (game.mu, game.sigma),
-                        ratings.get(player_id, fresh))
+                compare(f"match {match_id} (not rated: {game.unrated_reason or game.outcome}), {game.side} player "
+                        f"{player_id}", (game.mu, game.sigma), ratings.get(player_id, fresh))
             continue
         audit.rated += 1
         winner = {"win": "german", "loss": "soviet"}.get(german_game.outcome, "draw")

@@ -7,9 +7,11 @@ starts ``typhoon serve`` (its embedded Redis in a temporary directory; or ``--se
 running one), registers the bots (``strategy[:name=value...][:count]``: ``heuristic``, ``random``,
 ``search:level=1:2`` (two search bots of level 1), ``package.module:callable``, or ``flaky``: a random bot
 that, in one match out of ``--flaky-rate``, stops answering long enough to lose on time),
-runs each as a :class:`clients.ladder.LadderBot` in this process (the service may go away and come back:
-the run waits for it as long as its bots do, ``--retry-seconds``), and once ``--matches`` ladder
-matches are rated stops seeking, lets the matches in progress end and prints the leaderboard, how the
+runs each as a :class:`clients.ladder.LadderBot` in this process (each bot its own owner; the service
+may go away and come back: the run waits for it as long as its bots do, ``--retry-seconds``), and once
+``--matches`` ladder matches are settled (rated or not: with the ladder's fair play, two bots are rated
+at most 3 times a day, so a small ladder's later matches are not) stops seeking, lets the matches in
+progress end and prints the leaderboard, how the
 matches ended (wins, draws, on time, aborted), the bots' failures, and checks what the ladder
 promises: every ended match rated once (in both players' histories), none left open, ratings changed
 only by finished matches. ``--verify N`` replay-verifies N of the matches (the time forfeits first).
@@ -140,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
                 for _ in range(count):
                     taken[label] += 1
                     name = f"{label}-{taken[label]}" + (f"-{suffix}" if args.server else "")
-                    _, key = patient(ladder.register, name, f"loadtests/ladder_run.py {strategy}", "ladder_run")
+                    # each bot its own owner: the ladder never pairs two players of one owner
+                    key = patient(ladder.register_with_owner, name, f"loadtests/ladder_run.py {strategy}").api_key
 
                     def factory(match, name=name, strategy=strategy, params=params):
                         if strategy == "flaky":
@@ -154,15 +157,16 @@ def main(argv: list[str] | None = None) -> int:
                 thread.start()
             print(f"{len(bots)} bots ({args.bots}) on {target}, time control "
                   f"{control.initial.ToMilliseconds() / 1000:g}+{control.increment.ToMilliseconds() / 1000:g}, "
-                  f"until {args.matches} matches are rated", file=sys.stderr, flush=True)
+                  f"until {args.matches} matches are settled (rated or not)", file=sys.stderr, flush=True)
             ours = set(bots)
             while True:
                 time.sleep(5)
                 players = [p for p in patient(ladder.standings) if p.name in ours]
                 rated = sum(p.games for p in players) // 2
-                print(f"  {time.monotonic() - started:6.0f} s: {rated} rated, "
+                settled = sum(len(ladder.matches(p.player_id)) for p in players) // 2
+                print(f"  {time.monotonic() - started:6.0f} s: {settled} settled, {rated} rated, "
                       f"{sum(p.aborted for p in players) // 2} aborted", file=sys.stderr, flush=True)
-                if rated >= args.matches or time.monotonic() - started > args.timeout:
+                if settled >= args.matches or time.monotonic() - started > args.timeout:
                     break
             for bot in bots.values():
                 bot.stop_seeking()
@@ -184,18 +188,19 @@ def main(argv: list[str] | None = None) -> int:
                 for games in histories.values():
                     for game in games:
                         by_match.setdefault(game.match_id, []).append(game)
-                outcomes = Counter()
+                outcomes, unrated = Counter(), Counter()
                 for games in by_match.values():
                     first = games[0]
                     kind = "aborted" if first.outcome == "aborted" else "draw" if first.outcome == "draw" else \
                         "lost on time" if first.reason == "time" else "won on the board"
                     outcomes[kind] += 1
+                    unrated[first.unrated_reason or "rated"] += 1
                 problems = []
                 problems += [f"match {m} is still open" for m in open_matches]
                 problems += [f"match {m} has {len(g)} history entries, not 2" for m, g in by_match.items() if len(g) != 2]
                 problems += [f"match {m} was started but never rated" for m in match_ids - by_match.keys()]
                 for player in players:
-                    rated_games = sum(g.outcome != "aborted" for g in histories[player.name])
+                    rated_games = sum(g.rated for g in histories[player.name])
                     if rated_games != player.games:
                         problems.append(f"{player.name}: {player.games} games rated, {rated_games} in its history")
                 failures = [f"{name}: {error}" for name, bot in bots.items() for error in bot.record.errors]
@@ -207,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print(f"{len(by_match)} ladder matches in {time.monotonic() - started:.0f} s: "
               + ", ".join(f"{n} {kind}" for kind, n in outcomes.most_common()))
+        print("rated: " + ", ".join(f"{n} {reason if reason == 'rated' else 'not rated: ' + reason}"
+                                    for reason, n in unrated.most_common()))
         print(f"bot failures: {len(failures)}" + "".join(f"\n  {f}" for f in failures[:10]))
         print(f"replay verified: {verified} of {len(sample)} (time forfeits first)")
         print("checks: " + ("every ended match rated once, none left open" if not problems else

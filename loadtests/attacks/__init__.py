@@ -9,6 +9,7 @@ from types import ModuleType
 
 import psutil
 
+from loadtests.attacks import seat_views, sybil, sybil_patient
 from service.processes import ServeProcess
 
 
@@ -28,7 +29,5 @@ class Target:
         return round(sum(p.memory_info().rss for p in processes) / 2**20, 1)
 
 
-from loadtests.attacks import seat_views  # noqa: E402 - the attacks name Target only in annotations
-
 #: Every attack, in the order they run (a module of this package each; add yours here).
-ATTACKS: list[ModuleType] = [seat_views]
+ATTACKS: list[ModuleType] = [sybil, sybil_patient, seat_views]

@@ -31,6 +31,7 @@ import engine
 from engine.data import SIDES
 from engine.sequence import PHASES_BY_NAME
 from service.api.routes import ROUTES
+from service.ladder import accounts
 from service.ladder import core as ladder
 from service.match.core import (
     MAX_EVENTS_PAGE,
@@ -85,12 +86,13 @@ _FIELD_ENUMS: dict[tuple[str, str], list[str]] = {
     ("JoinMatchRequest", "side"): [*_SIDES, ""],
     ("GameState", "city_control"): _SIDES,
     ("LadderGame", "outcome"): ["win", "loss", "draw", "aborted"],
+    ("LadderGame", "unrated_reason"): ["", "aborted", "early", "pair_limit"],
 }
 _WEATHER_FIELDS = {("GameState", "weather"), ("Event.TurnStarted", "weather"), ("Event.WeatherChanged", "weather"),
                    ("TurnRecord", "weather"), ("WeatherRules", "id")}
 
 #: Fields without which the core refuses a request (MISSING_FIELD).
-_REQUIRED_INPUT = {"SubmitActionRequest": ["action"], "RegisterPlayerRequest": ["name"]}
+_REQUIRED_INPUT = {"SubmitActionRequest": ["action"], "RegisterPlayerRequest": ["name"], "RegisterOwnerRequest": ["name"]}
 
 #: What the core refuses beyond the types (0 is "the default" wherever a number has one).
 _TOKEN_PATTERN = {"pattern": f"^({SEAT_TOKEN.pattern})?$"}
@@ -109,7 +111,14 @@ _LIMITS: dict[tuple[str, str], dict[str, Any]] = {
     ("JoinMatchRequest", "seat_token"): _TOKEN_PATTERN,
     ("JoinMatchRequest", "player_name"): {"maxLength": MAX_PLAYER_NAME},
     ("RegisterPlayerRequest", "name"): {"minLength": 1, "maxLength": ladder.MAX_NAME},
-    ("RegisterPlayerRequest", "owner"): {"maxLength": ladder.MAX_NAME},
+    ("RegisterPlayerRequest", "owner"): {"maxLength": 0},  # retired: refused if set
+    ("RegisterPlayerRequest", "api_key"): {"maxLength": 0},
+    ("RegisterPlayerRequest", "request_id"): {"maxLength": accounts.MAX_REQUEST_ID},
+    ("RegisterOwnerRequest", "name"): {"minLength": 1, "maxLength": ladder.MAX_NAME},
+    ("RegisterOwnerRequest", "request_id"): {"anyOf": [{"maxLength": 0}, {"minLength": accounts.MIN_OWNER_REQUEST_ID,
+                                                                          "maxLength": accounts.MAX_REQUEST_ID}]},
+    ("RotatePlayerKeyRequest", "request_id"): {"maxLength": accounts.MAX_REQUEST_ID},
+    ("RotateOwnerKeyRequest", "request_id"): {"maxLength": accounts.MAX_REQUEST_ID},
     ("RegisterPlayerRequest", "description"): {"maxLength": ladder.MAX_DESCRIPTION},
     ("SeekRequest", "heartbeat_seconds"): {"minimum": 0, "maximum": ladder.MAX_HEARTBEAT_SECONDS},
     ("SeekRequest", "concurrency"): {"minimum": 0},
@@ -359,7 +368,9 @@ def openapi_document(routes=None) -> dict[str, Any]:
         else:
             operation["responses"]["200"] = {"description": "OK", "content": {"application/json": {
                 "schema": _ref(schemas.output(method.output_type))}}}
-        if route.authenticated or route.token_optional:
+        if route.keys:
+            operation["security"] = [{scheme: []} for scheme in route.keys]
+        elif route.authenticated or route.token_optional:
             scheme = "apiKey" if method.containing_service.name == "LadderService" else "seatToken"
             operation["security"] = [{scheme: []}] if route.authenticated else [{}, {scheme: []}]
         paths.setdefault(route.path, {})[route.method.lower()] = operation
@@ -371,5 +382,6 @@ def openapi_document(routes=None) -> dict[str, Any]:
         "paths": paths,
         "components": {"schemas": dict(sorted(schemas.schemas.items())), "securitySchemes": {
             "seatToken": {"type": "http", "scheme": "bearer", "description": "the seat token from CreateMatch or JoinMatch"},
-            "apiKey": {"type": "http", "scheme": "bearer", "description": "a ladder player's API key, from RegisterPlayer"}}},
+            "apiKey": {"type": "http", "scheme": "bearer", "description": "a ladder player's API key, from RegisterPlayer"},
+            "ownerKey": {"type": "http", "scheme": "bearer", "description": "a ladder owner's key, from RegisterOwner"}}},
     }

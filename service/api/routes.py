@@ -23,6 +23,9 @@ class Route:
     service: str = SERVICE.full_name
     #: A bearer token is read when sent, for more in the answer (WatchMatch's include_legal_actions).
     token_optional: bool = False
+    #: The bearer keys it takes, any of them (OpenAPI security schemes), where they are not what
+    #: ``authenticated`` implies (a seat token; a ladder player's API key)
+    keys: tuple[str, ...] = ()
 
     @property
     def path_params(self) -> list[str]:
@@ -49,8 +52,25 @@ ROUTES: tuple[Route, ...] = (
           "victory points"),
     Route("GET", "/v1/matches/{match_id}/verification", "VerifyMatch",
           "The audit of the match's log: seed commitment, every die roll recomputed, the log re-simulated"),
-    Route("POST", "/v1/ladder/players", "RegisterPlayer", "Register a ladder player; returns its API key once",
+    Route("POST", "/v1/ladder/owners", "RegisterOwner", "Register a ladder owner; returns its owner key once",
           body=True, service=LADDER_SERVICE.full_name),
+    Route("GET", "/v1/ladder/owners/{owner_id}", "GetOwner", "A ladder owner and its players",
+          service=LADDER_SERVICE.full_name),
+    Route("POST", "/v1/ladder/owners/{owner_id}/rotate-key", "RotateOwnerKey",
+          "A new owner key; the old one stops working", body=True, service=LADDER_SERVICE.full_name,
+          keys=("ownerKey",)),  # not checked first: a retried rotation comes with the old key
+    Route("POST", "/v1/ladder/owners/{owner_id}/revoke-key", "RevokeOwnerKey",
+          "Close an owner: its key and its players' keys stop working", body=True, authenticated=True,
+          service=LADDER_SERVICE.full_name, keys=("ownerKey",)),
+    Route("POST", "/v1/ladder/players", "RegisterPlayer",
+          "Register a ladder player under the owner of the key; returns its API key once", body=True,
+          authenticated=True, service=LADDER_SERVICE.full_name, keys=("ownerKey",)),
+    Route("POST", "/v1/ladder/players/{player_id}/rotate-key", "RotatePlayerKey",
+          "A new API key for a player; the old one stops working", body=True, service=LADDER_SERVICE.full_name,
+          keys=("apiKey", "ownerKey")),
+    Route("POST", "/v1/ladder/players/{player_id}/revoke-key", "RevokePlayerKey",
+          "Revoke a player's API key", body=True, authenticated=True, service=LADDER_SERVICE.full_name,
+          keys=("apiKey", "ownerKey")),
     Route("GET", "/v1/ladder", "GetLadder", "The ladder's time control, scenario and options",
           service=LADDER_SERVICE.full_name),
     Route("GET", "/v1/ladder/seek", "Seek", "Server-sent events: each ladder match the player is paired into, "

@@ -13,23 +13,30 @@ Two background loops run in every service process, sharing the work through Redi
   played each other both ways are not paired again until they have waited ``rematch_wait_ms`` for
   someone else. At most two matches at a time between the same two (one each side). The match is
   created, then assigned to both players in one script (which re-checks their slots); a crash in
-  between leaves a match nobody plays, which its clock aborts. A player whose match was aborted because
-  it made no first action waits before it is paired again (``abort_cooldown_ms``, doubled for each
-  abort in a row, at most an hour), unless it opens a new Seek stream: a bot that hangs would otherwise
-  be handed match after match, each wasting its opponent's time.
+  between leaves a match nobody plays, which its clock aborts. Fair play (``service.ladder.fairness``):
+  two players of one owner are never paired (unless the ladder is private), a pair whose rated
+  matches are used up for now is paired only when neither has anyone else, and a player that abandoned
+  its last match (no first action in time, or gave up before a few actions of its own) waits before it
+  is paired again (``abandon_cooldown_ms``, doubled for each such end in a row, at most an hour),
+  however it reconnects: a bot that hangs would otherwise be handed match after match, each wasting
+  its opponent's time.
 * **results** (every process): the ladder matches not rated yet (``open``) whose match has ended are
   rated by one script that also closes them: it applies only if the match is still open (so exactly
   once, whoever sees the end first, even after a crash between the end and the rating) and only if
   the players' and sides' ratings are those the new ones were computed from (else it is computed
-  again). An aborted match changes no rating.
+  again). A match is rated only if fair play says so (an aborted one never; one ended early by
+  resignation or time, or one past its pair's rated matches, neither); each player's history says
+  whether, and why not.
+
+Owners, players and keys are ``service.ladder.accounts``'s.
 
 Keys (prefix ``typhoon:ladder:``)::
 
-    player:<id>             hash: id name description owner registered_at key_hash concurrency, the
-                            rating (mu sigma rev), the record (games wins_german wins_soviet ...),
-                            last_opponent last_ended, seek_session (of its latest Seek stream),
-                            abort_streak (aborts in a row blamed on it), blocked_until and
-                            blocked_session (it is not paired before that Redis time in that stream)
+    player:<id>             hash: id name description owner (its name) owner_id registered_at key_hash
+                            ('' once revoked) concurrency, the rating (mu sigma rev), the record (games
+                            wins_german wins_soviet ...), last_opponent last_ended, seek_session (of its
+                            latest Seek stream), abort_streak (abandoned matches in a row),
+                            blocked_until (it is not paired before that Redis time)
     player:<id>:assigned    hash: match id -> the LadderMatch JSON (with its seat token), while not rated
     player:<id>:history     list, newest first: the LadderGame JSON of each match
     side:<side>             hash: mu sigma rev, the rating of the side itself
@@ -39,7 +46,9 @@ Keys (prefix ``typhoon:ladder:``)::
     seeking                 sorted set: id by the Redis ms until which it counts as seeking
     open                    hash: match id -> {"german": id, "soviet": id}: ladder matches not rated yet
     pairs                   hash: "<id>:<id>" (sorted) -> matches assigned to the two, aborted ones
-                            left out; "<id>:<id>:german" -> of those, the ones the first was German in
+                            left out; "<id>:<id>:german" -> of those, the ones the first was German in;
+                            "<id>:<id>:rated" -> JSON list of the end times (ms) of their rated matches
+                            within the pair window
     pairing                 string: the pairing lock
     rated                   counter: the ladder matches settled (rated or aborted) so far; each
                             history entry holds its match's number (``rating_sequence``)
@@ -51,7 +60,6 @@ import asyncio
 import contextlib
 import json
 import re
-import secrets
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -66,26 +74,23 @@ from engine.data import SIDES
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import match_service_pb2 as api
+from service.ladder.accounts import MAX_DESCRIPTION, MAX_NAME, Accounts, ladder_key
+from service.ladder.fairness import MAX_COOLDOWN_MS, FairPlay, own_actions
 from service.ladder.ratings import FRESH, MODEL, ordinal, rate
 from service.match import convert
 from service.match.clock import TimeControl
-from service.match.core import SEAT_TOKEN, CallContext, MatchService, new_seat_token, token_hash
-from service.match.names import TEXT_LAYOUT, check_name, name_key
+from service.match.core import CallContext, MatchService, new_seat_token, token_hash
+from service.match.names import name_key
 from service.store.match_store import text_of
 from service.tasks import stop_task
 
 log = structlog.get_logger("typhoon.ladder")
 
-PREFIX = "typhoon:ladder:"
-MAX_NAME = 64
-MAX_DESCRIPTION = 500
 MAX_PAGE = 200
 MAX_HEARTBEAT_SECONDS = 60
-_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
-
-
-def _key(*parts: str) -> str:
-    return PREFIX + ":".join(parts)
+#: Events read from the store per round trip while counting a match's actions.
+_LOG_PAGE = 1000
+_key = ladder_key
 
 
 def _err(code: StatusCode, reason: str, message: str) -> ServiceError:
@@ -103,26 +108,8 @@ class LadderConfig:
     interval: float = 0.5        # seconds between pairing rounds, results rounds and Seek's looks
     presence_ms: int = 5000      # a player counts as seeking this long after its stream last looked
     rematch_wait_ms: int = 3000  # how long two who just played each other both ways wait for others
-    abort_cooldown_ms: int = 60_000  # a player whose match was aborted for want of its first action waits
+    fair_play: FairPlay = field(default_factory=FairPlay)
 
-
-_REGISTER = """
--- KEYS: names, player, keys, board. ARGV: name key, id, key hash, rating, then field pairs.
--- Returns {'OK'}, {'NAME_TAKEN'}, {'KEY_TAKEN'}, or {'SAME', id}: this name holds this key already
--- (a retried registration).
-local holder = redis.call('HGET', KEYS[3], ARGV[3])
-if holder then
-  if redis.call('HGET', KEYS[1], ARGV[1]) == holder then return {'SAME', holder} end
-  return {'KEY_TAKEN'}
-end
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return {'NAME_TAKEN'} end
-local fields = {}
-for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
-redis.call('HSET', KEYS[2], unpack(fields))
-redis.call('HSET', KEYS[3], ARGV[3], ARGV[2])
-redis.call('ZADD', KEYS[4], ARGV[4], ARGV[2])
-return {'OK'}
-"""
 
 #: Lua: the field of a pair's German games in the pairs hash, first made (as alternation left it) for a
 #: pair counted before the service counted them.
@@ -161,17 +148,19 @@ _SETTLE = _GERMAN_GAMES + f"local RATED = '{RATED_PLACEHOLDER}'\n" + """
 -- KEYS: open, board, then per team member (german player, soviet player, german side, soviet side)
 -- its hash, then per player (german, soviet) its assigned hash and its history.
 -- ARGV: match id, then per team member its expected rev and its change (JSON {"set": {field: value},
--- "incr": {field: n}, "block": {"now": ms, "base": ms, "cap": ms} (it waits base * 2^(aborts in a row - 1),
--- at most cap, unless it opens a new Seek stream)}, "" for none), then
+-- "incr": {field: n}, "block": {"now": ms, "base": ms, "cap": ms} (it waits base * 2^(abandoned in a row - 1),
+-- at most cap, however it reconnects)}, "" for none), then
 -- per player its history entry and its rating ('' = keep), then (KEYS[11]: pairs) the pair of an aborted
 -- match ('' = none) and '1' if its first player was German: an aborted match is not a meeting, and
--- does not count for whose turn it is to be German.
+-- does not count for whose turn it is to be German; then the pair's field of rated end times, its value
+-- as read (the verdict was drawn from it) and its new value ('' = unchanged).
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 'DONE' end
 for i = 0, 3 do
   if ARGV[3 + 2 * i] ~= '' and (redis.call('HGET', KEYS[3 + i], 'rev') or '') ~= ARGV[2 + 2 * i] then
     return 'RETRY'
   end
 end
+if (redis.call('HGET', KEYS[11], ARGV[16]) or '') ~= ARGV[17] then return 'RETRY' end
 for i = 0, 3 do
   local change = ARGV[3 + 2 * i]
   if change ~= '' then
@@ -182,8 +171,7 @@ for i = 0, 3 do
     if block then
       local streak = redis.call('HINCRBY', KEYS[3 + i], 'abort_streak', 1)
       local wait = math.min(block['cap'], block['base'] * 2 ^ (streak - 1))
-      redis.call('HSET', KEYS[3 + i], 'blocked_until', string.format('%d', block['now'] + wait),
-                 'blocked_session', redis.call('HGET', KEYS[3 + i], 'seek_session') or '')
+      redis.call('HSET', KEYS[3 + i], 'blocked_until', string.format('%d', block['now'] + wait))
     end
     redis.call('HINCRBY', KEYS[3 + i], 'rev', 1)
   end
@@ -201,6 +189,7 @@ if ARGV[14] ~= '' then
   redis.call('HINCRBY', KEYS[11], ARGV[14], -1)
   if ARGV[15] == '1' then redis.call('HINCRBY', KEYS[11], german, -1) end
 end
+if ARGV[18] ~= '' then redis.call('HSET', KEYS[11], ARGV[16], ARGV[18]) end
 redis.call('HDEL', KEYS[1], ARGV[1])
 return 'OK'
 """
@@ -247,7 +236,12 @@ class Ladder:
         self.redis = core.store.redis
         self.config = config or LadderConfig()
         self.admit = core.admit
-        self._register = self.redis.register_script(_REGISTER)
+        self.fair_play = self.config.fair_play
+        self.accounts = Accounts(self.redis, self.store.time_ms, self.fair_play.players_per_owner,
+                                 {"mu": repr(FRESH[0]), "sigma": repr(FRESH[1]), "rev": "0"},
+                                 repr(ordinal(FRESH[0], FRESH[1])), self._describe)
+        for rpc in Accounts.RPCS:  # served as this service's own (the transports bind by name)
+            setattr(self, rpc, self._checked(getattr(self.accounts, rpc)))
         self._assign = self.redis.register_script(_ASSIGN)
         self._settle = self.redis.register_script(_SETTLE)
         self._tasks: list[asyncio.Task] = []
@@ -255,6 +249,17 @@ class Ladder:
         self.settled = 0
         options = engine.new_game(self.config.scenario, self.config.options).options.to_json()
         self._options = options
+
+    def _checked(self, rpc: Any) -> Any:
+        async def call(request: Any, ctx: CallContext) -> Any:
+            self._available()
+            return await rpc(request, ctx)
+        call.__name__ = rpc.__name__
+        return call
+
+    async def _describe(self, player_id: str) -> lapi.LadderPlayer:
+        (fields,) = await self._players([player_id])
+        return _player(fields)
 
     # --- background --------------------------------------------------------------------------------
 
@@ -301,27 +306,31 @@ class Ladder:
             return 0
         async with self.redis.pipeline(transaction=False) as pipe:
             for player_id in ids:
-                pipe.hmget(_key("player", player_id), "mu", "concurrency", "name", "seek_session", "blocked_session",
-                           "blocked_until", "last_opponent", "last_ended")
+                pipe.hmget(_key("player", player_id), "mu", "concurrency", "name", "owner_id", "blocked_until",
+                           "last_opponent", "last_ended")
                 pipe.hvals(_key("player", player_id, "assigned"))
             replies = await pipe.execute()
         players: dict[str, dict[str, Any]] = {}
         together: dict[tuple[str, str], int] = {}
         for player_id, fields, assigned in zip(ids, replies[::2], replies[1::2]):
-            mu, concurrency, name, session, blocked, blocked_until, last_opponent, last_ended = map(text_of, fields)
-            if mu is None or (session == blocked and now < int(blocked_until or 0)):
+            mu, concurrency, name, owner_id, blocked_until, last_opponent, last_ended = map(text_of, fields)
+            if mu is None or now < int(blocked_until or 0):  # abandoned its last match: it waits, however it seeks
                 continue
             playing = [json.loads(entry) for entry in assigned]
             players[player_id] = {"mu": float(mu), "free": int(concurrency or 1) - len(playing), "name": name,
-                                  "last_opponent": last_opponent, "last_ended": int(last_ended or 0)}
+                                  "owner": owner_id or "", "last_opponent": last_opponent,
+                                  "last_ended": int(last_ended or 0)}
             for entry in playing:
                 pair = _pair_of(player_id, entry["opponent_id"])
                 together[pair] = together.get(pair, 0) + 1
         candidates = sorted(pid for pid, p in players.items() if p["free"] > 0)
-        pairs = [_pair_of(a, b) for i, a in enumerate(candidates) for b in candidates[i + 1:]]
+        pairs = [_pair_of(a, b) for i, a in enumerate(candidates) for b in candidates[i + 1:]
+                 if self.fair_play.may_pair(players[a]["owner"], players[b]["owner"])]
         counts = await self.redis.hmget(_key("pairs"), [f"{a}:{b}{part}" for a, b in pairs
-                                                        for part in ("", ":german")]) if pairs else []
-        met = {pair: Meetings.of(counts[2 * i], counts[2 * i + 1]) for i, pair in enumerate(pairs)}
+                                                        for part in ("", ":german", ":rated")]) if pairs else []
+        met = {pair: Meetings.of(counts[3 * i], counts[3 * i + 1]) for i, pair in enumerate(pairs)}
+        # a pair whose rated matches are used up for now meets only when neither has anyone else
+        full = {pair for i, pair in enumerate(pairs) if self.fair_play.pair_full(_rated_times(counts[3 * i + 2]), now)}
         created = 0
 
         def just_played(a: str, b: str) -> bool:
@@ -336,7 +345,8 @@ class Ladder:
                           and together.get((a, b), 0) < 4 and not just_played(a, b)]
             if not open_pairs:
                 return created
-            a, b = min(open_pairs, key=lambda p: (not met[p].owed,  # a return match first
+            a, b = min(open_pairs, key=lambda p: (p in full,
+                                                  not met[p].owed,  # a return match first
                                                   abs(players[p[0]]["mu"] - players[p[1]]["mu"]),
                                                   met[p].games, p))
             meetings = met[a, b]
@@ -386,29 +396,36 @@ class Ladder:
         return done
 
     async def settle(self, match_id: str, ids: dict[str, str], meta: dict[str, str] | None) -> int:
-        """Rate one ended ladder match (once: 0 if it was already); returns 1 if this call did."""
+        """Settle one ended ladder match (once: 0 if it was already), rating it if fair play says so;
+        returns 1 if this call did."""
         result = json.loads(meta["result"]) if meta and meta.get("result") else None
-        aborted = result is None
+        finished_at = int(meta["updated_at"]) if meta else 0
+        actions = await self._own_actions(match_id) if self.fair_play.needs_log(result) else None
         members = [_key("player", ids["german"]), _key("player", ids["soviet"]), _key("side", "german"),
                    _key("side", "soviet")]
+        pair_field = "%s:%s:rated" % _pair_of(ids["german"], ids["soviet"])
         for _ in range(16):
             async with self.redis.pipeline(transaction=False) as pipe:
                 for member in members:
                     pipe.hmget(member, "mu", "sigma", "rev", "name")
-                current = await pipe.execute()
+                pipe.hget(_key("pairs"), pair_field)
+                *current, rated_field = await pipe.execute()
+            rated_field = text_of(rated_field) or ""
+            rated_at = self.fair_play.recent(_rated_times(rated_field), finished_at)
+            verdict = self.fair_play.verdict(result, actions, rated_at, finished_at)
             ratings = [(float(mu) if mu else FRESH[0], float(sigma) if sigma else FRESH[1])
                        for mu, sigma, _, _ in current]
             revs = [text_of(rev) or "" for _, _, rev, _ in current]
             names = {"german": text_of(current[0][3]) or "", "soviet": text_of(current[1][3]) or ""}
-            finished_at = int(meta["updated_at"]) if meta else 0
             settled_at = str(await self.store.time_ms())  # Redis time, as the pairing's
             met = [{"last_opponent": ids["soviet"], "last_ended": settled_at},
                    {"last_opponent": ids["german"], "last_ended": settled_at}]
-            if aborted:
+            blamed = (meta.get("aborted_side") if meta else None) if result is None else verdict.blamed
+            if not verdict.rated:
                 new = ratings
-                blamed = meta.get("aborted_side") if meta else None
-                block = {"now": int(settled_at), "base": self.config.abort_cooldown_ms, "cap": 3_600_000}
-                changes = [json.dumps({"set": met[i], "incr": {"aborted": 1}} | ({"block": block} if blamed == side else {}))
+                block = {"now": int(settled_at), "base": self.fair_play.abandon_cooldown_ms, "cap": MAX_COOLDOWN_MS}
+                counted = {"aborted": 1} if result is None else {}
+                changes = [json.dumps({"set": met[i], "incr": counted} | ({"block": block} if blamed == side else {}))
                            for i, side in enumerate(("german", "soviet"))] + ["", ""]
             else:
                 winner = result["winner"]
@@ -427,28 +444,41 @@ class Ladder:
             for index, side in enumerate(("german", "soviet")):
                 other = "soviet" if side == "german" else "german"
                 mu, sigma = new[index]
-                outcome = "aborted" if aborted else "draw" if result["winner"] == "draw" else \
+                outcome = "aborted" if result is None else "draw" if result["winner"] == "draw" else \
                     "win" if result["winner"] == side else "loss"
-                reason = _abort_reason(meta) if aborted else result.get("reason", "")
+                reason = _abort_reason(meta) if result is None else result.get("reason", "")
                 args += [json.dumps({"match_id": match_id, "side": side, "opponent_id": ids[other],
                                      "opponent_name": names[other], "outcome": outcome, "reason": reason,
                                      "rating": ordinal(mu, sigma), "mu": mu, "sigma": sigma,
-                                     "finished_at": finished_at, "rating_sequence": RATED_PLACEHOLDER}),
-                         "" if aborted else repr(ordinal(mu, sigma))]
+                                     "finished_at": finished_at, "rated": verdict.rated,
+                                     "unrated_reason": verdict.reason, "rating_sequence": RATED_PLACEHOLDER}),
+                         repr(ordinal(mu, sigma)) if verdict.rated else ""]
             keys = [_key("open"), _key("board"), *members]
             for side in ("german", "soviet"):
                 keys += [_key("player", ids[side], "assigned"), _key("player", ids[side], "history")]
             keys += [_key("pairs"), _key("rated")]
-            args += _pair_args(ids["german"], ids["soviet"]) if aborted else ["", ""]
+            args += _pair_args(ids["german"], ids["soviet"]) if result is None else ["", ""]
+            args += [pair_field, rated_field, json.dumps(rated_at + [finished_at]) if verdict.rated else ""]
             reply = text_of(await self._settle(keys=keys, args=args))
             if reply == "OK":
                 self.settled += 1
-                log.info("ladder_rated", match_id=match_id, outcome="aborted" if aborted else result["winner"],
+                log.info("ladder_settled", match_id=match_id, outcome="aborted" if result is None else result["winner"],
+                         rated=verdict.rated, unrated=verdict.reason or None, blamed=blamed,
                          german=ids["german"], soviet=ids["soviet"])
                 return 1
             if reply == "DONE":
                 return 0
         raise _err(StatusCode.ABORTED, "CONTENTION", "the ratings changed too often while rating the match")
+
+    async def _own_actions(self, match_id: str) -> dict[str, int]:
+        """The actions each side made of its own in a match (from its log)."""
+        events, after = [], 0
+        while True:
+            page = await self.store.read_events(match_id, after, _LOG_PAGE)
+            events.extend(page)
+            if len(page) < _LOG_PAGE:
+                return own_actions(events, SIDES)
+            after = page[-1].seq
 
     # --- RPCs --------------------------------------------------------------------------------------
 
@@ -457,48 +487,11 @@ class Ladder:
             raise _err(StatusCode.FAILED_PRECONDITION, "LADDER_UNAVAILABLE",
                        "the ladder needs clocks, which need a single Redis; this service runs on a Redis Cluster")
 
-    async def register_player(self, request: lapi.RegisterPlayerRequest, ctx: CallContext) -> lapi.RegisterPlayerResponse:
-        self._available()
-        name = request.name.strip()
-        if not name:
-            raise _err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "a player needs a name")
-        for label, value, limit in (("name", name, MAX_NAME), ("owner", request.owner, MAX_NAME),
-                                    ("description", request.description, MAX_DESCRIPTION)):
-            if len(value) > limit:
-                raise _err(StatusCode.INVALID_ARGUMENT, "NAME_TOO_LONG",
-                           f"{label} has {len(value)} characters; at most {limit} are allowed")
-        check_name("name", name)
-        check_name("owner", request.owner)
-        check_name("description", request.description, allowed=TEXT_LAYOUT)
-        if request.api_key and not SEAT_TOKEN.fullmatch(request.api_key):
-            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_API_KEY",
-                       "an API key chosen by the caller must have 32 to 128 characters from A-Z, a-z, 0-9, - and _")
-        player_id = "p" + "".join(secrets.choice(_ID_ALPHABET) for _ in range(15))
-        api_key = request.api_key or new_api_key()
-        now = await self.store.time_ms()
-        fields = {"id": player_id, "name": name, "description": request.description, "owner": request.owner,
-                  "registered_at": str(now), "key_hash": token_hash(api_key), "concurrency": "1",
-                  "mu": repr(FRESH[0]), "sigma": repr(FRESH[1]), "rev": "0"}
-        flat = [item for pair in fields.items() for item in pair]
-        registered = await self._register(
-            keys=[_key("names"), _key("player", player_id), _key("keys"), _key("board")],
-            args=[name_key(name), player_id, token_hash(api_key), repr(ordinal(FRESH[0], FRESH[1])), *flat])
-        outcome = text_of(registered[0])
-        if outcome == "SAME":  # the same registration again: its answer again
-            player_id = text_of(registered[1])
-            (fields,) = await self._players([player_id])
-        elif outcome == "KEY_TAKEN":
-            raise _err(StatusCode.ALREADY_EXISTS, "KEY_TAKEN", "another player holds this API key; choose another")
-        elif outcome != "OK":
-            raise _err(StatusCode.ALREADY_EXISTS, "NAME_TAKEN", f"a player named {name!r} is registered already")
-        log.info("ladder_registered", player_id=player_id, name=name, again=outcome == "SAME")
-        return lapi.RegisterPlayerResponse(player=_player(fields), api_key=api_key)
-
     async def get_ladder(self, request: lapi.GetLadderRequest, ctx: CallContext) -> lapi.GetLadderResponse:
         response = lapi.GetLadderResponse(time_control=self.config.time_control.to_proto(),
                                           scenario=self.config.scenario, options=convert.dict_to_struct(self._options),
                                           max_concurrency=self.config.max_concurrency,
-                                          rating_model=lapi.RatingModel(**MODEL))
+                                          fair_play=self.fair_play.to_proto(), rating_model=lapi.RatingModel(**MODEL))
         if not self.store.clustered:
             async with self.redis.pipeline(transaction=False) as pipe:
                 for side in SIDES:
@@ -513,7 +506,7 @@ class Ladder:
     async def seek(self, request: lapi.SeekRequest, ctx: CallContext) -> AsyncIterator[lapi.SeekResponse]:
         """Check the key and the request, then return the stream."""
         self._available()
-        player_id = await self._authenticate(ctx)
+        player_id = await self.accounts.player_of_key(ctx.token)
         concurrency = request.concurrency or 1
         if not 1 <= concurrency <= self.config.max_concurrency:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_CONCURRENCY",
@@ -523,9 +516,9 @@ class Ladder:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_HEARTBEAT",
                        f"heartbeat_seconds must be from 1 to {MAX_HEARTBEAT_SECONDS}")
         structlog.contextvars.bind_contextvars(player_id=player_id)
-        return self._seek(player_id, heartbeat, concurrency, request.include_legal_actions)
+        return self._seek(player_id, heartbeat, concurrency, token_hash(ctx.token or ""), request.include_legal_actions)
 
-    async def _seek(self, player_id: str, heartbeat: float, concurrency: int,
+    async def _seek(self, player_id: str, heartbeat: float, concurrency: int, key_hash: str,
                     legal_actions: bool) -> AsyncIterator[lapi.SeekResponse]:
         # written once the stream is read, not when it is checked: a HEAD of the REST route (checked,
         # then closed unread) changes nothing
@@ -539,6 +532,10 @@ class Ladder:
         try:
             while not self.core.draining and not self.core.hub.closing:
                 now = await self.store.time_ms()
+                if text_of(await self.redis.hget(_key("player", player_id), "key_hash")) != key_hash:
+                    ended = "key_replaced"  # rotated or revoked: whoever held the old key gets no more matches
+                    raise _err(StatusCode.UNAUTHENTICATED, "KEY_INVALID",
+                               "the player's API key was rotated or revoked while it was seeking")
                 await self.redis.zadd(_key("seeking"), {player_id: now + self.config.presence_ms})
                 assigned = {text_of(k): text_of(v) for k, v in
                             (await self.redis.hgetall(_key("player", player_id, "assigned"))).items()}
@@ -639,6 +636,9 @@ class Ladder:
         for entry in entries[:size]:
             game = json.loads(entry)
             finished_at = game.pop("finished_at")
+            if "rated" not in game:  # settled before the verdicts were recorded: only aborted ones were not rated
+                game |= {"rated": game["outcome"] != "aborted",
+                         "unrated_reason": "aborted" if game["outcome"] == "aborted" else ""}
             message = response.matches.add(**game)
             message.finished_at.CopyFrom(convert.timestamp(finished_at))
         return response
@@ -646,17 +646,9 @@ class Ladder:
     # --- helpers -----------------------------------------------------------------------------------
 
     async def check_key(self, key: str | None) -> str:
-        """The player whose API key ``key`` is (REST checks it before reading the request)."""
-        return await self._authenticate(CallContext(token=key))
-
-    async def _authenticate(self, ctx: CallContext) -> str:
-        if not ctx.token:
-            raise _err(StatusCode.UNAUTHENTICATED, "KEY_MISSING",
-                       "seeking needs the player's API key: send 'authorization: Bearer <key>'")
-        player_id = text_of(await self.redis.hget(_key("keys"), token_hash(ctx.token)))
-        if not player_id:
-            raise _err(StatusCode.UNAUTHENTICATED, "KEY_INVALID", "the key is not a ladder player's API key")
-        return player_id
+        """The player or owner whose key ``key`` is (REST checks it before reading the request; each RPC then
+        checks that it is a key of the kind it needs)."""
+        return await self.accounts.any_key(key)
 
     async def _players(self, ids: list[str]) -> list[dict[str, str]]:
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -664,15 +656,6 @@ class Ladder:
                 pipe.hgetall(_key("player", player_id))
             replies = await pipe.execute()
         return [{text_of(k): text_of(v) for k, v in reply.items()} for reply in replies]
-
-
-def new_api_key() -> str:
-    """A fresh ladder API key: 256 random bits (what the service draws, and what a client may choose).
-
-    >>> key = new_api_key(); key.startswith("tpk_"), bool(SEAT_TOKEN.fullmatch(key))
-    (True, True)
-    """
-    return "tpk_" + secrets.token_urlsafe(32)
 
 
 def _record_change(side: str, winner: str, reason: str) -> dict[str, int]:
@@ -692,6 +675,11 @@ def _abort_reason(meta: dict[str, str] | None) -> str:
     if meta is None:
         return "the match is gone"
     return f"aborted: {meta.get('aborted_reason') or 'a side made no first action in time'}"
+
+
+def _rated_times(field: bytes | str | None) -> list[int]:
+    """The end times in a pair's field of rated matches (none if it has none)."""
+    return [int(at) for at in json.loads(field)] if field else []
 
 
 def _pair_of(a: str, b: str) -> tuple[str, str]:
@@ -721,7 +709,7 @@ def _player(fields: dict[str, str], rank: int = 0) -> lapi.LadderPlayer:
     mu, sigma = float(fields["mu"]), float(fields["sigma"])
     player = lapi.LadderPlayer(
         player_id=fields["id"], name=fields["name"], description=fields.get("description", ""),
-        owner=fields.get("owner", ""), rating=ordinal(mu, sigma), mu=mu, sigma=sigma, games=number("games"),
+        owner=fields.get("owner", ""), owner_id=fields.get("owner_id", ""), rating=ordinal(mu, sigma), mu=mu, sigma=sigma, games=number("games"),
         wins_as_german=number("wins_german"), wins_as_soviet=number("wins_soviet"), losses=number("losses"),
         draws=number("draws"), games_as_german=number("games_german"), games_as_soviet=number("games_soviet"),
         time_losses=number("time_losses"), aborted=number("aborted"), rank=rank)
@@ -729,4 +717,4 @@ def _player(fields: dict[str, str], rank: int = 0) -> lapi.LadderPlayer:
     return player
 
 
-__all__ = ["Ladder", "LadderConfig"]
+__all__ = ["MAX_DESCRIPTION", "MAX_NAME", "FairPlay", "Ladder", "LadderConfig"]

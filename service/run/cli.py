@@ -12,6 +12,7 @@ def _serve(args: argparse.Namespace) -> int:
     import structlog
 
     from service.ladder.core import LadderConfig
+    from service.ladder.fairness import FairPlay
     from service.match.clock import TimeControl
     from service.processes import die_with_parent_if_asked
     from service.run.config import ServeConfig
@@ -27,6 +28,15 @@ def _serve(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"typhoon serve: --ladder-time-control: {error}")
         return 2
+    fair_play = FairPlay(same_owner_pairs=args.ladder_same_owner_pairs, pair_rated_max=args.ladder_pair_rated_max,
+                         pair_window_ms=round(args.ladder_pair_window_hours * 3_600_000),
+                         min_actions=args.ladder_min_actions, players_per_owner=args.ladder_players_per_owner,
+                         abandon_cooldown_ms=round(args.ladder_abandon_cooldown * 1000))
+    try:
+        fair_play.check()
+    except ValueError as error:
+        print(f"typhoon serve: ladder fair play: {error}")
+        return 2
     for option, value in (("--abandon-after-days", args.abandon_after_days), ("--retention-days", args.retention_days)):
         if value < 0:
             print(f"typhoon serve: {option}: a number of days, or 0 for never")
@@ -38,7 +48,8 @@ def _serve(args: argparse.Namespace) -> int:
                          redis_url=args.redis_url, redis_cluster=args.redis_cluster, data_dir=args.data_dir,
                          grace_seconds=args.grace, log_level=args.log_level, worker=args.worker,
                          cors_origins=tuple(args.cors_origin or ()),
-                         ladder=LadderConfig(time_control=control, max_concurrency=args.ladder_max_concurrency),
+                         ladder=LadderConfig(time_control=control, max_concurrency=args.ladder_max_concurrency,
+                                             fair_play=fair_play),
                          redis_connections=args.redis_connections, max_watch_streams=args.max_watch_streams,
                          max_watch_streams_per_client=args.max_watch_streams_per_client, fsync=args.fsync,
                          max_seat_watches=args.max_seat_watches,
@@ -55,6 +66,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
+    from service.ladder.fairness import FairPlay
     from service.match.updates import MAX_SEAT_WATCHES
     from service.match.watch_limits import MAX_WATCH_STREAMS, MAX_WATCH_STREAMS_PER_CLIENT
     from service.store.match_store import MAX_CONNECTIONS
@@ -84,6 +96,24 @@ def register(commands: argparse._SubParsersAction) -> None:
                        help="ladder matches are aborted when a side makes no first action within this (default 30)")
     serve.add_argument("--ladder-max-concurrency", type=int, default=8,
                        help="the most ladder matches a player may play at once (default 8)")
+    fair = FairPlay()
+    serve.add_argument("--ladder-same-owner-pairs", action="store_true",
+                       help="pair players of one owner with each other (a private ladder; default: never)")
+    serve.add_argument("--ladder-pair-rated-max", type=int, default=fair.pair_rated_max, metavar="N",
+                       help=f"rate two players at most N times per pair window; their further matches are played "
+                            f"but not rated (default {fair.pair_rated_max})")
+    serve.add_argument("--ladder-pair-window-hours", type=float, default=fair.pair_window_ms / 3_600_000,
+                       metavar="HOURS", help=f"the pair window (default {fair.pair_window_ms / 3_600_000:g})")
+    serve.add_argument("--ladder-min-actions", type=int, default=fair.min_actions, metavar="N",
+                       help=f"a match that ends by resignation or time before each side made N actions of its own "
+                            f"is not rated (default {fair.min_actions})")
+    serve.add_argument("--ladder-players-per-owner", type=int, default=fair.players_per_owner, metavar="N",
+                       help=f"the most players one owner may register (default {fair.players_per_owner})")
+    serve.add_argument("--ladder-abandon-cooldown", type=float, default=fair.abandon_cooldown_ms / 1000,
+                       metavar="SECONDS", help=f"a player that abandoned a match (no first action in time, or gave up "
+                                               f"before N actions of its own) is not paired for this long, doubled "
+                                               f"for each such match in a row, at most an hour "
+                                               f"(default {fair.abandon_cooldown_ms / 1000:g})")
     serve.add_argument("--redis-connections", type=int, default=MAX_CONNECTIONS,
                        help=f"the most Redis connections of this process's pool ({MAX_CONNECTIONS}); watching "
                             "holds none (one more connection carries every watched match's notices)")

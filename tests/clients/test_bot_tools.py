@@ -102,8 +102,8 @@ def test_the_first_sigterm_finishes_the_matches_in_progress_and_a_second_quits(t
     their match: the process seeks no more but plays the match to its end and exits 0. Started again, a
     second SIGTERM in its next match makes it quit at once (130), leaving the match to its clock."""
     with LadderClient(typhoon_target) as ladder:
-        _, ours = ladder.register(f"steady-{time.monotonic_ns()}")
-        _, theirs = ladder.register(f"stopping-{time.monotonic_ns()}")
+        ours = ladder.register_with_owner(f"steady-{time.monotonic_ns()}").api_key  # two owners: they may meet
+        theirs = ladder.register_with_owner(f"stopping-{time.monotonic_ns()}").api_key
     steady = LadderBot("random", typhoon_target, ours, seed="steady")
     seeker = threading.Thread(target=steady.run, daemon=True)
     seeker.start()

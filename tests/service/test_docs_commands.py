@@ -145,6 +145,8 @@ SUBSTITUTIONS: list[tuple[str, Callable[[Context, re.Match], str]]] = [
     (r"--ladder ADDR\b", lambda c, m: f"--ladder {c.grpc}"),
     (r"--concurrency N\b", lambda c, m: "--concurrency 1"),
     (r"\bmy-bot\b", lambda c, m: c.values.get("BOT_NAME", "my-bot")),
+    (r"\bmy-team\b", lambda c, m: c.values.get("OWNER_NAME", "my-team")),
+    (r"(?<![$\w])OWNER_KEY\b(?!=)", lambda c, m: c.values.get("OWNER_KEY", "OWNER_KEY")),
     (r"(?<!\$)\bKEY\b(?!=)", lambda c, m: c.values.get("KEY", "KEY")),
     (r"(?<!\$)\bID\b(?!=)", lambda c, m: c.values["ID"]),
     (r"(?<!\$)\bTOKEN\b(?!=)", lambda c, m: c.values["TOKEN"]),
@@ -263,7 +265,7 @@ def _opponent(context: Context):
 
     time.sleep(6)  # a player counts as seeking 5 s after its stream last looked: let earlier blocks' lapse
     with LadderClient(context.grpc) as ladder:
-        _, key = ladder.register(f"docs-opponent-{secrets.token_hex(6)}")
+        key = ladder.register_with_owner(f"docs-opponent-{secrets.token_hex(6)}").api_key
     bot = LadderBot("random", context.grpc, key, seed="docs")
     threading.Thread(target=bot.run, daemon=True).start()
     return bot
@@ -335,9 +337,12 @@ def _values(needs: str, client: TyphoonClient) -> dict[str, str]:
         from clients.ladder import LadderClient
 
         with LadderClient(client.target) as ladder:
-            player, key = ladder.register(f"docs-{secrets.token_hex(6)}")
+            registered = ladder.register_with_owner(f"docs-{secrets.token_hex(6)}")
+            player, key = registered.player, registered.api_key
         match, tokens = client.create_match(seats=["german"])
         return {"KEY": key, "PLAYER": player.player_id, "BOT_NAME": f"my-bot-{secrets.token_hex(6)}",
+                "OWNER_KEY": registered.owner_key, "OWNER": registered.owner.owner_id,
+                "OWNER_NAME": f"me-{secrets.token_hex(6)}",
                 "MATCH": match.match_id, "SEAT_TOKEN": tokens["german"], "ID": match.match_id,
                 "TOKEN": tokens["german"]}
     if needs in ("open", ""):

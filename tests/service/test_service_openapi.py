@@ -181,7 +181,12 @@ def test_the_ladder_routes_send_what_the_document_says(document, http, service):
     _check(document, "GetLadderResponse", http.get("/v1/ladder").json())
     players = []
     for name in ("openapi-north", "openapi-south"):
-        reply = http.post("/v1/ladder/players", json={"name": f"{name}-{random.getrandbits(32):08x}"}).json()
+        name = f"{name}-{random.getrandbits(32):08x}"
+        owner = http.post("/v1/ladder/owners", json={"name": name}).json()
+        _check(document, "RegisterOwnerResponse", owner)
+        _check(document, "GetOwnerResponse", http.get(f"/v1/ladder/owners/{owner['owner']['owner_id']}").json())
+        reply = http.post("/v1/ladder/players", json={"name": name},
+                          headers={"Authorization": f"Bearer {owner['owner_key']}"}).json()
         _check(document, "RegisterPlayerResponse", reply)
         players.append(reply)
     _check(document, "Error", http.get("/v1/ladder/seek", headers={"Authorization": "Bearer tpk_wrong"}).json())

@@ -45,7 +45,7 @@ def test_a_generated_typescript_client_reads_both_streams(service, http, client,
 
     match, tokens = client.create_match(seats=["german", "soviet"], time_control="blitz")
     with LadderClient(service.target) as ladder:
-        _, key = ladder.register(f"typescript-{os.urandom(4).hex()}")
+        key = ladder.register_with_owner(f"typescript-{os.urandom(4).hex()}").api_key
     ran = subprocess.run(["node", "out/consumer.js", service.base_url, match.match_id, tokens["german"], "german", key],
                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert ran.returncode == 0, ran.stderr[-2000:]

@@ -7,6 +7,7 @@ import json
 import random
 import threading
 import time
+import uuid
 
 import grpc
 import httpx
@@ -152,7 +153,10 @@ def test_the_seek_stream_carries_each_ladder_match_with_its_updates(service, htt
     German's carry the legal actions (the Soviet's do not), and a move shows in both streams."""
     keys = {}
     for name in ("north", "south"):
-        reply = http.post("/v1/ladder/players", json={"name": f"{name}-{random.getrandbits(32):08x}"}).json()
+        unique = f"{name}-{random.getrandbits(32):08x}"
+        owner = http.post("/v1/ladder/owners", json={"name": unique, "request_id": str(uuid.uuid4())}).json()
+        reply = http.post("/v1/ladder/players", json={"name": unique},
+                          headers={"Authorization": f"Bearer {owner['owner_key']}"}).json()
         keys[name] = reply["api_key"]
     frames: dict[str, list[dict]] = {name: [] for name in keys}
 

@@ -22,55 +22,88 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from service.gen.typhoon.v1 import match_pb2 as typhoon_dot_v1_dot_match__pb2
 from service.gen.typhoon.v1 import match_service_pb2 as typhoon_dot_v1_dot_match__service__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ftyphoon/v1/ladder_service.proto\x12\ntyphoon.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16typhoon/v1/match.proto\x1a\x1etyphoon/v1/match_service.proto\"\xf5\x02\n\x0cLadderPlayer\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\r\n\x05owner\x18\x04 \x01(\t\x12\x0e\n\x06rating\x18\x05 \x01(\x01\x12\n\n\x02mu\x18\x06 \x01(\x01\x12\r\n\x05sigma\x18\x07 \x01(\x01\x12\r\n\x05games\x18\x08 \x01(\x05\x12\x16\n\x0ewins_as_german\x18\t \x01(\x05\x12\x16\n\x0ewins_as_soviet\x18\n \x01(\x05\x12\x0e\n\x06losses\x18\x0b \x01(\x05\x12\r\n\x05\x64raws\x18\x0c \x01(\x05\x12\x17\n\x0fgames_as_german\x18\r \x01(\x05\x12\x17\n\x0fgames_as_soviet\x18\x0e \x01(\x05\x12\x13\n\x0btime_losses\x18\x0f \x01(\x05\x12\x0f\n\x07\x61\x62orted\x18\x10 \x01(\x05\x12\x0c\n\x04rank\x18\x11 \x01(\x05\x12\x31\n\rregistered_at\x18\x12 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xae\x01\n\x0bLadderMatch\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04side\x18\x02 \x01(\t\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12-\n\x0ctime_control\x18\x04 \x01(\x0b\x32\x17.typhoon.v1.TimeControl\x12\x13\n\x0bopponent_id\x18\x05 \x01(\t\x12\x15\n\ropponent_name\x18\x06 \x01(\t\x12\x10\n\x08scenario\x18\x07 \x01(\t\"\xee\x01\n\nLadderGame\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04side\x18\x02 \x01(\t\x12\x13\n\x0bopponent_id\x18\x03 \x01(\t\x12\x15\n\ropponent_name\x18\x04 \x01(\t\x12\x0f\n\x07outcome\x18\x05 \x01(\t\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x0e\n\x06rating\x18\x07 \x01(\x01\x12\n\n\x02mu\x18\x08 \x01(\x01\x12\r\n\x05sigma\x18\t \x01(\x01\x12/\n\x0b\x66inished_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x17\n\x0frating_sequence\x18\x0b \x01(\x05\"T\n\nSideRating\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\x0e\n\x06rating\x18\x02 \x01(\x01\x12\n\n\x02mu\x18\x03 \x01(\x01\x12\r\n\x05sigma\x18\x04 \x01(\x01\x12\r\n\x05games\x18\x05 \x01(\x05\"\x84\x01\n\x0bRatingModel\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x17\n\x0flibrary_version\x18\x02 \x01(\t\x12\n\n\x02mu\x18\x03 \x01(\x01\x12\r\n\x05sigma\x18\x04 \x01(\x01\x12\x0c\n\x04\x62\x65ta\x18\x05 \x01(\x01\x12\r\n\x05kappa\x18\x06 \x01(\x01\x12\x0b\n\x03tau\x18\x07 \x01(\x01\x12\t\n\x01z\x18\x08 \x01(\x01\"Z\n\x15RegisterPlayerRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\r\n\x05owner\x18\x03 \x01(\t\x12\x0f\n\x07\x61pi_key\x18\x04 \x01(\t\"S\n\x16RegisterPlayerResponse\x12(\n\x06player\x18\x01 \x01(\x0b\x32\x18.typhoon.v1.LadderPlayer\x12\x0f\n\x07\x61pi_key\x18\x02 \x01(\t\"\x12\n\x10GetLadderRequest\"\xf4\x01\n\x11GetLadderResponse\x12-\n\x0ctime_control\x18\x01 \x01(\x0b\x32\x17.typhoon.v1.TimeControl\x12\x10\n\x08scenario\x18\x02 \x01(\t\x12(\n\x07options\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x17\n\x0fmax_concurrency\x18\x04 \x01(\x05\x12,\n\x0cside_ratings\x18\x05 \x03(\x0b\x32\x16.typhoon.v1.SideRating\x12-\n\x0crating_model\x18\x06 \x01(\x0b\x32\x17.typhoon.v1.RatingModel\"\\\n\x0bSeekRequest\x12\x13\n\x0b\x63oncurrency\x18\x01 \x01(\x05\x12\x19\n\x11heartbeat_seconds\x18\x02 \x01(\x05\x12\x1d\n\x15include_legal_actions\x18\x03 \x01(\x08\"J\n\rSeekHeartbeat\x12(\n\x04time\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07playing\x18\x02 \x01(\x05\"\xa1\x01\n\x0cSeekResponse\x12(\n\x05match\x18\x01 \x01(\x0b\x32\x17.typhoon.v1.LadderMatchH\x00\x12.\n\theartbeat\x18\x02 \x01(\x0b\x32\x19.typhoon.v1.SeekHeartbeatH\x00\x12/\n\x0cmatch_update\x18\x03 \x01(\x0b\x32\x17.typhoon.v1.MatchUpdateH\x00\x42\x06\n\x04kind\">\n\x15GetLeaderboardRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"\\\n\x16GetLeaderboardResponse\x12)\n\x07players\x18\x01 \x03(\x0b\x32\x18.typhoon.v1.LadderPlayer\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"3\n\x10GetPlayerRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\"=\n\x11GetPlayerResponse\x12(\n\x06player\x18\x01 \x01(\x0b\x32\x18.typhoon.v1.LadderPlayer\"T\n\x18ListPlayerMatchesRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"]\n\x19ListPlayerMatchesResponse\x12\'\n\x07matches\x18\x01 \x03(\x0b\x32\x16.typhoon.v1.LadderGame\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t2\xf4\x03\n\rLadderService\x12W\n\x0eRegisterPlayer\x12!.typhoon.v1.RegisterPlayerRequest\x1a\".typhoon.v1.RegisterPlayerResponse\x12H\n\tGetLadder\x12\x1c.typhoon.v1.GetLadderRequest\x1a\x1d.typhoon.v1.GetLadderResponse\x12;\n\x04Seek\x12\x17.typhoon.v1.SeekRequest\x1a\x18.typhoon.v1.SeekResponse0\x01\x12W\n\x0eGetLeaderboard\x12!.typhoon.v1.GetLeaderboardRequest\x1a\".typhoon.v1.GetLeaderboardResponse\x12H\n\tGetPlayer\x12\x1c.typhoon.v1.GetPlayerRequest\x1a\x1d.typhoon.v1.GetPlayerResponse\x12`\n\x11ListPlayerMatches\x12$.typhoon.v1.ListPlayerMatchesRequest\x1a%.typhoon.v1.ListPlayerMatchesResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ftyphoon/v1/ladder_service.proto\x12\ntyphoon.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16typhoon/v1/match.proto\x1a\x1etyphoon/v1/match_service.proto\"\x87\x03\n\x0cLadderPlayer\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\r\n\x05owner\x18\x04 \x01(\t\x12\x0e\n\x06rating\x18\x05 \x01(\x01\x12\n\n\x02mu\x18\x06 \x01(\x01\x12\r\n\x05sigma\x18\x07 \x01(\x01\x12\r\n\x05games\x18\x08 \x01(\x05\x12\x16\n\x0ewins_as_german\x18\t \x01(\x05\x12\x16\n\x0ewins_as_soviet\x18\n \x01(\x05\x12\x0e\n\x06losses\x18\x0b \x01(\x05\x12\r\n\x05\x64raws\x18\x0c \x01(\x05\x12\x17\n\x0fgames_as_german\x18\r \x01(\x05\x12\x17\n\x0fgames_as_soviet\x18\x0e \x01(\x05\x12\x13\n\x0btime_losses\x18\x0f \x01(\x05\x12\x0f\n\x07\x61\x62orted\x18\x10 \x01(\x05\x12\x0c\n\x04rank\x18\x11 \x01(\x05\x12\x31\n\rregistered_at\x18\x12 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08owner_id\x18\x14 \x01(\t\"\x84\x01\n\x0bLadderOwner\x12\x10\n\x08owner_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x31\n\rregistered_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nplayer_ids\x18\x04 \x03(\t\x12\x0e\n\x06\x63losed\x18\x05 \x01(\x08\"\xae\x01\n\x0bLadderMatch\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04side\x18\x02 \x01(\t\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12-\n\x0ctime_control\x18\x04 \x01(\x0b\x32\x17.typhoon.v1.TimeControl\x12\x13\n\x0bopponent_id\x18\x05 \x01(\t\x12\x15\n\ropponent_name\x18\x06 \x01(\t\x12\x10\n\x08scenario\x18\x07 \x01(\t\"\x95\x02\n\nLadderGame\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04side\x18\x02 \x01(\t\x12\x13\n\x0bopponent_id\x18\x03 \x01(\t\x12\x15\n\ropponent_name\x18\x04 \x01(\t\x12\x0f\n\x07outcome\x18\x05 \x01(\t\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x0e\n\x06rating\x18\x07 \x01(\x01\x12\n\n\x02mu\x18\x08 \x01(\x01\x12\r\n\x05sigma\x18\t \x01(\x01\x12/\n\x0b\x66inished_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x17\n\x0frating_sequence\x18\x0b \x01(\x05\x12\r\n\x05rated\x18\x14 \x01(\x08\x12\x16\n\x0eunrated_reason\x18\x15 \x01(\t\"T\n\nSideRating\x12\x0c\n\x04side\x18\x01 \x01(\t\x12\x0e\n\x06rating\x18\x02 \x01(\x01\x12\n\n\x02mu\x18\x03 \x01(\x01\x12\r\n\x05sigma\x18\x04 \x01(\x01\x12\r\n\x05games\x18\x05 \x01(\x05\"\x84\x01\n\x0bRatingModel\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x17\n\x0flibrary_version\x18\x02 \x01(\t\x12\n\n\x02mu\x18\x03 \x01(\x01\x12\r\n\x05sigma\x18\x04 \x01(\x01\x12\x0c\n\x04\x62\x65ta\x18\x05 \x01(\x01\x12\r\n\x05kappa\x18\x06 \x01(\x01\x12\x0b\n\x03tau\x18\x07 \x01(\x01\x12\t\n\x01z\x18\x08 \x01(\x01\"8\n\x14RegisterOwnerRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"R\n\x15RegisterOwnerResponse\x12&\n\x05owner\x18\x01 \x01(\x0b\x32\x17.typhoon.v1.LadderOwner\x12\x11\n\towner_key\x18\x02 \x01(\t\"#\n\x0fGetOwnerRequest\x12\x10\n\x08owner_id\x18\x01 \x01(\t\":\n\x10GetOwnerResponse\x12&\n\x05owner\x18\x01 \x01(\x0b\x32\x17.typhoon.v1.LadderOwner\"v\n\x15RegisterPlayerRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x11\n\x05owner\x18\x03 \x01(\tB\x02\x18\x01\x12\x13\n\x07\x61pi_key\x18\x04 \x01(\tB\x02\x18\x01\x12\x12\n\nrequest_id\x18\x05 \x01(\t\"S\n\x16RegisterPlayerResponse\x12(\n\x06player\x18\x01 \x01(\x0b\x32\x18.typhoon.v1.LadderPlayer\x12\x0f\n\x07\x61pi_key\x18\x02 \x01(\t\"?\n\x16RotatePlayerKeyRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"*\n\x17RotatePlayerKeyResponse\x12\x0f\n\x07\x61pi_key\x18\x01 \x01(\t\"+\n\x16RevokePlayerKeyRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\"\x19\n\x17RevokePlayerKeyResponse\"=\n\x15RotateOwnerKeyRequest\x12\x10\n\x08owner_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"+\n\x16RotateOwnerKeyResponse\x12\x11\n\towner_key\x18\x01 \x01(\t\")\n\x15RevokeOwnerKeyRequest\x12\x10\n\x08owner_id\x18\x01 \x01(\t\"5\n\x16RevokeOwnerKeyResponse\x12\x1b\n\x13player_keys_revoked\x18\x01 \x01(\x05\"\x12\n\x10GetLadderRequest\"\xa3\x02\n\x11GetLadderResponse\x12-\n\x0ctime_control\x18\x01 \x01(\x0b\x32\x17.typhoon.v1.TimeControl\x12\x10\n\x08scenario\x18\x02 \x01(\t\x12(\n\x07options\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x17\n\x0fmax_concurrency\x18\x04 \x01(\x05\x12,\n\x0cside_ratings\x18\x05 \x03(\x0b\x32\x16.typhoon.v1.SideRating\x12-\n\x0crating_model\x18\x06 \x01(\x0b\x32\x17.typhoon.v1.RatingModel\x12-\n\tfair_play\x18\x14 \x01(\x0b\x32\x1a.typhoon.v1.LadderFairPlay\"\xd7\x01\n\x0eLadderFairPlay\x12\x18\n\x10same_owner_pairs\x18\x01 \x01(\x08\x12\x16\n\x0epair_rated_max\x18\x02 \x01(\x05\x12.\n\x0bpair_window\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x13\n\x0bmin_actions\x18\x04 \x01(\x05\x12\x19\n\x11players_per_owner\x18\x05 \x01(\x05\x12\x33\n\x10\x61\x62\x61ndon_cooldown\x18\x06 \x01(\x0b\x32\x19.google.protobuf.Duration\"\\\n\x0bSeekRequest\x12\x13\n\x0b\x63oncurrency\x18\x01 \x01(\x05\x12\x19\n\x11heartbeat_seconds\x18\x02 \x01(\x05\x12\x1d\n\x15include_legal_actions\x18\x03 \x01(\x08\"J\n\rSeekHeartbeat\x12(\n\x04time\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07playing\x18\x02 \x01(\x05\"\xa1\x01\n\x0cSeekResponse\x12(\n\x05match\x18\x01 \x01(\x0b\x32\x17.typhoon.v1.LadderMatchH\x00\x12.\n\theartbeat\x18\x02 \x01(\x0b\x32\x19.typhoon.v1.SeekHeartbeatH\x00\x12/\n\x0cmatch_update\x18\x03 \x01(\x0b\x32\x17.typhoon.v1.MatchUpdateH\x00\x42\x06\n\x04kind\">\n\x15GetLeaderboardRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"\\\n\x16GetLeaderboardResponse\x12)\n\x07players\x18\x01 \x03(\x0b\x32\x18.typhoon.v1.LadderPlayer\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"3\n\x10GetPlayerRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\"=\n\x11GetPlayerResponse\x12(\n\x06player\x18\x01 \x01(\x0b\x32\x18.typhoon.v1.LadderPlayer\"T\n\x18ListPlayerMatchesRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"]\n\x19ListPlayerMatchesResponse\x12\'\n\x07matches\x18\x01 \x03(\x0b\x32\x16.typhoon.v1.LadderGame\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t2\xfb\x07\n\rLadderService\x12T\n\rRegisterOwner\x12 .typhoon.v1.RegisterOwnerRequest\x1a!.typhoon.v1.RegisterOwnerResponse\x12\x45\n\x08GetOwner\x12\x1b.typhoon.v1.GetOwnerRequest\x1a\x1c.typhoon.v1.GetOwnerResponse\x12W\n\x0eRegisterPlayer\x12!.typhoon.v1.RegisterPlayerRequest\x1a\".typhoon.v1.RegisterPlayerResponse\x12Z\n\x0fRotatePlayerKey\x12\".typhoon.v1.RotatePlayerKeyRequest\x1a#.typhoon.v1.RotatePlayerKeyResponse\x12Z\n\x0fRevokePlayerKey\x12\".typhoon.v1.RevokePlayerKeyRequest\x1a#.typhoon.v1.RevokePlayerKeyResponse\x12W\n\x0eRotateOwnerKey\x12!.typhoon.v1.RotateOwnerKeyRequest\x1a\".typhoon.v1.RotateOwnerKeyResponse\x12W\n\x0eRevokeOwnerKey\x12!.typhoon.v1.RevokeOwnerKeyRequest\x1a\".typhoon.v1.RevokeOwnerKeyResponse\x12H\n\tGetLadder\x12\x1c.typhoon.v1.GetLadderRequest\x1a\x1d.typhoon.v1.GetLadderResponse\x12;\n\x04Seek\x12\x17.typhoon.v1.SeekRequest\x1a\x18.typhoon.v1.SeekResponse0\x01\x12W\n\x0eGetLeaderboard\x12!.typhoon.v1.GetLeaderboardRequest\x1a\".typhoon.v1.GetLeaderboardResponse\x12H\n\tGetPlayer\x12\x1c.typhoon.v1.GetPlayerRequest\x1a\x1d.typhoon.v1.GetPlayerResponse\x12`\n\x11ListPlayerMatches\x12$.typhoon.v1.ListPlayerMatchesRequest\x1a%.typhoon.v1.ListPlayerMatchesResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'typhoon.v1.ladder_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_LADDERPLAYER']._serialized_start=167
-  _globals['_LADDERPLAYER']._serialized_end=540
-  _globals['_LADDERMATCH']._serialized_start=543
-  _globals['_LADDERMATCH']._serialized_end=717
-  _globals['_LADDERGAME']._serialized_start=720
-  _globals['_LADDERGAME']._serialized_end=958
-  _globals['_SIDERATING']._serialized_start=960
-  _globals['_SIDERATING']._serialized_end=1044
-  _globals['_RATINGMODEL']._serialized_start=1047
-  _globals['_RATINGMODEL']._serialized_end=1179
-  _globals['_REGISTERPLAYERREQUEST']._serialized_start=1181
-  _globals['_REGISTERPLAYERREQUEST']._serialized_end=1271
-  _globals['_REGISTERPLAYERRESPONSE']._serialized_start=1273
-  _globals['_REGISTERPLAYERRESPONSE']._serialized_end=1356
-  _globals['_GETLADDERREQUEST']._serialized_start=1358
-  _globals['_GETLADDERREQUEST']._serialized_end=1376
-  _globals['_GETLADDERRESPONSE']._serialized_start=1379
-  _globals['_GETLADDERRESPONSE']._serialized_end=1623
-  _globals['_SEEKREQUEST']._serialized_start=1625
-  _globals['_SEEKREQUEST']._serialized_end=1717
-  _globals['_SEEKHEARTBEAT']._serialized_start=1719
-  _globals['_SEEKHEARTBEAT']._serialized_end=1793
-  _globals['_SEEKRESPONSE']._serialized_start=1796
-  _globals['_SEEKRESPONSE']._serialized_end=1957
-  _globals['_GETLEADERBOARDREQUEST']._serialized_start=1959
-  _globals['_GETLEADERBOARDREQUEST']._serialized_end=2021
-  _globals['_GETLEADERBOARDRESPONSE']._serialized_start=2023
-  _globals['_GETLEADERBOARDRESPONSE']._serialized_end=2115
-  _globals['_GETPLAYERREQUEST']._serialized_start=2117
-  _globals['_GETPLAYERREQUEST']._serialized_end=2168
-  _globals['_GETPLAYERRESPONSE']._serialized_start=2170
-  _globals['_GETPLAYERRESPONSE']._serialized_end=2231
-  _globals['_LISTPLAYERMATCHESREQUEST']._serialized_start=2233
-  _globals['_LISTPLAYERMATCHESREQUEST']._serialized_end=2317
-  _globals['_LISTPLAYERMATCHESRESPONSE']._serialized_start=2319
-  _globals['_LISTPLAYERMATCHESRESPONSE']._serialized_end=2412
-  _globals['_LADDERSERVICE']._serialized_start=2415
-  _globals['_LADDERSERVICE']._serialized_end=2915
+  _globals['_REGISTERPLAYERREQUEST'].fields_by_name['owner']._loaded_options = None
+  _globals['_REGISTERPLAYERREQUEST'].fields_by_name['owner']._serialized_options = b'\030\001'
+  _globals['_REGISTERPLAYERREQUEST'].fields_by_name['api_key']._loaded_options = None
+  _globals['_REGISTERPLAYERREQUEST'].fields_by_name['api_key']._serialized_options = b'\030\001'
+  _globals['_LADDERPLAYER']._serialized_start=199
+  _globals['_LADDERPLAYER']._serialized_end=590
+  _globals['_LADDEROWNER']._serialized_start=593
+  _globals['_LADDEROWNER']._serialized_end=725
+  _globals['_LADDERMATCH']._serialized_start=728
+  _globals['_LADDERMATCH']._serialized_end=902
+  _globals['_LADDERGAME']._serialized_start=905
+  _globals['_LADDERGAME']._serialized_end=1182
+  _globals['_SIDERATING']._serialized_start=1184
+  _globals['_SIDERATING']._serialized_end=1268
+  _globals['_RATINGMODEL']._serialized_start=1271
+  _globals['_RATINGMODEL']._serialized_end=1403
+  _globals['_REGISTEROWNERREQUEST']._serialized_start=1405
+  _globals['_REGISTEROWNERREQUEST']._serialized_end=1461
+  _globals['_REGISTEROWNERRESPONSE']._serialized_start=1463
+  _globals['_REGISTEROWNERRESPONSE']._serialized_end=1545
+  _globals['_GETOWNERREQUEST']._serialized_start=1547
+  _globals['_GETOWNERREQUEST']._serialized_end=1582
+  _globals['_GETOWNERRESPONSE']._serialized_start=1584
+  _globals['_GETOWNERRESPONSE']._serialized_end=1642
+  _globals['_REGISTERPLAYERREQUEST']._serialized_start=1644
+  _globals['_REGISTERPLAYERREQUEST']._serialized_end=1762
+  _globals['_REGISTERPLAYERRESPONSE']._serialized_start=1764
+  _globals['_REGISTERPLAYERRESPONSE']._serialized_end=1847
+  _globals['_ROTATEPLAYERKEYREQUEST']._serialized_start=1849
+  _globals['_ROTATEPLAYERKEYREQUEST']._serialized_end=1912
+  _globals['_ROTATEPLAYERKEYRESPONSE']._serialized_start=1914
+  _globals['_ROTATEPLAYERKEYRESPONSE']._serialized_end=1956
+  _globals['_REVOKEPLAYERKEYREQUEST']._serialized_start=1958
+  _globals['_REVOKEPLAYERKEYREQUEST']._serialized_end=2001
+  _globals['_REVOKEPLAYERKEYRESPONSE']._serialized_start=2003
+  _globals['_REVOKEPLAYERKEYRESPONSE']._serialized_end=2028
+  _globals['_ROTATEOWNERKEYREQUEST']._serialized_start=2030
+  _globals['_ROTATEOWNERKEYREQUEST']._serialized_end=2091
+  _globals['_ROTATEOWNERKEYRESPONSE']._serialized_start=2093
+  _globals['_ROTATEOWNERKEYRESPONSE']._serialized_end=2136
+  _globals['_REVOKEOWNERKEYREQUEST']._serialized_start=2138
+  _globals['_REVOKEOWNERKEYREQUEST']._serialized_end=2179
+  _globals['_REVOKEOWNERKEYRESPONSE']._serialized_start=2181
+  _globals['_REVOKEOWNERKEYRESPONSE']._serialized_end=2234
+  _globals['_GETLADDERREQUEST']._serialized_start=2236
+  _globals['_GETLADDERREQUEST']._serialized_end=2254
+  _globals['_GETLADDERRESPONSE']._serialized_start=2257
+  _globals['_GETLADDERRESPONSE']._serialized_end=2548
+  _globals['_LADDERFAIRPLAY']._serialized_start=2551
+  _globals['_LADDERFAIRPLAY']._serialized_end=2766
+  _globals['_SEEKREQUEST']._serialized_start=2768
+  _globals['_SEEKREQUEST']._serialized_end=2860
+  _globals['_SEEKHEARTBEAT']._serialized_start=2862
+  _globals['_SEEKHEARTBEAT']._serialized_end=2936
+  _globals['_SEEKRESPONSE']._serialized_start=2939
+  _globals['_SEEKRESPONSE']._serialized_end=3100
+  _globals['_GETLEADERBOARDREQUEST']._serialized_start=3102
+  _globals['_GETLEADERBOARDREQUEST']._serialized_end=3164
+  _globals['_GETLEADERBOARDRESPONSE']._serialized_start=3166
+  _globals['_GETLEADERBOARDRESPONSE']._serialized_end=3258
+  _globals['_GETPLAYERREQUEST']._serialized_start=3260
+  _globals['_GETPLAYERREQUEST']._serialized_end=3311
+  _globals['_GETPLAYERRESPONSE']._serialized_start=3313
+  _globals['_GETPLAYERRESPONSE']._serialized_end=3374
+  _globals['_LISTPLAYERMATCHESREQUEST']._serialized_start=3376
+  _globals['_LISTPLAYERMATCHESREQUEST']._serialized_end=3460
+  _globals['_LISTPLAYERMATCHESRESPONSE']._serialized_start=3462
+  _globals['_LISTPLAYERMATCHESRESPONSE']._serialized_end=3555
+  _globals['_LADDERSERVICE']._serialized_start=3558
+  _globals['_LADDERSERVICE']._serialized_end=4577
 # @@protoc_insertion_point(module_scope)

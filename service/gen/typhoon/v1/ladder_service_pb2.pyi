@@ -1,5 +1,6 @@
 import datetime
 
+from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from service.gen.typhoon.v1 import match_pb2 as _match_pb2
@@ -13,7 +14,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class LadderPlayer(_message.Message):
-    __slots__ = ("player_id", "name", "description", "owner", "rating", "mu", "sigma", "games", "wins_as_german", "wins_as_soviet", "losses", "draws", "games_as_german", "games_as_soviet", "time_losses", "aborted", "rank", "registered_at")
+    __slots__ = ("player_id", "name", "description", "owner", "rating", "mu", "sigma", "games", "wins_as_german", "wins_as_soviet", "losses", "draws", "games_as_german", "games_as_soviet", "time_losses", "aborted", "rank", "registered_at", "owner_id")
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
@@ -32,6 +33,7 @@ class LadderPlayer(_message.Message):
     ABORTED_FIELD_NUMBER: _ClassVar[int]
     RANK_FIELD_NUMBER: _ClassVar[int]
     REGISTERED_AT_FIELD_NUMBER: _ClassVar[int]
+    OWNER_ID_FIELD_NUMBER: _ClassVar[int]
     player_id: str
     name: str
     description: str
@@ -50,7 +52,22 @@ class LadderPlayer(_message.Message):
     aborted: int
     rank: int
     registered_at: _timestamp_pb2.Timestamp
-    def __init__(self, player_id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., owner: _Optional[str] = ..., rating: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., games: _Optional[int] = ..., wins_as_german: _Optional[int] = ..., wins_as_soviet: _Optional[int] = ..., losses: _Optional[int] = ..., draws: _Optional[int] = ..., games_as_german: _Optional[int] = ..., games_as_soviet: _Optional[int] = ..., time_losses: _Optional[int] = ..., aborted: _Optional[int] = ..., rank: _Optional[int] = ..., registered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    owner_id: str
+    def __init__(self, player_id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., owner: _Optional[str] = ..., rating: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., games: _Optional[int] = ..., wins_as_german: _Optional[int] = ..., wins_as_soviet: _Optional[int] = ..., losses: _Optional[int] = ..., draws: _Optional[int] = ..., games_as_german: _Optional[int] = ..., games_as_soviet: _Optional[int] = ..., time_losses: _Optional[int] = ..., aborted: _Optional[int] = ..., rank: _Optional[int] = ..., registered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., owner_id: _Optional[str] = ...) -> None: ...
+
+class LadderOwner(_message.Message):
+    __slots__ = ("owner_id", "name", "registered_at", "player_ids", "closed")
+    OWNER_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REGISTERED_AT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_IDS_FIELD_NUMBER: _ClassVar[int]
+    CLOSED_FIELD_NUMBER: _ClassVar[int]
+    owner_id: str
+    name: str
+    registered_at: _timestamp_pb2.Timestamp
+    player_ids: _containers.RepeatedScalarFieldContainer[str]
+    closed: bool
+    def __init__(self, owner_id: _Optional[str] = ..., name: _Optional[str] = ..., registered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., player_ids: _Optional[_Iterable[str]] = ..., closed: _Optional[bool] = ...) -> None: ...
 
 class LadderMatch(_message.Message):
     __slots__ = ("match_id", "side", "seat_token", "time_control", "opponent_id", "opponent_name", "scenario")
@@ -71,7 +88,7 @@ class LadderMatch(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., seat_token: _Optional[str] = ..., time_control: _Optional[_Union[_match_pb2.TimeControl, _Mapping]] = ..., opponent_id: _Optional[str] = ..., opponent_name: _Optional[str] = ..., scenario: _Optional[str] = ...) -> None: ...
 
 class LadderGame(_message.Message):
-    __slots__ = ("match_id", "side", "opponent_id", "opponent_name", "outcome", "reason", "rating", "mu", "sigma", "finished_at", "rating_sequence")
+    __slots__ = ("match_id", "side", "opponent_id", "opponent_name", "outcome", "reason", "rating", "mu", "sigma", "finished_at", "rating_sequence", "rated", "unrated_reason")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SIDE_FIELD_NUMBER: _ClassVar[int]
     OPPONENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -83,6 +100,8 @@ class LadderGame(_message.Message):
     SIGMA_FIELD_NUMBER: _ClassVar[int]
     FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
     RATING_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    RATED_FIELD_NUMBER: _ClassVar[int]
+    UNRATED_REASON_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     side: str
     opponent_id: str
@@ -94,7 +113,9 @@ class LadderGame(_message.Message):
     sigma: float
     finished_at: _timestamp_pb2.Timestamp
     rating_sequence: int
-    def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., opponent_id: _Optional[str] = ..., opponent_name: _Optional[str] = ..., outcome: _Optional[str] = ..., reason: _Optional[str] = ..., rating: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rating_sequence: _Optional[int] = ...) -> None: ...
+    rated: bool
+    unrated_reason: str
+    def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., opponent_id: _Optional[str] = ..., opponent_name: _Optional[str] = ..., outcome: _Optional[str] = ..., reason: _Optional[str] = ..., rating: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rating_sequence: _Optional[int] = ..., rated: _Optional[bool] = ..., unrated_reason: _Optional[str] = ...) -> None: ...
 
 class SideRating(_message.Message):
     __slots__ = ("side", "rating", "mu", "sigma", "games")
@@ -130,17 +151,47 @@ class RatingModel(_message.Message):
     z: float
     def __init__(self, name: _Optional[str] = ..., library_version: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., beta: _Optional[float] = ..., kappa: _Optional[float] = ..., tau: _Optional[float] = ..., z: _Optional[float] = ...) -> None: ...
 
+class RegisterOwnerRequest(_message.Message):
+    __slots__ = ("name", "request_id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class RegisterOwnerResponse(_message.Message):
+    __slots__ = ("owner", "owner_key")
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    OWNER_KEY_FIELD_NUMBER: _ClassVar[int]
+    owner: LadderOwner
+    owner_key: str
+    def __init__(self, owner: _Optional[_Union[LadderOwner, _Mapping]] = ..., owner_key: _Optional[str] = ...) -> None: ...
+
+class GetOwnerRequest(_message.Message):
+    __slots__ = ("owner_id",)
+    OWNER_ID_FIELD_NUMBER: _ClassVar[int]
+    owner_id: str
+    def __init__(self, owner_id: _Optional[str] = ...) -> None: ...
+
+class GetOwnerResponse(_message.Message):
+    __slots__ = ("owner",)
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    owner: LadderOwner
+    def __init__(self, owner: _Optional[_Union[LadderOwner, _Mapping]] = ...) -> None: ...
+
 class RegisterPlayerRequest(_message.Message):
-    __slots__ = ("name", "description", "owner", "api_key")
+    __slots__ = ("name", "description", "owner", "api_key", "request_id")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     OWNER_FIELD_NUMBER: _ClassVar[int]
     API_KEY_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     owner: str
     api_key: str
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., owner: _Optional[str] = ..., api_key: _Optional[str] = ...) -> None: ...
+    request_id: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., owner: _Optional[str] = ..., api_key: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class RegisterPlayerResponse(_message.Message):
     __slots__ = ("player", "api_key")
@@ -150,25 +201,93 @@ class RegisterPlayerResponse(_message.Message):
     api_key: str
     def __init__(self, player: _Optional[_Union[LadderPlayer, _Mapping]] = ..., api_key: _Optional[str] = ...) -> None: ...
 
+class RotatePlayerKeyRequest(_message.Message):
+    __slots__ = ("player_id", "request_id")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    request_id: str
+    def __init__(self, player_id: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class RotatePlayerKeyResponse(_message.Message):
+    __slots__ = ("api_key",)
+    API_KEY_FIELD_NUMBER: _ClassVar[int]
+    api_key: str
+    def __init__(self, api_key: _Optional[str] = ...) -> None: ...
+
+class RevokePlayerKeyRequest(_message.Message):
+    __slots__ = ("player_id",)
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+
+class RevokePlayerKeyResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class RotateOwnerKeyRequest(_message.Message):
+    __slots__ = ("owner_id", "request_id")
+    OWNER_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    owner_id: str
+    request_id: str
+    def __init__(self, owner_id: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class RotateOwnerKeyResponse(_message.Message):
+    __slots__ = ("owner_key",)
+    OWNER_KEY_FIELD_NUMBER: _ClassVar[int]
+    owner_key: str
+    def __init__(self, owner_key: _Optional[str] = ...) -> None: ...
+
+class RevokeOwnerKeyRequest(_message.Message):
+    __slots__ = ("owner_id",)
+    OWNER_ID_FIELD_NUMBER: _ClassVar[int]
+    owner_id: str
+    def __init__(self, owner_id: _Optional[str] = ...) -> None: ...
+
+class RevokeOwnerKeyResponse(_message.Message):
+    __slots__ = ("player_keys_revoked",)
+    PLAYER_KEYS_REVOKED_FIELD_NUMBER: _ClassVar[int]
+    player_keys_revoked: int
+    def __init__(self, player_keys_revoked: _Optional[int] = ...) -> None: ...
+
 class GetLadderRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
 class GetLadderResponse(_message.Message):
-    __slots__ = ("time_control", "scenario", "options", "max_concurrency", "side_ratings", "rating_model")
+    __slots__ = ("time_control", "scenario", "options", "max_concurrency", "side_ratings", "rating_model", "fair_play")
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     SCENARIO_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     MAX_CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
     SIDE_RATINGS_FIELD_NUMBER: _ClassVar[int]
     RATING_MODEL_FIELD_NUMBER: _ClassVar[int]
+    FAIR_PLAY_FIELD_NUMBER: _ClassVar[int]
     time_control: _match_pb2.TimeControl
     scenario: str
     options: _struct_pb2.Struct
     max_concurrency: int
     side_ratings: _containers.RepeatedCompositeFieldContainer[SideRating]
     rating_model: RatingModel
-    def __init__(self, time_control: _Optional[_Union[_match_pb2.TimeControl, _Mapping]] = ..., scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., max_concurrency: _Optional[int] = ..., side_ratings: _Optional[_Iterable[_Union[SideRating, _Mapping]]] = ..., rating_model: _Optional[_Union[RatingModel, _Mapping]] = ...) -> None: ...
+    fair_play: LadderFairPlay
+    def __init__(self, time_control: _Optional[_Union[_match_pb2.TimeControl, _Mapping]] = ..., scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., max_concurrency: _Optional[int] = ..., side_ratings: _Optional[_Iterable[_Union[SideRating, _Mapping]]] = ..., rating_model: _Optional[_Union[RatingModel, _Mapping]] = ..., fair_play: _Optional[_Union[LadderFairPlay, _Mapping]] = ...) -> None: ...
+
+class LadderFairPlay(_message.Message):
+    __slots__ = ("same_owner_pairs", "pair_rated_max", "pair_window", "min_actions", "players_per_owner", "abandon_cooldown")
+    SAME_OWNER_PAIRS_FIELD_NUMBER: _ClassVar[int]
+    PAIR_RATED_MAX_FIELD_NUMBER: _ClassVar[int]
+    PAIR_WINDOW_FIELD_NUMBER: _ClassVar[int]
+    MIN_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_PER_OWNER_FIELD_NUMBER: _ClassVar[int]
+    ABANDON_COOLDOWN_FIELD_NUMBER: _ClassVar[int]
+    same_owner_pairs: bool
+    pair_rated_max: int
+    pair_window: _duration_pb2.Duration
+    min_actions: int
+    players_per_owner: int
+    abandon_cooldown: _duration_pb2.Duration
+    def __init__(self, same_owner_pairs: _Optional[bool] = ..., pair_rated_max: _Optional[int] = ..., pair_window: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., min_actions: _Optional[int] = ..., players_per_owner: _Optional[int] = ..., abandon_cooldown: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class SeekRequest(_message.Message):
     __slots__ = ("concurrency", "heartbeat_seconds", "include_legal_actions")

@@ -34,10 +34,40 @@ class LadderServiceStub:
         Args:
             channel: A grpc.Channel.
         """
+        self.RegisterOwner = channel.unary_unary(
+                '/typhoon.v1.LadderService/RegisterOwner',
+                request_serializer=typhoon_dot_v1_dot_ladder__service__pb2.RegisterOwnerRequest.SerializeToString,
+                response_deserializer=typhoon_dot_v1_dot_ladder__service__pb2.RegisterOwnerResponse.FromString,
+                _registered_method=True)
+        self.GetOwner = channel.unary_unary(
+                '/typhoon.v1.LadderService/GetOwner',
+                request_serializer=typhoon_dot_v1_dot_ladder__service__pb2.GetOwnerRequest.SerializeToString,
+                response_deserializer=typhoon_dot_v1_dot_ladder__service__pb2.GetOwnerResponse.FromString,
+                _registered_method=True)
         self.RegisterPlayer = channel.unary_unary(
                 '/typhoon.v1.LadderService/RegisterPlayer',
                 request_serializer=typhoon_dot_v1_dot_ladder__service__pb2.RegisterPlayerRequest.SerializeToString,
                 response_deserializer=typhoon_dot_v1_dot_ladder__service__pb2.RegisterPlayerResponse.FromString,
+                _registered_method=True)
+        self.RotatePlayerKey = channel.unary_unary(
+                '/typhoon.v1.LadderService/RotatePlayerKey',
+                request_serializer=typhoon_dot_v1_dot_ladder__service__pb2.RotatePlayerKeyRequest.SerializeToString,
+                response_deserializer=typhoon_dot_v1_dot_ladder__service__pb2.RotatePlayerKeyResponse.FromString,
+                _registered_method=True)
+        self.RevokePlayerKey = channel.unary_unary(
+                '/typhoon.v1.LadderService/RevokePlayerKey',
+                request_serializer=typhoon_dot_v1_dot_ladder__service__pb2.RevokePlayerKeyRequest.SerializeToString,
+                response_deserializer=typhoon_dot_v1_dot_ladder__service__pb2.RevokePlayerKeyResponse.FromString,
+                _registered_method=True)
+        self.RotateOwnerKey = channel.unary_unary(
+                '/typhoon.v1.LadderService/RotateOwnerKey',
+                request_serializer=typhoon_dot_v1_dot_ladder__service__pb2.RotateOwnerKeyRequest.SerializeToString,
+                response_deserializer=typhoon_dot_v1_dot_ladder__service__pb2.RotateOwnerKeyResponse.FromString,
+                _registered_method=True)
+        self.RevokeOwnerKey = channel.unary_unary(
+                '/typhoon.v1.LadderService/RevokeOwnerKey',
+                request_serializer=typhoon_dot_v1_dot_ladder__service__pb2.RevokeOwnerKeyRequest.SerializeToString,
+                response_deserializer=typhoon_dot_v1_dot_ladder__service__pb2.RevokeOwnerKeyResponse.FromString,
                 _registered_method=True)
         self.GetLadder = channel.unary_unary(
                 '/typhoon.v1.LadderService/GetLadder',
@@ -69,9 +99,58 @@ class LadderServiceStub:
 class LadderServiceServicer:
     """Missing associated documentation comment in .proto file."""
 
+    def RegisterOwner(self, request, context):
+        """Register an owner (the person or team running bots); the response holds its owner key, the only
+        time it is shown. REST: POST /v1/ladder/owners
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetOwner(self, request, context):
+        """One owner and its players. REST: GET /v1/ladder/owners/{owner_id}
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def RegisterPlayer(self, request, context):
-        """Register a player (a bot); the response holds its API key, the only time it is shown.
-        REST: POST /v1/ladder/players
+        """Register a player (a bot) under the owner whose owner key the call carries; the response holds the
+        player's API key, the only time it is shown. REST: POST /v1/ladder/players
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RotatePlayerKey(self, request, context):
+        """A new API key for a player; its old key stops working at once (an open Seek stream with it ends).
+        Needs the player's API key or its owner's key. REST: POST /v1/ladder/players/{player_id}/rotate-key
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokePlayerKey(self, request, context):
+        """Revoke a player's API key: it stops working at once, and the player has no key until its owner
+        rotates one. Needs the player's API key or its owner's key.
+        REST: POST /v1/ladder/players/{player_id}/revoke-key
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RotateOwnerKey(self, request, context):
+        """A new owner key; the old one stops working at once. Needs the owner key.
+        REST: POST /v1/ladder/owners/{owner_id}/rotate-key
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeOwnerKey(self, request, context):
+        """Close an owner: its owner key and the API keys of all its players stop working, for good (its
+        players stay on the leaderboard with their records). Needs the owner key.
+        REST: POST /v1/ladder/owners/{owner_id}/revoke-key
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -125,10 +204,40 @@ class LadderServiceServicer:
 
 def add_LadderServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
+            'RegisterOwner': grpc.unary_unary_rpc_method_handler(
+                    servicer.RegisterOwner,
+                    request_deserializer=typhoon_dot_v1_dot_ladder__service__pb2.RegisterOwnerRequest.FromString,
+                    response_serializer=typhoon_dot_v1_dot_ladder__service__pb2.RegisterOwnerResponse.SerializeToString,
+            ),
+            'GetOwner': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetOwner,
+                    request_deserializer=typhoon_dot_v1_dot_ladder__service__pb2.GetOwnerRequest.FromString,
+                    response_serializer=typhoon_dot_v1_dot_ladder__service__pb2.GetOwnerResponse.SerializeToString,
+            ),
             'RegisterPlayer': grpc.unary_unary_rpc_method_handler(
                     servicer.RegisterPlayer,
                     request_deserializer=typhoon_dot_v1_dot_ladder__service__pb2.RegisterPlayerRequest.FromString,
                     response_serializer=typhoon_dot_v1_dot_ladder__service__pb2.RegisterPlayerResponse.SerializeToString,
+            ),
+            'RotatePlayerKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotatePlayerKey,
+                    request_deserializer=typhoon_dot_v1_dot_ladder__service__pb2.RotatePlayerKeyRequest.FromString,
+                    response_serializer=typhoon_dot_v1_dot_ladder__service__pb2.RotatePlayerKeyResponse.SerializeToString,
+            ),
+            'RevokePlayerKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokePlayerKey,
+                    request_deserializer=typhoon_dot_v1_dot_ladder__service__pb2.RevokePlayerKeyRequest.FromString,
+                    response_serializer=typhoon_dot_v1_dot_ladder__service__pb2.RevokePlayerKeyResponse.SerializeToString,
+            ),
+            'RotateOwnerKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateOwnerKey,
+                    request_deserializer=typhoon_dot_v1_dot_ladder__service__pb2.RotateOwnerKeyRequest.FromString,
+                    response_serializer=typhoon_dot_v1_dot_ladder__service__pb2.RotateOwnerKeyResponse.SerializeToString,
+            ),
+            'RevokeOwnerKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeOwnerKey,
+                    request_deserializer=typhoon_dot_v1_dot_ladder__service__pb2.RevokeOwnerKeyRequest.FromString,
+                    response_serializer=typhoon_dot_v1_dot_ladder__service__pb2.RevokeOwnerKeyResponse.SerializeToString,
             ),
             'GetLadder': grpc.unary_unary_rpc_method_handler(
                     servicer.GetLadder,
@@ -167,6 +276,60 @@ class LadderService:
     """Missing associated documentation comment in .proto file."""
 
     @staticmethod
+    def RegisterOwner(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/typhoon.v1.LadderService/RegisterOwner',
+            typhoon_dot_v1_dot_ladder__service__pb2.RegisterOwnerRequest.SerializeToString,
+            typhoon_dot_v1_dot_ladder__service__pb2.RegisterOwnerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetOwner(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/typhoon.v1.LadderService/GetOwner',
+            typhoon_dot_v1_dot_ladder__service__pb2.GetOwnerRequest.SerializeToString,
+            typhoon_dot_v1_dot_ladder__service__pb2.GetOwnerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def RegisterPlayer(request,
             target,
             options=(),
@@ -183,6 +346,114 @@ class LadderService:
             '/typhoon.v1.LadderService/RegisterPlayer',
             typhoon_dot_v1_dot_ladder__service__pb2.RegisterPlayerRequest.SerializeToString,
             typhoon_dot_v1_dot_ladder__service__pb2.RegisterPlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotatePlayerKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/typhoon.v1.LadderService/RotatePlayerKey',
+            typhoon_dot_v1_dot_ladder__service__pb2.RotatePlayerKeyRequest.SerializeToString,
+            typhoon_dot_v1_dot_ladder__service__pb2.RotatePlayerKeyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokePlayerKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/typhoon.v1.LadderService/RevokePlayerKey',
+            typhoon_dot_v1_dot_ladder__service__pb2.RevokePlayerKeyRequest.SerializeToString,
+            typhoon_dot_v1_dot_ladder__service__pb2.RevokePlayerKeyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateOwnerKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/typhoon.v1.LadderService/RotateOwnerKey',
+            typhoon_dot_v1_dot_ladder__service__pb2.RotateOwnerKeyRequest.SerializeToString,
+            typhoon_dot_v1_dot_ladder__service__pb2.RotateOwnerKeyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeOwnerKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/typhoon.v1.LadderService/RevokeOwnerKey',
+            typhoon_dot_v1_dot_ladder__service__pb2.RevokeOwnerKeyRequest.SerializeToString,
+            typhoon_dot_v1_dot_ladder__service__pb2.RevokeOwnerKeyResponse.FromString,
             options,
             channel_credentials,
             insecure,

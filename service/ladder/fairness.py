@@ -1,0 +1,139 @@
+"""Fair play on the ladder: which ended matches are rated, and who may be paired.
+
+The ladder cannot be farmed by one client playing itself:
+
+* two players of one owner are never paired (``same_owner_pairs`` allows it, for a private ladder);
+* two players are rated at most ``pair_rated_max`` times within ``pair_window_ms`` (by the matches'
+  end times); further matches between them are played, when neither has another opponent free, but
+  not rated (``pair_limit``);
+* a match that ends by resignation or time before each side made ``min_actions`` actions of its own
+  (a resignation or a time forfeit is none) is not rated (``early``), nor is an aborted one
+  (``aborted``); the side that gave up or ran out of time before its own ``min_actions`` abandoned it,
+  as one that made no first action did: it is not paired again for ``abandon_cooldown_ms`` (doubled
+  for each abandoned match in a row, at most an hour), however it reconnects.
+
+Everything that decides is public: the match's log (its actions, by side) and end, and the times of the
+pair's earlier rated matches (their players' histories), so the ratings stay recomputable from the API.
+
+>>> rules = FairPlay(min_actions=3)
+>>> rules.verdict({"winner": "german", "reason": "soviet resigned"}, {"german": 9, "soviet": 1}, [], 0)
+Verdict(rated=False, reason='early', blamed='soviet')
+>>> rules.verdict({"winner": "german", "reason": "more victory points"}, None, [10, 20, 30], 40)
+Verdict(rated=False, reason='pair_limit', blamed=None)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf import duration_pb2
+
+from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
+from service.store.match_store import StoredEvent
+
+HOUR_MS = 3_600_000
+#: The longest abandon cooldown, however many matches in a row were abandoned.
+MAX_COOLDOWN_MS = HOUR_MS
+#: Actions a side takes that are not play of its own.
+_NOT_PLAY = frozenset({"resign", "time_forfeit"})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether an ended ladder match is rated, why not (``aborted``, ``early``, ``pair_limit``), and the side
+    that abandoned it (it waits before it is paired again), if any."""
+
+    rated: bool
+    reason: str = ""
+    blamed: str | None = None
+
+
+@dataclass(frozen=True)
+class FairPlay:
+    """The ladder's fair-play settings (``typhoon serve --ladder-...``); see the module's docstring."""
+
+    same_owner_pairs: bool = False
+    pair_rated_max: int = 3
+    pair_window_ms: int = 24 * HOUR_MS
+    min_actions: int = 3
+    players_per_owner: int = 10
+    abandon_cooldown_ms: int = 60_000
+
+    def check(self) -> None:
+        """ValueError if a setting is out of range."""
+        for name, value, least in (("pair_rated_max", self.pair_rated_max, 1), ("pair_window_ms", self.pair_window_ms, 0),
+                                   ("min_actions", self.min_actions, 0), ("players_per_owner", self.players_per_owner, 1),
+                                   ("abandon_cooldown_ms", self.abandon_cooldown_ms, 0)):
+            if value < least:
+                raise ValueError(f"{name} must be at least {least}, not {value}")
+
+    def to_proto(self) -> lapi.LadderFairPlay:
+        def duration(ms: int) -> duration_pb2.Duration:
+            out = duration_pb2.Duration()
+            out.FromMilliseconds(ms)
+            return out
+
+        return lapi.LadderFairPlay(same_owner_pairs=self.same_owner_pairs, pair_rated_max=self.pair_rated_max,
+                                   pair_window=duration(self.pair_window_ms), min_actions=self.min_actions,
+                                   players_per_owner=self.players_per_owner,
+                                   abandon_cooldown=duration(self.abandon_cooldown_ms))
+
+    def may_pair(self, owner_a: str, owner_b: str) -> bool:
+        """Whether players of these owners may meet ('' is a player registered before owners: its own owner)."""
+        return self.same_owner_pairs or not owner_a or owner_a != owner_b
+
+    def recent(self, rated_at: list[int], now: int) -> list[int]:
+        """The end times of a pair's rated matches that still count at ``now``."""
+        return [at for at in rated_at if at > now - self.pair_window_ms]
+
+    def pair_full(self, rated_at: list[int], now: int) -> bool:
+        """Whether a pair has had its rated matches for now."""
+        return len(self.recent(rated_at, now)) >= self.pair_rated_max
+
+    def needs_log(self, result: dict[str, Any] | None) -> bool:
+        """Whether the verdict on a match with this result needs its actions counted (an end by resignation or time)."""
+        return result is not None and self.min_actions > 0 and _abandoning_side(result) is not None
+
+    def verdict(self, result: dict[str, Any] | None, actions: dict[str, int] | None, rated_at: list[int],
+                finished_at: int) -> Verdict:
+        """The verdict on a ladder match that ended with ``result`` (None: aborted) at ``finished_at``, after
+        ``actions`` of each side's own (None where :meth:`needs_log` said they are not needed), the pair's
+        rated matches having ended at ``rated_at``."""
+        if result is None:
+            return Verdict(False, "aborted")
+        quitter = _abandoning_side(result)
+        if quitter is not None and actions is not None and min(actions.values(), default=0) < self.min_actions:
+            return Verdict(False, "early", quitter if actions.get(quitter, 0) < self.min_actions else None)
+        if self.pair_full(rated_at, finished_at):
+            return Verdict(False, "pair_limit")
+        return Verdict(True)
+
+
+def own_actions(events: list[StoredEvent], sides: tuple[str, ...]) -> dict[str, int]:
+    """The actions each side made of its own in a match's log (a resignation or a time forfeit is none).
+
+    >>> event = lambda side, kind: StoredEvent(1, 1, 0, "service", {"type": "action_submitted", "side": side,
+    ...                                                              "action": {"type": kind}})
+    >>> own_actions([event("german", "move"), event("german", "resign")], ("german", "soviet"))
+    {'german': 1, 'soviet': 0}
+    """
+    counts = dict.fromkeys(sides, 0)
+    for event in events:
+        data = event.data
+        if event.source == "service" and data.get("type") == "action_submitted" \
+                and data["action"].get("type") not in _NOT_PLAY and data.get("side") in counts:
+            counts[data["side"]] += 1
+    return counts
+
+
+def _abandoning_side(result: dict[str, Any]) -> str | None:
+    """The side that resigned or ran out of time, for a match that ended so (the loser); else None."""
+    reason = result.get("reason", "")
+    if reason != "time" and not reason.endswith(" resigned"):
+        return None
+    winner = result.get("winner")
+    return {"german": "soviet", "soviet": "german"}.get(winner or "")
+
+
+__all__ = ["FairPlay", "Verdict", "own_actions"]

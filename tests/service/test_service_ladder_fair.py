@@ -1,0 +1,344 @@
+"""The ladder can't be farmed, and its keys can't be guessed or kept: each fair-play rule and each key
+rule, on a real Redis of this module's own (no service process runs a ladder on it: the ladders here,
+with the test's settings, are the only ones pairing and rating)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import uuid
+from typing import Any
+
+import grpc
+import pytest
+
+from service.errors import ServiceError
+from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
+from service.gen.typhoon.v1 import match_service_pb2 as api
+from service.ladder.core import Ladder, LadderConfig
+from service.ladder.fairness import FairPlay
+from service.match.clock import TimeControl
+from service.match.core import CallContext, MatchService
+from service.store.embedded_redis import EmbeddedRedis
+from service.store.match_store import Store
+
+#: Actions that bring the other side to act soonest (a match played "for a few actions of each side").
+_HURRY = ("standard_setup", "end_phase", "close_declarations", "decline_advance")
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory):
+    redis = EmbeddedRedis(tmp_path_factory.mktemp("ladder-fair") / "redis")
+    yield redis.start()
+    redis.stop()
+
+
+def unique(name: str) -> str:
+    return f"{name}-{uuid.uuid4().hex[:8]}"
+
+
+def ladder_on(redis_url: str, **fair: Any) -> Ladder:
+    config = LadderConfig(time_control=TimeControl(600_000, 0, 60_000), interval=0.05, rematch_wait_ms=0,
+                          fair_play=FairPlay(**fair))
+    return Ladder(MatchService(Store.from_url(redis_url)), config)
+
+
+async def owner(ladder: Ladder, name: str = "owner") -> tuple[str, str]:
+    response = await ladder.register_owner(lapi.RegisterOwnerRequest(name=unique(name)), CallContext())
+    return response.owner.owner_id, response.owner_key
+
+
+async def player(ladder: Ladder, owner_key: str, name: str = "bot") -> tuple[str, str]:
+    response = await ladder.register_player(lapi.RegisterPlayerRequest(name=unique(name)),
+                                            CallContext(token=owner_key))
+    return response.player.player_id, response.api_key
+
+
+async def players_of_their_own(ladder: Ladder, count: int) -> list[tuple[str, str]]:
+    return [await player(ladder, (await owner(ladder))[1]) for _ in range(count)]
+
+
+class Seeking:
+    """Players seeking on a ladder: each one's Seek stream, and the matches handed to them."""
+
+    def __init__(self, ladder: Ladder, keys: dict[str, str]) -> None:
+        self.ladder = ladder
+        self.keys = dict(keys)
+        self.streams: dict[str, Any] = {}
+        self.waiting: dict[str, asyncio.Future] = {}
+
+    async def start(self) -> Seeking:
+        for player_id, key in self.keys.items():
+            self.streams[player_id] = await self.ladder.seek(lapi.SeekRequest(), CallContext(token=key))
+        return self
+
+    def _next(self, player_id: str) -> asyncio.Future:
+        if player_id not in self.waiting:
+            self.waiting[player_id] = asyncio.ensure_future(anext(self.streams[player_id]))
+        return self.waiting[player_id]
+
+    async def matches(self, *player_ids: str, rounds: int = 40) -> dict[str, lapi.LadderMatch]:
+        """The next match of each of ``player_ids`` (pairing as needed); fails if one gets none."""
+        for _ in range(rounds):
+            futures = {pid: self._next(pid) for pid in player_ids}
+            if all(f.done() for f in futures.values()):
+                for pid in player_ids:
+                    del self.waiting[pid]
+                return {pid: f.result().match for pid, f in futures.items()}
+            await asyncio.sleep(0.05)  # a stream just read says it is seeking before the pairing looks
+            await self.ladder.pair_round()
+        raise AssertionError(f"no match for {[pid for pid in player_ids if not self._next(pid).done()]}")
+
+    async def none_for(self, *player_ids: str) -> None:
+        """No match comes to any of ``player_ids`` over a few pairing rounds."""
+        for _ in range(5):
+            await self.ladder.pair_round()
+            await asyncio.sleep(0.05)
+        assert not any(self._next(pid).done() for pid in player_ids)
+
+    async def reconnect(self, player_id: str) -> None:
+        """The player's Seek stream closed, and a new one opened (as a bot restarting does)."""
+        future = self.waiting.pop(player_id, None)
+        if future is not None:
+            future.cancel()
+            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                await future
+        await self.streams[player_id].aclose()
+        self.streams[player_id] = await self.ladder.seek(lapi.SeekRequest(), CallContext(token=self.keys[player_id]))
+
+    async def close(self) -> None:
+        for future in self.waiting.values():
+            future.cancel()
+            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                await future
+        for stream in self.streams.values():
+            await stream.aclose()
+
+
+async def play(core: MatchService, match: dict[str, lapi.LadderMatch], actions: int) -> None:
+    """Play until each side has made ``actions`` actions of its own (hurrying to the other side's turn)."""
+    tokens = {m.side: m.seat_token for m in match.values()}
+    match_id = next(iter(match.values())).match_id
+    made = dict.fromkeys(tokens, 0)
+    while min(made.values()) < actions:
+        legal = await core.list_legal_actions(api.ListLegalActionsRequest(match_id=match_id), CallContext())
+        side = legal.side_to_act
+        chosen = next((a for a in legal.actions if a.WhichOneof("kind") in _HURRY), legal.actions[0])
+        await core.submit_action(api.SubmitActionRequest(match_id=match_id, action=chosen),
+                                 CallContext(token=tokens[side]))
+        made[side] += 1
+
+
+async def resign(core: MatchService, match: lapi.LadderMatch) -> None:
+    await core.resign(api.ResignRequest(match_id=match.match_id), CallContext(token=match.seat_token))
+
+
+async def history(ladder: Ladder, player_id: str) -> list[lapi.LadderGame]:
+    return list((await ladder.list_player_matches(lapi.ListPlayerMatchesRequest(player_id=player_id),
+                                                  CallContext())).matches)
+
+
+async def rating(ladder: Ladder, player_id: str) -> tuple[float, int]:
+    found = (await ladder.get_player(lapi.GetPlayerRequest(player_id=player_id), CallContext())).player
+    return found.mu, found.games
+
+
+def run(scenario) -> None:
+    asyncio.run(scenario())
+
+
+# --- fair play -------------------------------------------------------------------------------------
+
+def test_two_players_of_one_owner_are_never_paired_unless_the_ladder_is_private(redis_url):
+    async def scenario() -> None:
+        public, private = ladder_on(redis_url), ladder_on(redis_url, same_owner_pairs=True)
+        _, owner_key = await owner(public)
+        mine = dict([await player(public, owner_key, "mine"), await player(public, owner_key, "mine")])
+        seeking = await Seeking(public, mine).start()
+        await seeking.none_for(*mine)  # the two of one owner: never
+        other = dict([await player(public, (await owner(public, "other"))[1], "theirs")])
+        seeking.keys |= other
+        seeking.streams |= {pid: await public.seek(lapi.SeekRequest(), CallContext(token=key))
+                            for pid, key in other.items()}
+        (theirs,) = other
+        paired = await seeking.matches(theirs)
+        assert paired[theirs].opponent_id in mine
+        await resign(public.core, paired[theirs])
+        assert await public.results_round() == 1
+        await seeking.close()
+        seeking = await Seeking(private, mine).start()  # a private ladder pairs them
+        paired = await seeking.matches(*mine)
+        assert {m.opponent_id for m in paired.values()} == set(mine)
+        await seeking.close()
+        await public.store.close()
+        await private.store.close()
+
+    run(scenario)
+
+
+def test_a_pair_is_rated_at_most_n_times_a_window_and_others_come_first(redis_url):
+    async def scenario() -> None:
+        ladder = ladder_on(redis_url, pair_rated_max=2, min_actions=0)
+        (a, a_key), (b, b_key), (c, c_key) = await players_of_their_own(ladder, 3)
+        seeking = await Seeking(ladder, {a: a_key, b: b_key}).start()
+        verdicts = []
+        for _ in range(3):
+            match = await seeking.matches(a, b)
+            before = await rating(ladder, a)
+            await resign(ladder.core, match[b])
+            assert await ladder.results_round() == 1
+            verdicts.append(((await history(ladder, a))[0].rated, (await history(ladder, a))[0].unrated_reason,
+                             await rating(ladder, a) != before))
+        assert verdicts == [(True, "", True), (True, "", True), (False, "pair_limit", False)]
+        assert (await rating(ladder, a))[1] == 2  # two rated games
+        # the pair's third: played, not rated, and not in the record; both players' histories say so
+        assert [(g.rated, g.unrated_reason) for g in (await history(ladder, b))[:1]] == [(False, "pair_limit")]
+        # a third player seeking: the capped pair waits for it, one of them gets the new opponent
+        seeking.keys[c] = c_key
+        seeking.streams[c] = await ladder.seek(lapi.SeekRequest(), CallContext(token=c_key))
+        paired = await seeking.matches(c)
+        assert paired[c].opponent_id in (a, b)
+        # the window is by the matches' end times: outside it, the pair counts again
+        pair = "%s:%s" % tuple(sorted((a, b)))
+        assert len(json.loads(await ladder.redis.hget("typhoon:ladder:pairs", pair + ":rated"))) == 2
+        await seeking.close()
+        await ladder.store.close()
+
+    run(scenario)
+
+
+def test_an_early_end_is_not_rated_and_the_quitter_waits_however_it_reconnects(redis_url):
+    async def scenario() -> None:
+        ladder = ladder_on(redis_url, min_actions=2, abandon_cooldown_ms=1_500)
+        (a, a_key), (b, b_key) = await players_of_their_own(ladder, 2)
+        seeking = await Seeking(ladder, {a: a_key, b: b_key}).start()
+        # 1. a resignation at once: not rated, and the one who resigned waits
+        match = await seeking.matches(a, b)
+        await resign(ladder.core, match[b])
+        assert await ladder.results_round() == 1
+        game = (await history(ladder, a))[0]
+        assert (game.outcome, game.rated, game.unrated_reason) == ("win", False, "early")
+        assert await rating(ladder, a) == (25.0, 0) and await rating(ladder, b) == (25.0, 0)
+        # ... however it reconnects: a new Seek stream waits as the old one did
+        await seeking.reconnect(b)
+        await seeking.none_for(a, b)
+        # 2. after its cooldown, a match where each side made two actions before one resigned: rated
+        match = await seeking.matches(a, b)
+        await play(ladder.core, match, 2)
+        await resign(ladder.core, match[a])
+        assert await ladder.results_round() == 1
+        game = (await history(ladder, a))[0]
+        assert (game.outcome, game.rated, game.unrated_reason) == ("loss", True, "")
+        assert (await rating(ladder, a))[1] == 1 and (await rating(ladder, b))[1] == 1
+        fields = await ladder.redis.hmget(f"typhoon:ladder:player:{b}", "abort_streak")
+        assert fields == [b"0"]  # a rated match ends the run of abandoned ones
+        await seeking.close()
+        await ladder.store.close()
+
+    run(scenario)
+
+
+# --- keys ------------------------------------------------------------------------------------------
+
+async def _refused(call, code: grpc.StatusCode, reason: str) -> ServiceError:
+    with pytest.raises(ServiceError) as refused:
+        await call
+    assert (refused.value.code, refused.value.reason) == (code, reason), refused.value
+    return refused.value
+
+
+def test_keys_are_drawn_hashed_rotated_and_revoked(redis_url):
+    async def scenario() -> None:
+        ladder = ladder_on(redis_url, players_per_owner=2)
+        owner_id, owner_key = await owner(ladder)
+        player_id, key = await player(ladder, owner_key)
+        # stored hashed: no key is in Redis, under any name or value
+        everything = [k async for k in ladder.redis.scan_iter("typhoon:ladder:*")]
+        for name in everything:
+            kind = (await ladder.redis.type(name)).decode()
+            dump = repr(await {"hash": ladder.redis.hgetall, "string": ladder.redis.get, "list":
+                               lambda n: ladder.redis.lrange(n, 0, -1), "zset": lambda n: ladder.redis.zrange(n, 0, -1),
+                               "set": ladder.redis.smembers}[kind](name))
+            assert key not in dump and owner_key not in dump and key not in name.decode()
+        # per owner, a quota of players
+        await player(ladder, owner_key)
+        await _refused(ladder.register_player(lapi.RegisterPlayerRequest(name=unique("third")),
+                                              CallContext(token=owner_key)),
+                       grpc.StatusCode.RESOURCE_EXHAUSTED, "PLAYER_QUOTA")
+        # rotation by the player's own key: the old key is dead at once, an open Seek stream with it ends
+        stream = await ladder.seek(lapi.SeekRequest(heartbeat_seconds=1), CallContext(token=key))
+        await anext(stream)
+        rotated = (await ladder.rotate_player_key(lapi.RotatePlayerKeyRequest(player_id=player_id),
+                                                  CallContext(token=key))).api_key
+        await _refused(anext(stream), grpc.StatusCode.UNAUTHENTICATED, "KEY_INVALID")
+        await _refused(ladder.seek(lapi.SeekRequest(), CallContext(token=key)), grpc.StatusCode.UNAUTHENTICATED,
+                       "KEY_INVALID")
+        await (await ladder.seek(lapi.SeekRequest(), CallContext(token=rotated))).aclose()
+        # another owner's key, or another player's, rotates nothing (and says no more than KEY_INVALID)
+        stranger_id, stranger_key = await player(ladder, (await owner(ladder, "stranger"))[1])
+        await _refused(ladder.rotate_player_key(lapi.RotatePlayerKeyRequest(player_id=player_id),
+                                                CallContext(token=stranger_key)),
+                       grpc.StatusCode.UNAUTHENTICATED, "KEY_INVALID")
+        # a rotation retried with its request id and the (now old) key: another new key, the lost one dead
+        request = lapi.RotatePlayerKeyRequest(player_id=player_id, request_id=uuid.uuid4().hex)
+        lost = (await ladder.rotate_player_key(request, CallContext(token=rotated))).api_key
+        again = (await ladder.rotate_player_key(request, CallContext(token=rotated))).api_key
+        assert again not in (lost, rotated)
+        await _refused(ladder.seek(lapi.SeekRequest(), CallContext(token=lost)), grpc.StatusCode.UNAUTHENTICATED,
+                       "KEY_INVALID")
+        await _refused(ladder.rotate_player_key(request, CallContext(token=stranger_key)),
+                       grpc.StatusCode.INVALID_ARGUMENT, "REQUEST_ID_REUSED")
+        # revoked by its owner: no key until the owner rotates one
+        await ladder.revoke_player_key(lapi.RevokePlayerKeyRequest(player_id=player_id), CallContext(token=owner_key))
+        await _refused(ladder.seek(lapi.SeekRequest(), CallContext(token=again)), grpc.StatusCode.UNAUTHENTICATED,
+                       "KEY_INVALID")
+        fresh = (await ladder.rotate_player_key(lapi.RotatePlayerKeyRequest(player_id=player_id),
+                                                CallContext(token=owner_key))).api_key
+        await (await ladder.seek(lapi.SeekRequest(), CallContext(token=fresh))).aclose()
+        # the owner's key rotated, then revoked: the owner is closed, its players' keys with it
+        new_owner_key = (await ladder.rotate_owner_key(lapi.RotateOwnerKeyRequest(owner_id=owner_id),
+                                                       CallContext(token=owner_key))).owner_key
+        await _refused(ladder.register_player(lapi.RegisterPlayerRequest(name=unique("x")),
+                                              CallContext(token=owner_key)),
+                       grpc.StatusCode.UNAUTHENTICATED, "KEY_INVALID")
+        closed = await ladder.revoke_owner_key(lapi.RevokeOwnerKeyRequest(owner_id=owner_id),
+                                               CallContext(token=new_owner_key))
+        assert closed.player_keys_revoked == 2
+        await _refused(ladder.seek(lapi.SeekRequest(), CallContext(token=fresh)), grpc.StatusCode.UNAUTHENTICATED,
+                       "KEY_INVALID")
+        found = (await ladder.get_owner(lapi.GetOwnerRequest(owner_id=owner_id), CallContext())).owner
+        assert found.closed and len(found.player_ids) == 2
+        assert (await ladder.get_player(lapi.GetPlayerRequest(player_id=player_id), CallContext())).player.name
+        await ladder.store.close()
+
+    run(scenario)
+
+
+def test_a_player_registered_before_owners_is_its_own_owner(redis_url):
+    """A player of the old registration (no owner_id; a key it chose, perhaps weak): paired with anyone, and
+    its key of a form the service never draws can only rotate itself into a drawn one."""
+    async def scenario() -> None:
+        ladder = ladder_on(redis_url)
+        old_id, weak_key = f"p{uuid.uuid4().hex[:15]}", "a" * 32
+        from service.match.core import token_hash
+        await ladder.redis.hset(f"typhoon:ladder:player:{old_id}", mapping={
+            "id": old_id, "name": unique("old"), "description": "", "owner": "someone", "registered_at": "0",
+            "key_hash": token_hash(weak_key), "concurrency": "1", "mu": "25.0", "sigma": "8.333333333333334",
+            "rev": "0"})
+        await ladder.redis.hset("typhoon:ladder:keys", token_hash(weak_key), old_id)
+        found = (await ladder.get_player(lapi.GetPlayerRequest(player_id=old_id), CallContext())).player
+        assert (found.owner, found.owner_id) == ("someone", "")
+        await _refused(ladder.seek(lapi.SeekRequest(), CallContext(token=weak_key)), grpc.StatusCode.UNAUTHENTICATED,
+                       "KEY_INVALID")
+        drawn = (await ladder.rotate_player_key(lapi.RotatePlayerKeyRequest(player_id=old_id),
+                                                CallContext(token=weak_key))).api_key
+        assert drawn.startswith("tpk_") and len(drawn) == 47
+        new_id, new_key = (await players_of_their_own(ladder, 1))[0]
+        seeking = await Seeking(ladder, {old_id: drawn, new_id: new_key}).start()
+        paired = await seeking.matches(old_id, new_id)
+        assert paired[old_id].opponent_id == new_id
+        await seeking.close()
+        await ladder.store.close()
+
+    run(scenario)
