@@ -75,8 +75,14 @@ class Seeking:
 
     def _next(self, player_id: str) -> asyncio.Future:
         if player_id not in self.waiting:
-            self.waiting[player_id] = asyncio.ensure_future(anext(self.streams[player_id]))
+            self.waiting[player_id] = asyncio.ensure_future(self._next_match(player_id))
         return self.waiting[player_id]
+
+    async def _next_match(self, player_id: str) -> lapi.SeekResponse:
+        """The stream's next match (past the updates of the matches handed before, and heartbeats)."""
+        while (item := await anext(self.streams[player_id])).WhichOneof("kind") != "match":
+            pass
+        return item
 
     async def matches(self, *player_ids: str, rounds: int = 40) -> dict[str, lapi.LadderMatch]:
         """The next match of each of ``player_ids`` (pairing as needed); fails if one gets none."""
