@@ -9,7 +9,8 @@ round trip each of the service's calls makes, and nothing else. The targets are 
 floor. The same client loop runs against each: over 50 matches at once, ListLegalActions, then
 SubmitAction of a random legal action with ``expected_version`` and a fresh ``request_id`` (the floors
 offer no actions: the client sends a fixed one). The service runs as a new user starts it, ``typhoon serve`` with its
-embedded Redis and its default log level.
+embedded Redis and its default log level and rate limits, but for the limits on new matches and seats
+(:data:`SERVE_ARGS`): the one client stands for 50 players, who would call from 50 addresses.
 
 Where the machine has two cores or more, the server (and its Redis) run on core 0 and the client
 on core 1. Server CPU per call is the server process's own CPU time (psutil) over the measured
@@ -72,6 +73,10 @@ TIME_CONTROL: str | None = None
 NATIVE = False
 #: The second floor: the no-op server making one Redis call per call (what the service cannot do without).
 FLOOR_REDIS = "floor + Redis GET"
+#: What typhoon serve is given besides its defaults: the client creates and joins a match whenever one
+#: ends (~40 a minute), from one address; every other limit, the per-seat SubmitAction limit and the
+#: wrong-key check of every call with a token among them, costs what it costs a deployment.
+SERVE_ARGS = ["--limit", "create_match=off", "--limit", "join_match=off"]
 #: The issue's targets: service / floor.
 TARGETS = {"grpc": {"cpu": 2.5, "throughput": 0.5, "p99": 2.0}, "rest": {"cpu": 3.0}}
 
@@ -561,7 +566,7 @@ def main(argv: list[str] | None = None) -> int:
         "floor": floor_command,
         FLOOR_REDIS: [*floor_command, "--floor-redis-dir", str(workdir / "floor-redis")],
         "typhoon serve": [sys.executable, "-m", "clients.cli", "serve", "--grpc-port", "0", "--http-port", "0",
-                          "--data-dir", str(workdir / "data"), *shlex.split(args.serve_args)],
+                          "--data-dir", str(workdir / "data"), *SERVE_ARGS, *shlex.split(args.serve_args)],
     }
     load_before = os.getloadavg()
     rounds: list[dict[tuple[str, str], Result]] = []

@@ -16,14 +16,19 @@ Actions may be given as engine actions (``engine.Move("XLVII", "0704")``), as th
 (``{"type": "move", "unit": "XLVII", "to": "0704"}``) or as ``typhoon.v1.Action`` messages. Refusals
 raise :class:`TyphoonError` with the gRPC code, the machine-readable reason (``STOPPED_BY_ZOC``,
 ``STALE_VERSION``...), the sentence and the metadata (``current_version`` for a stale version).
+
+A call refused by one of the service's rate limits (RESOURCE_EXHAUSTED ``RATE_LIMITED``) is sent again
+by itself once the refusal's ``retry_after_seconds`` have passed, as long as the waits of that call add
+up to no more than ``rate_limit_patience`` seconds (120 by default): bots need no code for it.
 """
 
 from __future__ import annotations
 
+import random
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 import grpc
 from google.protobuf.struct_pb2 import Struct
@@ -48,6 +53,11 @@ _ENDED = (match_pb2.MATCH_STATUS_FINISHED, match_pb2.MATCH_STATUS_ABORTED)
 #: Failures worth retrying: the service unreachable (or stopping), too slow, or a call cancelled on
 #: the way (a proxy or a server going away).
 TRANSIENT_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED)
+
+
+T = TypeVar("T")
+#: The longest a client waits, in all, for the rate limits to let one call (or one stream) through.
+RATE_LIMIT_PATIENCE = 120.0
 
 
 def _transient(error: BaseException) -> bool:
@@ -78,6 +88,47 @@ class TyphoonError(Exception):
         code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
         message = error.details() if hasattr(error, "details") else str(error)
         return cls(code, reason or code.name, message or "", metadata)
+
+
+def rate_limit_delay(error: TyphoonError) -> float | None:
+    """Seconds to wait before sending again a call a rate limit refused (its ``retry_after_seconds``, and
+    up to a quarter second more so that clients refused together do not all come back together);
+    None for any other error.
+
+    >>> error = TyphoonError(grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED", "", {"retry_after_seconds": "3"})
+    >>> 3 <= rate_limit_delay(error) <= 3.25, rate_limit_delay(TyphoonError(grpc.StatusCode.NOT_FOUND, "", ""))
+    (True, None)
+    """
+    if error.code != grpc.StatusCode.RESOURCE_EXHAUSTED or error.reason != "RATE_LIMITED":
+        return None
+    try:
+        seconds = float(error.metadata.get("retry_after_seconds", "1"))
+    except ValueError:
+        seconds = 1.0
+    return max(0.1, seconds) + random.uniform(0, 0.25)
+
+
+def wait_for_rate_limit(error: TyphoonError, waited: float, patience: float) -> float | None:
+    """If ``error`` is a rate limit's refusal whose wait keeps the waits of one call (``waited`` so far)
+    within ``patience`` seconds, wait, and return the seconds waited in all; else None (raise it)."""
+    delay = rate_limit_delay(error)
+    if delay is None or waited + delay > patience:
+        return None
+    time.sleep(delay)
+    return waited + delay
+
+
+def patiently(send: Callable[[], T], patience: float) -> T:
+    """``send()``, sent again after each rate limit's refusal for as long as the waits add up to no more
+    than ``patience`` seconds; any other error, or a refusal past that, is raised."""
+    waited: float | None = 0.0
+    while True:
+        try:
+            return send()
+        except TyphoonError as error:
+            waited = wait_for_rate_limit(error, waited, patience)
+            if waited is None:
+                raise
 
 
 def as_time_control(value: str | TimeControlMessage) -> TimeControlMessage:
@@ -128,10 +179,12 @@ class ReconnectingStream:
     """A server stream read by one thread that ``close()`` stops from another; while the service is
     away the reader connects again, backing off from 0.1 s up to 2 s between attempts."""
 
-    def __init__(self) -> None:
+    def __init__(self, rate_limit_patience: float = RATE_LIMIT_PATIENCE) -> None:
         self._call = None
         self._closed = False
         self._delay = 0.1
+        self.rate_limit_patience = rate_limit_patience
+        self._rate_limited_for = 0.0
 
     def close(self) -> None:
         self._closed = True
@@ -141,6 +194,15 @@ class ReconnectingStream:
     def _received(self) -> None:
         """A message came: the next failure is retried soon again."""
         self._delay = 0.1
+        self._rate_limited_for = 0.0
+
+    def _waited_for_rate_limit(self, error: grpc.RpcError) -> bool:
+        """If ``error`` is a rate limit's refusal and there is patience left, wait it out: True (connect again)."""
+        waited = wait_for_rate_limit(TyphoonError.from_rpc_error(error), self._rate_limited_for, self.rate_limit_patience)
+        if waited is None:
+            return False
+        self._rate_limited_for = waited
+        return True
 
     def _back_off(self) -> None:
         time.sleep(self._delay)
@@ -156,7 +218,7 @@ class Watch(ReconnectingStream):
 
     def __init__(self, client: "TyphoonClient", match_id: str, after_sequence: int, heartbeat_seconds: int,
                  heartbeats: bool, resume: bool, updates: bool = False, token: str | None = None) -> None:
-        super().__init__()
+        super().__init__(client.rate_limit_patience)
         self.client = client
         self.match_id = match_id
         self.cursor = after_sequence
@@ -193,6 +255,8 @@ class Watch(ReconnectingStream):
             except grpc.RpcError as error:
                 if self._closed:
                     return
+                if self._waited_for_rate_limit(error):
+                    continue
                 if not (self.resume and _transient(error)):  # a stream cut by a server going away: resume
                     raise TyphoonError.from_rpc_error(error) from None
                 self._back_off()
@@ -216,15 +280,21 @@ class Watch(ReconnectingStream):
 
 class TyphoonClient:
     """Synchronous client of ``typhoon.v1.MatchService``. Unary calls are retried (``retries`` times,
-    backing off up to 2 s) while the service is unreachable or shutting down; SubmitAction, Resign and
-    CreateMatch keep their request id and CreateMatch and JoinMatch their seat tokens, so none of them
-    applies twice."""
+    backing off up to 2 s) while the service is unreachable or shutting down, and after the time a rate
+    limit says (up to ``rate_limit_patience`` seconds of waiting per call; 0: never); SubmitAction, Resign
+    and CreateMatch keep their request id and CreateMatch and JoinMatch their seat tokens, so none of
+    them applies twice."""
 
     def __init__(self, target: str, *, timeout: float = 30.0, retries: int = 8,
-                 channel: grpc.Channel | None = None) -> None:
+                 channel: grpc.Channel | None = None, rate_limit_patience: float = RATE_LIMIT_PATIENCE,
+                 metadata: Iterable[tuple[str, str]] = ()) -> None:
+        """``metadata``: sent with every call besides the token (a proxy, or a load test standing for
+        clients behind one, sends ``x-forwarded-for``)."""
         self.target = target
         self.timeout = timeout
         self.retries = retries
+        self.rate_limit_patience = rate_limit_patience
+        self.metadata = list(metadata)
         self.channel = channel or grpc.insecure_channel(target, options=[
             ("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reconnect_backoff_ms", 1000)])
         self.stub = match_service_pb2_grpc.MatchServiceStub(self.channel)
@@ -238,11 +308,13 @@ class TyphoonClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @staticmethod
-    def _metadata(token: str | None = None) -> list[tuple[str, str]]:
-        return [("authorization", f"Bearer {token}")] if token else []
+    def _metadata(self, token: str | None = None) -> list[tuple[str, str]]:
+        return [("authorization", f"Bearer {token}"), *self.metadata] if token else self.metadata
 
     def _call(self, method: str, request: Any, token: str | None = None) -> Any:
+        return patiently(lambda: self._send(method, request, token), self.rate_limit_patience)
+
+    def _send(self, method: str, request: Any, token: str | None = None) -> Any:
         retrying = Retrying(retry=retry_if_exception(_transient), stop=stop_after_attempt(self.retries + 1),
                             wait=wait_exponential(multiplier=0.1, max=2.0), reraise=True)
         try:
@@ -384,5 +456,6 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
-__all__ = ["Action", "Match", "MatchEvent", "MatchUpdate", "Seat", "TyphoonClient", "TyphoonError", "Watch", "describe_event",
-           "as_time_control", "time_left", "to_action"]
+__all__ = ["Action", "Match", "MatchEvent", "MatchUpdate", "Seat", "TyphoonClient", "TyphoonError", "Watch",
+           "describe_event", "as_time_control", "patiently", "rate_limit_delay", "time_left", "to_action",
+           "wait_for_rate_limit"]

@@ -33,14 +33,14 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import grpc
 from tabulate import tabulate
 
-from clients.client import TRANSIENT_CODES, ReconnectingStream, TyphoonError
+from clients.client import RATE_LIMIT_PATIENCE, TRANSIENT_CODES, ReconnectingStream, TyphoonError, patiently
 from clients.ladder_audit import cli_audit
 from clients.sdk import OWN_WATCH, Bot, BotResult, as_strategy, checked_strategy, parse_params
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
@@ -64,12 +64,16 @@ class Registration(NamedTuple):
 
 class LadderClient:
     """Synchronous client of ``typhoon.v1.LadderService``; unary calls are retried while the service is
-    unreachable (``retries`` times, backing off up to 2 s)."""
+    unreachable (``retries`` times, backing off up to 2 s), and after the time a rate limit says (up to
+    ``rate_limit_patience`` seconds of waiting per call)."""
 
-    def __init__(self, target: str, *, timeout: float = 30.0, retries: int = 8) -> None:
+    def __init__(self, target: str, *, timeout: float = 30.0, retries: int = 8,
+                 rate_limit_patience: float = RATE_LIMIT_PATIENCE, metadata: Iterable[tuple[str, str]] = ()) -> None:
         self.target = target
         self.timeout = timeout
         self.retries = retries
+        self.rate_limit_patience = rate_limit_patience
+        self.metadata = list(metadata)  # sent with every call (see TyphoonClient)
         self.channel = grpc.insecure_channel(target, options=[
             ("grpc.initial_reconnect_backoff_ms", 100), ("grpc.min_reconnect_backoff_ms", 100),
             ("grpc.max_reconnect_backoff_ms", 1000)])
@@ -85,17 +89,22 @@ class LadderClient:
         self.close()
 
     def _call(self, method: str, request: Any, key: str | None = None) -> Any:
+        return patiently(lambda: self._send(method, request, key), self.rate_limit_patience)
+
+    def _send(self, method: str, request: Any, key: str | None = None) -> Any:
         delay = 0.1
         for attempt in range(self.retries + 1):
             try:
-                return getattr(self.stub, method)(request, timeout=self.timeout,
-                                                  metadata=[("authorization", f"Bearer {key}")] if key else [])
+                return getattr(self.stub, method)(request, timeout=self.timeout, metadata=self._metadata(key))
             except grpc.RpcError as error:
                 if error.code() not in TRANSIENT_CODES or attempt == self.retries:
                     raise TyphoonError.from_rpc_error(error) from None
                 time.sleep(delay)
                 delay = min(2 * delay, 2.0)
         raise AssertionError("unreachable")
+
+    def _metadata(self, key: str | None = None) -> list[tuple[str, str]]:
+        return [("authorization", f"Bearer {key}"), *self.metadata] if key else self.metadata
 
     def register_owner(self, name: str) -> tuple[LadderOwner, str]:
         """Register an owner; returns it and its owner key (keep it: the service keeps only its hash). A
@@ -186,7 +195,7 @@ class Seek(ReconnectingStream):
 
     def __init__(self, client: LadderClient, key: str, concurrency: int, heartbeat_seconds: int,
                  include_legal_actions: bool = False) -> None:
-        super().__init__()
+        super().__init__(client.rate_limit_patience)
         self.client = client
         self.request = lapi.SeekRequest(concurrency=concurrency, heartbeat_seconds=heartbeat_seconds,
                                         include_legal_actions=include_legal_actions)
@@ -195,7 +204,7 @@ class Seek(ReconnectingStream):
 
     def __iter__(self) -> Iterator[LadderMatch | MatchUpdate | lapi.SeekHeartbeat]:
         while not self._closed:
-            self._call = self.client.stub.Seek(self.request, metadata=[("authorization", f"Bearer {self.key}")])
+            self._call = self.client.stub.Seek(self.request, metadata=self.client._metadata(self.key))
             try:
                 for response in self._call:
                     self._received()
@@ -203,6 +212,8 @@ class Seek(ReconnectingStream):
             except grpc.RpcError as error:
                 if self._closed:
                     return
+                if self._waited_for_rate_limit(error):
+                    continue
                 if error.code() not in TRANSIENT_CODES:
                     raise TyphoonError.from_rpc_error(error) from None
             finally:

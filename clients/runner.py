@@ -47,7 +47,8 @@ class EmbeddedService:
     ``process=True`` (the default) runs ``typhoon serve`` in a child process, so the service does not
     compete with the bots for this interpreter's lock; ``process=False`` runs it in a thread
     (:class:`service.run.server.BackgroundServer`). Either way its Redis is embedded, in a temporary
-    directory, and everything is stopped and removed on exit.
+    directory, and everything is stopped and removed on exit. It is private to the series, so it runs
+    without rate limits: a series creates matches as fast as its bots finish them.
     """
 
     def __init__(self, process: bool = True, startup_timeout: float = 60.0, data_dir: str | Path | None = None,
@@ -67,15 +68,17 @@ class EmbeddedService:
         self._tmp = tempfile.TemporaryDirectory(prefix="typhoon-runner-")
         data_dir = self.data_dir or Path(self._tmp.name) / "data"
         if not self.process_mode:
+            from service.guard.limit_settings import LimitSettings
             from service.run.config import ServeConfig
             from service.run.server import BackgroundServer, configure_logging
 
             configure_logging("warning")
             self._background = BackgroundServer(ServeConfig(grpc_port=self.port, http_port=0, data_dir=str(data_dir),
-                                                            grace_seconds=2, log_level="warning")).start()
+                                                            grace_seconds=2, log_level="warning",
+                                                            limits=LimitSettings.off())).start()
             self.target = f"127.0.0.1:{self._background.grpc_port}"
             return self.target
-        self._child = ServeProcess("--data-dir", str(data_dir), "--log-level", "warning", "--grace", "2",
+        self._child = ServeProcess("--data-dir", str(data_dir), "--log-level", "warning", "--grace", "2", "--no-rate-limits",
                                    grpc_port=self.port, env={"REDIS_URL": ""}, remember=50)
         self._child.start(self.startup_timeout)
         self.target = self._child.target

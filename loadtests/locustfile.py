@@ -16,6 +16,12 @@ User classes (pick them on the command line; ``loadtests/run.py`` does it for yo
 - ``GrpcWatchUser``, ``SseWatchUser``: watchers over gRPC and over server-sent events. Their count
   is ``--watchers`` (a fixed count, on top of the players).
 
+Each user calls from an address of its own, as players do: it sends ``X-Forwarded-For`` (HTTP header and
+gRPC metadata) with an address of 198.18.0.0/15 (the range kept for benchmarks), which a service that
+trusts 127.0.0.1 as its proxy (``typhoon serve --trusted-proxy 127.0.0.1``: ``loadtests/run.py`` starts it
+so) counts the user's calls by, the rate limits per address included, as behind a proxy in production.
+A service that trusts no proxy ignores the header.
+
 Run it alone against a running service::
 
     locust -f loadtests/locustfile.py --headless -u 50 -r 10 -t 2m GrpcMatchUser \\
@@ -222,6 +228,24 @@ def _targets(environment, name: str, fallback: str | None = None) -> list[str]:
     return targets
 
 
+#: The first address users call from (their X-Forwarded-For): 198.18.0.0/15, kept for benchmarks (RFC 2544).
+FIRST_ADDRESS = 0xC6120000  # 198.18.0.0
+_users = itertools.count()
+
+
+def user_address(environment) -> str:
+    """The address the next user of this process calls from (each process of a distributed run its own share).
+
+    >>> class Environment: runner = None
+    >>> user_address(Environment()).startswith("198.1")
+    True
+    """
+    runner = environment.runner
+    offset = getattr(runner, "worker_index", 0) if isinstance(runner, WorkerRunner) else 0
+    n = (offset * 20_000 + next(_users)) % 2**17
+    return ".".join(str((FIRST_ADDRESS + n) >> shift & 255) for shift in (24, 16, 8, 0))
+
+
 def _choose(targets: list[str], environment) -> str:
     """Round-robin over the targets (offset by the worker's index, so workers spread too)."""
     runner = environment.runner
@@ -232,8 +256,8 @@ def _choose(targets: list[str], environment) -> str:
 class LocustTyphoonClient(TyphoonClient):
     """``clients.client.TyphoonClient`` whose every call is one attempt, timed and reported to locust."""
 
-    def __init__(self, target: str, environment) -> None:
-        super().__init__(target, timeout=60.0, retries=0)
+    def __init__(self, target: str, environment, address: str) -> None:
+        super().__init__(target, timeout=60.0, retries=0, metadata=[("x-forwarded-for", address)])
         self.environment = environment
 
     def _call(self, method: str, request: Any, token: str | None = None) -> Any:
@@ -249,9 +273,9 @@ class LocustTyphoonClient(TyphoonClient):
 
 
 class GrpcTransport:
-    def __init__(self, environment, target: str) -> None:
+    def __init__(self, environment, target: str, address: str) -> None:
         self.environment = environment
-        self.client = LocustTyphoonClient(target, environment)
+        self.client = LocustTyphoonClient(target, environment, address)
 
     def close(self) -> None:
         self.client.close()
@@ -283,7 +307,8 @@ class GrpcTransport:
         """WatchMatch from ``after`` until the event ``upto`` has come (reported: the time it took)."""
         started = time.perf_counter()
         call = self.client.stub.WatchMatch(api.WatchMatchRequest(match_id=match_id, after_sequence=after,
-                                                                 heartbeat_seconds=5), timeout=60)
+                                                                 heartbeat_seconds=5), timeout=60,
+                                           metadata=self.client.metadata)
         received, failure, expected = 0, None, after + 1
         try:
             for response in call:
@@ -310,11 +335,13 @@ class GrpcTransport:
 
 
 class RestTransport:
-    def __init__(self, environment, client, base: str) -> None:
+    def __init__(self, environment, client, base: str, address: str) -> None:
         self.environment = environment
         self.client = client  # locust's HttpSession: reports every request
+        self.client.headers["X-Forwarded-For"] = address
         self.base = base
         self.streams = requests.Session()  # for server-sent events, timed here
+        self.streams.headers["X-Forwarded-For"] = address
 
     def close(self) -> None:
         self.streams.close()
@@ -503,7 +530,7 @@ class GrpcMatchUser(MatchPlayer, User):
 
     def on_start(self) -> None:
         self.transport = GrpcTransport(self.environment, _choose(_targets(self.environment, "grpc_targets"),
-                                                                 self.environment))
+                                                                 self.environment), user_address(self.environment))
 
     def on_stop(self) -> None:
         self.transport.close()
@@ -521,7 +548,7 @@ class RestMatchUser(MatchPlayer, HttpUser):
 
     def on_start(self) -> None:
         base = _choose(_targets(self.environment, "http_urls", self.environment.host or self.host), self.environment)
-        self.transport = RestTransport(self.environment, self.client, base)
+        self.transport = RestTransport(self.environment, self.client, base, user_address(self.environment))
 
     def on_stop(self) -> None:
         self.transport.close()
@@ -580,7 +607,7 @@ class GrpcWatchUser(_Watcher, User):
 
     def on_start(self) -> None:
         self.client = LocustTyphoonClient(_choose(_targets(self.environment, "grpc_targets"), self.environment),
-                                          self.environment)
+                                          self.environment, user_address(self.environment))
 
     def on_stop(self) -> None:
         self.client.close()
@@ -595,7 +622,8 @@ class GrpcWatchUser(_Watcher, User):
             return
         match = random.choice(matches)
         call = self.client.stub.WatchMatch(api.WatchMatchRequest(
-            match_id=match.match_id, after_sequence=match.last_sequence, heartbeat_seconds=1), timeout=300)
+            match_id=match.match_id, after_sequence=match.last_sequence, heartbeat_seconds=1), timeout=300,
+            metadata=self.client.metadata)
 
         def items():
             for response in call:
@@ -619,7 +647,10 @@ class SseWatchUser(_Watcher, HttpUser):
     def on_start(self) -> None:
         self.base = _choose(_targets(self.environment, "http_urls", self.environment.host or self.host),
                             self.environment)
+        address = user_address(self.environment)
+        self.client.headers["X-Forwarded-For"] = address
         self.streams = requests.Session()
+        self.streams.headers["X-Forwarded-For"] = address
 
     def on_stop(self) -> None:
         self.streams.close()

@@ -141,7 +141,10 @@ class Service(ServeProcess):
     """One ``typhoon serve`` child process; its JSON log goes to a file."""
 
     def __init__(self, index: int, workdir: Path, redis_url: str | None, log_level: str, workers: int = 1) -> None:
-        arguments = ["--data-dir", str(workdir / f"data-{index}"), "--log-level", log_level, "--grace", "5"]
+        # the defaults, rate limits included; 127.0.0.1 is trusted as a proxy, so each user counts as the
+        # address of its own it forwards (loadtests/locustfile.py), as behind a proxy in production
+        arguments = ["--data-dir", str(workdir / f"data-{index}"), "--log-level", log_level, "--grace", "5",
+                     "--trusted-proxy", "127.0.0.1"]
         if redis_url:
             arguments += ["--redis-url", redis_url]
         # the URL, if any, is on the command line; the last lines are kept for a failed start

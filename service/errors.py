@@ -3,6 +3,14 @@
 >>> error = ServiceError(StatusCode.ABORTED, "STALE_VERSION", "the match is at version 7", current_version=7)
 >>> error.http_status, error.status_name, error.metadata
 (409, 'ABORTED', {'current_version': '7'})
+
+A refusal that says when to try again (a rate limit, a full store) has ``retry_after_seconds`` in its
+metadata; the REST body repeats it as a number, and the transports send it as ``Retry-After`` (HTTP)
+and as a ``google.rpc.RetryInfo`` detail (gRPC):
+
+>>> error = ServiceError(StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED", "too many", retry_after_seconds=12)
+>>> error.retry_after, error.to_json()["error"]["retry_after_seconds"]
+(12, 12)
 """
 
 from __future__ import annotations
@@ -60,12 +68,20 @@ class ServiceError(Exception):
     def http_status(self) -> int:
         return self._http_status or HTTP_STATUS.get(self.code, 500)
 
+    @property
+    def retry_after(self) -> int | None:
+        """Seconds to wait before trying again, where the refusal says (``retry_after_seconds``)."""
+        value = self.metadata.get("retry_after_seconds")
+        return int(value) if value is not None else None
+
     def to_json(self) -> dict:
         """The REST error body."""
-        body = {"code": self.http_status, "status": self.status_name, "reason": self.reason,
-                "message": self.message}
+        body: dict = {"code": self.http_status, "status": self.status_name, "reason": self.reason,
+                      "message": self.message}
         if self.metadata:
             body["metadata"] = dict(self.metadata)
+        if self.retry_after is not None:
+            body["retry_after_seconds"] = self.retry_after
         return {"error": body}
 
     def __repr__(self) -> str:

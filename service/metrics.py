@@ -55,6 +55,11 @@ STORED_MATCHES = Gauge("typhoon_stored_matches", "Matches Redis held at the last
                        multiprocess_mode="mostrecent")
 SWEPT = Counter("typhoon_swept_matches", "Matches the hourly sweep compacted, ended as abandoned, or deleted past "
                 "the retention", ["what"])
+RATE_LIMITED = Counter("typhoon_rate_limited", "Calls refused by a rate limit (service.guard), by limit", ["limit"])
+STORE_FULL_REFUSED = Counter("typhoon_store_full_refused", "New matches and players refused while Redis is near "
+                             "its maxmemory", ["method"])
+STORE_MEMORY = Gauge("typhoon_store_memory_ratio", "Redis's used memory over its maxmemory at the last look "
+                     "(the fullest node of a Cluster; 0 without a maxmemory)", multiprocess_mode="livemax")
 
 _LIVE = {"multiprocess_mode": "livesum"}
 ACTIVE_MATCHES = Gauge("typhoon_active_matches", "Matches this process committed to in the last 5 minutes", **_LIVE)

@@ -4,7 +4,8 @@
 - Inside a layer, between its packages, from higher to lower (:data:`PACKAGE_ORDER`): in ``service/``, the
   modules at its top level (errors, metrics, tasks, processes, the generated code) sit under the store,
   the store under the match core, the match core under the ladder, the ladder under the upkeep sweeps,
-  those under the two transports and the page, and those under the process that runs them all.
+  those under the guard (rate limits, the store's capacity), it under the
+  two transports and the page, and those under the process that runs them all.
 - No import circle among the project's modules, whether the import stands at the top of a module or
   inside a function (a lazy import hides a circle, it does not break it). Only imports under
   ``if TYPE_CHECKING:`` are left out: they never run.
@@ -25,7 +26,7 @@ LAYERS = ["engine", "service", "clients", "loadtests"]
 #: A module belongs to the longest package of the list its name starts with.
 PACKAGE_ORDER = {
     "service": ["service", "service.gen", "service.store", "service.match", "service.ladder", "service.upkeep",
-                "service.api", "service.run"],
+                "service.guard", "service.api", "service.run"],
     "clients": ["clients.strategies", "clients"],
 }
 

@@ -9,7 +9,7 @@ from types import ModuleType
 
 import psutil
 
-from loadtests.attacks import seat_views, sybil, sybil_patient
+from loadtests.attacks import flood, seat_views, sybil, sybil_patient
 from service.processes import ServeProcess
 
 
@@ -30,4 +30,5 @@ class Target:
 
 
 #: Every attack, in the order they run (a module of this package each; add yours here).
-ATTACKS: list[ModuleType] = [sybil, sybil_patient, seat_views]
+#: (The flood last: it leaves its address waiting, key_failures, and out of registrations.)
+ATTACKS: list[ModuleType] = [sybil, sybil_patient, seat_views, flood]

@@ -2,8 +2,10 @@
 (and from ``typhoon.v1.LadderService`` to :class:`service.ladder.core.Ladder`).
 
 Each RPC of the service descriptor is bound to the core method of the same name in snake_case. The
-adapter only reads the bearer token from the metadata, maps :class:`ServiceError` to a status with a
-``google.rpc.ErrorInfo`` detail, and logs the call.
+adapter only reads the bearer token from the metadata, asks the guard (``service.guard``: rate limits,
+the store's capacity) before the call and tells it of a refusal, maps :class:`ServiceError` to a status
+with a ``google.rpc.ErrorInfo`` detail (and a ``google.rpc.RetryInfo`` when the refusal says when to
+retry), and logs the call.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 
 import grpc
 import structlog
-from google.protobuf import any_pb2, message_factory
+from google.protobuf import any_pb2, duration_pb2, message_factory
 from google.protobuf.message import DecodeError
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
@@ -25,6 +27,7 @@ from service import metrics
 from service.api import log_context
 from service.errors import DOMAIN, ServiceError, internal_error, unavailable
 from service.gen.typhoon.v1 import ladder_service_pb2, match_service_pb2
+from service.guard.call_guard import NO_GUARD, CallGuard
 from service.match.core import CallContext, MatchService
 from service.match.watch_limits import client_address
 
@@ -51,7 +54,12 @@ def status_of(error: ServiceError) -> grpc.Status:
     """The gRPC status of an error: code, message, and an ErrorInfo in grpc-status-details-bin."""
     detail = any_pb2.Any()
     detail.Pack(error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=error.metadata))
-    return rpc_status.to_status(status_pb2.Status(code=error.code.value[0], message=error.message, details=[detail]))
+    details = [detail]
+    if error.retry_after is not None:
+        retry = any_pb2.Any()
+        retry.Pack(error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=error.retry_after)))
+        details.append(retry)
+    return rpc_status.to_status(status_pb2.Status(code=error.code.value[0], message=error.message, details=details))
 
 
 def as_service_error(error: BaseException) -> ServiceError:
@@ -65,18 +73,19 @@ def as_service_error(error: BaseException) -> ServiceError:
     return internal_error()
 
 
-def _call_context(context: grpc.aio.ServicerContext, request: Any) -> tuple[CallContext, str]:
+def _call_context(context: grpc.aio.ServicerContext, request: Any, guard: CallGuard) -> tuple[CallContext, str]:
     metadata = {k: v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
     request_id = getattr(request, "request_id", "") or metadata.get("x-request-id") or uuid.uuid4().hex
-    return CallContext(token=bearer_token(metadata.get("authorization")),
-                       client=client_address(context.peer() or "")), request_id
+    client = guard.client(client_address(context.peer() or ""), metadata.get("x-forwarded-for"))
+    return CallContext(token=bearer_token(metadata.get("authorization")), client=client), request_id
 
 
-def _unary(name: str, core: MatchService):
+def _unary(name: str, core: MatchService, guard: CallGuard):
     core_method = _encoded(core, name) or getattr(core, snake(name))
+    rpc_guard = guard.for_rpc(name)
 
     async def handler(request, context: grpc.aio.ServicerContext):
-        ctx, request_id = _call_context(context, request)
+        ctx, request_id = _call_context(context, request, guard)
         started = time.perf_counter()
         with log_context.bound(rpc=name, request_id=request_id, transport="grpc",
                                match_id=getattr(request, "match_id", None) or None):
@@ -84,9 +93,11 @@ def _unary(name: str, core: MatchService):
                 if isinstance(request, MalformedRequest):
                     raise request.error()
                 with core.admit():
+                    await rpc_guard.admit(ctx.token, ctx.client)
                     response = await core_method(request, ctx)
             except Exception as error:  # noqa: BLE001 - every failure becomes a status
                 failure = as_service_error(error)
+                await rpc_guard.refused(failure, ctx.client)
                 log.info("rpc", code=failure.code.name, reason=failure.reason,
                          ms=round((time.perf_counter() - started) * 1000, 2))
                 metrics.observe_call(name, "grpc", failure.code.name, time.perf_counter() - started)
@@ -100,11 +111,12 @@ def _unary(name: str, core: MatchService):
     return handler
 
 
-def _stream(name: str, core: MatchService):
+def _stream(name: str, core: MatchService, guard: CallGuard):
     core_method = getattr(core, snake(name))
+    rpc_guard = guard.for_rpc(name)
 
     async def handler(request, context: grpc.aio.ServicerContext):
-        ctx, request_id = _call_context(context, request)
+        ctx, request_id = _call_context(context, request, guard)
         started = time.perf_counter()
         sent = 0
         with structlog.contextvars.bound_contextvars(rpc=name, request_id=request_id, transport="grpc",
@@ -114,12 +126,14 @@ def _stream(name: str, core: MatchService):
                 if isinstance(request, MalformedRequest):
                     raise request.error()
                 with core.admit(counted=False):
+                    await rpc_guard.admit(ctx.token, ctx.client)
                     stream = await core_method(request, ctx)
                 async for item in stream:
                     yield item
                     sent += 1
             except Exception as error:  # noqa: BLE001
                 failure = as_service_error(error)
+                await rpc_guard.refused(failure, ctx.client)
                 log.info("rpc", code=failure.code.name, reason=failure.reason, sent=sent,
                          ms=round((time.perf_counter() - started) * 1000, 2))
                 metrics.observe_call(name, "grpc", failure.code.name, None)
@@ -172,25 +186,25 @@ def _as_sent(data: bytes) -> bytes:
     return data
 
 
-def method_handlers(core: MatchService, service=SERVICE) -> dict[str, grpc.RpcMethodHandler]:
-    """Every RPC of the service, bound to the core method of the same (snake_case) name."""
+def method_handlers(core: MatchService, service=SERVICE, guard: CallGuard = NO_GUARD) -> dict[str, grpc.RpcMethodHandler]:
+    """Every RPC of the service, bound to the core method of the same (snake_case) name, behind ``guard``."""
     handlers = {}
     for method in service.methods:
         request_class = message_factory.GetMessageClass(method.input_type)
         response_class = message_factory.GetMessageClass(method.output_type)
         if method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
-                _stream(method.name, core), request_deserializer=_deserializer(request_class),
+                _stream(method.name, core, guard), request_deserializer=_deserializer(request_class),
                 response_serializer=response_class.SerializeToString)
         else:
             handlers[method.name] = grpc.unary_unary_rpc_method_handler(
-                _unary(method.name, core), request_deserializer=_deserializer(request_class),
+                _unary(method.name, core, guard), request_deserializer=_deserializer(request_class),
                 response_serializer=_as_sent if _encoded(core, method.name) else response_class.SerializeToString)
     return handlers
 
 
-def add_to_server(core: MatchService, server: grpc.aio.Server, service=SERVICE) -> None:
-    """Serve ``service`` (MatchService, or LadderService with a Ladder as ``core``)."""
-    handlers = method_handlers(core, service)
+def add_to_server(core: MatchService, server: grpc.aio.Server, service=SERVICE, guard: CallGuard = NO_GUARD) -> None:
+    """Serve ``service`` (MatchService, or LadderService with a Ladder as ``core``), behind ``guard``."""
+    handlers = method_handlers(core, service, guard)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service.full_name, handlers),))
     server.add_registered_method_handlers(service.full_name, handlers)

@@ -38,6 +38,7 @@ from service.api.openapi import openapi_document
 from service.api.routes import ROUTES, SERVICES, Route
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import match_service_pb2 as api
+from service.guard.call_guard import NO_GUARD, CallGuard
 from service.match import convert
 from service.match.cache import ActionTable, Known
 from service.match.core import CallContext, MatchService
@@ -72,8 +73,10 @@ def to_json(message: Message) -> dict[str, Any]:
 
 
 def error_response(error: ServiceError) -> JSONResponse:
-    headers = {"WWW-Authenticate": "Bearer"} if error.http_status == 401 else None
-    return JSONResponse(error.to_json(), status_code=error.http_status, headers=headers)
+    headers = {"WWW-Authenticate": "Bearer"} if error.http_status == 401 else {}
+    if error.retry_after is not None:
+        headers["Retry-After"] = str(error.retry_after)
+    return JSONResponse(error.to_json(), status_code=error.http_status, headers=headers or None)
 
 
 def _malformed(message: str) -> ServiceError:
@@ -163,8 +166,9 @@ def _last_event_id(value: str) -> int:
     return int(value)
 
 
-def _endpoint(route: Route, core: Any):
+def _endpoint(route: Route, core: Any, guard: CallGuard):
     descriptor, module = SERVICES[route.service]
+    rpc_guard = guard.for_rpc(route.rpc)
     method = descriptor.methods_by_name[route.rpc]
     request_type = getattr(module, method.input_type.name)
     core_method = getattr(core, snake(route.rpc))
@@ -174,10 +178,14 @@ def _endpoint(route: Route, core: Any):
     async def endpoint(request: Request) -> Response:
         started = time.perf_counter()
         request_id = request.headers.get("x-request-id") or uuid.uuid4().hex
+        client = guard.client(request.client.host if request.client else "",
+                              ",".join(request.headers.getlist("x-forwarded-for")))
         with log_context.bound(rpc=route.rpc, transport="http", request_id=request_id,
                                match_id=request.path_params.get("match_id")):
             try:
-                ctx = CallContext(token=bearer_token(request.headers.get("authorization")))
+                ctx = CallContext(token=bearer_token(request.headers.get("authorization")), client=client)
+                with core.admit(counted=not method.server_streaming):
+                    await rpc_guard.admit(ctx.token, client)
                 if route.authenticated:  # who is asking, before anything they sent is read
                     with core.admit():
                         if route.service == SERVICE.full_name:
@@ -187,8 +195,6 @@ def _endpoint(route: Route, core: Any):
                 message = await _parse(route, request, request_type)
                 if getattr(message, "request_id", ""):
                     structlog.contextvars.bind_contextvars(request_id=message.request_id)
-                ctx = CallContext(token=bearer_token(request.headers.get("authorization")),
-                                  client=request.client.host if request.client else "")
                 if method.server_streaming:
                     with core.admit(counted=False):
                         stream = await core_method(message, ctx)
@@ -208,6 +214,7 @@ def _endpoint(route: Route, core: Any):
                         body = answer_body(await answer_method(message, ctx))
             except Exception as error:  # noqa: BLE001 - every failure becomes an error body
                 failure = as_service_error(error)
+                await rpc_guard.refused(failure, client)
                 log.info("rpc", code=failure.code.name, reason=failure.reason,
                          ms=round((time.perf_counter() - started) * 1000, 2))
                 metrics.observe_call(route.rpc, "http", failure.code.name,
@@ -311,10 +318,12 @@ CORS_METHODS = ["GET", "HEAD", "POST"]
 CORS_HEADERS = ["Authorization", "Content-Type", "Last-Event-ID", "X-Request-ID"]
 
 
-def create_app(core: MatchService, cors_origins: tuple[str, ...] | list[str] = (), ladder: Any = None) -> FastAPI:
+def create_app(core: MatchService, cors_origins: tuple[str, ...] | list[str] = (), ladder: Any = None,
+               guard: CallGuard = NO_GUARD) -> FastAPI:
     """The REST app: the API routes, /healthz, /openapi.json and the page. ``cors_origins``: the
     origins (``https://example.org``, or ``*``) whose pages may call the API; none by default.
-    ``ladder``: the :class:`service.ladder.core.Ladder` serving the ladder's routes (none without it)."""
+    ``ladder``: the :class:`service.ladder.core.Ladder` serving the ladder's routes (none without it).
+    ``guard``: the rate limits and the store's capacity every API call passes (service.guard)."""
 
     # /docs (Swagger UI) loads its scripts from this server, not from a CDN; no /redoc (its bundle fetches a logo
     # from its makers' site)
@@ -344,7 +353,7 @@ def create_app(core: MatchService, cors_origins: tuple[str, ...] | list[str] = (
         methods = [route.method, "HEAD"] if route.method == "GET" else [route.method]
         # a plain Starlette route: the endpoint takes the request and reads it itself, so FastAPI's
         # per-call dependency solving (~5 % of a REST call's CPU, benchmarks/service_floor.py) buys nothing
-        app.router.add_route(route.path, _endpoint(route, cores[route.service]), methods=methods,
+        app.router.add_route(route.path, _endpoint(route, cores[route.service], guard), methods=methods,
                              include_in_schema=False)
 
     async def healthz() -> Response:

@@ -260,7 +260,10 @@ def _error_schema() -> dict[str, Any]:
             "status": {"type": "string", "description": "the gRPC code name, e.g. INVALID_ARGUMENT"},
             "reason": {"type": "string", "description": "machine-readable reason, e.g. STOPPED_BY_ZOC"},
             "message": {"type": "string", "description": "a sentence for people"},
-            "metadata": {"type": "object", "additionalProperties": {"type": "string"}}}}}}
+            "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
+            "retry_after_seconds": {"type": "integer", "minimum": 1,
+                                    "description": "when the refusal says when to try again (RATE_LIMITED, "
+                                                   "STORE_FULL): seconds, as the Retry-After header"}}}}}
 
 
 #: The SSE event type of each member of a stream message's oneof (the others: the member's name), as the

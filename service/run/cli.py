@@ -41,6 +41,11 @@ def _serve(args: argparse.Namespace) -> int:
         if value < 0:
             print(f"typhoon serve: {option}: a number of days, or 0 for never")
             return 2
+    try:
+        guard_settings = _guard_settings(args)
+    except (ValueError, OSError) as error:
+        print(f"typhoon serve: {error}")
+        return 2
     configure_logging(args.log_level, cache=True)
     if args.worker:  # which of the workers logged a line
         structlog.contextvars.bind_contextvars(pid=os.getpid())
@@ -53,7 +58,8 @@ def _serve(args: argparse.Namespace) -> int:
                          redis_connections=args.redis_connections, max_watch_streams=args.max_watch_streams,
                          max_watch_streams_per_client=args.max_watch_streams_per_client, fsync=args.fsync,
                          max_seat_watches=args.max_seat_watches,
-                         abandon_after_days=args.abandon_after_days, retention_days=args.retention_days)
+                         abandon_after_days=args.abandon_after_days, retention_days=args.retention_days,
+                         **guard_settings)
     workers = args.workers or default_workers()
     try:
         if workers > 1:
@@ -63,6 +69,58 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"typhoon serve: {error}")
         return 1
     return 0
+
+
+def _guard_settings(args: argparse.Namespace) -> dict:
+    """The ServeConfig fields of the rate limits, the trusted proxies, the store's capacity and the
+    unused-match sweep (ValueError for a wrong value)."""
+    from service.guard.addresses import parse_networks
+    from service.guard.limit_settings import LimitSettings
+    from service.store.embedded_redis import maxmemory_bytes
+
+    limits = LimitSettings.off() if args.no_rate_limits else LimitSettings.defaults()
+    if args.limits:
+        limits = limits.with_file(args.limits)
+    limits = limits.with_flags(args.limit or [])
+    limits = limits.with_store_error(dict(flag.partition("=")[::2] for flag in args.limit_on_store_error or []))
+    parse_networks(args.trusted_proxy or [])
+    if not 0 <= args.store_high_water <= 1:
+        raise ValueError("--store-high-water: a share of Redis's maxmemory from 0 (never judged full) to 1")
+    if args.unused_after_hours < 0:
+        raise ValueError("--unused-after-hours: a number of hours, or 0 for never")
+    maxmemory_bytes(args.redis_maxmemory)
+    return {"limits": limits, "trusted_proxies": tuple(args.trusted_proxy or ()),
+            "store_high_water": args.store_high_water, "unused_after_hours": args.unused_after_hours,
+            "redis_maxmemory": args.redis_maxmemory}
+
+
+def _add_guard_arguments(serve: argparse.ArgumentParser) -> None:
+    """The flags of service.guard and of the unused-match sweep (deploy/README.md, "Rate limits")."""
+    from service.guard.limit_settings import LIMITS
+    from service.guard.store_capacity import HIGH_WATER
+    from service.upkeep.unused import DEFAULT_HOURS
+
+    serve.add_argument("--limit", action="append", metavar="NAME=RATES",
+                       help="set one rate limit, e.g. create_match=10/minute;100/hour, or watch=off; repeatable. "
+                            "Limits and defaults: " + ", ".join(f"{limit.name} {limit.rates}" for limit in LIMITS))
+    serve.add_argument("--limits", metavar="FILE", help="rate limits from a TOML or JSON file (a table 'limits' of "
+                                                        "NAME = RATES); --limit flags override it")
+    serve.add_argument("--limit-on-store-error", action="append", help=argparse.SUPPRESS)  # NAME=open|closed, for workers
+    serve.add_argument("--no-rate-limits", action="store_true",
+                       help="no rate limit at all (a private service: tests, a local match run)")
+    serve.add_argument("--trusted-proxy", action="append", metavar="CIDR",
+                       default=os.environ.get("TYPHOON_TRUSTED_PROXIES", "").replace(",", " ").split() or None,
+                       help="believe X-Forwarded-For (HTTP header or gRPC metadata) from this proxy network, e.g. "
+                            "10.0.0.0/8; repeatable (default: $TYPHOON_TRUSTED_PROXIES, space-separated; else none)")
+    serve.add_argument("--store-high-water", type=float, default=HIGH_WATER, metavar="SHARE",
+                       help=f"refuse new matches and players (STORE_FULL) once Redis uses this share of its "
+                            f"maxmemory ({HIGH_WATER:g}; 0: never)")
+    serve.add_argument("--unused-after-hours", type=float, default=DEFAULT_HOURS, metavar="HOURS",
+                       help=f"delete live matches nobody ever played in, unchanged for this many hours "
+                            f"({DEFAULT_HOURS:g}; 0: never)")
+    serve.add_argument("--redis-maxmemory", default="auto", metavar="SIZE",
+                       help="the embedded Redis's maxmemory, e.g. 2gb (default auto: a quarter of the machine's "
+                            "memory; 0: none)")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -134,5 +192,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--retention-days", type=float, default=0.0, metavar="DAYS",
                        help="delete matches over (finished or aborted) for more than this many days, their logs "
                             "included (default 0: keep them for good)")
+    _add_guard_arguments(serve)
     serve.set_defaults(run=_serve)
 

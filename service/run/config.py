@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from service.guard.limit_settings import LimitSettings
+from service.guard.store_capacity import HIGH_WATER
 from service.ladder.core import LadderConfig
 from service.match.updates import MAX_SEAT_WATCHES
 from service.match.watch_limits import MAX_WATCH_STREAMS, MAX_WATCH_STREAMS_PER_CLIENT
 from service.store.match_store import MAX_CONNECTIONS
 from service.upkeep.abandoned import DEFAULT_DAYS as DEFAULT_ABANDON_DAYS
+from service.upkeep.unused import DEFAULT_HOURS as DEFAULT_UNUSED_HOURS
 
 
 @dataclass
@@ -38,6 +41,16 @@ class ServeConfig:
     abandon_after_days: float = DEFAULT_ABANDON_DAYS
     #: Matches over for more than this many days are deleted (service.upkeep.retention); 0: kept for good.
     retention_days: float = 0.0
+    #: Live matches never played in and unchanged for this many hours are deleted (service.upkeep.unused); 0: never.
+    unused_after_hours: float = DEFAULT_UNUSED_HOURS
+    #: The rate limits (service.guard); ``LimitSettings.off()`` for a private service.
+    limits: LimitSettings = field(default_factory=LimitSettings.defaults)
+    #: Networks of the proxies whose X-Forwarded-For is believed (service.guard.addresses); none by default.
+    trusted_proxies: tuple[str, ...] = ()
+    #: New matches and players are refused past this share of Redis's maxmemory (service.guard.store_capacity).
+    store_high_water: float = HIGH_WATER
+    #: The embedded Redis's maxmemory ("auto": a quarter of the machine's memory; "0": none).
+    redis_maxmemory: str = "auto"
 
 
 __all__ = ["ServeConfig"]

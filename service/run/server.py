@@ -30,6 +30,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from service import metrics
 from service.api import grpc_api, http_api, log_context, reflection
+from service.guard.call_guard import CallGuard
 from service.ladder.core import Ladder
 from service.match.clock import Sweeper
 from service.match.core import MatchService
@@ -44,6 +45,7 @@ from service.store.match_store import Store
 from service.upkeep.abandoned import Abandonment
 from service.upkeep.compaction import CompactionSweep
 from service.upkeep.retention import Retention
+from service.upkeep.unused import UnusedMatches, sweep_interval
 
 log = structlog.get_logger("typhoon.server")
 
@@ -149,12 +151,13 @@ class Server:
         self.hub: StreamHub | None = None
         self.store: Store | None = None
         self.readiness: Readiness | None = None
+        self.guard: CallGuard | None = None
 
     async def start(self) -> None:
         config = self.config
         url = config.redis_url or os.environ.get("REDIS_URL")
         if not url:
-            self.embedded = EmbeddedRedis(config.data_dir, fsync=config.fsync)
+            self.embedded = EmbeddedRedis(config.data_dir, fsync=config.fsync, maxmemory=config.redis_maxmemory)
             # started from this thread on purpose: the child is tied to the thread that forks it
             url = self.embedded.start()
         self.redis_url = url
@@ -170,12 +173,16 @@ class Server:
         self.ladder = Ladder(self.core, config.ladder)
         self.ladder.start()
         self.compaction = CompactionSweep(self.store, abandonment=Abandonment.after_days(self.store, config.abandon_after_days),
-                                          retention=Retention.for_days(self.store, config.retention_days))
+                                          retention=Retention.for_days(self.store, config.retention_days),
+                                          unused=UnusedMatches.after_hours(self.store, config.unused_after_hours),
+                                          interval=sweep_interval(config.unused_after_hours))
         self.compaction.start()
+        self.guard = CallGuard.for_store(self.store, config.limits, config.store_high_water, config.trusted_proxies)
+        self.guard.capacity.start()
 
         self._grpc = grpc.aio.server(options=grpc_server_options(config))
-        grpc_api.add_to_server(self.core, self._grpc)
-        grpc_api.add_to_server(self.ladder, self._grpc, grpc_api.LADDER_SERVICE)
+        grpc_api.add_to_server(self.core, self._grpc, guard=self.guard)
+        grpc_api.add_to_server(self.ladder, self._grpc, grpc_api.LADDER_SERVICE, guard=self.guard)
         self._health = health.aio.HealthServicer()
         self.readiness = Readiness(self.store, self._health,
                                    ["", grpc_api.SERVICE_NAME, grpc_api.LADDER_SERVICE.full_name],
@@ -202,9 +209,12 @@ class Server:
         sock.listen(1024)
         sock.setblocking(False)
         self.http_port = sock.getsockname()[1]
-        app = http_api.create_app(self.core, config.cors_origins, self.ladder)
+        app = http_api.create_app(self.core, config.cors_origins, self.ladder, guard=self.guard)
         add_operations_routes(app, self.readiness)
+        # proxy_headers off: the client's address is the guard's to tell, from --trusted-proxy only, the same
+        # for gRPC and REST (uvicorn would believe X-Forwarded-For from 127.0.0.1 by default)
         self._http = _Uvicorn(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", http=HTTP_PARSER,
+                                             proxy_headers=False,
                                              timeout_graceful_shutdown=int(config.grace_seconds)))
         self._http_task = asyncio.create_task(self._http.serve(sockets=[sock]), name="http")
         while not self._http.started:
@@ -254,6 +264,8 @@ class Server:
             await self.ladder.stop()
         if self.compaction:
             await self.compaction.stop()
+        if self.guard:
+            await self.guard.capacity.stop()
         if self._grpc:
             await self._grpc.stop(1.0)
         if self._http_task:

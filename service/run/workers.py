@@ -134,6 +134,7 @@ class Supervisor:
             args.append("--redis-cluster")
         for origin in config.cors_origins:
             args += ["--cors-origin", origin]
+        args += _guard_args(config)
         ladder = config.ladder
         args += ["--ladder-time-control", ladder.time_control.spec(),
                  "--ladder-first-action", str(ladder.time_control.first_action_ms / 1000),
@@ -152,7 +153,7 @@ class Supervisor:
         try:
             url = config.redis_url or os.environ.get("REDIS_URL")
             if not url:
-                embedded = EmbeddedRedis(config.data_dir, fsync=config.fsync)
+                embedded = EmbeddedRedis(config.data_dir, fsync=config.fsync, maxmemory=config.redis_maxmemory)
                 url = embedded.start()
             grpc_hold = reserve_port(config.host, config.grpc_port)
             http_hold = reserve_port(config.host, config.http_port)
@@ -228,3 +229,14 @@ def serve_workers(config: ServeConfig, workers: int) -> int:
 
 
 __all__ = ["Supervisor", "default_workers", "reserve_port", "serve_workers", "tell_ready", "READY_FD_VARIABLE"]
+
+
+def _guard_args(config: ServeConfig) -> list[str]:
+    """The flags that give a worker the supervisor's rate limits, trusted proxies and store sweeps."""
+    args = ["--store-high-water", str(config.store_high_water), "--unused-after-hours", str(config.unused_after_hours)]
+    for limit in config.limits.table():
+        args += ["--limit", f"{limit['name']}={limit['rates']}",
+                 "--limit-on-store-error", f"{limit['name']}={limit['without_redis']}"]
+    for proxy in config.trusted_proxies:
+        args += ["--trusted-proxy", proxy]
+    return args

@@ -5,6 +5,10 @@ too long for a socket) with append-only persistence (``appendonly yes``, fsync e
 directory, so a restart on the same directory keeps every match. A lock file stops two processes from
 running Redis on one directory. On Linux the child gets SIGTERM if its parent dies, and Redis flushes
 its append-only file on SIGTERM.
+
+It has a ``maxmemory`` (``maxmemory-policy noeviction``): by default a quarter of the machine's memory,
+so that the service refuses new matches at its high-water mark (``service.guard.store_capacity``)
+long before Redis, or the machine, runs out; ``typhoon serve --redis-maxmemory`` sets another.
 """
 
 from __future__ import annotations
@@ -37,12 +41,38 @@ class EmbeddedRedisError(RuntimeError):
     pass
 
 
+def maxmemory_bytes(value: str | int | None) -> int:
+    """The embedded Redis's ``maxmemory`` in bytes: ``auto`` (or None) is a quarter of the machine's
+    memory (256 MB if unknown), a number of bytes or one with a unit (``512mb``, ``2gb``), 0: none.
+
+    >>> maxmemory_bytes("512mb"), maxmemory_bytes("2GB"), maxmemory_bytes(0), maxmemory_bytes("1048576")
+    (536870912, 2147483648, 0, 1048576)
+    >>> maxmemory_bytes("auto") >= 256 * 2**20
+    True
+    """
+    if value is None or str(value).strip().lower() == "auto":
+        try:
+            total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (AttributeError, ValueError, OSError):
+            total = 0
+        return max(256 * 2**20, total // 4)
+    text = str(value).strip().lower().removesuffix("b")
+    units = {"k": 2**10, "m": 2**20, "g": 2**30}
+    try:
+        if text and text[-1] in units:
+            return int(float(text[:-1]) * units[text[-1]])
+        return int(text or "0")
+    except ValueError:
+        raise ValueError(f"--redis-maxmemory {value!r}: a size such as 512mb or 2gb, auto, or 0 for none") from None
+
+
 class EmbeddedRedis:
     """``with EmbeddedRedis(data_dir) as url: ...`` or ``url = r.start(); ...; r.stop()``."""
 
-    def __init__(self, data_dir: str | os.PathLike, fsync: str = "everysec") -> None:
+    def __init__(self, data_dir: str | os.PathLike, fsync: str = "everysec", maxmemory: str | int | None = "auto") -> None:
         self.data_dir = Path(data_dir).resolve()
         self.fsync = fsync
+        self.maxmemory = maxmemory_bytes(maxmemory)
         self.process: subprocess.Popen | None = None
         self.url = ""
         self._lock = None
@@ -62,7 +92,8 @@ class EmbeddedRedis:
             sock.unlink()
         args = [redis_server_binary(), "--dir", str(self.data_dir), "--appendonly", "yes",
                 "--appendfsync", self.fsync, "--save", "", "--daemonize", "no", "--protected-mode", "no",
-                "--loglevel", "warning", "--logfile", str(self.data_dir / "redis.log")]
+                "--loglevel", "warning", "--logfile", str(self.data_dir / "redis.log"),
+                "--maxmemory", str(self.maxmemory), "--maxmemory-policy", "noeviction"]
         if len(str(sock)) < 100:
             args += ["--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700"]
             self.url = f"unix://{sock}"

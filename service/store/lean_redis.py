@@ -109,15 +109,46 @@ class Lane:
             await self._keep(connection)
             raise
         except (RedisConnectionError, RedisTimeoutError, OSError):
-            await connection.disconnect(nowait=True)
-            await pool.release(connection)
+            await self._drop(connection)
             return await self.client.execute_command(*args)
         except BaseException:
-            await connection.disconnect(nowait=True)
-            await pool.release(connection)
+            await self._drop(connection)
             raise
         await self._keep(connection)
         return reply
+
+    async def execute_many(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
+        """Several commands in one write, their replies read in one round trip (a pipeline without
+        MULTI: each runs on its own). An error reply comes back in its place as the ResponseError
+        (the caller decides), never raised. A Cluster or single-connection client sends them one by one;
+        a broken connection or a timeout sends them again one by one through ``execute_command``."""
+        pool = self._pool
+        if pool is None:
+            return [await self._reply(self.client.execute_command(*command)) for command in commands]
+        connection = self._connections.pop() if self._connections else await pool.get_connection()
+        try:
+            await connection.send_packed_command(connection.pack_commands(commands), check_health=False)
+            replies = [await self._reply(connection.read_response()) for _ in commands]
+        except (RedisConnectionError, RedisTimeoutError, OSError):
+            await self._drop(connection)
+            return [await self._reply(self.client.execute_command(*command)) for command in commands]
+        except BaseException:
+            await self._drop(connection)
+            raise
+        await self._keep(connection)
+        return replies
+
+    async def _drop(self, connection: AbstractConnection) -> None:
+        """A connection whose state is unknown (broken, timed out, cancelled midway): closed, given back."""
+        await connection.disconnect(nowait=True)
+        await self._pool.release(connection)
+
+    @staticmethod
+    async def _reply(pending: Any) -> Any:
+        try:
+            return await pending
+        except ResponseError as error:
+            return error
 
     async def _keep(self, connection: AbstractConnection) -> None:
         if len(self._connections) < self.idle:

@@ -417,7 +417,7 @@ class Store:
     def __init__(self, client: aioredis.Redis) -> None:
         self.redis = client
         self.url, self.cluster, self.max_connections = "", False, MAX_CONNECTIONS
-        lane = Lane(client)  # the scripts' commands, on connections of the client's pool
+        lane = self.lane = Lane(client)  # the scripts' commands (and the rate limits'), on connections of the pool
         self._create = Script(lane, _CREATE)
         self._load = Script(lane, _LOAD)
         self._commit = Script(lane, _COMMIT)

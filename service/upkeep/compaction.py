@@ -9,7 +9,8 @@ at a time (a lock in Redis). It walks the keys with SCAN, so it never blocks Red
 grows with the live matches (each has a stream), not with the finished ones (they have none).
 
 Each live match the walk meets is also handed to ``abandonment`` if the service has one
-(``service.upkeep.abandoned``); a match it ends is compacted by the commit that ends it. Then, if the
+(``service.upkeep.abandoned``); a match it ends is compacted by the commit that ends it. One it does
+not end is handed to ``unused`` (``service.upkeep.unused``), which deletes it if nobody ever played in it. Then, if the
 service keeps matches over for a limited time, ``retention`` deletes those past it
 (``service.upkeep.retention``). The matches Redis holds after the pass, live and over, are the
 ``typhoon_stored_matches`` gauge.
@@ -28,6 +29,7 @@ from service.store.match_store import INDEX_KEY, Store, key
 from service.tasks import stop_task
 from service.upkeep.abandoned import Abandonment
 from service.upkeep.retention import Retention
+from service.upkeep.unused import UnusedMatches
 
 log = structlog.get_logger("typhoon.compaction")
 
@@ -45,9 +47,10 @@ class CompactionSweep:
 
     def __init__(self, store: Store, interval: float = 3600.0, first_after: float = 30.0,
                  lock_ms: int = 600_000, abandonment: Abandonment | None = None,
-                 retention: Retention | None = None) -> None:
+                 retention: Retention | None = None, unused: UnusedMatches | None = None) -> None:
         self.store = store
         self.abandonment = abandonment
+        self.unused = unused
         self.retention = retention
         self.interval = interval
         self.first_after = first_after
@@ -78,8 +81,9 @@ class CompactionSweep:
                 match_id = _match_id(name)
                 compacted = await self.store.compact(match_id)  # False for a live match
                 ended = not compacted and self.abandonment and await self.abandonment.end_if_abandoned(match_id)
+                gone = not compacted and not ended and self.unused and await self.unused.delete_if_unused(match_id)
                 done += compacted  # an ended one is compacted by the commit that ends it (Store.commit)
-                live += not compacted and not ended
+                live += not compacted and not ended and not gone
             if self.retention:
                 await self.retention.sweep()
             stored = await self.store.redis.zcard(INDEX_KEY)

@@ -14,7 +14,15 @@ from service.upkeep.compaction import LOCK_KEY
 
 
 class ServiceProcess(ServeProcess):
-    """`typhoon serve` in a child process, with clients for both transports."""
+    """`typhoon serve` in a child process, with clients for both transports.
+
+    Without rate limits unless ``rate_limits`` (every test calls from 127.0.0.1, far faster than a
+    person): ``--limit NAME=RATES`` flags then switch on just those limits (tests/service/test_service_guard.py)."""
+
+    def __init__(self, *serve_args: str, rate_limits: bool = False, **options) -> None:
+        if not rate_limits:
+            serve_args = ("--no-rate-limits", *serve_args)
+        super().__init__(*serve_args, **options)
 
     def client(self) -> TyphoonClient:
         return TyphoonClient(self.target, timeout=20)

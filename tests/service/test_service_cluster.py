@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 import redis
 
+from clients.client import TyphoonClient, TyphoonError
 from clients.demo import verify
+from clients.ladder import LadderClient
 from service.store.embedded_redis import redis_server_binary
 
-from service_helpers import ServiceProcess, play_random
+from service_helpers import ServiceProcess, play_random, wait_for
 
 
 def _free_cluster_port() -> int:
@@ -90,3 +92,37 @@ def test_matches_on_a_redis_cluster(cluster):
         assert sum(k > 0 for k in keys_per_node) >= 2
     finally:
         assert service.stop() == 0
+
+
+def test_rate_limits_and_the_store_capacity_on_a_redis_cluster(cluster):
+    """The limits' counters on the cluster (the library's cluster client: a call's keys may be on two
+    nodes), and the fullest primary's memory judged for STORE_FULL."""
+    url = f"redis://127.0.0.1:{cluster[0]}/0"
+    service = ServiceProcess("--redis-url", url, "--redis-cluster", "--no-rate-limits", "--limit", "create_match=2/minute",
+                             "--limit", "key_failures=1/minute", "--store-high-water", "0.5", rate_limits=True).start()
+    try:
+        with TyphoonClient(service.target, rate_limit_patience=0) as client:
+            match, tokens = client.create_match(seats=["german", "soviet"])
+            client.create_match()
+            refused = _refused(client.create_match)
+            assert (refused.reason, refused.metadata["limit"]) == ("RATE_LIMITED", "create_match")
+            assert _refused(lambda: client.resign(match.match_id, "x" * 43)).reason == "TOKEN_INVALID"
+            assert _refused(lambda: client.resign(match.match_id, tokens["german"])).metadata["limit"] == "key_failures"
+            fullest = redis.Redis(port=cluster[1])
+            fullest.config_set("maxmemory", str(int(fullest.info("memory")["used_memory"] * 1.6)))
+            try:
+                with LadderClient(service.target) as ladder:  # LadderService answers on a Cluster: its refusal first
+                    wait_for(lambda: _refused(lambda: ladder.register_owner("full")).reason == "STORE_FULL", timeout=60,
+                             interval=0.5)
+            finally:
+                fullest.config_set("maxmemory", "0")
+    finally:
+        assert service.stop() == 0
+
+
+def _refused(call) -> TyphoonError:
+    try:
+        call()
+    except TyphoonError as error:
+        return error
+    raise AssertionError("not refused")
