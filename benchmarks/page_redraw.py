@@ -1,17 +1,19 @@
-"""How long the page takes to redraw the whole map, per event, in a real browser (headless Chromium).
+"""How long the page takes to redraw the map, per event, in a real browser (headless Chromium).
 
     python benchmarks/page_redraw.py [--steps 200]
 
 Starts `typhoon serve` (embedded Redis), plays a random match to its end over gRPC, then:
 
 - live: opens the match page on a second match and plays actions while it watches; every version the
-  stream brings redraws the whole map (terrain, rivers, rail, cities, every counter);
-- replay: steps through the finished match action by action (each step redraws the whole map).
+  stream brings redraws the map (board.js changes only what changed: counters that moved, turned or
+  went, city owners, the marks; the terrain is one image drawn once);
+- replay: steps through the finished match action by action.
 
-The page records each redraw's time (``performance.now()`` around building the SVG, the browser
-parsing it and laying it out, ``window.typhoon.redraws``). The floor, measured in the same page in the
-same run, is the least a hex map needs: the same SVG element redrawn with the map's 140 bare hexagons
-(no terrain, rivers, rail, cities, labels or counters). Prints median, 95th percentile and maximum,
+The page records each redraw's time (``performance.now()`` around building and changing the SVG's
+elements, ``window.typhoon.redraws``; the browser's layout of them follows in the frame). The floor,
+measured in the same page in the same run, is the least a hex map needs: the same SVG element redrawn
+with the map's 140 bare hexagons (no terrain, rivers, rail, cities, labels or counters), laid out.
+Prints median, 95th percentile and maximum,
 and the median's ratio to the floor's. Needs /usr/bin/chromium and chromedriver
 (`apt-get install chromium chromium-driver`).
 """

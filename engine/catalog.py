@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import combat
 from .data import load_scenario
 from .options import OPTIONS, PRESETS
 
@@ -60,6 +61,8 @@ def describe_scenario(scenario_id: str) -> dict[str, Any]:
             "columns": list(scenario.crt.labels),
             "below_lowest": scenario.crt.below_lowest,
             "results": {str(roll): list(row) for roll, row in sorted(scenario.crt.results.items())},
+            "result_names": {code: combat.RESULT_NAMES[code] for code in sorted({r for row in scenario.crt.results.values()
+                                                                                 for r in row})},
         },
         "weather": {
             w.id: {"title": w.title, "max_hexes": w.max_hexes, "rail_exempt": w.rail_exempt,

@@ -47,13 +47,56 @@ def compute_odds(crt: CombatTable, attack: Fraction, defence: int, left: int, ri
     return Odds(attack, defence, raw, right - left, final)
 
 
+#: The combat results, in the words of the rules' Combat Results list.
+RESULT_NAMES = {"DE": "Defender eliminated", "DRL": "Defender retreats with loss", "DR": "Defender retreats",
+                "EX": "Exchange", "NE": "No effect", "AL": "Attacker loss"}
+
+
+#: Each cause of a column shift in words (the rules' Terrain Effects and the optional rules').
+SHIFT_CAUSES = {
+    "forest": "the defender is in a forest hex",
+    "moscow": "the defender is in Moscow",
+    "fortification": "a Soviet defender in a fortification",
+    "defensive_line": "Stronger Soviet Defensive Line: a Soviet defender in Moscow or a fortification, next to "
+                      "another Soviet unit also in one",
+    "river": "every attacker is across a river from the defender",
+    "tank": "the Soviet Tank unit attacks",
+    "first_shock": "the 1st Shock attacks from Moscow or a fortification, in communication (Improved 1st Shock)",
+}
+
+
+@dataclass(frozen=True)
+class Shift:
+    """One column shift of a battle and what causes it; ``columns`` is negative to the left (the defender's
+    favour). Causes: the terrain effects ("forest", "moscow", "fortification"), "defensive_line" (the
+    Stronger Soviet Defensive Line's 2 shifts in place of the terrain's 1), "river" (every attacker across a
+    river), "tank" (the Soviet Tank unit attacks), "first_shock" (the Improved 1st Shock attacks)."""
+
+    columns: int
+    cause: str
+
+
+def defensive_terrain(board: Board, defender_hex: int, defender_side: str) -> str | None:
+    """What reduces the odds by one level for the defender (Terrain Effects): "moscow", "forest", or
+    "fortification" for a Soviet defender in one; None for nothing.
+
+    >>> from engine.data import load_scenario
+    >>> board = load_scenario("standard").board
+    >>> defensive_terrain(board, board.capital, "german")
+    'moscow'
+    """
+    if defender_hex == board.capital:
+        return "moscow"
+    if board.forest[defender_hex]:
+        return "forest"
+    if defender_side == "soviet" and defender_hex in board.forts:
+        return "fortification"
+    return None
+
+
 def defensive_shift(board: Board, defender_hex: int, defender_side: str) -> int:
     """One column left for a defender in forest, in Moscow, or a Soviet defender in a fortification."""
-    if board.forest[defender_hex] or defender_hex == board.capital:
-        return 1
-    if defender_side == "soviet" and defender_hex in board.forts:
-        return 1
-    return 0
+    return 1 if defensive_terrain(board, defender_hex, defender_side) else 0
 
 
 def river_shift(board: Board, defender_hex: int, attacker_hexes: Sequence[int]) -> int:

@@ -136,23 +136,52 @@ class CombatPhase:
         the position now.
         """
         attackers = list(attackers)
+        shifts = self.battle_shifts(defender, attackers)
+        left = -sum(s.columns for s in shifts if s.columns < 0)
+        right = sum(s.columns for s in shifts if s.columns > 0)
+        return combat.compute_odds(self.crt, self.attack_strength(attackers), self.strength(defender), left, right)
+
+    def attack_strength(self, attackers: Iterable[str]) -> Fraction:
+        """The attackers' total: their strengths and any Assault points bought, times the weather's
+        attack factor (mud: halved, the fraction kept)."""
+        attackers = list(attackers)
+        assault = sum(self.ps.assault.get(a, 0) for a in attackers)
+        return Fraction(sum(self.strength(a) for a in attackers) + assault) * self.weather().attack_factor
+
+    def battle_shifts(self, defender: str, attackers: Iterable[str]) -> list[combat.Shift]:
+        """Each column shift of a battle with its cause (see :meth:`battle_odds` for when the optional
+        ones are judged)."""
+        attackers = list(attackers)
         board, rules, ps = self.board, self.scenario.rules, self.ps
         target = self.hex_of[defender]
-        assault = sum(ps.assault.get(a, 0) for a in attackers)
-        attack = Fraction(sum(self.strength(a) for a in attackers) + assault) * self.weather().attack_factor
-        left = combat.defensive_shift(board, target, self.side_of(defender))
-        in_line = defender in ps.strongpoint_shifts if defender in ps.battles else self._in_defensive_line(defender)
-        if left and in_line:
-            left = rules.defensive_line_shift
-        left += combat.river_shift(board, target, [self.hex_of[a] for a in attackers])
-        right = 0
+        shifts = []
+        terrain = combat.defensive_terrain(board, target, self.side_of(defender))
+        if terrain:
+            in_line = defender in ps.strongpoint_shifts if defender in ps.battles else self._in_defensive_line(defender)
+            shifts.append(combat.Shift(-rules.defensive_line_shift, "defensive_line") if in_line
+                          else combat.Shift(-1, terrain))
+        if combat.river_shift(board, target, [self.hex_of[a] for a in attackers]):
+            shifts.append(combat.Shift(-1, "river"))
         if rules.tank in attackers:
-            right += rules.tank_shift
+            shifts.append(combat.Shift(rules.tank_shift, "tank"))
         shock = rules.first_shock
         if shock in attackers and (shock in ps.strongpoint_shifts if shock in ps.attacking
                                    else self._first_shock_supported()):
-            right += rules.first_shock_shift
-        return combat.compute_odds(self.crt, attack, self.strength(defender), left, right)
+            shifts.append(combat.Shift(rules.first_shock_shift, "first_shock"))
+        return shifts
+
+    def preview_battle(self, defender: str, attackers: Iterable[str]) -> tuple[list[str], combat.Odds, list[combat.Shift]]:
+        """The battle declaring ``DeclareAttack(attackers, defender)`` would make now: every attacker
+        against ``defender`` (those declared before and these), its odds and the shifts giving them.
+        Refused, with the declaration's own reason, when that declaration is not legal now; changes
+        nothing.
+        """
+        attackers = tuple(attackers)
+        if self.outcome:
+            raise IllegalAction(Reason.GAME_OVER, "the game is over")
+        self._check(DeclareAttack(attackers, defender))
+        every = [*self.ps.battles.get(defender, ()), *attackers]
+        return every, self.battle_odds(defender, every), self.battle_shifts(defender, every)
 
     def _strongpoint(self, hex_index: int) -> bool:
         return hex_index == self.board.capital or hex_index in self.board.forts

@@ -29,6 +29,7 @@ from google.protobuf.message import Message
 from grpc import StatusCode
 from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.routing import Match as RouteMatch
 
 from service import metrics
@@ -132,6 +133,9 @@ async def _parse(route: Route, request: Request, message_type: type[Message]) ->
                     raise _malformed(f"there is no query parameter {name!r} on {route.path}; its parameters: "
                                      + (", ".join(f.name for f in descriptor.fields
                                                   if f.name not in route.path_params) or "none"))
+                if field.is_repeated:  # ?attackers=A&attackers=B, in order
+                    data.setdefault(field.name, []).append(json_input.query_value(field, text))
+                    continue
                 if field.name in data:  # twice, or by both of its names: which one was meant?
                     raise _malformed(f"the query parameter {field.name!r} is given more than once")
                 data[field.name] = json_input.query_value(field, text)
@@ -318,11 +322,19 @@ CORS_METHODS = ["GET", "HEAD", "POST"]
 CORS_HEADERS = ["Authorization", "Content-Type", "Last-Event-ID", "X-Request-ID"]
 
 
+#: Answers of at least this many bytes are compressed for clients that accept gzip (the page's files,
+#: legal actions, logs); a smaller one gains less than the header costs.
+GZIP_MINIMUM = 1024
+#: Never compressed: server-sent events go out one event at a time, never held back for a better ratio.
+GZIP_EXCLUDED = ("text/event-stream", "image/png")
+
+
 def create_app(core: MatchService, cors_origins: tuple[str, ...] | list[str] = (), ladder: Any = None,
-               guard: CallGuard = NO_GUARD) -> FastAPI:
+               page: web.PageSettings | None = None, guard: CallGuard = NO_GUARD) -> FastAPI:
     """The REST app: the API routes, /healthz, /openapi.json and the page. ``cors_origins``: the
     origins (``https://example.org``, or ``*``) whose pages may call the API; none by default.
     ``ladder``: the :class:`service.ladder.core.Ladder` serving the ladder's routes (none without it).
+    ``page``: what the page is told (:class:`service.api.web.PageSettings`).
     ``guard``: the rate limits and the store's capacity every API call passes (service.guard)."""
 
     # /docs (Swagger UI) loads its scripts from this server, not from a CDN; no /redoc (its bundle fetches a logo
@@ -363,7 +375,9 @@ def create_app(core: MatchService, cors_origins: tuple[str, ...] | list[str] = (
     app.add_api_route("/healthz", healthz, methods=["GET", "HEAD"], include_in_schema=False)
     document = openapi_document()
     app.openapi = lambda: document  # type: ignore[method-assign]
-    web.add_page(app)
+    web.add_page(app, page)
+    # Starlette's gzip (level 6: most of level 9's gain at a third of its CPU)
+    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM, compresslevel=6, exclude_content_types=GZIP_EXCLUDED)
     if cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=CORS_METHODS,
                            allow_headers=CORS_HEADERS, expose_headers=["X-Request-ID"], max_age=600)

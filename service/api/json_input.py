@@ -132,9 +132,8 @@ def check_body(data: Any, descriptor: Descriptor) -> None:
 
 
 def query_value(field: FieldDescriptor, text: str) -> Any:
-    """A query parameter's text as the JSON value of its field (ValueError with a sentence if it is not one)."""
-    if field.is_repeated:
-        raise ValueError(f"{field.name} cannot be given as a query parameter")
+    """A query parameter's text as the JSON value of its field, or of one element of a repeated field
+    (``?attackers=A&attackers=B``); ValueError with a sentence if it is not one."""
     if field.type in _INTEGERS:
         return _integer(field, text, field.name)
     if field.type == FieldDescriptor.TYPE_BOOL:

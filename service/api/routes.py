@@ -52,6 +52,9 @@ ROUTES: tuple[Route, ...] = (
           "victory points"),
     Route("GET", "/v1/matches/{match_id}/verification", "VerifyMatch",
           "The audit of the match's log: seed commitment, every die roll recomputed, the log re-simulated"),
+    Route("GET", "/v1/matches/{match_id}/battle-preview", "PreviewBattle",
+          "The battle a declaration would make, before it is made: odds, each column shift with its cause, "
+          "the result of each die roll"),
     Route("POST", "/v1/ladder/owners", "RegisterOwner", "Register a ladder owner; returns its owner key once",
           body=True, service=LADDER_SERVICE.full_name),
     Route("GET", "/v1/ladder/owners/{owner_id}", "GetOwner", "A ladder owner and its players",

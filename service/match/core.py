@@ -48,6 +48,7 @@ from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.match import answers, catalog, convert, history, log_entries, rulesets, updates
 from service.match import clock as clock_module
+from service.match import battles as battle_module
 from service.match.battles import battles as battles_of
 from service.match.cache import Known, MatchCache
 from service.match.log_entries import match_event
@@ -84,6 +85,10 @@ class CallContext:
     #: Set only by the service itself (the clock sweeper), never by a transport: act for this side.
     service_side: str | None = None
     client: str = ""
+
+
+#: A bound on PreviewBattle's request (a hex has six neighbours: more attackers are never legal).
+MAX_PREVIEW_ATTACKERS = 6
 
 
 def new_seat_token() -> str:
@@ -390,6 +395,23 @@ class MatchService:
         known, _ = await self._known(match_id)
         rulesets.check_playable(match_id, known.ruleset, known.aborted or known.game.is_terminal())
         return known
+
+    async def preview_battle(self, request: api.PreviewBattleRequest, ctx: CallContext) -> api.PreviewBattleResponse:
+        """The battle a declaration would make now (service.match.battles.preview); changes nothing."""
+        match_id = self._match_id(request.match_id)
+        if not request.defender or not request.attackers:
+            raise _err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "a preview needs a defender and one or more attackers")
+        if len(request.attackers) > MAX_PREVIEW_ATTACKERS:
+            raise _err(StatusCode.INVALID_ARGUMENT, "TOO_MANY_ATTACKERS",
+                       f"a preview takes at most {MAX_PREVIEW_ATTACKERS} attackers")
+        known, _ = await self._known(match_id)
+        if known.aborted:
+            raise _err(StatusCode.FAILED_PRECONDITION, "MATCH_ABORTED", f"match {match_id} was aborted")
+        rulesets.check_playable(match_id, known.ruleset, known.game.is_terminal())
+        try:
+            return battle_module.preview(known.game, known.version, request.defender, list(request.attackers))
+        except engine.IllegalAction as error:
+            raise _illegal(error) from None
 
     async def get_event_log(self, request: api.GetEventLogRequest, ctx: CallContext) -> api.GetEventLogResponse:
         match_id = self._match_id(request.match_id)

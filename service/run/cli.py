@@ -41,8 +41,10 @@ def _serve(args: argparse.Namespace) -> int:
         if value < 0:
             print(f"typhoon serve: {option}: a number of days, or 0 for never")
             return 2
+    from service.api.web import PageSettings
     try:
         guard_settings = _guard_settings(args)
+        PageSettings(grpc_address=args.public_grpc_address, api_origin=args.page_api_origin)
     except (ValueError, OSError) as error:
         print(f"typhoon serve: {error}")
         return 2
@@ -53,6 +55,7 @@ def _serve(args: argparse.Namespace) -> int:
                          redis_url=args.redis_url, redis_cluster=args.redis_cluster, data_dir=args.data_dir,
                          grace_seconds=args.grace, log_level=args.log_level, worker=args.worker,
                          cors_origins=tuple(args.cors_origin or ()),
+                         page_api_origin=args.page_api_origin, public_grpc_address=args.public_grpc_address,
                          ladder=LadderConfig(time_control=control, max_concurrency=args.ladder_max_concurrency,
                                              fair_play=fair_play),
                          redis_connections=args.redis_connections, max_watch_streams=args.max_watch_streams,
@@ -148,6 +151,14 @@ def register(commands: argparse._SubParsersAction) -> None:
                        default=os.environ.get("TYPHOON_CORS_ORIGINS", "").replace(",", " ").split() or None,
                        help="let pages from this origin (e.g. https://example.org, or *) call the REST API; "
                             "repeatable (default: $TYPHOON_CORS_ORIGINS, space-separated; else none)")
+    serve.add_argument("--page-api-origin", default=os.environ.get("TYPHOON_PAGE_API_ORIGIN", ""), metavar="ORIGIN",
+                       help="the page calls the API of this origin (e.g. https://api.example.org, which must allow "
+                            "the page's origin with --cors-origin) instead of its own (default: "
+                            "$TYPHOON_PAGE_API_ORIGIN, else its own)")
+    serve.add_argument("--public-grpc-address", default=os.environ.get("TYPHOON_PUBLIC_GRPC_ADDRESS", ""),
+                       metavar="HOST:PORT",
+                       help="the gRPC address the page tells bots to connect to (default: "
+                            "$TYPHOON_PUBLIC_GRPC_ADDRESS, else the page's host and the gRPC port served)")
     serve.add_argument("--ladder-time-control", default="blitz", metavar="PRESET|INITIAL+INCREMENT",
                        help="the clocks of ladder matches: a preset or seconds such as 300+3 (default blitz)")
     serve.add_argument("--ladder-first-action", type=float, default=30.0, metavar="SECONDS",

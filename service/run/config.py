@@ -30,6 +30,10 @@ class ServeConfig:
     worker: bool = False
     #: Origins whose pages may call the REST API (CORS); none by default.
     cors_origins: tuple[str, ...] = ()
+    #: The page: the origin of the API it calls when not its own, and the gRPC address it tells bots
+    #: when not its host and grpc_port (service.api.web.PageSettings).
+    page_api_origin: str = ""
+    public_grpc_address: str = ""
     ladder: LadderConfig = field(default_factory=LadderConfig)
     redis_connections: int = MAX_CONNECTIONS
     max_watch_streams: int = MAX_WATCH_STREAMS

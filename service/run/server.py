@@ -29,7 +29,7 @@ import uvicorn
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from service import metrics
-from service.api import grpc_api, http_api, log_context, reflection
+from service.api import grpc_api, http_api, log_context, reflection, web
 from service.guard.call_guard import CallGuard
 from service.ladder.core import Ladder
 from service.match.clock import Sweeper
@@ -209,7 +209,9 @@ class Server:
         sock.listen(1024)
         sock.setblocking(False)
         self.http_port = sock.getsockname()[1]
-        app = http_api.create_app(self.core, config.cors_origins, self.ladder, guard=self.guard)
+        page = web.PageSettings(grpc_port=self.grpc_port, grpc_address=config.public_grpc_address,
+                                api_origin=config.page_api_origin)
+        app = http_api.create_app(self.core, config.cors_origins, self.ladder, page, guard=self.guard)
         add_operations_routes(app, self.readiness)
         # proxy_headers off: the client's address is the guard's to tell, from --trusted-proxy only, the same
         # for gRPC and REST (uvicorn would believe X-Forwarded-For from 127.0.0.1 by default)

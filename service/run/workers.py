@@ -135,6 +135,7 @@ class Supervisor:
         for origin in config.cors_origins:
             args += ["--cors-origin", origin]
         args += _guard_args(config)
+        args += ["--page-api-origin", config.page_api_origin, "--public-grpc-address", config.public_grpc_address]
         ladder = config.ladder
         args += ["--ladder-time-control", ladder.time_control.spec(),
                  "--ladder-first-action", str(ladder.time_control.first_action_ms / 1000),

@@ -268,7 +268,9 @@ def test_play_through_the_page_against_a_bot(browser, played, screenshots):
         answer = http.post(f"/v1/matches/{match_id}/actions", headers={"Authorization": f"Bearer {token}"},
                            json={"action": {"move": {"unit": other_id, "to": "1410"}}, "expected_version": version})
         error = answer.json()["error"]
-        assert answer.status_code == 400 and refused == f"{error['message']} ({error['reason']})"
+        # the refusal names what was clicked, then the engine's reason (which may name a hex on the way)
+        assert answer.status_code == 400
+        assert refused == f"Moving {other_id} to 1410, the hex you clicked: refused. {error['message']} ({error['reason']})"
         # and a legal end of the phase
         click(browser, '#choices button[data-action="end_phase"]')
         wait(browser, lambda d: d.execute_script("return window.typhoon.match.version") >= version + 1)
@@ -290,10 +292,24 @@ def test_play_through_the_page_against_a_bot(browser, played, screenshots):
         click(browser, 'svg.board polygon.hex[data-hex="1410"]')  # a hex is no target: nothing is sent
         wait(browser, lambda d: "outlined red" in text(d, "#hint"))
         assert page_version(browser) == declaring and not text(browser, "#refused")
+        # the defender: the odds before anything is declared, each shift with its cause, each die roll
         click(browser, f'svg.board g.unit[data-unit="{defender}"]')
+        wait(browser, lambda d: text(d, "#preview-odds"))
+        preview = http.get(f"/v1/matches/{match_id}/battle-preview",
+                           params={"defender": defender, "attackers": attacker}).json()
+        column = preview["battle"]["column"] if preview["battle"]["column"] != "below" else "below 1:1 (no effect)"
+        assert text(browser, "#preview-odds").endswith(f"→ {column}"), text(browser, "#preview-odds")
+        for shift in preview["shift_causes"]:
+            assert shift["description"] in text(browser, "#shifts")
+        rows = browser.execute_script("return [...document.querySelectorAll('#outcomes tbody tr')].map(r => r.textContent)")
+        assert "".join(rows).count(" in 6") == len(rows) and all(o["result"] in "".join(rows) for o in preview["outcomes"])
+        assert page_version(browser) == declaring, "a preview declares nothing"
+        browser.save_screenshot(str(screenshots / "battle-preview.png"))
+        click(browser, "#declare")  # the confirming click
         wait(browser, lambda d: defender in text(d, "#battles"))
         battle, = http.get(f"/v1/matches/{match_id}").json()["state"]["battles"]
         assert battle["defender"] == defender and battle["attackers"] == [attacker]
+        assert battle == preview["battle"]
         assert text(browser, "#battles td.odds") == (battle["column"] if battle["column"] != "below"
                                                      else "below 1:1 (no effect)")
         browser.save_screenshot(str(screenshots / "battle.png"))
@@ -390,12 +406,11 @@ def to_german_moves(client, match_id: str, tokens: dict[str, str]):
         client.submit(match_id, tokens[legal.side_to_act], action, expected_version=legal.version)
 
 
-def test_a_click_on_your_own_counter_selects_it_and_a_click_beside_it_moves_onto_its_hex(browser, service, client,
-                                                                                          screenshots):
-    """Selecting is never moving: a click on a counter of yours selects that unit (it switches the
-    selection, or lets go of it), one with nothing to do is not selected, Escape lets go; a move onto a
-    unit of yours is a click on its hex beside the counter, and in the stack that makes, the unit that
-    must move on is drawn on top, where a click finds it."""
+def test_a_click_on_a_reachable_hex_moves_there_even_onto_a_unit_of_yours(browser, service, client, screenshots):
+    """A click on a counter of yours selects that unit (it switches the selection, or lets go of it), one
+    with nothing to do is not selected, Escape lets go; but where the selected unit may go, a click moves
+    it there, on a unit of yours too (that unit is selected once the selection is let go, or from the
+    list of actions). In the stack the move makes, the unit that must move on is drawn on top."""
     match, tokens = client.create_match("standard", seats=[("german", "Bock"), ("soviet", "Zhukov")])
     match_id = match.match_id
     legal = to_german_moves(client, match_id, tokens)
@@ -405,6 +420,8 @@ def test_a_click_on_your_own_counter_selects_it_and_a_click_beside_it_moves_onto
     onto = next(a.move for a in legal.actions if kind_of(a) == "move"  # a legal move ending on a friend that can move
                 and unit_in.get(a.move.to) in movers - {a.move.unit})
     mover, friend, friend_hex = onto.unit, unit_in[onto.to], onto.to
+    reach = {a.move.to for a in legal.actions if kind_of(a) == "move" and a.move.unit == mover}
+    other = next(u.id for u in state.units if u.id in movers - {mover} and u.hex not in reach)
     browser.set_window_size(1400, 1000)
     browser.get(f"{service.base_url}/#/play/{match_id}?side=german&token={tokens['german']}")
     wait(browser, lambda d: d.execute_script("const m = window.typhoon.match; return !!m.legal && m.version === "
@@ -412,34 +429,37 @@ def test_a_click_on_your_own_counter_selects_it_and_a_click_beside_it_moves_onto
 
     press(browser, f'svg.board g.unit[data-unit="{mover}"] rect.counter')
     wait(browser, lambda d: selected(d) == mover)
-    assert "Escape" in text(browser, "#selection") and "click beside its counter" in text(browser, "#selection")
-    press(browser, f'svg.board g.unit[data-unit="{friend}"] rect.counter')  # the friend it could move onto
-    wait(browser, lambda d: selected(d) == friend)
-    assert client.get_match(match_id).match.version == legal.version, "a click on a counter moved a unit"
-    press(browser, f'svg.board g.unit[data-unit="{friend}"] rect.counter')  # again: let go
+    assert "Escape" in text(browser, "#selection") and "even onto a unit of yours" in text(browser, "#selection")
+    press(browser, f'svg.board g.unit[data-unit="{other}"] rect.counter')  # out of the mover's reach: selected
+    wait(browser, lambda d: selected(d) == other)
+    press(browser, f'svg.board g.unit[data-unit="{other}"] rect.counter')  # again: let go
     wait(browser, lambda d: selected(d) is None)
     press(browser, f'svg.board g.unit[data-unit="{mover}"] rect.counter')
     wait(browser, lambda d: selected(d) == mover)
     browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
     wait(browser, lambda d: selected(d) is None)
+    assert client.get_match(match_id).match.version == legal.version, "selecting moved a unit"
 
-    # after a refusal the selection still switches
+    # a refusal names the hex clicked; the selection still switches after it
     press(browser, f'svg.board g.unit[data-unit="{mover}"] rect.counter')
     wait(browser, lambda d: selected(d) == mover)
     far = "1410"  # out of reach of any unit on turn 1, and empty
     assert far not in unit_in and all(a.move.to != far for a in legal.actions if kind_of(a) == "move")
     press_hex(browser, far)
-    wait(browser, lambda d: text(d, "#refused"))
-    press(browser, f'svg.board g.unit[data-unit="{friend}"] rect.counter')
-    wait(browser, lambda d: selected(d) == friend)
+    wait(browser, lambda d: f"Moving {mover} to {far}, the hex you clicked: refused." in text(d, "#refused"))
+    press(browser, f'svg.board g.unit[data-unit="{other}"] rect.counter')
+    wait(browser, lambda d: selected(d) == other)
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+    wait(browser, lambda d: selected(d) is None)
 
-    # onto the friend: a click on its hex beside the counter
+    # onto the friend: a click on the friend's counter, in a hex the mover may go to
     press(browser, f'svg.board g.unit[data-unit="{mover}"] rect.counter')
     wait(browser, lambda d: selected(d) == mover)
-    press_hex(browser, friend_hex, below=0.42)
+    press(browser, f'svg.board g.unit[data-unit="{friend}"] rect.counter')
     wait(browser, lambda d: page_version(d) == legal.version + 1)
     stacked = client.legal_actions(match_id)
     assert stacked.pending_decision.stage == "unstack", stacked.pending_decision
+    assert last_action(client, match_id).move.to == friend_hex
     must_move = {a.move.unit for a in stacked.actions if kind_of(a) == "move"}
     wait(browser, lambda d: d.execute_script("return window.typhoon.match.legal.version") == stacked.version)
     on_top = browser.execute_script("const here = document.querySelectorAll(`svg.board g.unit[data-hex='${arguments[0]}']`);"
@@ -451,11 +471,12 @@ def test_a_click_on_your_own_counter_selects_it_and_a_click_beside_it_moves_onto
     wait(browser, lambda d: selected(d) == on_top)
 
     # a unit with nothing to do is not selected, and the page says so
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
     idle = next(u.id for u in client.get_match(match_id).state.units
                 if u.id not in must_move and u.hex != friend_hex and u.id in {c.id for c in german_counters(client)})
     press(browser, f'svg.board g.unit[data-unit="{idle}"] rect.counter')
     wait(browser, lambda d: f"{idle} has nothing to do now" in text(d, "#hint"))
-    assert selected(browser) == on_top
+    assert selected(browser) is None
 
 
 def german_counters(client):
@@ -533,7 +554,9 @@ def test_a_new_match_from_the_lobby_says_how_to_seat_the_other_side(browser, ser
     invite = text(browser, "#invite")
     link = browser.find_element(By.CSS_SELECTOR, "#invite input").get_attribute("value")
     assert link == f"{service.base_url}/#/play/{match_id}", link
-    assert f"typhoon bot --match {match_id} --side soviet --strategy heuristic --server " in invite, invite
+    # the service's real gRPC port (the test service's is not 50051), as the page is told it
+    assert f"typhoon bot --match {match_id} --side soviet --strategy heuristic --server 127.0.0.1:{service.grpc_port}" \
+        in invite, invite
     browser.save_screenshot(str(screenshots / "play-invite.png"))
     client.join_match(match_id, "soviet", "Zhukov")  # someone took it: the invitation goes
     wait(browser, lambda d: not d.find_elements(By.ID, "invite"))
@@ -550,17 +573,39 @@ def test_the_replay_of_a_running_match_learns_its_new_steps(browser, service, cl
     wait(browser, lambda d: "Verified" in text(d, "#verdict"))  # the seed revealed at the end: the audit again
 
 
+IN_MAP_JS = """const svg = document.querySelector('svg.board'), box = svg ? svg.getBoundingClientRect() : null;
+    const inside = (e) => { if (!box) return false; const b = e.getBoundingClientRect(), x = b.left + b.width / 2, y = b.top + b.height / 2;
+      return x > box.left + 15 && x < box.right - 15 && y > box.top + 60 && y < box.bottom - 15; };"""
+
+
+def movable_in_view(browser) -> str:
+    """A unit outlined as able to act whose counter is inside the map's box (on a phone the map is zoomed in)."""
+    return wait(browser, lambda d: d.execute_script(
+        IN_MAP_JS + "const g = [...document.querySelectorAll('svg.board g.unit.movable')].find(inside);"
+                    "return g ? g.dataset.unit : null;"))
+
+
+def empty_hex_in_view(browser) -> str:
+    """A hex in the map's box with no unit and no "may go here" mark."""
+    return browser.execute_script(
+        IN_MAP_JS + "const taken = new Set([...document.querySelectorAll('svg.board g.unit, svg.board polygon.reachable')]"
+                    "  .map(e => e.dataset.hex));"
+                    "return [...document.querySelectorAll('svg.board polygon.hex')].filter(p => !taken.has(p.dataset.hex))"
+                    "  .filter(inside).map(p => p.dataset.hex).pop();")
+
+
 def test_a_refusal_after_a_tap_on_a_phone_is_in_view(browser, service, client, screenshots):
     match, tokens = client.create_match("standard", seats=[("german", "Bock"), ("soviet", "Zhukov")])
-    legal = to_german_moves(client, match.match_id, tokens)
-    mover = next(a.move.unit for a in legal.actions if kind_of(a) == "move")
+    to_german_moves(client, match.match_id, tokens)
     browser.set_window_size(390, 844)
     try:
         browser.get(f"{service.base_url}/#/play/{match.match_id}?side=german&token={tokens['german']}")
+        mover = movable_in_view(browser)
         press(browser, f'svg.board g.unit.movable[data-unit="{mover}"] rect.counter')
         wait(browser, lambda d: selected(d) == mover)
-        press_hex(browser, "1410")
-        wait(browser, lambda d: text(d, "#refused"))
+        empty = empty_hex_in_view(browser)
+        press_hex(browser, empty)
+        wait(browser, lambda d: f"to {empty}, the hex you clicked" in text(d, "#refused"))
         wait(browser, lambda d: d.execute_script(
             "const b = document.getElementById('refused').getBoundingClientRect();"
             "return b.top >= 0 && b.bottom <= window.innerHeight;"))

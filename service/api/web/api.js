@@ -1,4 +1,22 @@
-// The REST API of the service that served this page (same origin), and its server-sent events.
+// The REST API of the service that served this page (its own origin, or the one the service names in
+// the document's <meta name="typhoon-api">), and its server-sent events.
+
+function setting(name) {
+  const meta = document.querySelector(`meta[name="${name}"]`);
+  return meta ? meta.content.trim() : "";
+}
+
+// Where the API is: the page's origin unless the service says otherwise.
+export const API_ORIGIN = setting("typhoon-api") || location.origin;
+
+// The gRPC address a bot is told to connect to: the one the service names, else the API's host and the
+// service's gRPC port.
+export function grpcAddress() {
+  const named = setting("typhoon-grpc-address");
+  if (named) return named;
+  const host = new URL(API_ORIGIN).hostname;
+  return `${host}:${setting("typhoon-grpc-port") || 50051}`;  // an IPv6 hostname comes in brackets
+}
 
 export class ApiError extends Error {
   constructor(status, body) {
@@ -19,7 +37,7 @@ function requestId() {
 }
 
 async function call(method, path, { query, body, token } = {}) {
-  const url = new URL(path, location.origin);
+  const url = new URL(path, API_ORIGIN);
   for (const [key, value] of Object.entries(query || {})) {
     if (value !== undefined && value !== null && value !== "") url.searchParams.set(key, value);
   }
@@ -41,6 +59,11 @@ export const api = {
   listMatches: (query) => call("GET", "/v1/matches", { query }),
   getMatch: (id, version) => call("GET", `/v1/matches/${id}`, { query: { version } }),
   legalActions: (id) => call("GET", `/v1/matches/${id}/legal-actions`),
+  // the battle declaring these attackers against the defender would make (nothing is declared)
+  previewBattle: (id, defender, attackers) => {
+    const query = new URLSearchParams([["defender", defender], ...attackers.map((a) => ["attackers", a])]);
+    return call("GET", `/v1/matches/${id}/battle-preview?${query}`);
+  },
   submit: (id, token, action, expectedVersion) => call("POST", `/v1/matches/${id}/actions`, {
     token, body: { action, expected_version: expectedVersion, request_id: requestId() },
   }),
@@ -82,7 +105,7 @@ export function watch(matchId, after, { onEvent, onStatus }) {
   const open = () => {
     if (closed) return;
     if (!status) say("connecting");
-    source = new EventSource(`/v1/matches/${matchId}/watch?after_sequence=${cursor}&heartbeat_seconds=15`);
+    source = new EventSource(new URL(`/v1/matches/${matchId}/watch?after_sequence=${cursor}&heartbeat_seconds=15`, API_ORIGIN));
     // "open" also follows the browser's own reconnections, which call nothing of ours
     source.addEventListener("open", () => say("live"));
     source.addEventListener("heartbeat", () => say("live"));

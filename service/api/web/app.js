@@ -10,8 +10,10 @@ import { sideName, phaseName } from "./words.js";
 const app = document.getElementById("app");
 let leave = null;  // what the current view does when we leave it (close streams, timers)
 
-// For tests and the curious: the view's state and the redraw times (ms) of the map.
+// For tests and the curious: the view's state and the redraw times (ms) of the map (shown on the page
+// to developers: localStorage "typhoon:debug" set, or "debug" in the address).
 window.typhoon = { redraws: [], view: null };
+if (localStorage.getItem("typhoon:debug") || /[?&]debug\b/.test(location.hash)) document.documentElement.classList.add("debug");
 
 function route() {
   if (leave) { leave(); leave = null; }
@@ -61,7 +63,7 @@ function showLobby(root) {
   root.append(
     el("h1", {}, "Matches"),
     el("div", { class: "lobby-bar" }, filter, create, note),
-    el("div", { class: "table-scroll" }, el("table", { class: "matches", id: "matches" },
+    el("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "matches" }, el("table", { class: "matches", id: "matches" },
       el("thead", {}, el("tr", {}, el("th", {}, "Match"), el("th", {}, "Status"), el("th", {}, "Turn"),
         el("th", { class: "wide" }, "Phase"), el("th", {}, "Players"), el("th", { class: "wide" }, "Result"), el("th", {}, ""))),
       body)));

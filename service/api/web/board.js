@@ -2,6 +2,9 @@
 // clients/render.py: flat-topped hexes, odd columns half a hex higher; every hex a
 // <polygon class="hex" data-hex="CCRR">, every unit a <g class="unit" data-unit data-hex data-side
 // data-strength>, so tests (and people with dev tools) can read the board back.
+//
+// What never changes (terrain, rails, rivers, labels) is drawn once per map; a redraw changes only what
+// changed: a city's owner, the counters that moved, turned or went, the marks of the moment.
 
 export const SIZE = 36;                       // hex radius
 export const HEIGHT = Math.sqrt(3) * SIZE;
@@ -10,6 +13,10 @@ const EDGE = { SE: 0, S: 1, SW: 2, NW: 3, N: 4, NE: 5 };   // hexside k runs fro
 const SIDE_FILL = { german: "#7ea6d8", soviet: "#c98f5c" };
 const SIDE_FILL_HALF = { german: "#cfdff2", soviet: "#efd6bf" };
 const SIDE_INK = { german: "#14365e", soviet: "#5a2a06" };
+const SVG = "http://www.w3.org/2000/svg";
+// A counter's size in map units: at a zoom of COUNTER_WIDTH / 44 or more, it is a 44 px target.
+export const COUNTER_WIDTH = SIZE * 1.2;
+const COUNTER_HEIGHT = SIZE * 0.98;
 
 export function center(column, row) {
   return [MARGIN + SIZE + (column - 1) * 1.5 * SIZE,
@@ -24,9 +31,9 @@ function corners(x, y) {
 
 const f = (n) => n.toFixed(1);
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+const pointsOf = (h) => h.corners.map(([x, y]) => `${f(x)},${f(y)}`).join(" ");
 
-// The parts of the map that never change, computed once per scenario (the drawing itself is redone
-// on every redraw: that is what is timed).
+// The parts of the map that never change, computed once per scenario.
 export function prepare(scenario) {
   const map = scenario.map;
   const hexes = map.hexes.map((h) => {
@@ -34,25 +41,49 @@ export function prepare(scenario) {
     return { ...h, x, y, corners: corners(x, y) };
   });
   const byId = new Map(hexes.map((h) => [h.id, h]));
+  const at = new Map(hexes.map((h) => [`${h.column},${h.row}`, h]));
   const counters = new Map(scenario.counters.map((c) => [c.id, c]));
   const width = 2 * MARGIN + SIZE * (1.5 * (map.columns - 1) + 2);
   const height = 2 * MARGIN + HEIGHT * (map.rows + 0.5);
-  return { scenario, hexes, byId, counters, width, height };
+  return { scenario, hexes, byId, at, counters, width, height };
 }
 
-function terrain(board, out) {
-  out.push('<g class="terrain">');
+// The hex the arrow key `key` leads to from `id` (null at the map's edge): up and down along the
+// column, left and right to the next column's hex nearest in height (the same row on a tie, so that
+// left then right comes back).
+export function step(board, id, key) {
+  const h = board.byId.get(id);
+  if (!h) return null;
+  const { column: c, row: r } = h;
+  const cell = (column, row) => board.at.get(`${column},${row}`) || null;
+  if (key === "ArrowUp") return cell(c, r - 1);
+  if (key === "ArrowDown") return cell(c, r + 1);
+  const next = key === "ArrowLeft" ? c - 1 : key === "ArrowRight" ? c + 1 : null;
+  if (next === null) return null;
+  return cell(next, r) || cell(next, next % 2 === 0 ? r - 1 : r + 1);
+}
+
+// What never changes, drawn as one image: the hexes' terrain, trees, rails, rivers, forts, set-up
+// crosses, the hexes' ids and the cities' names (laying out some thousand SVG elements in the page was
+// most of a first drawing's time; an image is laid out once, on its own). Its look is its own style.
+const TERRAIN_STYLE = ".hex{stroke:#8c8577;stroke-width:1}.clear{fill:#f4eed7}.forest{fill:#b7d7a8}"
+  + ".tree{fill:#5f8f50;opacity:.55}.rail{stroke:#333;stroke-width:2.2;stroke-dasharray:5 3}"
+  + ".river{stroke:#3b7dd8;stroke-width:5;stroke-linecap:round}"
+  + ".fort{fill:none;stroke:#8b5a2b;stroke-width:3.5;stroke-dasharray:5 3}.setup-cross{stroke:#14365e;stroke-width:1.6;opacity:.5}"
+  + "text{font-family:'DejaVu Sans',system-ui,sans-serif;text-anchor:middle;paint-order:stroke;"
+  + "stroke:#f4eed7;stroke-width:2.5px;stroke-linejoin:round}.hex-id{font-size:8px;fill:#7b7466}"
+  + ".city-name{font-size:9px;font-weight:700;fill:#111}";
+
+function terrainImage(board) {
+  const out = [];
   for (const h of board.hexes) {
-    const points = h.corners.map(([x, y]) => `${f(x)},${f(y)}`).join(" ");
-    out.push(`<polygon class="hex ${h.terrain}" data-hex="${h.id}" points="${points}"/>`);
+    out.push(`<polygon class="hex ${h.terrain}" points="${pointsOf(h)}"/>`);
     if (h.terrain === "forest") {
       for (const [dx, dy] of [[-12, 4], [10, 6], [-1, -6]]) {
         out.push(`<path class="tree" d="M${f(h.x + dx)},${f(h.y + dy - 7)}l-5,9h10z"/>`);
       }
     }
   }
-  out.push("</g>");
-  out.push('<g class="rails">');
   for (const h of board.hexes) {
     for (const direction of h.rail) {
       const k = EDGE[direction];
@@ -61,8 +92,6 @@ function terrain(board, out) {
       out.push(`<line class="rail" x1="${f(h.x)}" y1="${f(h.y)}" x2="${f(ex)}" y2="${f(ey)}"/>`);
     }
   }
-  out.push("</g>");
-  out.push('<g class="rivers">');
   for (const h of board.hexes) {
     for (const direction of h.river) {
       const k = EDGE[direction];
@@ -70,32 +99,39 @@ function terrain(board, out) {
       out.push(`<line class="river" x1="${f(a[0])}" y1="${f(a[1])}" x2="${f(b[0])}" y2="${f(b[1])}"/>`);
     }
   }
-  out.push("</g>");
-  out.push('<g class="labels">');
   for (const h of board.hexes) {
     if (h.fort) out.push(`<circle class="fort" cx="${f(h.x)}" cy="${f(h.y)}" r="${f(SIZE * 0.8)}"/>`);
-    out.push(`<text class="hex-id" x="${f(h.x)}" y="${f(h.y - HEIGHT / 2 + 9)}">${h.id}</text>`);
-    if (h.setup === "german" && !h.city) {
-      out.push(`<path class="setup-cross" d="M${f(h.x + 18)},${f(h.y - 22)}h8m-4,-4v8"/>`);
-    }
+    if (h.setup === "german" && !h.city) out.push(`<path class="setup-cross" d="M${f(h.x + 18)},${f(h.y - 22)}h8m-4,-4v8"/>`);
   }
+  for (const h of board.hexes) out.push(`<text class="hex-id" x="${f(h.x)}" y="${f(h.y - HEIGHT / 2 + 9)}">${h.id}</text>`);
+  for (const h of board.hexes) {
+    if (h.city) out.push(`<text class="city-name" x="${f(h.x)}" y="${f(h.y + HEIGHT / 2 - 2)}">${esc(h.city)}</text>`);
+  }
+  const [w, h] = [f(board.width), f(board.height)];
+  const image = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}">`
+    + `<style>${TERRAIN_STYLE}</style>${out.join("")}</svg>`;
+  return `<image class="terrain" x="0" y="0" width="${w}" height="${h}" href="data:image/svg+xml,${encodeURIComponent(image)}"/>`;
+}
+
+// The map: its image, and over it each hex as a bare polygon (class "hex <terrain>", data-hex), what
+// a click or a test finds.
+function terrain(board, out) {
+  out.push(terrainImage(board));
+  out.push('<g class="hexes">');
+  for (const h of board.hexes) out.push(`<polygon class="hex ${h.terrain}" data-hex="${h.id}" points="${pointsOf(h)}"/>`);
   out.push("</g>");
 }
 
-function cities(board, control, out) {
+function cities(board, out) {
   out.push('<g class="cities">');
   for (const h of board.hexes) {
     if (!h.city) continue;
-    const owner = control[h.id] || "";
     const cy = h.y + HEIGHT / 2 - 15;
     if (h.capital) {
-      out.push(`<path class="city capital" data-hex="${h.id}" data-control="${owner}" fill="${SIDE_FILL[owner] || "#222"}" `
-        + `d="${star(h.x, cy, 9, 4)}"/>`);
+      out.push(`<path class="city capital" data-hex="${h.id}" data-control="" fill="#222" d="${star(h.x, cy, 9, 4)}"/>`);
     } else {
-      out.push(`<circle class="city" data-hex="${h.id}" data-control="${owner}" cx="${f(h.x)}" cy="${f(cy)}" r="5.5" `
-        + `fill="${SIDE_FILL[owner] || "#222"}"/>`);
+      out.push(`<circle class="city" data-hex="${h.id}" data-control="" cx="${f(h.x)}" cy="${f(cy)}" r="5.5" fill="#222"/>`);
     }
-    out.push(`<text class="city-name" x="${f(h.x)}" y="${f(h.y + HEIGHT / 2 - 2)}">${esc(h.city)}</text>`);
   }
   out.push("</g>");
 }
@@ -116,17 +152,24 @@ function fitted(label, room) {
   return width > room ? ` textLength="${f(room)}" lengthAdjust="spacingAndGlyphs"` : "";
 }
 
-// A counter: the side's colour (paler at half strength, with a band saying so), the unit id, a
-// NATO-style symbol (infantry: a cross; panzer and tank: an oval track), strength and movement.
-function counter(board, unit, x, y, classes) {
+// A unit in words, as a screen reader says it: "XLVII Panzer Corps, German panzer, full strength 9-4, in 0901".
+export function unitLabel(board, unit) {
+  const c = board.counters.get(unit.id) || { side: "", type: "", full: "?", half: "?", ma: "?" };
+  const name = c.name && c.name !== unit.id ? `${unit.id} (${c.name})` : unit.id;
+  const full = unit.strength === "full";
+  const side = c.side ? c.side[0].toUpperCase() + c.side.slice(1) : "";
+  return `${name}, ${side} ${c.type}, ${full ? "full" : "half"} strength ${full ? c.full : c.half}-${c.ma}, in ${unit.hex}`;
+}
+
+// A counter's inside: the side's colour (paler at half strength, with a band saying so), the unit id,
+// a NATO-style symbol (infantry: a cross; panzer and tank: an oval track), strength and movement.
+function counterBody(board, unit) {
   const c = board.counters.get(unit.id) || { side: "", type: "infantry", full: "?", half: "?", ma: "?" };
   const full = unit.strength === "full";
-  const w = SIZE * 1.2, h = SIZE * 0.98;
+  const w = COUNTER_WIDTH, h = COUNTER_HEIGHT;
   const fill = (full ? SIDE_FILL : SIDE_FILL_HALF)[c.side] || "#ddd";
   const ink = SIDE_INK[c.side] || "#111";
-  const out = [`<g class="unit ${classes}" data-unit="${esc(unit.id)}" data-hex="${unit.hex}" data-side="${c.side}" `
-    + `data-strength="${unit.strength}" transform="translate(${f(x)},${f(y)})">`];
-  out.push(`<rect class="counter" x="${f(-w / 2)}" y="${f(-h / 2)}" width="${f(w)}" height="${f(h)}" rx="3" fill="${fill}" stroke="${ink}"/>`);
+  const out = [`<rect class="counter" x="${f(-w / 2)}" y="${f(-h / 2)}" width="${f(w)}" height="${f(h)}" rx="3" fill="${fill}" stroke="${ink}"/>`];
   // the band runs down the right edge, clear of the centred id, symbol and values
   if (!full) out.push(`<rect class="half-band" x="${f(w / 2 - 4)}" y="${f(-h / 2)}" width="4" height="${f(h)}" fill="${ink}"/>`);
   out.push(`<text class="unit-id" y="${f(-h / 2 + 10)}" fill="${ink}"${fitted(unit.id, w - 6)}>${esc(unit.id)}</text>`);
@@ -137,68 +180,140 @@ function counter(board, unit, x, y, classes) {
   } else {
     out.push(`<rect class="symbol" x="-5.5" y="${sy + 2.5}" width="11" height="5" rx="2.5" stroke="${ink}"/>`);
   }
-  const strength = full ? c.full : c.half;
-  out.push(`<text class="unit-values" y="${f(h / 2 - 3)}" fill="${ink}">${strength}-${c.ma}</text>`);
-  out.push("</g>");
+  out.push(`<text class="unit-values" y="${f(h / 2 - 3)}" fill="${ink}">${full ? c.full : c.half}-${c.ma}</text>`);
   return out.join("");
 }
 
-// Draw the whole map for `state` (a GameState) into `svg`; `marks`: {reachable: Set of hex ids,
-// selected: unit id, targets: Set of unit ids, attackers: Set of unit ids, battles: [...], path: [hex ids]}.
-// Returns the milliseconds it took (building the markup, the browser parsing it and laying it out).
-export function draw(svg, board, state, marks = {}) {
-  const started = performance.now();
-  if (!board.terrain) {  // the markup of what never changes is built once; the browser still redraws it all
+const DEFS = '<defs><marker id="arrow" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="5" markerHeight="5" '
+  + 'orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#b3261e"/></marker>'
+  // "may go here": amber hatching, which no terrain has (forest is green)
+  + '<pattern id="may-go" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
+  + '<rect width="8" height="8" fill="#ffd54f" fill-opacity=".35"/><rect width="3" height="8" fill="#e65100" fill-opacity=".45"/></pattern></defs>';
+
+// The layers of `svg` for `board`, built the first time (or when the map changes).
+function layers(svg, board) {
+  if (svg.typhoonBoard === board) return svg.typhoonLayers;
+  if (!board.terrain) {
     const parts = [];
     terrain(board, parts);
+    cities(board, parts);
     board.terrain = parts.join("");
   }
-  const out = [board.terrain];
-  cities(board, state.city_control || {}, out);
-  out.push('<g class="marks">');
+  svg.setAttribute("viewBox", `0 0 ${f(board.width)} ${f(board.height)}`);
+  svg.innerHTML = `${DEFS}${board.terrain}<g class="marks"></g><g class="units"></g><g class="results"></g><g class="cursor-layer"></g>`;
+  const cityNodes = new Map([...svg.querySelectorAll(".city")].map((node) => [node.dataset.hex, node]));
+  svg.typhoonBoard = board;
+  svg.typhoonLayers = {
+    marks: svg.querySelector(".marks"), units: svg.querySelector(".units"), results: svg.querySelector(".results"),
+    cursor: svg.querySelector(".cursor-layer"), cityNodes, unitNodes: new Map(), marksKey: "", resultsKey: "", cursorKey: "",
+  };
+  return svg.typhoonLayers;
+}
+
+function marksMarkup(board, state, marks) {
+  const out = [];
   for (const id of marks.reachable || []) {
     const h = board.byId.get(id);
-    if (h) out.push(`<polygon class="reachable" data-hex="${id}" points="${h.corners.map(([x, y]) => `${f(x)},${f(y)}`).join(" ")}"/>`);
+    if (h) out.push(`<polygon class="reachable" data-hex="${id}" points="${pointsOf(h)}"/>`);
   }
   if (marks.path && marks.path.length) {
     const points = marks.path.map((id) => board.byId.get(id)).filter(Boolean).map((h) => `${f(h.x)},${f(h.y)}`);
     out.push(`<polyline class="path" points="${points.join(" ")}"/>`);
   }
-  for (const battle of marks.battles || []) {
-    const target = board.byId.get(battle.hex);
+  const hexOf = new Map((state.units || []).map((u) => [u.id, u.hex]));
+  const arrows = [...(marks.battles || []).map((b) => [b.hex, b.attackers, "battle-arrow"]),
+    ...(marks.plan ? [[marks.plan.hex, marks.plan.attackers, "battle-arrow planned"]] : [])];
+  for (const [hex, attackers, kind] of arrows) {
+    const target = board.byId.get(hex);
     if (!target) continue;
-    for (const attacker of battle.attackers) {
-      const from = (state.units || []).find((u) => u.id === attacker);
-      const source = from && board.byId.get(from.hex);
+    for (const attacker of attackers) {
+      const source = board.byId.get(hexOf.get(attacker));
       if (source) {
-        out.push(`<line class="battle-arrow" x1="${f(source.x)}" y1="${f(source.y)}" x2="${f((source.x + 2 * target.x) / 3)}" `
+        out.push(`<line class="${kind}" x1="${f(source.x)}" y1="${f(source.y)}" x2="${f((source.x + 2 * target.x) / 3)}" `
           + `y2="${f((source.y + 2 * target.y) / 3)}" marker-end="url(#arrow)"/>`);
       }
     }
   }
-  out.push("</g>");
-  out.push('<g class="units">');
-  const seen = new Map();
+  return out.join("");
+}
+
+// The outcome of each battle resolved lately, on its hex: "DR 4".
+function resultsMarkup(board, results) {
+  return (results || []).map((r) => {
+    const h = board.byId.get(r.hex);
+    if (!h) return "";
+    const text = `${r.result}${r.roll ? ` ${r.roll}` : ""}`;
+    const w = 8 + text.length * 7;
+    return `<g class="battle-result result-${esc(r.result)}" data-hex="${r.hex}" transform="translate(${f(h.x)},${f(h.y - HEIGHT / 2 + 2)})">`
+      + `<rect x="${f(-w / 2)}" y="-1" width="${f(w)}" height="16" rx="8"/><text y="11.5">${esc(text)}</text></g>`;
+  }).join("");
+}
+
+// Draw `state` (a GameState) into `svg`; `marks`: {reachable: Set of hex ids, selected: unit id,
+// targets: Set of unit ids, attackers: Set of unit ids, movable: Set of unit ids, battles: [...],
+// plan: {hex, attackers}, path: [hex ids], results: [{hex, result, roll}], cursor: hex id}.
+// Only what differs from the last drawing changes. Returns the milliseconds it took (building and
+// changing the elements; the browser's layout follows in the frame, with the rest of the page's).
+export function draw(svg, board, state, marks = {}) {
+  const started = performance.now();
+  const layer = layers(svg, board);
+  const control = state.city_control || {};
+  for (const [hex, node] of layer.cityNodes) {
+    const owner = control[hex] || "";
+    if (node.dataset.control !== owner) {
+      node.dataset.control = owner;
+      node.setAttribute("fill", SIDE_FILL[owner] || "#222");
+    }
+  }
+  const marksHtml = marksMarkup(board, state, marks);
+  if (marksHtml !== layer.marksKey) { layer.marks.innerHTML = marksHtml; layer.marksKey = marksHtml; }
+  const resultsHtml = resultsMarkup(board, marks.results);
+  if (resultsHtml !== layer.resultsKey) { layer.results.innerHTML = resultsHtml; layer.resultsKey = resultsHtml; }
+  const cursor = marks.cursor && board.byId.get(marks.cursor);
+  const cursorHtml = cursor ? `<polygon class="cursor" data-hex="${cursor.id}" points="${pointsOf(cursor)}"/>` : "";
+  if (cursorHtml !== layer.cursorKey) { layer.cursor.innerHTML = cursorHtml; layer.cursorKey = cursorHtml; }
+
   // in a stack, the units that can act (and the one selected) come last: on top, where a click finds them
-  const movable = marks.movable || new Set();
+  const movable = marks.movable || new Set(), targets = marks.targets || new Set(), attackers = marks.attackers || new Set();
   const rank = (unit) => (marks.selected === unit.id ? 2 : movable.has(unit.id) ? 1 : 0);
-  const drawn = (state.units || []).slice().sort((a, b) => rank(a) - rank(b));
+  const drawn = (state.units || []).filter((u) => board.byId.has(u.hex)).sort((a, b) => rank(a) - rank(b));
+  const seen = new Map(), keep = new Set();
+  const order = [];
   for (const unit of drawn) {
     const h = board.byId.get(unit.hex);
-    if (!h) continue;
     const stacked = seen.get(unit.hex) || 0;
     seen.set(unit.hex, stacked + 1);
-    const classes = [marks.selected === unit.id ? "selected" : "", (marks.targets || new Set()).has(unit.id) ? "target" : "",
-      (marks.attackers || new Set()).has(unit.id) ? "attacker" : "", movable.has(unit.id) ? "movable" : ""]
-      .filter(Boolean).join(" ");
-    out.push(counter(board, unit, h.x + stacked * 6, h.y + stacked * 6, classes));
+    const classes = ["unit", marks.selected === unit.id ? "selected" : "", targets.has(unit.id) ? "target" : "",
+      attackers.has(unit.id) ? "attacker" : "", movable.has(unit.id) ? "movable" : ""].filter(Boolean).join(" ");
+    let node = layer.unitNodes.get(unit.id);
+    if (!node) {
+      node = document.createElementNS(SVG, "g");
+      node.dataset.unit = unit.id;
+      node.setAttribute("role", "img");
+      layer.unitNodes.set(unit.id, node);
+    }
+    if (node.dataset.strength !== unit.strength) {
+      node.dataset.strength = unit.strength;
+      node.dataset.side = (board.counters.get(unit.id) || {}).side || "";
+      node.innerHTML = counterBody(board, unit);
+    }
+    const transform = `translate(${f(h.x + stacked * 6)},${f(h.y + stacked * 6)})`;
+    if (node.getAttribute("transform") !== transform) node.setAttribute("transform", transform);
+    if (node.dataset.hex !== unit.hex || node.dataset.labelled !== unit.strength) {
+      node.dataset.hex = unit.hex;
+      node.dataset.labelled = unit.strength;
+      node.setAttribute("aria-label", unitLabel(board, unit));
+    }
+    if (node.getAttribute("class") !== classes) node.setAttribute("class", classes);
+    keep.add(unit.id);
+    order.push(node);
   }
-  out.push("</g>");
-  svg.setAttribute("viewBox", `0 0 ${f(board.width)} ${f(board.height)}`);
-  svg.innerHTML = '<defs><marker id="arrow" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="5" markerHeight="5" '
-    + 'orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#b3261e"/></marker></defs>' + out.join("");
-  svg.getBBox();  // lay it out now, so the time includes the browser's work, not just ours
-  return performance.now() - started;
+  for (const [id, node] of layer.unitNodes) {
+    if (!keep.has(id)) { node.remove(); layer.unitNodes.delete(id); }
+  }
+  const children = layer.units.children;
+  if (children.length !== order.length || order.some((node, i) => children[i] !== node)) layer.units.append(...order);
+  return performance.now() - started;  // our work: the browser lays it out with the rest of the page, once
 }
 
 // The hex id under a click, from the element hit (hexes, marks and units all carry data-hex).

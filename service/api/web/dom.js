@@ -33,3 +33,7 @@ export function fill(node, ...children) {
   node.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
   return node;
 }
+
+// A touch screen with no mouse: the page says "tap" there, and names no key.
+export const touch = () => matchMedia("(hover: none) and (pointer: coarse)").matches;
+export const click = () => (touch() ? "tap" : "click");

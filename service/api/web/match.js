@@ -1,11 +1,14 @@
 // A match live (GetMatch + the WatchMatch stream), and play for the seat whose token the page holds.
 
-import { api, ApiError, scenario as loadScenario, watch } from "./api.js";
-import { draw, hexAt, prepare, unitAt } from "./board.js";
-import { el, fill, resultText, statusLabel } from "./dom.js";
-import { columnName, describeAction, describeEntry, oddsName, phaseName, sideName, strengthText } from "./words.js";
+import { api, ApiError, grpcAddress, scenario as loadScenario, watch } from "./api.js";
+import { battlesTable, oddsSentence, previewCard, resolvedCard } from "./battles.js";
+import { draw, hexAt, prepare, step, unitAt, unitLabel } from "./board.js";
+import { click, el, fill, resultText, statusLabel, touch } from "./dom.js";
+import { runs, summarize } from "./summary.js";
+import { cap, columnName, describeAction, describeEntry, phaseName, sideName } from "./words.js";
+import { TARGET_ZOOM, zoomable } from "./zoom.js";
 
-const MAX_LOG = 400;  // entries kept on the page (the whole log is in the replay)
+const MAX_LOG = 200;  // entries kept on the page (the whole log is in the replay)
 
 export function seatKey(matchId) { return `typhoon:${matchId}:seat`; }
 
@@ -97,34 +100,75 @@ function clocksCard(match) {
 export function showMatch(root, matchId, params, playing = false) {
   const view = {
     matchId, match: null, state: null, board: null, scenario: null, version: -1, seat: takeSeat(matchId, params),
-    legal: null, selected: null, retreat: null, message: null, busy: false, status: "connecting", entries: 0,
+    legal: null, selected: null, retreat: null, plan: null, message: null, busy: false, status: "connecting", entries: 0,
+    log: [], cursor: null, summary: null, caughtUp: false,
   };
   window.typhoon.match = view;
-  let stopped = false, stream = null, ticker = null, clocks = null;
+  let stopped = false, stream = null, ticker = null, clocks = null, zoom = null;
 
   const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
   svg.setAttribute("class", "board");
-  svg.setAttribute("role", "img");
+  svg.setAttribute("role", "application");
+  svg.setAttribute("tabindex", "0");
+  svg.setAttribute("aria-label", "Map");
+  svg.setAttribute("aria-describedby", "map-help");
   const headline = el("div", { class: "headline" });
-  const redraw = el("div", { class: "redraw" });
-  const facts = el("div", { class: "card" });
-  const track = el("div", { class: "card" });
-  const play = el("div", { class: "card", id: "play" });
-  const battles = el("div", { class: "card", id: "battles" });
-  const log = el("ol", { class: "log", id: "log" });
-  const cities = el("div", { class: "card" });
+  const redraw = el("div", { class: "redraw", "aria-hidden": "true" });
+  const facts = el("section", { class: "card", "aria-label": "victory points, clocks and seats" });
+  const track = el("section", { class: "card later", "aria-label": "turns" });
+  const play = el("section", { class: "card", id: "play", "aria-label": "play" });
+  const battles = el("section", { class: "card", id: "battles", "aria-label": "declared battles" });
+  const briefs = el("section", { class: "card later", id: "briefs", "aria-label": "turns in brief" });
+  // the log is polite news once the page has caught up (not the hundreds of entries of a catch-up)
+  const log = el("ol", { class: "log", id: "log", tabindex: "0", "aria-label": "match log" });
+  const logRegion = el("div", { role: "log", "aria-live": "off", id: "log-region" }, log);
+  const cities = el("section", { class: "card later", "aria-label": "cities" });
+  const mapStatus = el("p", { class: "sr-only", id: "map-status", role: "status" });
+  const announcer = el("p", { class: "sr-only", id: "announce", role: "status" });
+  const help = el("p", { class: "sr-only", id: "map-help" },
+    "Arrow keys move across the hexes; Enter selects a unit or moves the selected one there; Escape lets go; plus and minus zoom.");
+  const zoomBar = el("div", { class: "zoom-bar" },
+    el("button", { type: "button", "aria-label": "zoom in", id: "zoom-in", onclick: () => zoom.zoomBy(1.4) }, "+"),
+    el("button", { type: "button", "aria-label": "zoom out", id: "zoom-out", onclick: () => zoom.zoomBy(1 / 1.4) }, "−"),
+    el("button", { type: "button", id: "zoom-fit", onclick: () => zoom.fit() }, "whole map"));
   root.append(headline, el("div", { class: "match" },
-    el("div", { class: "map-wrap" }, svg, redraw),
-    el("div", { class: "side" }, facts, play, battles, track, el("div", { class: "card" }, el("h2", {}, "Log"), log), cities)));
+    el("div", { class: "map-wrap" }, svg, zoomBar, redraw, help, mapStatus),
+    el("div", { class: "side" }, play, battles, briefs, facts, track,
+      el("section", { class: "card later", "aria-label": "log" }, el("h2", {}, "Log"), logRegion), cities, announcer)));
 
   svg.addEventListener("click", (event) => onBoard(unitAt(event.target), hexAt(event.target)));
-  const keys = (event) => { if (event.key === "Escape" && (view.selected || view.retreat) && mine()) letGo(); };
+  svg.addEventListener("keydown", onMapKey);
+  const keys = (event) => {
+    if (event.key !== "Escape" || !mine()) return;
+    if (view.plan) cancelPlan(); else if (view.selected || view.retreat) letGo();
+  };
   document.addEventListener("keydown", keys);
 
   // --- drawing -------------------------------------------------------------------------------------
 
+  // The battles resolved in the current phase, from the log: [{hex, result, roll, event, effects}].
+  function resolvedNow() {
+    const out = [];
+    for (let i = view.log.length - 1; i >= 0; i--) {
+      const event = view.log[i].game_event;
+      if (!event) continue;
+      if (event.phase_started) break;
+      if (event.battle_resolved) {
+        const b = event.battle_resolved;
+        const hex = (view.log.slice(i + 1).map((x) => x.game_event && (x.game_event.unit_eliminated || x.game_event.step_lost
+          || x.game_event.unit_retreated)).find((x) => x && x.unit === b.defender) || {}).hex
+          || (view.state.units.find((u) => u.id === b.defender) || {}).hex || battleHex(b.defender);
+        out.unshift({ hex, result: b.result, roll: b.roll, event: b, index: i });
+      }
+    }
+    return out;
+  }
+  const declaredHex = new Map();  // where each declared defender stood (it may be gone after the battle)
+  function battleHex(defender) { return declaredHex.get(defender); }
+
   function marks() {
-    const m = { battles: view.state.battles || [], reachable: new Set() };
+    const m = { battles: view.state.battles || [], reachable: new Set(), results: resolvedNow(), cursor: view.cursor };
+    for (const b of m.battles) declaredHex.set(b.defender, b.hex);
     if (!mine()) return m;
     const actions = view.legal.actions;
     m.movable = new Set(actions.flatMap(actorsOf));
@@ -134,11 +178,15 @@ export function showMatch(root, matchId, params, playing = false) {
       const picked = view.retreat && retreating.find((a) => endOf(a.choose_retreat.path) === view.retreat);
       if (picked) m.path = [hexOf(view.legal.pending_decision.defender) || view.legal.pending_decision.hex, ...picked.choose_retreat.path];
     }
-    if (view.selected) {
+    if (view.plan) {  // the battle being planned: its attackers, the others who could join, its defender
+      m.plan = { hex: hexOf(view.plan.defender), attackers: view.plan.attackers };
+      m.attackers = new Set(view.plan.attackers);
+      m.movable = new Set([...joiners(view.plan.defender), ...view.plan.attackers]);
+      m.targets = new Set([view.plan.defender]);
+    } else if (view.selected) {
       const choices = actionsOf(view.selected);
       m.selected = view.selected;
-      m.reachable = new Set(choices.filter((a) => a.move || a.place_unit || a.replace)
-        .map((a) => (a.move ? a.move.to : (a.place_unit || a.replace).hex)));
+      m.reachable = reachableOf(view.selected);
       m.targets = new Set(choices.filter((a) => a.declare_attack).map((a) => a.declare_attack.defender));
     }
     return m;
@@ -153,7 +201,7 @@ export function showMatch(root, matchId, params, playing = false) {
   function renderFacts() {
     const { match, state } = view;
     const toAct = state.side_to_act;
-    fill(headline, 
+    fill(headline,
       el("span", { class: "big" }, `Turn ${state.turn || "—"}`),
       el("span", {}, phaseName(state.phase)),
       el("span", {}, `weather ${state.weather}`),
@@ -166,24 +214,32 @@ export function showMatch(root, matchId, params, playing = false) {
       el("a", { href: `#/replay/${matchId}` }, "replay"),
       playing || view.seat || over() ? null : el("a", { href: `#/play/${matchId}` }, "play a seat"));
     clocks = clocksCard(match);
-    fill(facts, 
+    fill(facts,
       el("h2", {}, "Victory points"), pointsCard(state),
-      clocks ? el("h2", { style: "margin-top:.6rem" }, "Clocks", match.time_control && match.time_control.preset ? ` · ${match.time_control.preset}` : "") : null,
+      clocks ? el("h2", { class: "gap" }, "Clocks", match.time_control && match.time_control.preset ? ` · ${match.time_control.preset}` : "") : null,
       clocks ? clocks.node : null,
-      el("h2", { style: "margin-top:.6rem" }, "Seats"),
+      el("h2", { class: "gap" }, "Seats"),
       el("dl", { class: "kv" }, ...match.seats.flatMap((s) => [el("dt", {}, sideName(s.side)),
         el("dd", {}, s.claimed ? (s.player_name || "taken") : "open")])),
       match.result && match.result.winner ? el("p", { class: "banner info", id: "result" }, resultText(match.result)) : null);
     fill(track, el("h2", {}, "Turns"), ...turnTrack(view.scenario, state, match));
     fill(cities, el("h2", {}, "Cities"), cityList(view.scenario, state));
-    const declared = state.battles || [];
-    battles.hidden = !declared.length;
-    fill(battles, el("h2", {}, "Battles"), el("table", { class: "battles" }, ...declared.map((b) => el("tr", {},
-      el("td", {}, `${b.attackers.join(", ")} → ${b.defender} (${b.hex})`),
-      el("td", { class: "muted" }, `${strengthText(b.attack)} to ${b.defence}`,
-        b.shifts ? `: ${oddsName(b.odds, view.scenario)} ${b.shifts > 0 ? "+" : "−"}${Math.abs(b.shifts)}` : ""),
-      el("td", { class: "odds", title: `attack ${strengthText(b.attack)} against ${b.defence}; ${oddsName(b.odds, view.scenario)}, shift ${b.shifts}` },
-        columnName(b.column, view.scenario))))));
+    const table = battlesTable(state.battles, view.scenario);
+    battles.hidden = !table;
+    fill(battles, el("h2", {}, "Battles"), table);
+    renderBriefs();
+  }
+
+  // Each side's turns in brief, the newest first (the opponent's, when it ends, also in the play card).
+  let briefsShown = -1;
+  function renderBriefs() {
+    if (briefsShown === view.log.length) return;
+    briefsShown = view.log.length;
+    const all = runs(view.log).map(summarize).reverse();
+    briefs.hidden = !all.length;
+    fill(briefs, el("h2", {}, "Turns in brief"), el("div", { class: "brief-list", tabindex: "0", "aria-label": "turns in brief" },
+      ...all.slice(0, 40).map((s, i) => el("details", { open: i === 0 },
+        el("summary", {}, s.title), el("ul", {}, ...s.lines.map((line) => el("li", {}, line)))))));
   }
 
   // --- play ----------------------------------------------------------------------------------------
@@ -196,6 +252,7 @@ export function showMatch(root, matchId, params, playing = false) {
 
   // One message at a time, the newest: "refused" (the service's sentence), "hint" (the page's), "notice".
   function say(kind, text) { view.message = kind ? { kind, text } : null; }
+  function announce(text) { announcer.textContent = ""; requestAnimationFrame(() => { announcer.textContent = text; }); }
 
   function refusal(error) {
     return error instanceof ApiError && error.reason && error.reason !== "UNREACHABLE"
@@ -208,29 +265,44 @@ export function showMatch(root, matchId, params, playing = false) {
     view.seat = null;
     view.selected = null;
     view.retreat = null;
+    view.plan = null;
     say("refused", `${refusal(error)}: open the seat again with its token.`);
   }
 
-  // The service said no: its sentence, or, for a token it does not know, the seat form again.
-  function refused(error) {
+  // The service said no: its sentence, after what the player asked for (`asked`), or, for a token it
+  // does not know, the seat form again.
+  function refused(error, asked) {
     if (["TOKEN_INVALID", "TOKEN_MISSING"].includes(error.reason)) forgetSeat(error);
-    else say("refused", refusal(error));
+    else say("refused", asked ? `${cap(asked)}: refused. ${refusal(error)}` : refusal(error));
   }
 
-  async function submit(action) {
+  // The element with focus in the play card, by what it does (and the group it is in), to focus it, or
+  // its group, again after a redraw.
+  function focusKey() {
+    const active = document.activeElement;
+    if (!active || !play.contains(active)) return null;
+    const groups = [];
+    for (let d = active.closest("details[data-key]"); d; d = d.parentElement.closest("details[data-key]")) groups.push(d.dataset.key);
+    return { key: active.dataset.key || active.id || null, groups };
+  }
+
+  async function submit(action, asked) {
     if (view.busy || !view.seat) return;
     view.busy = true;  // until the answer and the new position are in: a second click would send it again
+    const focused = focusKey();
     for (const b of play.querySelectorAll("button")) b.disabled = true;
     try {
       await api.submit(matchId, view.seat.token, action, view.legal ? view.legal.version : undefined);
       view.selected = null;
       view.retreat = null;
+      view.plan = null;
       say("notice", `Done: ${describeAction(action, view.scenario, view.state)}`);
     } catch (error) {
-      refused(error);
+      refused(error, asked);
+      if (view.message && view.message.kind === "refused") announce(view.message.text);
     }
     try { await refresh(); } finally { view.busy = false; }
-    show();
+    show(focused);
   }
 
   async function resign() {
@@ -244,44 +316,120 @@ export function showMatch(root, matchId, params, playing = false) {
     show();
   }
 
-  function show() { renderPlay(); redrawMap(); }
-  function tell(text) { say("hint", text); renderPlay(); }
-  function select(unit) { view.selected = unit; view.retreat = null; say(null); show(); }
-  function letGo() { view.selected = null; view.retreat = null; say(null); show(); }
+  function show(focused) { renderPlay(focused); redrawMap(); }
+  function tell(text) { say("hint", text); renderPlay(focusKey()); }
+  function select(unit) { view.selected = unit; view.retreat = null; view.plan = null; say(null); show(focusKey()); }
+  function letGo() { view.selected = null; view.retreat = null; say(null); show(focusKey()); }
 
   function actionsOf(unit) { return view.legal.actions.filter((a) => actorsOf(a).includes(unit)); }
   function own(unit) { const c = view.board.counters.get(unit); return Boolean(c) && c.side === view.seat.side; }
   function hexOf(unit) { const u = view.state.units.find((x) => x.id === unit); return u ? u.hex : null; }
+  function unitsIn(hex) { return view.state.units.filter((u) => u.hex === hex).map((u) => u.id); }
   const retreats = () => view.legal.actions.filter((a) => a.choose_retreat);
   const endOf = (path) => path[path.length - 1];
+  function reachableOf(unit) {
+    return new Set(actionsOf(unit).filter((a) => a.move || a.place_unit || a.replace)
+      .map((a) => (a.move ? a.move.to : (a.place_unit || a.replace).hex)));
+  }
+  // Own units that may join a battle against `defender` (a declaration of theirs against it is legal).
+  function joiners(defender) {
+    return view.legal.actions.filter((a) => a.declare_attack && a.declare_attack.defender === defender)
+      .flatMap((a) => a.declare_attack.attackers);
+  }
 
   function onBoard(unit, hex) {
     if (!mine() || view.busy) return;
+    if (hex) view.cursor = hex;
     if (retreats().length) return pickRetreat(hex);
+    if (view.plan) return onPlan(unit, hex);
+    const tap = click();
+    if (view.selected) {
+      const choices = actionsOf(view.selected);
+      // where the selected unit may go, even onto a unit of ours (selecting that one is a click once this one is let go)
+      if (hex && reachableOf(view.selected).has(hex) && (!unit || own(unit))) return moveTo(choices, hex);
+      if (unit && choices.some((a) => a.declare_attack && a.declare_attack.defender === unit)) return openPlan(unit, [view.selected]);
+      if (unit && own(unit)) {
+        if (unit === view.selected) return letGo();
+        if (actionsOf(unit).length) return select(unit);
+        return tell(`${unit} has nothing to do now.`);
+      }
+      if (hex && choices.some((a) => a.move || a.place_unit || a.replace)) return moveTo(choices, hex);  // the engine says why not
+      if (choices.some((a) => a.declare_attack)) {
+        return tell(unit ? `${view.selected} may attack only the units outlined red.`
+          : `${cap(tap)} an enemy unit outlined red to attack it with ${view.selected}.`);
+      }
+      return tell(`${view.selected} goes nowhere on the map now: its choices are the buttons in the play card.`);
+    }
     if (unit && own(unit)) {
-      if (unit === view.selected) return letGo();
       if (actionsOf(unit).length) return select(unit);
-      const onto = view.selected && marks().reachable.has(hexOf(unit))
-        ? ` To move ${view.selected} onto its hex, click the hex beside the counter.` : "";
-      return tell(`${unit} has nothing to do now.${onto}`);
+      return tell(`${unit} has nothing to do now.`);
     }
-    if (!view.selected) {
-      return tell(view.legal.actions.some((a) => actorsOf(a).length)
-        ? "First pick one of your units outlined green." : "Nothing to pick on the map now: the choices are below.");
-    }
-    const choices = actionsOf(view.selected);
-    const attack = unit && choices.find((a) => a.declare_attack && a.declare_attack.defender === unit);
-    if (attack) return submit(attack);
+    const here = unit ? [] : unitsIn(hex).filter((u) => own(u) && actionsOf(u).length);
+    if (here.length) return select(here[here.length - 1]);
+    return tell(view.legal.actions.some((a) => actorsOf(a).length)
+      ? `First pick one of your units outlined green${hex ? ` (${hex} has none)` : ""}.` : "Nothing to pick on the map now: the choices are in the play card.");
+  }
+
+  function moveTo(choices, hex) {
     const onMap = choices.find((a) => a.move || a.place_unit || a.replace);
-    if (onMap && hex) {  // where it may go is the engine's to judge: a refusal says why
-      if (onMap.move) return submit({ move: { unit: view.selected, to: hex } });
-      return submit({ [Object.keys(onMap)[0]]: { unit: view.selected, hex } });
+    const unit = view.selected;
+    const asked = `${onMap.move ? "moving" : onMap.place_unit ? "placing" : "bringing back"} ${unit} to ${hex}, the hex you ${click() === "tap" ? "tapped" : "clicked"}`;
+    if (onMap.move) return submit({ move: { unit, to: hex } }, asked);
+    return submit({ [Object.keys(onMap)[0]]: { unit, hex } }, asked);
+  }
+
+  // --- a battle before it is declared ---------------------------------------------------------------
+
+  function openPlan(defender, attackers) {
+    view.plan = { defender, attackers, preview: null, error: null };
+    view.selected = null;
+    say(null);
+    preview();
+  }
+
+  function onPlan(unit, hex) {
+    const plan = view.plan;
+    if (unit && own(unit)) {
+      if (plan.attackers.includes(unit)) {
+        if (plan.attackers.length === 1) return cancelPlan();
+        plan.attackers = plan.attackers.filter((a) => a !== unit);
+        return preview();
+      }
+      if (joiners(plan.defender).includes(unit)) { plan.attackers = [...plan.attackers, unit]; return preview(); }
+      return tell(`${unit} cannot join the battle for ${plan.defender} (only units outlined green can).`);
     }
-    if (choices.some((a) => a.declare_attack)) {
-      return tell(unit ? `${view.selected} may attack only the units outlined red.`
-        : `Click an enemy unit outlined red to attack it with ${view.selected}.`);
+    if (unit && unit !== plan.defender && joiners(unit).length) {  // another defender: the attackers that can reach it
+      const able = plan.attackers.filter((a) => joiners(unit).includes(a));
+      if (able.length) return openPlan(unit, able);
     }
-    return tell(`${view.selected} goes nowhere on the map now: its choices are the buttons below.`);
+    if (unit === plan.defender) return tell(`${cap(click())} "Declare the battle" to declare it, or "Cancel".`);
+    return tell(`${hex || "That"} is not part of the battle for ${plan.defender}.`);
+  }
+
+  let previewing = 0;
+  async function preview() {
+    const plan = view.plan, ticket = ++previewing;
+    plan.preview = null;
+    plan.error = null;
+    show(focusKey());
+    try {
+      const answer = await api.previewBattle(matchId, plan.defender, plan.attackers);
+      if (ticket !== previewing || view.plan !== plan) return;
+      plan.preview = answer;
+      announce(`Battle for ${plan.defender}: ${oddsSentence(answer, view.scenario)}`);
+    } catch (error) {
+      if (ticket !== previewing || view.plan !== plan) return;
+      plan.error = refusal(error);
+    }
+    show(focusKey());
+  }
+
+  function cancelPlan() { view.plan = null; say(null); show(focusKey()); }
+
+  function declare() {
+    const plan = view.plan;
+    submit({ declare_attack: { attackers: plan.attackers, defender: plan.defender } },
+      `declaring ${plan.attackers.join(" and ")} against ${plan.defender}`);
   }
 
   function pickRetreat(hex) {
@@ -289,23 +437,72 @@ export function showMatch(root, matchId, params, playing = false) {
     if (retreats().some((a) => endOf(a.choose_retreat.path) === hex)) {
       view.retreat = hex;
       say(null);
-      return show();
+      return show(focusKey());
     }
-    tell(`A retreat of ${view.legal.pending_decision.defender} cannot end in ${hex}: click a hex outlined green.`);
+    tell(`A retreat of ${view.legal.pending_decision.defender} cannot end in ${hex}: ${click()} a hex outlined in amber.`);
   }
 
-  function button(label, action, primary = false) {
-    return el("button", { class: primary ? "primary" : "", "data-action": Object.keys(action)[0], disabled: view.busy,
-      onclick: () => submit(action) }, label);
+  // --- the map by keyboard -------------------------------------------------------------------------
+
+  function describeHex(hex) {
+    const h = view.board.byId.get(hex);
+    if (!h) return "";
+    const parts = [`${hex}${h.city ? ` ${h.city}` : ""}, ${h.terrain}${h.fort ? ", fortification" : ""}`];
+    for (const u of view.state.units.filter((x) => x.hex === hex)) parts.push(unitLabel(view.board, u).replace(/, in \d+$/, ""));
+    const m = marks();
+    if (m.reachable.has(hex)) parts.push(retreats().length ? "a retreat may end here" : `${view.selected} may go here`);
+    const targets = unitsIn(hex).filter((u) => m.targets && m.targets.has(u));
+    if (targets.length) parts.push(`${view.plan ? "the defender" : "may be attacked"}`);
+    return parts.join("; ");
   }
 
-  function renderPlay() {
+  function onMapKey(event) {
+    const board = view.board;
+    if (!board) return;
+    if (event.key === "+" || event.key === "=") { zoom.zoomBy(1.4); event.preventDefault(); return; }
+    if (event.key === "-") { zoom.zoomBy(1 / 1.4); event.preventDefault(); return; }
+    if (event.key.startsWith("Arrow")) {
+      event.preventDefault();
+      const start = view.cursor || (view.selected && hexOf(view.selected))
+        || (view.state.units.find((u) => own(u.id)) || view.state.units[0] || board.hexes[0]).hex;
+      const next = view.cursor ? step(board, start, event.key) : board.byId.get(start);
+      if (!next) return;
+      view.cursor = next.id;
+      redrawMap();
+      zoom.reveal(next.x, next.y);
+      mapStatus.textContent = describeHex(next.id);
+      return;
+    }
+    if ((event.key === "Enter" || event.key === " ") && view.cursor) {
+      event.preventDefault();
+      const here = unitsIn(view.cursor);
+      const m = mine() ? marks() : {};
+      // the unit a click on the hex would find: a target, else one of ours that can act, else the one on top
+      const unit = here.find((u) => m.targets && m.targets.has(u)) || [...here].reverse().find((u) => m.movable && m.movable.has(u))
+        || here[here.length - 1] || null;
+      if (!mine()) { mapStatus.textContent = describeHex(view.cursor); return; }
+      onBoard(unit, view.cursor);
+      mapStatus.textContent = view.message && view.message.kind === "hint" ? view.message.text
+        : view.selected ? `${view.selected} selected. ${describeHex(view.cursor)}` : describeHex(view.cursor);
+    }
+  }
+
+  // --- the play card -------------------------------------------------------------------------------
+
+  function button(label, action, primary = false, key = JSON.stringify(action)) {
+    return el("button", { class: primary ? "primary" : "", "data-action": Object.keys(action)[0], "data-key": key,
+      disabled: view.busy, onclick: () => submit(action, describeAction(action, view.scenario, view.state)) }, label);
+  }
+
+  function renderPlay(focused = null) {
     play.hidden = !(playing || view.seat) || (!view.seat && over());
     if (play.hidden) return;
+    const open = new Set([...play.querySelectorAll("details[open]")].map((d) => d.dataset.key));
     const parts = [el("h2", {}, view.seat ? `Your seat: ${sideName(view.seat.side)}` : "Play")];
     const message = view.message;
     if (message) {
-      parts.push(el("div", { class: `banner ${message.kind === "notice" ? "info" : message.kind}`, id: message.kind }, message.text));
+      parts.push(el("div", { class: `banner ${message.kind === "notice" ? "info" : message.kind}`, id: message.kind,
+        role: message.kind === "refused" ? "alert" : "status" }, message.text));
     }
     if (!view.seat) {
       parts.push(seatForm());
@@ -313,12 +510,24 @@ export function showMatch(root, matchId, params, playing = false) {
       parts.push(el("p", {}, "The game is over."));
     } else {
       parts.push(...openSeats());
+      const results = resolvedNow();
+      if (results.length) parts.push(lastBattle(results[results.length - 1]));
+      if (view.summary && mine()) parts.push(summaryCard(view.summary));
       parts.push(mine() ? choices()
         : el("p", { class: "muted", id: "waiting" }, `Waiting for the ${sideName(view.state.side_to_act)} player…`));
-      parts.push(el("div", { class: "actions", style: "margin-top:.6rem" },
-        el("button", { id: "resign", disabled: view.busy, onclick: resign }, "Resign")));
+      parts.push(el("div", { class: "actions gap" },
+        el("button", { id: "resign", "data-key": "resign", disabled: view.busy, onclick: resign }, "Resign")));
     }
     fill(play, ...parts);
+    for (const details of play.querySelectorAll("details")) if (open.has(details.dataset.key)) details.open = true;
+    if (focused) {  // focus stays where it was: the same control, else its group, else the map
+      const same = focused.key && [...play.querySelectorAll("[data-key], [id]")]
+        .find((e) => (e.dataset.key || e.id) === focused.key && !e.disabled);
+      const details = [...play.querySelectorAll("details[data-key]")];
+      const group = (focused.groups || []).map((key) => details.find((d) => d.dataset.key === key)).find(Boolean);
+      const target = same || (group && group.querySelector(":scope > summary"));
+      (target || svg).focus({ preventScroll: true });
+    }
     // on a phone the card is below the map: why a tap there did nothing would go unseen (a success
     // shows on the map, which stays in view)
     if (message && message !== shownMessage && message.kind !== "notice") {
@@ -328,6 +537,26 @@ export function showMatch(root, matchId, params, playing = false) {
   }
   let shownMessage = null;
 
+  function lastBattle(result) {
+    const effects = [];
+    for (const entry of view.log.slice(result.index + 1)) {
+      const event = entry.game_event;
+      if (!event) continue;
+      if (event.battle_resolved || event.phase_started) break;
+      if (event.step_lost || event.unit_eliminated || event.unit_retreated || event.unit_advanced || event.city_captured) {
+        effects.push(describeEntry(entry, view.scenario).text);
+      }
+    }
+    return resolvedCard(result.event, effects, view.scenario);
+  }
+
+  function summaryCard(summary) {
+    return el("div", { class: "summary", id: "summary" },
+      el("h3", {}, `${summary.title}, in brief`),
+      el("ul", {}, ...summary.lines.map((line) => el("li", {}, line))),
+      el("button", { "data-key": "summary-close", onclick: () => { view.summary = null; show({ key: "resign" }); } }, "Close"));
+  }
+
   // A seat nobody holds yet: how to bring in a player or a bot.
   function openSeats() {
     return view.match.seats.filter((s) => !s.claimed).map((s) => {
@@ -335,27 +564,28 @@ export function showMatch(root, matchId, params, playing = false) {
       return el("div", { class: "invite", id: "invite" },
         el("p", {}, `The ${sideName(s.side)} seat is open. Invite a player with this link (they take the seat there):`),
         el("input", { class: "mono", readonly: true, value: link, "aria-label": "invitation link", onfocus: (e) => e.target.select() }),
-        el("p", {}, "or seat a bot (the service's gRPC address: port 50051 unless it was started with another):"),
+        el("p", {}, "or seat a bot:"),
         el("code", { class: "mono" },
-          `typhoon bot --match ${matchId} --side ${s.side} --strategy heuristic --server ${location.hostname}:50051`));
+          `typhoon bot --match ${matchId} --side ${s.side} --strategy heuristic --server ${grpcAddress()}`));
     });
   }
 
   function hint() {
     const { actions, pending_decision: pending } = view.legal;
     const kinds = new Set(actions.map((a) => Object.keys(a)[0]));
-    const release = " Click it again, or press Escape, to let go.";
+    const tap = click();
+    const release = touch() ? ` Tap it again to let go.` : " Click it again, or press Escape, to let go.";
     if (view.selected) {
       const choices = actionsOf(view.selected);
       const has = (kind) => choices.some((a) => a[kind]);
       const reach = choices.filter((a) => a.move).length;
       const targets = choices.filter((a) => a.declare_attack).length;
       let what;
-      if (has("place_unit")) what = "Click a hex to place it (green: where it may go).";
-      else if (has("replace")) what = "Click a hex to bring it back there (green: where it may go).";
-      else if (reach) what = `${reach} hex${reach > 1 ? "es" : ""} within reach (green): click one to move there `
-        + "(onto a unit of yours: click beside its counter).";
-      else if (targets) what = `Click an enemy unit outlined red to attack it (${targets} within reach).`;
+      if (has("place_unit")) what = `${cap(tap)} a hex to place it (hatched amber: where it may go).`;
+      else if (has("replace")) what = `${cap(tap)} a hex to bring it back there (hatched amber: where it may go).`;
+      else if (reach) what = `${reach} hex${reach > 1 ? "es" : ""} within reach (hatched amber): ${tap} one to move there, `
+        + `even onto a unit of yours.${targets ? ` Or ${tap} an enemy unit outlined red to plan an attack.` : ""}`;
+      else if (targets) what = `${cap(tap)} an enemy unit outlined red to see the odds of attacking it (${targets} within reach).`;
       else what = `Its choices: ${choices.map((a) => describeAction(a, view.scenario, view.state)).join("; ")} (buttons below).`;
       return el("p", { id: "selection" }, `${view.selected} selected. ${what}${release}`);
     }
@@ -366,18 +596,18 @@ export function showMatch(root, matchId, params, playing = false) {
           + `strength point${required === 1 ? "" : "s"}. `
           + "Choose whose steps go (a unit that loses its last step is eliminated).",
         attacker_loss: `Attacker loss in the battle for ${pending.defender}: choose the unit that loses a step.`,
-        retreat: view.retreat ? `${pending.defender} retreats to ${view.retreat}: confirm below, or click another hex outlined green.`
-          : `${pending.defender} must retreat: click the hex outlined green where its retreat ends.`,
+        retreat: view.retreat ? `${pending.defender} retreats to ${view.retreat}: confirm below, or ${tap} another hatched hex.`
+          : `${pending.defender} must retreat: ${tap} the hatched hex where its retreat ends.`,
         advance: `${pending.defender}'s hex is empty: advance into it?`,
-        unstack: `${pending.mover} and ${pending.unit} share ${pending.hex}: one must move on. Click the one to move.`,
+        unstack: `${pending.mover} and ${pending.unit} share ${pending.hex}: one must move on. ${cap(tap)} the one to move.`,
       }[pending.stage] || pending.stage);
     }
-    if (kinds.has("place_unit")) return el("p", { class: "muted" }, "Place a unit: pick it below, then a hex.");
+    if (kinds.has("place_unit")) return el("p", { class: "muted" }, `Place a unit: pick it below, then a hex.`);
     if (kinds.has("replace")) return el("p", { class: "muted" }, "Replacements: pick a unit below, then a hex.");
-    if (kinds.has("move")) return el("p", { class: "muted" }, "Click a unit outlined green, then where it goes.");
+    if (kinds.has("move")) return el("p", { class: "muted" }, `${cap(tap)} a unit outlined green, then where it goes.`);
     if (kinds.has("declare_attack")) {
-      return el("p", { class: "muted" }, "Declare battles: click an attacker, then the enemy unit. Add attackers the same way; "
-        + "the odds show under Battles. A declaration is final: a battle cannot be withdrawn.");
+      return el("p", { class: "muted" }, `Declare battles: ${tap} an attacker, then the enemy unit: the odds show before you `
+        + "declare, and other attackers can join. A declaration is final: a battle cannot be withdrawn.");
     }
     if (kinds.has("resolve_battle")) return el("p", { class: "muted" }, "Resolve the declared battles, one at a time.");
     return null;
@@ -387,6 +617,13 @@ export function showMatch(root, matchId, params, playing = false) {
     const { actions } = view.legal;
     const describe = (a) => describeAction(a, view.scenario, view.state);
     const out = [hint()];
+    if (view.plan) {
+      out.push(previewCard(view.plan, view.scenario, { touchWord: click(), actions: [
+        el("button", { class: "primary", id: "declare", "data-key": "declare",
+          disabled: view.busy || !view.plan.preview || !view.plan.preview.allowed, onclick: declare },
+        view.plan.preview ? `Declare the battle (${columnName(view.plan.preview.battle.column, view.scenario)})` : "Declare the battle"),
+        el("button", { id: "cancel-plan", "data-key": "cancel-plan", disabled: view.busy, onclick: cancelPlan }, "Cancel")] }));
+    }
     const row = el("div", { class: "actions", id: "choices" });
     if (view.retreat) {
       retreats().filter((a) => endOf(a.choose_retreat.path) === view.retreat).forEach((a, i) =>
@@ -407,19 +644,35 @@ export function showMatch(root, matchId, params, playing = false) {
     const trays = [...new Set(actions.filter((a) => a.place_unit || a.replace).map((a) => (a.place_unit || a.replace).unit))];
     if (trays.length) {
       out.push(el("div", { class: "actions", id: "tray" }, ...trays.map((unit) => el("button", {
-        class: view.selected === unit ? "primary" : "", "data-unit": unit, disabled: view.busy,
+        class: view.selected === unit ? "primary" : "", "data-unit": unit, "data-key": `tray:${unit}`, disabled: view.busy,
+        "aria-pressed": view.selected === unit ? "true" : "false",
         onclick: () => (view.selected === unit ? letGo() : select(unit)) }, unit))));
     }
     out.push(row);
-    const all = el("div", { class: "all-actions" }, ...actions.slice(0, 400).map((a) => button(describe(a), a)));
-    out.push(el("details", {}, el("summary", {}, `All ${actions.length} legal actions`), all));
+    out.push(everyAction(actions, describe));
     return out;
   }
 
+  // Every legal action, grouped by the unit that does it (a battle's under its first attacker), none left out.
+  function everyAction(actions, describe) {
+    const groups = new Map();
+    for (const a of actions) {
+      const unit = actorsOf(a)[0] || "";
+      if (!groups.has(unit)) groups.set(unit, []);
+      groups.get(unit).push(a);
+    }
+    const ordered = [...groups].sort(([a], [b]) => (a === "") - (b === "") || a.localeCompare(b));
+    return el("details", { id: "all-actions", "data-key": "all-actions" },
+      el("summary", {}, `All ${actions.length} legal actions, by unit`),
+      el("div", { class: "action-groups" }, ...ordered.map(([unit, list]) => el("details", { class: "action-group", "data-key": `group:${unit}`, "data-unit": unit },
+        el("summary", {}, `${unit || "Not a unit's"} (${list.length})`),
+        el("div", { class: "all-actions" }, ...list.map((a) => button(describe(a), a)))))));
+  }
+
   function seatForm() {
-    const token = el("input", { placeholder: "seat token", id: "seat-token", autocomplete: "off" });
-    const side = el("select", { id: "seat-side" }, ...view.match.seats.map((s) => el("option", { value: s.side }, sideName(s.side))));
-    const message = el("span", { class: "muted" });
+    const token = el("input", { placeholder: "seat token", id: "seat-token", autocomplete: "off", "aria-label": "seat token" });
+    const side = el("select", { id: "seat-side", "aria-label": "side" }, ...view.match.seats.map((s) => el("option", { value: s.side }, sideName(s.side))));
+    const message = el("span", { class: "muted", role: "status" });
     const free = view.match.seats.filter((s) => !s.claimed);
     const take = (seat) => {
       view.seat = seat;
@@ -432,7 +685,7 @@ export function showMatch(root, matchId, params, playing = false) {
         if (!token.value.trim()) { message.textContent = "Paste the seat's token first."; return; }
         take({ side: side.value, token: token.value.trim() });  // the service checks it on the first action
       } }, "Open seat")),
-      free.length ? el("p", {}, "or ", el("button", { onclick: async () => {
+      free.length ? el("p", {}, "or ", el("button", { id: "take-seat", onclick: async () => {
         try {
           const joined = await api.joinMatch(matchId, { side: free[0].side });
           await take({ side: joined.side, token: joined.seat_token });
@@ -453,13 +706,33 @@ export function showMatch(root, matchId, params, playing = false) {
     pending = [];
     log.prepend(...items);
     while (log.childElementCount > MAX_LOG) log.lastElementChild.remove();
+    if (!view.caughtUp && view.match && view.entries >= view.match.last_sequence) {
+      view.caughtUp = true;
+      logRegion.setAttribute("aria-live", "polite");
+    }
   }
 
   function append(entry) {
     if (!pending.length) requestAnimationFrame(flushLog);
     pending.push(entry);
+    view.log.push(entry);
     view.entries = entry.sequence;
     if (entry.version > view.version || entry.seat_claimed) refresh();  // a seat taken changes no version
+  }
+
+  // The opponent's run of actions just ended and the seat has the move: its summary, said aloud.
+  let lastToAct = null;
+  function noticeTurnChange() {
+    const toAct = view.state.side_to_act;
+    const seat = view.seat && view.seat.side;
+    if (seat && toAct === seat && lastToAct && lastToAct !== seat && view.caughtUp) {
+      const theirs = runs(view.log).filter((r) => r.side !== seat).pop();
+      if (theirs) {
+        view.summary = summarize(theirs);
+        announce(`${view.summary.title}: ${view.summary.lines.join(". ")}. Your move.`);
+      }
+    }
+    if (toAct) lastToAct = toAct;
   }
 
   let refreshing = null, again = false;
@@ -481,8 +754,11 @@ export function showMatch(root, matchId, params, playing = false) {
         view.legal = legal;
         if (view.selected && !(mine() && actionsOf(view.selected).length)) view.selected = null;
         if (view.retreat && !(mine() && retreats().length)) view.retreat = null;
+        if (view.plan && !(mine() && joiners(view.plan.defender).length)) view.plan = null;
+        if (!mine() && view.summary) view.summary = null;
+        noticeTurnChange();
         renderFacts();
-        renderPlay();
+        renderPlay(focusKey());
         redrawMap();
       } while (again && !stopped);
     })().catch((error) => {
@@ -492,13 +768,28 @@ export function showMatch(root, matchId, params, playing = false) {
     return refreshing;
   }
 
+  // On a phone the map opens zoomed in (counters are 44 px targets) on the units of the side to act.
+  function firstZoom() {
+    zoom = zoomable(svg, view.board);
+    view.zoom = zoom;
+    zoom.apply();
+    if (zoom.scale >= TARGET_ZOOM || (!touch() && innerWidth > 900)) return;  // a desktop shows the whole map
+    const side = view.seat ? view.seat.side : view.state.side_to_act;
+    const hexes = view.state.units.filter((u) => !side || (view.board.counters.get(u.id) || {}).side === side)
+      .map((u) => view.board.byId.get(u.hex)).filter(Boolean);
+    const around = hexes.length ? hexes : view.board.hexes;
+    zoom.toTargets(around.reduce((s, h) => s + h.x, 0) / around.length, around.reduce((s, h) => s + h.y, 0) / around.length);
+  }
+
   (async () => {
     try {
       const { match, state } = await api.getMatch(matchId);
       view.match = match; view.state = state; view.version = match.version;
       view.scenario = await loadScenario(match.scenario);
       view.board = prepare(view.scenario);
+      svg.setAttribute("aria-label", `Map of ${view.scenario.map.name || "the battle"}: ${view.board.hexes.length} hexes`);
       await refresh();
+      firstZoom();
       stream = watch(matchId, 0, {
         onEvent: append,
         onStatus: (status) => {

@@ -3,6 +3,7 @@
 // the browser has WebCrypto, every roll recomputed here from the revealed seed (engine/dice.py).
 
 import { api, scenario as loadScenario, wholeLog } from "./api.js";
+import { battlesTable } from "./battles.js";
 import { draw, prepare } from "./board.js";
 import { el, fill, resultText } from "./dom.js";
 import { cityList, pointsCard, turnTrack } from "./match.js";
@@ -47,7 +48,9 @@ export function showReplay(root, matchId, params) {
   let stopped = false, timer = null, poll = null;
   const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
   svg.setAttribute("class", "board");
-  const redraw = el("div", { class: "redraw" });
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", "Map at the step shown");
+  const redraw = el("div", { class: "redraw", "aria-hidden": "true" });
   const where = el("span", { class: "where", id: "where" });
   const slider = el("input", { type: "range", min: 0, max: 0, value: 0, id: "step-slider", "aria-label": "step",
     oninput: () => go(Number(slider.value)) });
@@ -58,6 +61,7 @@ export function showReplay(root, matchId, params) {
   const facts = el("div", { class: "card" });
   const track = el("div", { class: "card" });
   const current = el("div", { class: "card", id: "step-events" });
+  const battles = el("section", { class: "card", id: "battles", "aria-label": "declared battles" });
   const audit = el("div", { class: "card audit", id: "audit" }, el("h2", {}, "Dice audit"), el("p", { class: "muted" }, "Checking…"));
   const cities = el("div", { class: "card" });
   root.append(headline,
@@ -72,7 +76,7 @@ export function showReplay(root, matchId, params) {
       stepInput, playButton, where),
     el("div", { class: "match" },
       el("div", { class: "map-wrap" }, svg, redraw),
-      el("div", { class: "side" }, current, facts, audit, track, cities)));
+      el("div", { class: "side" }, current, battles, facts, audit, track, cities)));
 
   const keys = (event) => {
     if (event.target.tagName === "INPUT") return;
@@ -125,10 +129,13 @@ export function showReplay(root, matchId, params) {
     window.typhoon.redraws.push(ms);
     redraw.textContent = `map redrawn in ${ms.toFixed(1)} ms`;
     fill(current, el("h2", {}, step ? `Step ${step}: ${info.sideName} ` : "Step 0: the match at creation"),
-      el("ol", { class: "log" }, ...info.entries.map((entry) => {
+      el("ol", { class: "log", tabindex: "0", "aria-label": "what this step did" }, ...info.entries.map((entry) => {
         const { text, kind } = describeEntry(entry, view.scenario);
         return el("li", { class: kind }, el("span", { class: "seq" }, `#${entry.sequence}`), text);
       })));
+    const declared = battlesTable(state.battles, view.scenario);  // battles declared and not yet fought, with their odds
+    battles.hidden = !declared;
+    fill(battles, el("h2", {}, "Battles"), declared);
     fill(facts, el("h2", {}, "Victory points"), pointsCard(state));
     fill(track, el("h2", {}, "Turns"), ...turnTrack(view.scenario, state, view.match));
     fill(cities, el("h2", {}, "Cities"), cityList(view.scenario, state));
@@ -153,7 +160,8 @@ export function showReplay(root, matchId, params) {
       el("dl", { class: "kv" }, el("dt", {}, "commitment"), el("dd", { class: "mono" }, result.seed_commitment),
         el("dt", {}, "seed"), el("dd", { class: "mono" }, result.seed || "secret until the end"))];
     if (result.rolls.length) {
-      parts.push(el("div", { class: "rolls", title: "index: logged value (the value the seed gives)" },
+      parts.push(el("div", { class: "rolls", tabindex: "0", role: "region", "aria-label": "every die roll",
+        title: "index: logged value (the value the seed gives)" },
         ...result.rolls.map((r) => el("span", { class: r.recomputed && r.recomputed !== r.logged ? "bad" : "" },
           `#${r.index}: ${r.logged}${r.recomputed ? (r.recomputed === r.logged ? " ✓" : ` ≠ ${r.recomputed}`) : ""}`))));
     }

@@ -342,3 +342,53 @@ class VerifyMatchResponse(_message.Message):
     verdict: str
     ruleset: int
     def __init__(self, verified: _Optional[bool] = ..., finished: _Optional[bool] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., checks: _Optional[_Iterable[_Union[AuditCheck, _Mapping]]] = ..., rolls: _Optional[_Iterable[_Union[AuditRoll, _Mapping]]] = ..., problems: _Optional[_Iterable[_Union[AuditProblem, _Mapping]]] = ..., actions: _Optional[int] = ..., game_events: _Optional[int] = ..., final_state_hash: _Optional[str] = ..., summary: _Optional[str] = ..., verdict: _Optional[str] = ..., ruleset: _Optional[int] = ...) -> None: ...
+
+class PreviewBattleRequest(_message.Message):
+    __slots__ = ("match_id", "defender", "attackers")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    DEFENDER_FIELD_NUMBER: _ClassVar[int]
+    ATTACKERS_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    defender: str
+    attackers: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, match_id: _Optional[str] = ..., defender: _Optional[str] = ..., attackers: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ColumnShift(_message.Message):
+    __slots__ = ("columns", "cause", "description")
+    COLUMNS_FIELD_NUMBER: _ClassVar[int]
+    CAUSE_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    columns: int
+    cause: str
+    description: str
+    def __init__(self, columns: _Optional[int] = ..., cause: _Optional[str] = ..., description: _Optional[str] = ...) -> None: ...
+
+class BattleOutcome(_message.Message):
+    __slots__ = ("roll", "result", "description")
+    ROLL_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    roll: int
+    result: str
+    description: str
+    def __init__(self, roll: _Optional[int] = ..., result: _Optional[str] = ..., description: _Optional[str] = ...) -> None: ...
+
+class PreviewBattleResponse(_message.Message):
+    __slots__ = ("version", "battle", "strength", "weather", "attack_factor", "shift_causes", "outcomes", "allowed")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    BATTLE_FIELD_NUMBER: _ClassVar[int]
+    STRENGTH_FIELD_NUMBER: _ClassVar[int]
+    WEATHER_FIELD_NUMBER: _ClassVar[int]
+    ATTACK_FACTOR_FIELD_NUMBER: _ClassVar[int]
+    SHIFT_CAUSES_FIELD_NUMBER: _ClassVar[int]
+    OUTCOMES_FIELD_NUMBER: _ClassVar[int]
+    ALLOWED_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    battle: _match_pb2.Battle
+    strength: str
+    weather: str
+    attack_factor: str
+    shift_causes: _containers.RepeatedCompositeFieldContainer[ColumnShift]
+    outcomes: _containers.RepeatedCompositeFieldContainer[BattleOutcome]
+    allowed: bool
+    def __init__(self, version: _Optional[int] = ..., battle: _Optional[_Union[_match_pb2.Battle, _Mapping]] = ..., strength: _Optional[str] = ..., weather: _Optional[str] = ..., attack_factor: _Optional[str] = ..., shift_causes: _Optional[_Iterable[_Union[ColumnShift, _Mapping]]] = ..., outcomes: _Optional[_Iterable[_Union[BattleOutcome, _Mapping]]] = ..., allowed: _Optional[bool] = ...) -> None: ...

@@ -94,6 +94,11 @@ class MatchServiceStub:
                 request_serializer=typhoon_dot_v1_dot_match__service__pb2.VerifyMatchRequest.SerializeToString,
                 response_deserializer=typhoon_dot_v1_dot_match__service__pb2.VerifyMatchResponse.FromString,
                 _registered_method=True)
+        self.PreviewBattle = channel.unary_unary(
+                '/typhoon.v1.MatchService/PreviewBattle',
+                request_serializer=typhoon_dot_v1_dot_match__service__pb2.PreviewBattleRequest.SerializeToString,
+                response_deserializer=typhoon_dot_v1_dot_match__service__pb2.PreviewBattleResponse.FromString,
+                _registered_method=True)
 
 
 class MatchServiceServicer:
@@ -197,6 +202,17 @@ class MatchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PreviewBattle(self, request, context):
+        """The battle a declaration would make, before it is made (a declaration is final): its odds, each
+        column shift with its cause, and what each die roll would do, from the engine. Read-only, no
+        token; refused with the declaration's own reason (INVALID_ARGUMENT: NOT_ADJACENT,
+        ALREADY_ATTACKING, WRONG_PHASE...) when that declaration is not legal now.
+        REST: GET /v1/matches/{match_id}/battle-preview?defender=...&attackers=...&attackers=...
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -259,6 +275,11 @@ def add_MatchServiceServicer_to_server(servicer, server):
                     servicer.VerifyMatch,
                     request_deserializer=typhoon_dot_v1_dot_match__service__pb2.VerifyMatchRequest.FromString,
                     response_serializer=typhoon_dot_v1_dot_match__service__pb2.VerifyMatchResponse.SerializeToString,
+            ),
+            'PreviewBattle': grpc.unary_unary_rpc_method_handler(
+                    servicer.PreviewBattle,
+                    request_deserializer=typhoon_dot_v1_dot_match__service__pb2.PreviewBattleRequest.FromString,
+                    response_serializer=typhoon_dot_v1_dot_match__service__pb2.PreviewBattleResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -585,6 +606,33 @@ class MatchService:
             '/typhoon.v1.MatchService/VerifyMatch',
             typhoon_dot_v1_dot_match__service__pb2.VerifyMatchRequest.SerializeToString,
             typhoon_dot_v1_dot_match__service__pb2.VerifyMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PreviewBattle(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/typhoon.v1.MatchService/PreviewBattle',
+            typhoon_dot_v1_dot_match__service__pb2.PreviewBattleRequest.SerializeToString,
+            typhoon_dot_v1_dot_match__service__pb2.PreviewBattleResponse.FromString,
             options,
             channel_credentials,
             insecure,

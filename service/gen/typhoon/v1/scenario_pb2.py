@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19typhoon/v1/scenario.proto\x12\ntyphoon.v1\x1a\x1cgoogle/protobuf/struct.proto\"\x9b\x01\n\x06MapHex\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0e\n\x06\x63olumn\x18\x02 \x01(\x05\x12\x0b\n\x03row\x18\x03 \x01(\x05\x12\x0f\n\x07terrain\x18\x04 \x01(\t\x12\x0c\n\x04\x63ity\x18\x05 \x01(\t\x12\x0f\n\x07\x63\x61pital\x18\x06 \x01(\x08\x12\x0c\n\x04\x66ort\x18\x07 \x01(\x08\x12\r\n\x05setup\x18\x08 \x01(\t\x12\x0c\n\x04rail\x18\t \x03(\t\x12\r\n\x05river\x18\n \x03(\t\"B\n\nEntryHexes\x12\x0e\n\x06soviet\x18\x01 \x03(\t\x12\x0e\n\x06german\x18\x02 \x03(\t\x12\x14\n\x0csoviet_extra\x18\x03 \x03(\t\"\xb5\x01\n\x08MapBoard\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x63olumns\x18\x02 \x01(\x05\x12\x0c\n\x04rows\x18\x03 \x01(\x05\x12\x0c\n\x04grid\x18\x04 \x01(\t\x12!\n\x05hexes\x18\x05 \x03(\x0b\x32\x12.typhoon.v1.MapHex\x12\x11\n\twest_edge\x18\x06 \x03(\t\x12\x11\n\teast_edge\x18\x07 \x03(\t\x12%\n\x05\x65ntry\x18\x08 \x01(\x0b\x32\x16.typhoon.v1.EntryHexes\"u\n\x07\x43ounter\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04side\x18\x03 \x01(\t\x12\x0c\n\x04type\x18\x04 \x01(\t\x12\x0c\n\x04size\x18\x05 \x01(\t\x12\x0c\n\x04\x66ull\x18\x06 \x01(\x05\x12\x0c\n\x04half\x18\x07 \x01(\x05\x12\n\n\x02ma\x18\x08 \x01(\x05\"\'\n\x06\x43rtRow\x12\x0c\n\x04roll\x18\x01 \x01(\x05\x12\x0f\n\x07results\x18\x02 \x03(\t\"k\n\x12\x43ombatResultsTable\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x63olumns\x18\x02 \x03(\t\x12\x14\n\x0c\x62\x65low_lowest\x18\x03 \x01(\t\x12 \n\x04rows\x18\x04 \x03(\x0b\x32\x12.typhoon.v1.CrtRow\"\xf4\x01\n\x0cWeatherRules\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x11\n\tmax_hexes\x18\x03 \x01(\x05\x12\x13\n\x0brail_exempt\x18\x04 \x01(\x08\x12\x15\n\rattack_factor\x18\x05 \x01(\t\x12=\n\x0bma_modifier\x18\x06 \x03(\x0b\x32(.typhoon.v1.WeatherRules.MaModifierEntry\x12\x18\n\x10winter_attrition\x18\x07 \x01(\x08\x1a\x31\n\x0fMaModifierEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"\xcf\x01\n\nTurnRecord\x12\x0c\n\x04turn\x18\x01 \x01(\x05\x12\r\n\x05\x64\x61tes\x18\x02 \x01(\t\x12\x0f\n\x07weather\x18\x03 \x01(\t\x12>\n\x0creplacements\x18\x04 \x03(\x0b\x32(.typhoon.v1.TurnRecord.ReplacementsEntry\x12\x10\n\x08variable\x18\x05 \x01(\t\x12\x0c\n\x04tank\x18\x06 \x01(\x08\x1a\x33\n\x11ReplacementsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"6\n\x10ScenarioPoolUnit\x12\n\n\x02id\x18\x01 \x01(\t\x12\x16\n\x0e\x61vailable_from\x18\x02 \x01(\x05\"\xd2\x02\n\rScenarioSetup\x12\x35\n\x06soviet\x18\x01 \x03(\x0b\x32%.typhoon.v1.ScenarioSetup.SovietEntry\x12\x17\n\x0fsoviet_strength\x18\x02 \x01(\t\x12\x46\n\x0fgerman_standard\x18\x03 \x03(\x0b\x32-.typhoon.v1.ScenarioSetup.GermanStandardEntry\x12\x17\n\x0fgerman_strength\x18\x04 \x01(\t\x12*\n\x04pool\x18\x05 \x03(\x0b\x32\x1c.typhoon.v1.ScenarioPoolUnit\x1a-\n\x0bSovietEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x35\n\x13GermanStandardEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"d\n\x0cVictoryRules\x12\x13\n\x0b\x65limination\x18\x01 \x01(\x05\x12\x0c\n\x04\x63ity\x18\x02 \x01(\x05\x12\x0f\n\x07\x63\x61pital\x18\x03 \x01(\x05\x12 \n\x18\x63\x61pital_occupation_bonus\x18\x04 \x01(\x05\"\x93\x03\n\x08Scenario\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x12\n\nfirst_turn\x18\x03 \x01(\x05\x12\x11\n\tlast_turn\x18\x04 \x01(\x05\x12!\n\x03map\x18\x05 \x01(\x0b\x32\x14.typhoon.v1.MapBoard\x12%\n\x08\x63ounters\x18\x06 \x03(\x0b\x32\x13.typhoon.v1.Counter\x12+\n\x03\x63rt\x18\x07 \x01(\x0b\x32\x1e.typhoon.v1.CombatResultsTable\x12)\n\x07weather\x18\x08 \x03(\x0b\x32\x18.typhoon.v1.WeatherRules\x12%\n\x05turns\x18\t \x03(\x0b\x32\x16.typhoon.v1.TurnRecord\x12(\n\x05setup\x18\n \x01(\x0b\x32\x19.typhoon.v1.ScenarioSetup\x12)\n\x07victory\x18\x0b \x01(\x0b\x32\x18.typhoon.v1.VictoryRules\x12\'\n\x08sequence\x18\x0c \x03(\x0b\x32\x15.typhoon.v1.TurnPhase\"U\n\tTurnPhase\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04side\x18\x02 \x01(\t\x12\x0c\n\x04kind\x18\x03 \x01(\t\x12\x0e\n\x06movers\x18\x04 \x01(\t\x12\x0e\n\x06option\x18\x05 \x01(\t\"\x80\x01\n\x0bMatchOption\x12\x0c\n\x04name\x18\x01 \x01(\t\x12&\n\x06values\x18\x02 \x03(\x0b\x32\x16.google.protobuf.Value\x12-\n\rdefault_value\x18\x03 \x01(\x0b\x32\x16.google.protobuf.Value\x12\x0c\n\x04rule\x18\x04 \x01(\t\"F\n\x0cOptionPreset\x12\x0c\n\x04name\x18\x01 \x01(\t\x12(\n\x07options\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\"S\n\x0fScenarioSummary\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x12\n\nfirst_turn\x18\x03 \x01(\x05\x12\x11\n\tlast_turn\x18\x04 \x01(\x05\x42t\n\x0e\x63om.typhoon.v1B\rScenarioProtoP\x01Z#typhoon/gen/go/typhoon/v1;typhoonv1\xa2\x02\x03TXX\xaa\x02\nTyphoon.V1\xca\x02\nTyphoon\\V1\xea\x02\x0bTyphoon::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19typhoon/v1/scenario.proto\x12\ntyphoon.v1\x1a\x1cgoogle/protobuf/struct.proto\"\x9b\x01\n\x06MapHex\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0e\n\x06\x63olumn\x18\x02 \x01(\x05\x12\x0b\n\x03row\x18\x03 \x01(\x05\x12\x0f\n\x07terrain\x18\x04 \x01(\t\x12\x0c\n\x04\x63ity\x18\x05 \x01(\t\x12\x0f\n\x07\x63\x61pital\x18\x06 \x01(\x08\x12\x0c\n\x04\x66ort\x18\x07 \x01(\x08\x12\r\n\x05setup\x18\x08 \x01(\t\x12\x0c\n\x04rail\x18\t \x03(\t\x12\r\n\x05river\x18\n \x03(\t\"B\n\nEntryHexes\x12\x0e\n\x06soviet\x18\x01 \x03(\t\x12\x0e\n\x06german\x18\x02 \x03(\t\x12\x14\n\x0csoviet_extra\x18\x03 \x03(\t\"\xb5\x01\n\x08MapBoard\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x63olumns\x18\x02 \x01(\x05\x12\x0c\n\x04rows\x18\x03 \x01(\x05\x12\x0c\n\x04grid\x18\x04 \x01(\t\x12!\n\x05hexes\x18\x05 \x03(\x0b\x32\x12.typhoon.v1.MapHex\x12\x11\n\twest_edge\x18\x06 \x03(\t\x12\x11\n\teast_edge\x18\x07 \x03(\t\x12%\n\x05\x65ntry\x18\x08 \x01(\x0b\x32\x16.typhoon.v1.EntryHexes\"u\n\x07\x43ounter\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04side\x18\x03 \x01(\t\x12\x0c\n\x04type\x18\x04 \x01(\t\x12\x0c\n\x04size\x18\x05 \x01(\t\x12\x0c\n\x04\x66ull\x18\x06 \x01(\x05\x12\x0c\n\x04half\x18\x07 \x01(\x05\x12\n\n\x02ma\x18\x08 \x01(\x05\"\'\n\x06\x43rtRow\x12\x0c\n\x04roll\x18\x01 \x01(\x05\x12\x0f\n\x07results\x18\x02 \x03(\t\"\xe6\x01\n\x12\x43ombatResultsTable\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x63olumns\x18\x02 \x03(\t\x12\x14\n\x0c\x62\x65low_lowest\x18\x03 \x01(\t\x12 \n\x04rows\x18\x04 \x03(\x0b\x32\x12.typhoon.v1.CrtRow\x12\x45\n\x0cresult_names\x18\x05 \x03(\x0b\x32/.typhoon.v1.CombatResultsTable.ResultNamesEntry\x1a\x32\n\x10ResultNamesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xf4\x01\n\x0cWeatherRules\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x11\n\tmax_hexes\x18\x03 \x01(\x05\x12\x13\n\x0brail_exempt\x18\x04 \x01(\x08\x12\x15\n\rattack_factor\x18\x05 \x01(\t\x12=\n\x0bma_modifier\x18\x06 \x03(\x0b\x32(.typhoon.v1.WeatherRules.MaModifierEntry\x12\x18\n\x10winter_attrition\x18\x07 \x01(\x08\x1a\x31\n\x0fMaModifierEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"\xcf\x01\n\nTurnRecord\x12\x0c\n\x04turn\x18\x01 \x01(\x05\x12\r\n\x05\x64\x61tes\x18\x02 \x01(\t\x12\x0f\n\x07weather\x18\x03 \x01(\t\x12>\n\x0creplacements\x18\x04 \x03(\x0b\x32(.typhoon.v1.TurnRecord.ReplacementsEntry\x12\x10\n\x08variable\x18\x05 \x01(\t\x12\x0c\n\x04tank\x18\x06 \x01(\x08\x1a\x33\n\x11ReplacementsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"6\n\x10ScenarioPoolUnit\x12\n\n\x02id\x18\x01 \x01(\t\x12\x16\n\x0e\x61vailable_from\x18\x02 \x01(\x05\"\xd2\x02\n\rScenarioSetup\x12\x35\n\x06soviet\x18\x01 \x03(\x0b\x32%.typhoon.v1.ScenarioSetup.SovietEntry\x12\x17\n\x0fsoviet_strength\x18\x02 \x01(\t\x12\x46\n\x0fgerman_standard\x18\x03 \x03(\x0b\x32-.typhoon.v1.ScenarioSetup.GermanStandardEntry\x12\x17\n\x0fgerman_strength\x18\x04 \x01(\t\x12*\n\x04pool\x18\x05 \x03(\x0b\x32\x1c.typhoon.v1.ScenarioPoolUnit\x1a-\n\x0bSovietEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x35\n\x13GermanStandardEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"d\n\x0cVictoryRules\x12\x13\n\x0b\x65limination\x18\x01 \x01(\x05\x12\x0c\n\x04\x63ity\x18\x02 \x01(\x05\x12\x0f\n\x07\x63\x61pital\x18\x03 \x01(\x05\x12 \n\x18\x63\x61pital_occupation_bonus\x18\x04 \x01(\x05\"\x93\x03\n\x08Scenario\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x12\n\nfirst_turn\x18\x03 \x01(\x05\x12\x11\n\tlast_turn\x18\x04 \x01(\x05\x12!\n\x03map\x18\x05 \x01(\x0b\x32\x14.typhoon.v1.MapBoard\x12%\n\x08\x63ounters\x18\x06 \x03(\x0b\x32\x13.typhoon.v1.Counter\x12+\n\x03\x63rt\x18\x07 \x01(\x0b\x32\x1e.typhoon.v1.CombatResultsTable\x12)\n\x07weather\x18\x08 \x03(\x0b\x32\x18.typhoon.v1.WeatherRules\x12%\n\x05turns\x18\t \x03(\x0b\x32\x16.typhoon.v1.TurnRecord\x12(\n\x05setup\x18\n \x01(\x0b\x32\x19.typhoon.v1.ScenarioSetup\x12)\n\x07victory\x18\x0b \x01(\x0b\x32\x18.typhoon.v1.VictoryRules\x12\'\n\x08sequence\x18\x0c \x03(\x0b\x32\x15.typhoon.v1.TurnPhase\"U\n\tTurnPhase\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04side\x18\x02 \x01(\t\x12\x0c\n\x04kind\x18\x03 \x01(\t\x12\x0e\n\x06movers\x18\x04 \x01(\t\x12\x0e\n\x06option\x18\x05 \x01(\t\"\x80\x01\n\x0bMatchOption\x12\x0c\n\x04name\x18\x01 \x01(\t\x12&\n\x06values\x18\x02 \x03(\x0b\x32\x16.google.protobuf.Value\x12-\n\rdefault_value\x18\x03 \x01(\x0b\x32\x16.google.protobuf.Value\x12\x0c\n\x04rule\x18\x04 \x01(\t\"F\n\x0cOptionPreset\x12\x0c\n\x04name\x18\x01 \x01(\t\x12(\n\x07options\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\"S\n\x0fScenarioSummary\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x12\n\nfirst_turn\x18\x03 \x01(\x05\x12\x11\n\tlast_turn\x18\x04 \x01(\x05\x42t\n\x0e\x63om.typhoon.v1B\rScenarioProtoP\x01Z#typhoon/gen/go/typhoon/v1;typhoonv1\xa2\x02\x03TXX\xaa\x02\nTyphoon.V1\xca\x02\nTyphoon\\V1\xea\x02\x0bTyphoon::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,6 +33,8 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'typhoon.v1.scenario_pb2', _
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\016com.typhoon.v1B\rScenarioProtoP\001Z#typhoon/gen/go/typhoon/v1;typhoonv1\242\002\003TXX\252\002\nTyphoon.V1\312\002\nTyphoon\\V1\352\002\013Typhoon::V1'
+  _globals['_COMBATRESULTSTABLE_RESULTNAMESENTRY']._loaded_options = None
+  _globals['_COMBATRESULTSTABLE_RESULTNAMESENTRY']._serialized_options = b'8\001'
   _globals['_WEATHERRULES_MAMODIFIERENTRY']._loaded_options = None
   _globals['_WEATHERRULES_MAMODIFIERENTRY']._serialized_options = b'8\001'
   _globals['_TURNRECORD_REPLACEMENTSENTRY']._loaded_options = None
@@ -51,34 +53,36 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_COUNTER']._serialized_end=598
   _globals['_CRTROW']._serialized_start=600
   _globals['_CRTROW']._serialized_end=639
-  _globals['_COMBATRESULTSTABLE']._serialized_start=641
-  _globals['_COMBATRESULTSTABLE']._serialized_end=748
-  _globals['_WEATHERRULES']._serialized_start=751
-  _globals['_WEATHERRULES']._serialized_end=995
-  _globals['_WEATHERRULES_MAMODIFIERENTRY']._serialized_start=946
-  _globals['_WEATHERRULES_MAMODIFIERENTRY']._serialized_end=995
-  _globals['_TURNRECORD']._serialized_start=998
-  _globals['_TURNRECORD']._serialized_end=1205
-  _globals['_TURNRECORD_REPLACEMENTSENTRY']._serialized_start=1154
-  _globals['_TURNRECORD_REPLACEMENTSENTRY']._serialized_end=1205
-  _globals['_SCENARIOPOOLUNIT']._serialized_start=1207
-  _globals['_SCENARIOPOOLUNIT']._serialized_end=1261
-  _globals['_SCENARIOSETUP']._serialized_start=1264
-  _globals['_SCENARIOSETUP']._serialized_end=1602
-  _globals['_SCENARIOSETUP_SOVIETENTRY']._serialized_start=1502
-  _globals['_SCENARIOSETUP_SOVIETENTRY']._serialized_end=1547
-  _globals['_SCENARIOSETUP_GERMANSTANDARDENTRY']._serialized_start=1549
-  _globals['_SCENARIOSETUP_GERMANSTANDARDENTRY']._serialized_end=1602
-  _globals['_VICTORYRULES']._serialized_start=1604
-  _globals['_VICTORYRULES']._serialized_end=1704
-  _globals['_SCENARIO']._serialized_start=1707
-  _globals['_SCENARIO']._serialized_end=2110
-  _globals['_TURNPHASE']._serialized_start=2112
-  _globals['_TURNPHASE']._serialized_end=2197
-  _globals['_MATCHOPTION']._serialized_start=2200
-  _globals['_MATCHOPTION']._serialized_end=2328
-  _globals['_OPTIONPRESET']._serialized_start=2330
-  _globals['_OPTIONPRESET']._serialized_end=2400
-  _globals['_SCENARIOSUMMARY']._serialized_start=2402
-  _globals['_SCENARIOSUMMARY']._serialized_end=2485
+  _globals['_COMBATRESULTSTABLE']._serialized_start=642
+  _globals['_COMBATRESULTSTABLE']._serialized_end=872
+  _globals['_COMBATRESULTSTABLE_RESULTNAMESENTRY']._serialized_start=822
+  _globals['_COMBATRESULTSTABLE_RESULTNAMESENTRY']._serialized_end=872
+  _globals['_WEATHERRULES']._serialized_start=875
+  _globals['_WEATHERRULES']._serialized_end=1119
+  _globals['_WEATHERRULES_MAMODIFIERENTRY']._serialized_start=1070
+  _globals['_WEATHERRULES_MAMODIFIERENTRY']._serialized_end=1119
+  _globals['_TURNRECORD']._serialized_start=1122
+  _globals['_TURNRECORD']._serialized_end=1329
+  _globals['_TURNRECORD_REPLACEMENTSENTRY']._serialized_start=1278
+  _globals['_TURNRECORD_REPLACEMENTSENTRY']._serialized_end=1329
+  _globals['_SCENARIOPOOLUNIT']._serialized_start=1331
+  _globals['_SCENARIOPOOLUNIT']._serialized_end=1385
+  _globals['_SCENARIOSETUP']._serialized_start=1388
+  _globals['_SCENARIOSETUP']._serialized_end=1726
+  _globals['_SCENARIOSETUP_SOVIETENTRY']._serialized_start=1626
+  _globals['_SCENARIOSETUP_SOVIETENTRY']._serialized_end=1671
+  _globals['_SCENARIOSETUP_GERMANSTANDARDENTRY']._serialized_start=1673
+  _globals['_SCENARIOSETUP_GERMANSTANDARDENTRY']._serialized_end=1726
+  _globals['_VICTORYRULES']._serialized_start=1728
+  _globals['_VICTORYRULES']._serialized_end=1828
+  _globals['_SCENARIO']._serialized_start=1831
+  _globals['_SCENARIO']._serialized_end=2234
+  _globals['_TURNPHASE']._serialized_start=2236
+  _globals['_TURNPHASE']._serialized_end=2321
+  _globals['_MATCHOPTION']._serialized_start=2324
+  _globals['_MATCHOPTION']._serialized_end=2452
+  _globals['_OPTIONPRESET']._serialized_start=2454
+  _globals['_OPTIONPRESET']._serialized_end=2524
+  _globals['_SCENARIOSUMMARY']._serialized_start=2526
+  _globals['_SCENARIOSUMMARY']._serialized_end=2609
 # @@protoc_insertion_point(module_scope)

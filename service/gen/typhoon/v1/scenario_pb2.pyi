@@ -90,16 +90,25 @@ class CrtRow(_message.Message):
     def __init__(self, roll: _Optional[int] = ..., results: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CombatResultsTable(_message.Message):
-    __slots__ = ("name", "columns", "below_lowest", "rows")
+    __slots__ = ("name", "columns", "below_lowest", "rows", "result_names")
+    class ResultNamesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     NAME_FIELD_NUMBER: _ClassVar[int]
     COLUMNS_FIELD_NUMBER: _ClassVar[int]
     BELOW_LOWEST_FIELD_NUMBER: _ClassVar[int]
     ROWS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_NAMES_FIELD_NUMBER: _ClassVar[int]
     name: str
     columns: _containers.RepeatedScalarFieldContainer[str]
     below_lowest: str
     rows: _containers.RepeatedCompositeFieldContainer[CrtRow]
-    def __init__(self, name: _Optional[str] = ..., columns: _Optional[_Iterable[str]] = ..., below_lowest: _Optional[str] = ..., rows: _Optional[_Iterable[_Union[CrtRow, _Mapping]]] = ...) -> None: ...
+    result_names: _containers.ScalarMap[str, str]
+    def __init__(self, name: _Optional[str] = ..., columns: _Optional[_Iterable[str]] = ..., below_lowest: _Optional[str] = ..., rows: _Optional[_Iterable[_Union[CrtRow, _Mapping]]] = ..., result_names: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class WeatherRules(_message.Message):
     __slots__ = ("id", "title", "max_hexes", "rail_exempt", "attack_factor", "ma_modifier", "winter_attrition")

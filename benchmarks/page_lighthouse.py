@@ -1,0 +1,99 @@
+"""Lighthouse's performance score of the page at mobile settings (its default: a mid-range phone, a
+slow 4G network, 4× CPU slowdown), for the lobby and a match page, against the goal of 90 — a figure,
+not a test.
+
+    .venv/bin/python benchmarks/page_lighthouse.py [--actions 150] [--runs 3]
+
+Starts `typhoon serve` (embedded Redis), plays a random match for ``--actions`` actions over gRPC (a
+match page then loads that log and follows it live), and runs Lighthouse (npm's ``lighthouse``, pinned
+below, installed into ~/.cache/typhoon on first use) with Debian's chromium, ``--runs`` times per page:
+prints the median score and its metrics (total blocking time, largest contentful paint, first
+contentful paint, cumulative layout shift) and the bytes transferred. Needs node, npm and
+/usr/bin/chromium (`apt-get install chromium`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from clients.client import TyphoonClient  # noqa: E402
+from service.processes import ServeProcess  # noqa: E402
+
+#: Lighthouse 13 wants Node 22; 12.2.3 runs on this machine's Node 20.
+LIGHTHOUSE = "12.2.3"
+CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "typhoon" / f"lighthouse-{LIGHTHOUSE}"
+GOAL = 90
+FLAGS = "--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking " \
+        "--disable-component-update --disable-sync --disable-dev-shm-usage"
+
+
+def lighthouse_cli() -> Path:
+    cli = CACHE / "node_modules" / "lighthouse" / "cli" / "index.js"
+    if not cli.exists():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["npm", "install", "--silent", "--no-audit", "--no-fund", "-E", f"lighthouse@{LIGHTHOUSE}",
+                        "--prefix", str(CACHE)], check=True)
+    return cli
+
+
+def audit(cli: Path, url: str) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.json"
+        subprocess.run(["node", str(cli), url, "--only-categories=performance", "--output=json",
+                        f"--output-path={report}", f"--chrome-flags={FLAGS}", "--quiet"],
+                       check=True, env=dict(os.environ, CHROME_PATH="/usr/bin/chromium"), timeout=300)
+        data = json.loads(report.read_text())
+    audits = data["audits"]
+    return {"score": round(data["categories"]["performance"]["score"] * 100),
+            "tbt_ms": audits["total-blocking-time"]["numericValue"],
+            "lcp_ms": audits["largest-contentful-paint"]["numericValue"],
+            "fcp_ms": audits["first-contentful-paint"]["numericValue"],
+            "cls": audits["cumulative-layout-shift"]["numericValue"],
+            "kb": audits["total-byte-weight"]["numericValue"] / 1024}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--actions", type=int, default=150)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    cli = lighthouse_cli()
+    with tempfile.TemporaryDirectory() as data_dir:
+        server = ServeProcess("--data-dir", data_dir).start()
+        try:
+            with TyphoonClient(server.target) as client:
+                match, tokens = client.create_match("standard", seats=[("german", "Bock"), ("soviet", "Zhukov")])
+                chooser = random.Random("lighthouse")
+                for _ in range(args.actions):
+                    legal = client.legal_actions(match.match_id)
+                    if not legal.side_to_act:
+                        break
+                    client.submit(match.match_id, tokens[legal.side_to_act], chooser.choice(legal.actions),
+                                  expected_version=legal.version)
+            pages = {"lobby": f"{server.base_url}/#/", "match page": f"{server.base_url}/#/match/{match.match_id}"}
+            print(f"Lighthouse {LIGHTHOUSE}, mobile settings, median of {args.runs} runs; goal: performance >= {GOAL}")
+            for name, url in pages.items():
+                runs = [audit(cli, url) for _ in range(args.runs)]
+                median = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
+                print(f"{name:>10}: performance {median['score']:.0f} ({median['score'] / GOAL:.2f} of the goal; runs "
+                      f"{[r['score'] for r in runs]}), total blocking time {median['tbt_ms']:.0f} ms, LCP "
+                      f"{median['lcp_ms']:.0f} ms, FCP {median['fcp_ms']:.0f} ms, CLS {median['cls']:.3f}, "
+                      f"{median['kb']:.0f} KiB transferred")
+        finally:
+            server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
