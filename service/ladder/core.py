@@ -559,7 +559,10 @@ class Ladder:
                 deadline = time.monotonic() + self.config.interval / 2
                 while (left := deadline - time.monotonic()) > 0:
                     try:
-                        update = await asyncio.wait_for(changes.get(), left)
+                        # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a cancellation that
+                        # lands as the queue hands an update, and a closed stream would then seek on forever
+                        async with asyncio.timeout(left):
+                            update = await changes.get()
                     except TimeoutError:
                         break
                     quiet_since = time.monotonic()

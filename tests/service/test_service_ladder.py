@@ -209,7 +209,9 @@ def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(tmp_path)
 
         async def paired() -> list[lapi.LadderMatch]:
             waiting = [asyncio.ensure_future(next_match(seek)) for seek in seeks]
+            deadline = time.monotonic() + 60  # generous on a busy machine; a hang is a failure, not a stuck suite
             while not all(w.done() for w in waiting):
+                assert time.monotonic() < deadline, "no match paired in 60 s"
                 await first.pair_round()
                 await asyncio.sleep(0.05)
             return [w.result() for w in waiting]

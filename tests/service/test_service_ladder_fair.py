@@ -34,6 +34,19 @@ def redis_url(tmp_path_factory):
     redis.stop()
 
 
+#: The longest a test waits for a stream's item or its closing (a busy machine is slow, a hang is a failure).
+STREAM_WAIT = 60
+
+
+async def bounded(awaitable):
+    """``awaitable``'s result, or a clear failure after STREAM_WAIT seconds (never a hung suite)."""
+    try:
+        async with asyncio.timeout(STREAM_WAIT):
+            return await awaitable
+    except TimeoutError:
+        raise AssertionError(f"nothing from the stream in {STREAM_WAIT} s") from None
+
+
 def unique(name: str) -> str:
     return f"{name}-{uuid.uuid4().hex[:8]}"
 
@@ -109,17 +122,17 @@ class Seeking:
         if future is not None:
             future.cancel()
             with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                await future
-        await self.streams[player_id].aclose()
+                await bounded(future)
+        await bounded(self.streams[player_id].aclose())
         self.streams[player_id] = await self.ladder.seek(lapi.SeekRequest(), CallContext(token=self.keys[player_id]))
 
     async def close(self) -> None:
         for future in self.waiting.values():
             future.cancel()
             with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                await future
+                await bounded(future)
         for stream in self.streams.values():
-            await stream.aclose()
+            await bounded(stream.aclose())
 
 
 async def play(core: MatchService, match: dict[str, lapi.LadderMatch], actions: int) -> None:
@@ -274,10 +287,10 @@ def test_keys_are_drawn_hashed_rotated_and_revoked(redis_url):
                        grpc.StatusCode.RESOURCE_EXHAUSTED, "PLAYER_QUOTA")
         # rotation by the player's own key: the old key is dead at once, an open Seek stream with it ends
         stream = await ladder.seek(lapi.SeekRequest(heartbeat_seconds=1), CallContext(token=key))
-        await anext(stream)
+        await bounded(anext(stream))
         rotated = (await ladder.rotate_player_key(lapi.RotatePlayerKeyRequest(player_id=player_id),
                                                   CallContext(token=key))).api_key
-        await _refused(anext(stream), grpc.StatusCode.UNAUTHENTICATED, "KEY_INVALID")
+        await _refused(bounded(anext(stream)), grpc.StatusCode.UNAUTHENTICATED, "KEY_INVALID")
         await _refused(ladder.seek(lapi.SeekRequest(), CallContext(token=key)), grpc.StatusCode.UNAUTHENTICATED,
                        "KEY_INVALID")
         await (await ladder.seek(lapi.SeekRequest(), CallContext(token=rotated))).aclose()
