@@ -8,6 +8,8 @@ import engine
 from clients.client import TyphoonClient, TyphoonError, as_time_control
 from clients.ladder import cli_ladder_bot
 from clients.sdk import Bot, BotError, checked_options, checked_strategy, parse_params
+from clients.tls import add_arguments as add_tls_arguments
+from clients.tls import from_args as tls_from_args
 
 
 def cli_bot(args) -> int:
@@ -22,8 +24,9 @@ def cli_bot(args) -> int:
         return 2
     match_id = args.match
     created_tokens: dict[str, str] = {}
+    tls = tls_from_args(args)
     if not match_id:
-        with TyphoonClient(args.server) as client:
+        with TyphoonClient(args.server, tls=tls) as client:
             match, created_tokens = client.create_match(args.scenario, options=options,
                                                         seats=[(args.side or "german", args.name or "")],
                                                         time_control=args.time_control)
@@ -44,7 +47,7 @@ def cli_bot(args) -> int:
     token = args.token or created_tokens.get(side)
     bot = Bot(args.strategy, args.server, match_id=match_id, side=side, token=token, player_name=args.name or "",
               seed=args.seed, params=params, retry_seconds=args.retry_seconds, idle_timeout=args.idle_timeout,
-              on_action=on_action)
+              on_action=on_action, tls=tls)
     if not token:
         try:
             seat = bot.claim()
@@ -100,6 +103,7 @@ def register(commands) -> None:
     bot.add_argument("--concurrency", type=int, default=1, help="with --ladder: matches at once (default 1); the "
                                                                    "first SIGTERM or Ctrl-C stops seeking and lets "
                                                                    "the matches in progress end, a second quits")
+    add_tls_arguments(bot)
 
     def run(args) -> int:
         if args.ladder:

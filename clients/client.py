@@ -36,6 +36,7 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
+from clients.tls import ClientTls, open_channel
 from service.gen.typhoon.v1 import actions_pb2, match_pb2, match_service_pb2_grpc
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.match import convert
@@ -283,11 +284,11 @@ class TyphoonClient:
     backing off up to 2 s) while the service is unreachable or shutting down, and after the time a rate
     limit says (up to ``rate_limit_patience`` seconds of waiting per call; 0: never); SubmitAction, Resign
     and CreateMatch keep their request id and CreateMatch and JoinMatch their seat tokens, so none of
-    them applies twice."""
+    them applies twice. ``tls`` (a :class:`clients.tls.ClientTls`) talks TLS to a service that serves it."""
 
     def __init__(self, target: str, *, timeout: float = 30.0, retries: int = 8,
                  channel: grpc.Channel | None = None, rate_limit_patience: float = RATE_LIMIT_PATIENCE,
-                 metadata: Iterable[tuple[str, str]] = ()) -> None:
+                 metadata: Iterable[tuple[str, str]] = (), tls: ClientTls | None = None) -> None:
         """``metadata``: sent with every call besides the token (a proxy, or a load test standing for
         clients behind one, sends ``x-forwarded-for``)."""
         self.target = target
@@ -295,7 +296,7 @@ class TyphoonClient:
         self.retries = retries
         self.rate_limit_patience = rate_limit_patience
         self.metadata = list(metadata)
-        self.channel = channel or grpc.insecure_channel(target, options=[
+        self.channel = channel or open_channel(target, tls, options=[
             ("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reconnect_backoff_ms", 1000)])
         self.stub = match_service_pb2_grpc.MatchServiceStub(self.channel)
 

@@ -43,6 +43,9 @@ from tabulate import tabulate
 from clients.client import RATE_LIMIT_PATIENCE, TRANSIENT_CODES, ReconnectingStream, TyphoonError, patiently
 from clients.ladder_audit import cli_audit
 from clients.sdk import OWN_WATCH, Bot, BotResult, as_strategy, checked_strategy, parse_params
+from clients.tls import ClientTls, open_channel
+from clients.tls import add_arguments as add_tls_arguments
+from clients.tls import from_args as tls_from_args
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import ladder_service_pb2_grpc
 from service.gen.typhoon.v1 import match_service_pb2 as api
@@ -68,13 +71,14 @@ class LadderClient:
     ``rate_limit_patience`` seconds of waiting per call)."""
 
     def __init__(self, target: str, *, timeout: float = 30.0, retries: int = 8,
-                 rate_limit_patience: float = RATE_LIMIT_PATIENCE, metadata: Iterable[tuple[str, str]] = ()) -> None:
+                 rate_limit_patience: float = RATE_LIMIT_PATIENCE, metadata: Iterable[tuple[str, str]] = (),
+                 tls: ClientTls | None = None) -> None:
         self.target = target
         self.timeout = timeout
         self.retries = retries
         self.rate_limit_patience = rate_limit_patience
         self.metadata = list(metadata)  # sent with every call (see TyphoonClient)
-        self.channel = grpc.insecure_channel(target, options=[
+        self.channel = open_channel(target, tls, options=[
             ("grpc.initial_reconnect_backoff_ms", 100), ("grpc.min_reconnect_backoff_ms", 100),
             ("grpc.max_reconnect_backoff_ms", 1000)])
         self.stub = ladder_service_pb2_grpc.LadderServiceStub(self.channel)
@@ -253,8 +257,10 @@ class LadderBot:
                  params: dict[str, Any] | None = None, retry_seconds: float = 300.0, heartbeat_seconds: int = 5,
                  factory: Callable[[LadderMatch], Any] | None = None,
                  on_start: Callable[[LadderMatch], None] | None = None,
-                 on_end: Callable[[LadderMatch, BotResult | None, BaseException | None], None] | None = None) -> None:
+                 on_end: Callable[[LadderMatch, BotResult | None, BaseException | None], None] | None = None,
+                 tls: ClientTls | None = None) -> None:
         self.strategy = strategy
+        self.tls = tls
         self.factory = factory
         self.target = target
         self.key = key
@@ -266,7 +272,7 @@ class LadderBot:
         self.on_start = on_start
         self.on_end = on_end
         self.record = LadderRecord()
-        self.client = LadderClient(target)
+        self.client = LadderClient(target, tls=tls)
         self._stopped = threading.Event()
         self._seek: Seek | None = None
         self._bots: dict[str, tuple[Bot, threading.Thread]] = {}
@@ -339,7 +345,8 @@ class LadderBot:
             if match.match_id in self._bots:
                 return  # sent again after a reconnection: already playing it
             bot = Bot(self._strategy_for(match), self.target, match_id=match.match_id, side=match.side,
-                      token=match.seat_token, retry_seconds=self.retry_seconds, updates=queue.Queue())
+                      token=match.seat_token, retry_seconds=self.retry_seconds, tls=self.tls,
+                      updates=queue.Queue())
             if self._stopped.is_set():  # stop_seeking() came meanwhile
                 bot.updates.put(OWN_WATCH)
             thread = threading.Thread(target=self._run_bot, args=(match, bot), daemon=True,
@@ -400,7 +407,7 @@ def _key_of(args, option: str, variable: str) -> str:
 
 
 def cli_register_owner(args) -> int:
-    with LadderClient(args.server) as client:
+    with LadderClient(args.server, tls=tls_from_args(args)) as client:
         owner, key = client.register_owner(args.name)
     print(f"registered owner {owner.name} as {owner.owner_id}")
     print(f"owner key (shown only now; keep it): {key}")
@@ -409,7 +416,7 @@ def cli_register_owner(args) -> int:
 
 
 def cli_owner(args) -> int:
-    with LadderClient(args.server) as client:
+    with LadderClient(args.server, tls=tls_from_args(args)) as client:
         owner = client.owner(args.owner_id)
         players = [client.player(player_id) for player_id in owner.player_ids]
     print(f"{owner.name} ({owner.owner_id}), registered {owner.registered_at.ToJsonString()[:19].replace('T', ' ')} UTC"
@@ -420,7 +427,7 @@ def cli_owner(args) -> int:
 
 
 def cli_register(args) -> int:
-    with LadderClient(args.server) as client:
+    with LadderClient(args.server, tls=tls_from_args(args)) as client:
         player, key = client.register(args.name, args.description,
                                       owner_key=_key_of(args, "--owner-key", "TYPHOON_OWNER_KEY"))
     print(f"registered {player.name} as {player.player_id} (owner {player.owner})")
@@ -446,14 +453,14 @@ def _key_command(change):
     """``typhoon ladder rotate-key|revoke-key ID [--owner] --key KEY``: ``change(client, args, key)`` says what it did."""
     def run(args) -> int:
         key = _key_of(args, "--key", "TYPHOON_LADDER_KEY")
-        with LadderClient(args.server) as client:
+        with LadderClient(args.server, tls=tls_from_args(args)) as client:
             print(change(client, args, key))
         return 0
     return run
 
 
 def cli_leaderboard(args) -> int:
-    with LadderClient(args.server) as client:
+    with LadderClient(args.server, tls=tls_from_args(args)) as client:
         players = client.standings() if args.all else list(client.leaderboard(args.size).players)
         ladder = client.ladder()
     if not players:
@@ -467,7 +474,7 @@ def cli_leaderboard(args) -> int:
 
 
 def cli_player(args) -> int:
-    with LadderClient(args.server) as client:
+    with LadderClient(args.server, tls=tls_from_args(args)) as client:
         try:
             player = client.player(player_id=args.player)
         except TyphoonError as error:
@@ -513,7 +520,7 @@ def cli_ladder_bot(args) -> int:
 
     bot = LadderBot(args.strategy, args.ladder, args.key, concurrency=args.concurrency, seed=args.seed,
                     params=params, retry_seconds=args.retry_seconds, on_start=None if args.quiet else started,
-                    on_end=ended)
+                    on_end=ended, tls=tls_from_args(args))
     print(f"{args.strategy} seeks ladder matches on {args.ladder}, {args.concurrency} at a time (SIGTERM or "
           f"Ctrl-C: stop seeking and finish the matches in progress; again: quit at once)", flush=True)
     return run_until_stopped(bot)
@@ -585,6 +592,7 @@ def register(commands) -> None:
 
     def server(parser) -> None:
         parser.add_argument("--server", default="127.0.0.1:50051", help="the service's gRPC address")
+        add_tls_arguments(parser)
 
     owner = sub.add_parser("owner", help="owners: the people or teams that run players")
     owner_sub = owner.add_subparsers(dest="owner_command", required=True)

@@ -34,7 +34,7 @@ from typing import IO, Any
 from google.protobuf import json_format
 
 import engine
-from engine.ruleset import UNVERSIONED
+from engine.ruleset import UNVERSIONED, played
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.match import convert
@@ -165,12 +165,15 @@ class Replay:
         self.options = convert.struct_to_dict(created.options)
         revealed = [e.seed_revealed.seed for e in events if e.WhichOneof("kind") == "seed_revealed"]
         self.seed = revealed[0] if revealed else None
+        # a match plays under its own ruleset; one this engine does not play is replayed under the engine's
+        ruleset = self.ruleset if self.ruleset in engine.RULESETS else engine.RULESET
         if self.seed is not None:
-            game = engine.new_game(self.scenario, self.options, seed=self.seed)
+            game = engine.new_game(self.scenario, self.options, seed=self.seed, ruleset=ruleset)
         else:
             rolls = sorted((e.game_event.die_rolled.index, e.game_event.die_rolled.value) for e in events
                            if e.WhichOneof("kind") == "game_event" and e.game_event.WhichOneof("kind") == "die_rolled")
-            game = engine.new_game(self.scenario, self.options, seed="", fixed_dice=[v for _, v in rolls])
+            game = engine.new_game(self.scenario, self.options, seed="", fixed_dice=[v for _, v in rolls],
+                                   ruleset=ruleset)
         self.steps: list[Step] = [Step(0, 1, "", None, [], game.clone())]
         self.stopped_at: tuple[int, str] | None = None
         current: Step | None = None
@@ -253,8 +256,8 @@ def _load(args) -> Source:
 
 
 def _warn_other_ruleset(replay: Replay) -> None:
-    if replay.ruleset != engine.RULESET:
-        print(f"warning: played under ruleset {replay.ruleset}; this engine plays ruleset {engine.RULESET}: the "
+    if replay.ruleset not in engine.RULESETS:
+        print(f"warning: played under ruleset {replay.ruleset}; this engine plays {played()}: the "
               f"positions are this engine's replay of the actions and may differ from the match", file=sys.stderr)
 
 

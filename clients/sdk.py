@@ -54,6 +54,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_expone
 import engine
 from clients.client import TRANSIENT_CODES, Seat, TyphoonClient, TyphoonError
 from clients.strategies.base import FunctionStrategy
+from clients.tls import ClientTls, open_channel
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.match import convert
@@ -148,6 +149,7 @@ class Bot:
     ``updates``: a queue another thread fills with the match's MatchUpdates (with the seat's legal
     actions and state), ``None`` to end: the bot then opens no stream of its own (a LadderBot feeds its
     bots from its one Seek stream).
+    ``tls`` (a :class:`clients.tls.ClientTls`) talks TLS to a service that serves it.
     """
 
     def __init__(self, strategy: Any, target: str | None = None, *, match_id: str, side: str = "",
@@ -156,7 +158,7 @@ class Bot:
                  idle_timeout: float | None = None, heartbeat_seconds: int = 5,
                  on_action: Callable[[Bot, int, engine.Action, float], None] | None = None,
                  on_wait: Callable[[Bot, int], None] | None = None,
-                 updates: queue.Queue | None = None) -> None:
+                 updates: queue.Queue | None = None, tls: ClientTls | None = None) -> None:
         if client is None and target is None:
             raise ValueError("give the service's address (target) or a TyphoonClient (client)")
         if token and not side:
@@ -165,7 +167,7 @@ class Bot:
         self.name = getattr(self.strategy, "name", type(self.strategy).__name__)
         self._owns_client = client is None
         # the bot does its own retrying (longer, with tenacity): the client's quick retries are off
-        self.client = client or TyphoonClient(target, retries=0, channel=grpc.insecure_channel(target, options=[
+        self.client = client or TyphoonClient(target, retries=0, channel=open_channel(target, tls, options=[
             ("grpc.initial_reconnect_backoff_ms", 100), ("grpc.min_reconnect_backoff_ms", 100),
             ("grpc.max_reconnect_backoff_ms", 1000)]))  # quick to find a restarted service
         self.match_id = match_id

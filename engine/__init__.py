@@ -22,7 +22,7 @@ from .events import EVENTS, Event, event_from_json
 from .game import Game, new_game
 from .options import OPTIONS, Options
 from .position import PositionError, game_from_position
-from .ruleset import RULESET
+from .ruleset import RULESET, RULESETS
 from .victory import Result
 
 __all__ = [
@@ -30,7 +30,7 @@ __all__ = [
     "ChooseFrostbite", "ChooseLosses", "ChooseRetreat", "DesignateTank", "RollAttrition",
     "CloseDeclarations", "DataError", "DeclareAttack", "DeclineAdvance", "EndPhase", "Event", "Game",
     "IllegalAction", "Move", "OPTIONS", "Options", "PlaceUnit", "PositionError", "RULESET", "Reason", "Replace",
-    "Resign",
+    "Resign", "RULESETS",
     "ResolveBattle", "Restore", "Result", "Scenario", "StandardSetup", "TimeForfeit", "action_from_json", "die_roll",
     "describe_options", "describe_presets", "describe_scenario", "event_from_json", "game_from_position", "load_scenario", "new_game", "scenario_ids", "seed_commitment",
 ]

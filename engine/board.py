@@ -14,8 +14,8 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from .errors import DataError
 from .hexgrid import DIRECTIONS, OPPOSITE, distance, format_hex, parse_hex, step
@@ -47,6 +47,8 @@ class Board:
     east_edge: frozenset[int]
     entry: dict[str, frozenset[int]]
     distances: tuple[tuple[int, ...], ...]  # distances[a][b]: hexes between a and b, precomputed for speed
+    #: searches kept for the map's lifetime (engine.movement.free_reach): not part of the map's value
+    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def id_of(self, hex_index: int) -> str:
         return self.ids[hex_index]

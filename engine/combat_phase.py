@@ -45,7 +45,17 @@ class CombatPhase:
     """Mixin of :class:`engine.game.Game`: declaring and resolving battles."""
 
     def _possible_attacks(self) -> list[tuple[str, str]]:
-        """(attacker, defender) pairs that could still be declared."""
+        """(attacker, defender) pairs that could still be declared (kept while no unit moves and no attacker
+        is added: the phase's settling and its listing ask in turn)."""
+        key = (self._positions["german"], self._positions["soviet"], len(self.ps.attacking), self.turn, self.phase)
+        cached = self._attacks_cache
+        if cached is not None and cached[0] is self.ps and cached[1] == key:
+            return cached[2]
+        pairs = self._attacks_now()
+        self._attacks_cache = (self.ps, key, pairs)
+        return pairs
+
+    def _attacks_now(self) -> list[tuple[str, str]]:
         side = self.phase.side
         at, counters, neighbours = self.at, self.counters, self.board.neighbours
         ps = self.ps
@@ -62,7 +72,13 @@ class CombatPhase:
 
     def _combat_actions(self) -> list[Action]:
         if self.ps.declaring:
-            actions: list[Action] = [DeclareAttack((a,), d) for a, d in self._possible_attacks()]
+            declarations = self._declarations
+            actions: list[Action] = []
+            for pair in self._possible_attacks():
+                declaration = declarations.get(pair)
+                if declaration is None:
+                    declaration = declarations[pair] = DeclareAttack((pair[0],), pair[1])
+                actions.append(declaration)
             if self.options.war_of_attrition:
                 actions.extend(Assault(a, 1) for a in self._assault_candidates())
             actions.append(CloseDeclarations())
@@ -322,7 +338,8 @@ class CombatPhase:
         enemy = other(side)
         start = self.hex_of[unit]
         friendly = {h for h, u in self.at.items() if u != unit and self.counters[u].side == side}
-        return retreat.retreat_options(self.board, start, friendly, self._units_of(enemy), self._zoc(enemy))
+        return retreat.retreat_options(self.board, start, friendly, self._units_of(enemy), self._zoc(enemy),
+                                       ruleset=self.ruleset)
 
     def _decide(self, context: Pending, action: Action, chained: bool = False) -> None:
         if isinstance(action, ChooseLosses):

@@ -279,14 +279,15 @@ class CombatTable:
         Below the first column (say 1:1) the odds levels go on as 1:2, 1:3, ... numbered -1, -2, ...,
         so that column shifts move an attack one odds level at a time there too.
         """
+        num, den = attack.numerator, attack.denominator  # in whole numbers: Fraction arithmetic is slow
         column = -1
         for index, (a, d) in enumerate(self.ratios):
-            if attack * d >= defence * a:
+            if num * d >= defence * a * den:
                 column = index
         if column == -1:
             a, d = self.ratios[0]
             level = d + 1  # the next level below a:d, reading the first ratio as 1:d
-            while attack * level * a < defence:
+            while num * level * a < defence * den:
                 level += 1
             column = -(level - d)
         return column

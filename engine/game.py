@@ -29,6 +29,7 @@ from .actions import (  # noqa: F401
     ChooseLosses,
     EndPhase,
     Move,
+    Replace,
     Resign,
     StandardSetup,
     TimeForfeit,
@@ -49,10 +50,11 @@ from .events import (
     TurnStarted,
     UnitEliminated,
 )
-from .movement_phase import MovementPhase
+from .movement_phase import MovementPhase, action_table
 from .options import Options
 from .phase_state import Pending, PhaseState
 from .replacement_phase import ReplacementPhase
+from .ruleset import RULESET, known, played
 from .sequence import SETUP, Phase, other, turn_phases
 from .setup_phase import SetupPhase
 from .supply_phase import SupplyPhase
@@ -63,11 +65,12 @@ STATE_FORMAT = 1
 
 
 def new_game(scenario: str | Scenario = "standard", options: Options | dict | None = None, seed: str = "",
-             fixed_dice: Iterable[int] = ()) -> "Game":
+             fixed_dice: Iterable[int] = (), ruleset: int = RULESET) -> "Game":
     """A game at its start: the Soviets set up, the German player to place his counters.
 
     Options the scenario cannot play (the Advanced Combat Results Table, whose table the rules do not
-    give) raise IllegalAction(OPTION_UNAVAILABLE).
+    give) raise IllegalAction(OPTION_UNAVAILABLE); a ruleset the engine does not play (see
+    :mod:`engine.ruleset`) raises IllegalAction(UNKNOWN_RULESET).
     """
     if isinstance(scenario, str):
         try:
@@ -76,7 +79,7 @@ def new_game(scenario: str | Scenario = "standard", options: Options | dict | No
             raise IllegalAction(Reason.UNKNOWN_SCENARIO, str(error.args[0])) from None
     if not isinstance(options, Options):
         options = Options.from_json(options)
-    return Game(scenario, options, seed, tuple(fixed_dice))
+    return Game(scenario, options, seed, tuple(fixed_dice), ruleset)
 
 
 def combat_table(scenario: Scenario, options: Options) -> CombatTable:
@@ -101,7 +104,12 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
     change it with :meth:`apply`, which returns the events the action caused.
     """
 
-    def __init__(self, scenario: Scenario, options: Options, seed: str, fixed_dice: tuple[int, ...] = ()) -> None:
+    def __init__(self, scenario: Scenario, options: Options, seed: str, fixed_dice: tuple[int, ...] = (),
+                 ruleset: int = RULESET) -> None:
+        if not known(ruleset):
+            raise IllegalAction(Reason.UNKNOWN_RULESET, f"ruleset {ruleset!r} is not one this engine plays "
+                                                        f"({played()})")
+        self.ruleset = ruleset
         self.scenario = scenario
         self.board = scenario.board
         self.counters: dict[str, CounterInfo] = scenario.counters
@@ -131,10 +139,18 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         self._positions = {side: 0 for side in SIDES}  # bumped whenever a unit of that side moves
         self._zoc_cache: dict[str, tuple[int, frozenset[int]]] = {}
         self._comm_cache: dict[str, tuple[int, frozenset[int]]] = {}
+        self._supply_cache: dict[str, tuple[tuple[int, int, int], dict[int, int]]] = {}
         self._reach_cache: dict[str, movement.Reach] = {}
-        self._moves_cache: dict[str, dict[int, Move]] = {}
+        self._move_table = action_table(Move, self.board.ids)
+        self._replace_table = action_table(Replace, self.board.ids)
+        self._rules_cache: dict[str, movement.MoveRules] = {}
         self._units_cache: dict[str, tuple[int, dict[int, str]]] = {}
         self._legal_cache: list[Action] | None = None
+        self._attacks_cache: tuple[PhaseState, tuple, list[tuple[str, str]]] | None = None
+        self._declarations: dict[tuple[str, str], Action] = {}  # shared DeclareAttack values (immutable)
+        self._rules_made: dict[tuple, movement.MoveRules] = {}  # shared MoveRules values (immutable)
+        self._city_bits = tuple((h, 1 << i) for i, h in enumerate(sorted(self.board.cities)))
+        self._reset_movement()
         for hex_index, unit in scenario.soviet_setup.items():
             self._put(unit, hex_index)
             if not scenario.soviet_setup_full:
@@ -223,9 +239,9 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
             raise IllegalAction(Reason.GAME_OVER, "the game is over")
         execute = self._check(action)
         self._events = []
+        self._legal_cache = None
         execute()
         self._settle()
-        self._legal_cache = None
         events, self._events = self._events, []
         return events
 
@@ -385,7 +401,8 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         phase = self.phase
         self.ps = PhaseState()
         self._reach_cache = {}
-        self._moves_cache = {}
+        self._rules_cache = {}
+        self._reset_movement()
         if phase.kind == "replacement":
             self.ps.points = self._replacement_points(phase.side)
             self.ps.attrition_rolls = self._attrition_rolls(phase.side)
@@ -418,15 +435,22 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         self._emit(GameEnded(result.winner, result.reason, result.points["german"], result.points["soviet"]))
 
     def _settle(self) -> None:
-        """Move on past every phase in which the player to act has nothing left to decide."""
+        """Move on past every phase in which the player to act has nothing left to decide (keeping the
+        legal actions it lists to find out, when the player has some)."""
         while not self.outcome and not self.ps.pending and not self.ps.stack:
             kind = self.phase.kind
             if kind == "supply":
                 done = True
             elif kind == "replacement":
-                done = self._replacement_actions() in ([], [EndPhase()])
+                actions = self._replacement_actions()
+                done = actions in ([], [EndPhase()])
+                if not done:
+                    self._legal_cache = actions
             elif kind == "movement":
-                done = not self._can_move()
+                actions = self._movement_actions()
+                done = len(actions) == 1  # only ending the phase (a stack is never settled: see the loop)
+                if not done:
+                    self._legal_cache = actions
             elif kind == "combat":
                 if self.ps.declaring and not self._possible_attacks():
                     if not self.ps.battles:
@@ -459,9 +483,12 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         twin.ps = self.ps.copy()
         twin._zoc_cache = dict(self._zoc_cache)
         twin._comm_cache = dict(self._comm_cache)
+        twin._supply_cache = dict(self._supply_cache)
         twin._reach_cache = dict(self._reach_cache)
-        twin._moves_cache = dict(self._moves_cache)
+        twin._rules_cache = dict(self._rules_cache)
         twin._units_cache = dict(self._units_cache)
+        twin._empty_segs = dict(self._empty_segs)
+        twin._friend_segs = dict(self._friend_segs)
         twin._events = []
         return twin
 
@@ -474,7 +501,7 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
             if unit in self.hex_of:
                 units.append({"id": unit, "hex": ids[self.hex_of[unit]],
                               "strength": "half" if unit in self.reduced else "full"})
-        return {
+        state = {
             "format": STATE_FORMAT,
             "scenario": self.scenario.id,
             "options": self.options.to_json(),
@@ -509,6 +536,9 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
             },
             "result": self.outcome.to_json() if self.outcome else None,
         }
+        if self.ruleset >= 3:  # written from ruleset 3 on, so that a ruleset-2 state keeps its hash
+            state["ruleset"] = self.ruleset
+        return state
 
     def canonical_json(self) -> str:
         """``json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))``: the text of the state

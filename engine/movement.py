@@ -6,8 +6,8 @@ The search is a cheapest-path search over movement points that honours the rules
 * a unit that enters an enemy zone of control stops there (it may always leave the one it starts in,
   but coming back into its start hex is entering it);
 * friendly units may be passed through;
-* each hex costs its terrain cost (forest 2) unless the phase makes every hex cost 1 (rail movement,
-  mud's one hex per phase).
+* each hex costs its terrain cost (forest 2) unless the phase makes every hex cost 1 (rail movement;
+  mud's one hex per phase under rulesets 1 and 2, where ruleset 3 gives 1 MA and keeps the forest's 2).
 
 Example (path C of the rules' movement example): a unit whose first hex is in an enemy zone of control
 stops there, so nothing beyond that hex is reachable through it.
@@ -15,7 +15,8 @@ stops there, so nothing beyond that hex is reachable through it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Sequence
 
 from .errors import IllegalAction, Reason
@@ -36,11 +37,13 @@ class MoveRules:
 
 @dataclass
 class Reach:
-    """Every hex a unit can end its move in, with the cheapest way there."""
+    """Every hex a unit can end its move in, with the cheapest way there; ``rank``: hex → its place in
+    ``cost``'s order (the order the search found the hexes in)."""
 
     start: int
     cost: dict[int, int]
     parent: dict[int, int]
+    rank: dict[int, int] = field(default_factory=dict)
 
     def path_to(self, dest: int) -> tuple[int, ...]:
         path = [dest]
@@ -91,9 +94,56 @@ def search(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc
 
 
 def reach(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc: frozenset[int]) -> Reach:
-    best, parent = search(start, rules, enemy_units, enemy_zoc)
+    """Every hex the unit in ``start`` can end its move in: :func:`search` without cities, written out for
+    speed. The cost of entering a hex is the hex's own, and hexes are taken in order of cost, so the
+    first way found into a hex is a cheapest one: the search never revisits a hex (the same labels, costs,
+    parents and order of discovery as :func:`search`, which keeps the first of equal ways too)."""
+    neighbours, costs, allowance = rules.neighbours, rules.costs, rules.allowance
+    if costs is None:
+        costs = _ones(len(neighbours))
+    best = {start: 0}
+    parent: dict[int, int] = {}
+    seen = set(enemy_units)  # enemy units, and every hex already weighed (a later way costs no less)
+    seen.add(start)
+    buckets: list[list[int]] = [[] for _ in range(allowance + 1)]
+    frontier = [start]  # the start hex is left even when in an enemy zone of control
+    for spent in range(allowance):  # a hex reached with the whole allowance spent goes no further
+        for here in frontier:
+            if spent and here in enemy_zoc:
+                continue
+            for nxt in neighbours[here]:
+                if nxt in seen:
+                    continue
+                seen.add(nxt)
+                total = spent + costs[nxt]
+                if total <= allowance:
+                    best[nxt] = total
+                    parent[nxt] = here
+                    buckets[total].append(nxt)
+        frontier = buckets[spent + 1]
     del best[start]
-    return Reach(start, best, parent)
+    return Reach(start, best, parent, dict(zip(best, range(len(best)))))
+
+
+def reach_among(board: "Board", start: int, rules: MoveRules, enemy_units: set[int] | dict,
+                 enemy_zoc: frozenset[int]) -> Reach:
+    """:func:`reach`, taken from the reach with no enemy on the map when no enemy unit or zone of control
+    lies within it (then the search would find the same hexes, costs, parents and order: enemy units out
+    of reach and zones of control nobody enters change nothing). Those are kept on the board, per start
+    hex and kind of movement, for as long as the map is loaded (a few thousand at most)."""
+    key = (start, rules.allowance, rules.neighbours is board.rail_links, rules.costs is None)
+    free = board.memo.get(key)
+    if free is None:
+        free = board.memo[key] = reach(start, rules, (), frozenset())
+    hexes = free.cost.keys()
+    if hexes.isdisjoint(enemy_zoc) and hexes.isdisjoint(enemy_units):
+        return free
+    return reach(start, rules, enemy_units, enemy_zoc)
+
+
+@lru_cache(maxsize=None)
+def _ones(size: int) -> tuple[int, ...]:
+    return (1,) * size
 
 
 def preferred_path(start: int, dest: int, rules: MoveRules, enemy_units: set[int] | dict,
@@ -141,7 +191,10 @@ def check_path(unit: str, start: int, path: Sequence[int], rules: MoveRules, ene
                                 f"of control at {ids[here]}{again}")
         spent += rules.costs[nxt] if rules.costs is not None else 1
         if spent > rules.allowance:
-            if rules.kind == "mud":
+            if rules.kind == "mud" and board.forest[nxt] and rules.costs is not None:
+                why = (f"in mud a unit has {rules.allowance} MA and a forest hex costs "
+                       f"{rules.costs[nxt]}")
+            elif rules.kind == "mud":
                 why = "in mud a unit moves one hex per phase"
             else:
                 why = f"that takes {spent} movement points and it has {rules.allowance}"

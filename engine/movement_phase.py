@@ -6,6 +6,8 @@ movement phase, so each unit's reach is computed once per phase.
 
 from __future__ import annotations
 
+from bisect import bisect
+from itertools import filterfalse
 from typing import TYPE_CHECKING
 
 from . import movement
@@ -15,11 +17,57 @@ from .events import UnitMoved
 from .sequence import other
 
 if TYPE_CHECKING:
+    from .data import CounterInfo
     from .game import Game  # noqa: F401
 
 
+#: The actions of a kind of every unit to every hex of a map ((kind, the map's hex ids) → unit → action by
+#: hex index), each made once: every phase offers the same moves (and replacements) again, and they are
+#: immutable values, so sharing them changes nothing.
+_TABLES: dict[tuple[type, tuple[str, ...]], "ActionTable"] = {}
+
+END_PHASE = EndPhase()
+
+
+class ActionTable(dict):
+    """unit → [kind(unit, hex) for every hex of the map, by index], each row made on first use."""
+
+    def __init__(self, kind: type, ids: tuple[str, ...]) -> None:
+        super().__init__()
+        self.kind = kind
+        self.ids = ids
+
+    def __missing__(self, unit: str) -> list[Action]:
+        row = self[unit] = [self.kind(unit, hex_id) for hex_id in self.ids]
+        return row
+
+
+def action_table(kind: type, ids: tuple[str, ...]) -> ActionTable:
+    """The shared ``kind(unit, hex)`` actions (Move, Replace) on the map whose hex ids are ``ids``."""
+    table = _TABLES.get((kind, ids))
+    if table is None:
+        table = _TABLES[(kind, ids)] = ActionTable(kind, ids)
+    return table
+
+
 class MovementPhase:
-    """Mixin of :class:`engine.game.Game`: moving units."""
+    """Mixin of :class:`engine.game.Game`: moving units.
+
+    A movement phase changes the board one move at a time, and its legal actions change only where a move
+    touches them, so they are kept between actions (enemies do not move during the phase): each unit's
+    reach is searched once a phase; each unit still to move keeps its *segments*, the hexes of its reach
+    that are empty (in the reach's order) and those of friendly units it could move onto and swap with
+    (in the order of the units still to move). A move from one hex to an empty one then patches the
+    segments of the units whose reach holds one of the two hexes: the hex left is put back in order, the
+    hex entered taken out, the mover's hex taken out of the others' swaps; a unit left with or without an
+    empty hex (a change of whether others may move onto it) has the swaps onto it listed again. A move
+    that stacks two units (rare) drops them all.
+    """
+
+    def _reset_movement(self) -> None:
+        self._unmoved_cache: list[str] | None = None
+        self._empty_segs: dict[str, tuple[list[int], list[Move]]] = {}
+        self._friend_segs: dict[str, tuple[list[int], list[Move]]] = {}
 
     def _movers(self, unmoved: list[str] | None = None) -> list[str]:
         """Units that may move now: the unit another has moved onto, or else every unit that may still
@@ -29,18 +77,38 @@ class MovementPhase:
         return self._unmoved() if unmoved is None else unmoved
 
     def _unmoved(self) -> list[str]:
-        """Units that may still move in this phase."""
+        """Units that may still move in this phase (kept between the phase's actions)."""
+        cached = self._unmoved_cache
+        if cached is not None:
+            return cached
         side, movers, moved = self.phase.side, self.phase.movers, self.ps.moved
         hex_of, counters = self.hex_of, self.counters
         if movers == "rail":
             eligible = self.ps.rail_eligible
-            return [u for u, c in counters.items() if u in hex_of and u not in moved
-                    and (u in eligible or (c.side == side and c.type == "tank"))]
-        return [u for u, c in counters.items()
-                if c.side == side and u in hex_of and u not in moved and (movers == "all" or c.type == "panzer")]
+            cached = [u for u, c in counters.items() if u in hex_of and u not in moved
+                      and (u in eligible or (c.side == side and c.type == "tank"))]
+        else:
+            cached = [u for u, c in counters.items()
+                      if c.side == side and u in hex_of and u not in moved and (movers == "all" or c.type == "panzer")]
+        self._unmoved_cache = cached
+        return cached
 
     def _move_rules(self, unit: str) -> movement.MoveRules:
+        """How ``unit`` moves in this phase (worked out once a phase)."""
+        rules = self._rules_cache.get(unit)
+        if rules is None:
+            rules = self._rules_cache[unit] = self._rules_now(unit)
+        return rules
+
+    def _rules_now(self, unit: str) -> movement.MoveRules:
         counter = self.counters[unit]
+        key = (counter.type, counter.ma, self.phase.movers, self.weather_id)
+        rules = self._rules_made.get(key)
+        if rules is None:
+            rules = self._rules_made[key] = self._rules_of(counter)
+        return rules
+
+    def _rules_of(self, counter: CounterInfo) -> movement.MoveRules:
         weather = self.weather()
         allowance = max(0, counter.ma + weather.ma_modifier.get(counter.type, 0))
         if self.phase.movers == "rail":
@@ -49,58 +117,86 @@ class MovementPhase:
             lines = self.board.neighbours if counter.type == "tank" else self.board.rail_links
             return movement.MoveRules(allowance, lines, None, "rail")
         if weather.max_hexes is not None:
-            return movement.MoveRules(min(allowance, weather.max_hexes), self.board.neighbours, None, "mud")
+            # ruling 50 (ruleset 3): "Units at 1 MA", and a forest hex costs 2, so it cannot be entered;
+            # rulesets 1 and 2 let the one hex be any hex (ruling 5)
+            costs = self.board.move_cost if self.ruleset >= 3 else None
+            return movement.MoveRules(min(allowance, weather.max_hexes), self.board.neighbours, costs, "mud")
         return movement.MoveRules(allowance, self.board.neighbours, self.board.move_cost, "normal")
 
     def _reach(self, unit: str) -> movement.Reach:
         """Where ``unit`` can go this phase; enemies do not move during it, so this is computed once."""
         cached = self._reach_cache.get(unit)
         if cached is None or cached.start != self.hex_of[unit]:
-            enemy = other(self.side_of(unit))
-            cached = movement.reach(self.hex_of[unit], self._move_rules(unit), self._units_of(enemy), self._zoc(enemy))
+            enemy = other(self.counters[unit].side)
+            cached = movement.reach_among(self.board, self.hex_of[unit], self._move_rules(unit), self._units_of(enemy),
+                                          self._zoc(enemy))
             self._reach_cache[unit] = cached
         return cached
 
-    def _moves(self, unit: str) -> dict[int, Move]:
-        """Destination → action, for every hex ``unit`` can reach this phase, occupied or not."""
-        moves = self._moves_cache.get(unit)
-        if moves is None:
-            ids = self.board.ids
-            moves = {h: Move(unit, ids[h]) for h in self._reach(unit).cost}
-            self._moves_cache[unit] = moves
-        return moves
-
-    def _can_move(self) -> bool:
-        at = self.at
-        unmoved = self._unmoved()
-        movers = self._movers(unmoved)
-        return any(h not in at for u in movers for h in self._moves(u)) or \
-            bool(self._moves_onto_friends(movers, unmoved))
-
     def _movement_actions(self) -> list[Action]:
-        at = self.at
+        """Moves to empty hexes (unit by unit, each in its reach's order), then moves onto friendly units
+        that can move away, then ending the phase (not while two units share a hex)."""
+        if self.ps.stack:
+            movers = self._movers()
+            at, table = self.at, self._move_table
+            actions: list[Action] = [table[u][h] for u in movers for h in self._reach(u).cost if h not in at]
+            actions.extend(self._moves_onto_friends(movers, self._unmoved()))
+            return actions
         unmoved = self._unmoved()
-        movers = self._movers(unmoved)
-        actions: list[Action] = [m for u in movers for h, m in self._moves(u).items() if h not in at]
-        actions.extend(self._moves_onto_friends(movers, unmoved))
-        if not self.ps.stack:
-            actions.append(EndPhase())
+        empty, friends = self._empty_segs, self._friend_segs
+        actions = []
+        for unit in unmoved:
+            segment = empty.get(unit)
+            actions += (segment if segment is not None else self._empty_segment(unit))[1]
+        hosts = None
+        for unit in unmoved:
+            segment = friends.get(unit)
+            if segment is None:
+                if hosts is None:
+                    hosts = self._free_hosts(unmoved)
+                segment = self._friend_segment(unit, hosts)
+            actions += segment[1]
+        actions.append(END_PHASE)
         return actions
+
+    def _empty_segment(self, unit: str) -> tuple[list[int], list[Move]]:
+        """The empty hexes ``unit`` can reach, in its reach's order, and the moves there."""
+        segment = self._empty_segs.get(unit)
+        if segment is None:
+            hexes = list(filterfalse(self.at.__contains__, self._reach(unit).cost))
+            segment = self._empty_segs[unit] = (hexes, list(map(self._move_table[unit].__getitem__, hexes)))
+        return segment
+
+    def _free_hosts(self, unmoved: list[str]) -> list[tuple[str, int, bool, dict[int, int]]]:
+        """(unit, its hex, whether it has an empty hex to go to, its reach) for each unit still to move."""
+        hex_of = self.hex_of
+        return [(host, hex_of[host], bool(self._empty_segment(host)[0]), self._reach(host).cost) for host in unmoved]
+
+    def _friend_segment(self, unit: str, hosts: list[tuple[str, int, bool, dict[int, int]]]) -> tuple[list[int],
+                                                                                                       list[Move]]:
+        """The hexes of units still to move (``hosts``, see ``_free_hosts``) that ``unit`` can move onto (no
+        two units sharing a hex yet), and the moves there: the host must have an empty hex to go to, or
+        else the hex ``unit`` leaves."""
+        start, reachable = self.hex_of[unit], self._reach(unit).cost
+        hexes = [h for host, h, free, its_reach in hosts
+                 if h in reachable and host != unit and (free or start in its_reach)]
+        segment = self._friend_segs[unit] = (hexes, list(map(self._move_table[unit].__getitem__, hexes)))
+        return segment
 
     def _moves_onto_friends(self, movers: list[str], unmoved: list[str]) -> list[Move]:
         """Moves onto a friendly unit that can then move away, which is how units swap or rotate places
         ("A unit can enter a hex containing a friendly unit, but there can only be one unit in a hex at
-        the end of the phase")."""
-        hosts = self._hosts(unmoved)
+        the end of the phase"); here while a unit stands on another (see ``_friend_segment`` otherwise)."""
+        hosts = self._hosts_of(unmoved)
         moves = []
         for unit in movers:
             start = self.hex_of[unit]
-            reachable = self._moves(unit)
-            moves.extend(reachable[h] for h, host in hosts.items()
+            reachable, row = self._reach(unit).cost, self._move_table[unit]
+            moves.extend(row[h] for h, host in hosts.items()
                          if h in reachable and host[0] != unit and self._has_exit(host, start))
         return moves
 
-    def _hosts(self, units: list[str]) -> dict[int, tuple[str, bool, dict[int, int]]]:
+    def _hosts_of(self, units: list[str]) -> dict[int, tuple[str, bool, dict[int, int]]]:
         """Hex → (the unit there, whether it can reach an empty hex, its reach), for ``units``."""
         occupied = self.at.keys()
         hosts = {}
@@ -110,10 +206,60 @@ class MovementPhase:
         return hosts
 
     def _has_exit(self, host: tuple[str, bool, dict[int, int]], vacated: int) -> bool:
-        """Whether a host (see ``_hosts``) could move to an empty hex once a unit leaving ``vacated`` has
+        """Whether a host (see ``_hosts_of``) could move to an empty hex once a unit leaving ``vacated`` has
         moved onto it (``vacated`` stays full when the leaving unit is itself the one underneath a stack)."""
         _, free_exit, reach = host
         return free_exit or (not self.ps.stack and vacated in reach)
+
+    def _moved_between_empty_hexes(self, unit: str, start: int, dest: int) -> None:
+        """Patch the kept segments after ``unit`` moved from ``start`` to the empty ``dest`` (see the class).
+        Segments are copied before they change: a clone of the game shares them."""
+        unmoved = self._unmoved_cache
+        if unmoved is None:
+            self._reset_movement()
+            return
+        self._unmoved_cache = unmoved = [u for u in unmoved if u != unit]
+        reach_cache, empty, friends, table = self._reach_cache, self._empty_segs, self._friend_segs, self._move_table
+        empty.pop(unit, None)
+        friends.pop(unit, None)
+        flipped = []  # hexes of units that gained their first empty hex or lost their last
+        back_home = start == dest  # a named path back to its own hex: no hex emptied or filled
+        for u in unmoved:
+            reach = reach_cache.get(u)
+            if reach is None:
+                continue
+            cost = reach.cost
+            if start in cost:
+                old = None if back_home else empty.get(u)
+                if old is not None:
+                    hexes, moves = old[0].copy(), old[1].copy()
+                    if dest in cost:
+                        at = hexes.index(dest)
+                        del hexes[at], moves[at]
+                    at = bisect(hexes, reach.rank[start], key=reach.rank.__getitem__)
+                    hexes.insert(at, start)
+                    moves.insert(at, table[u][start])
+                    empty[u] = (hexes, moves)
+                    if not old[0]:
+                        flipped.append(self.hex_of[u])
+                old = friends.get(u)
+                if old is not None and start in old[0]:
+                    hexes, moves = old[0].copy(), old[1].copy()
+                    at = hexes.index(start)
+                    del hexes[at], moves[at]
+                    friends[u] = (hexes, moves)
+            elif dest in cost:
+                old = empty.get(u)
+                if old is not None:
+                    hexes, moves = old[0].copy(), old[1].copy()
+                    at = hexes.index(dest)
+                    del hexes[at], moves[at]
+                    empty[u] = (hexes, moves)
+                    if not hexes:
+                        flipped.append(self.hex_of[u])
+        for h in flipped:
+            for u in [u for u in friends if h in reach_cache[u].cost]:
+                del friends[u]
 
     def _check_movement(self, action: Action):
         if isinstance(action, EndPhase):
@@ -159,11 +305,10 @@ class MovementPhase:
             if dest not in self._reach(unit).cost:
                 self._explain_unreachable(unit, start, dest, rules, enemy_units, enemy_zoc)
             reach = self._reach(unit)
-            distance = self.board.distance
+            cost, away, control, side = reach.cost, self.board.distances[dest], self.control, counter.side
             # only cities a path to ``dest`` could pass through (every hex costs at least 1)
-            capture = {h: 1 << i for i, h in enumerate(sorted(self.board.cities))
-                       if self.control.get(h) != counter.side and h in reach.cost and h != dest
-                       and reach.cost[h] + distance(h, dest) <= rules.allowance}
+            capture = {h: bit for h, bit in self._city_bits
+                       if h in cost and control.get(h) != side and h != dest and cost[h] + away[h] <= rules.allowance}
             if capture:
                 path = movement.preferred_path(start, dest, rules, enemy_units, enemy_zoc, capture)
             else:
@@ -196,13 +341,14 @@ class MovementPhase:
                                 f"unit {unit} cannot end its move in {ids[dest]}: unit {occupant} is there and "
                                 f"cannot move away in this phase, and only one unit may be in a hex at the end "
                                 f"of the phase")
-        if not self._has_exit(self._hosts([occupant])[dest], start):
+        if not self._has_exit(self._hosts_of([occupant])[dest], start):
             raise IllegalAction(Reason.HEX_OCCUPIED,
                                 f"unit {unit} cannot end its move in {ids[dest]}: unit {occupant} there would "
                                 f"have no empty hex to move to")
 
     def _move(self, unit: str, start: int, path: tuple[int, ...]) -> None:
         dest = path[-1]
+        stacked = self.ps.stack
         self._lift(unit)
         if dest in self.at:
             self.ps.stack = (dest, unit)
@@ -211,8 +357,12 @@ class MovementPhase:
         else:
             self._put(unit, dest)
         self.ps.moved.add(unit)
+        if stacked or self.ps.stack:
+            self._reset_movement()
+        else:
+            self._moved_between_empty_hexes(unit, start, dest)
         ids = self.board.ids
-        self._emit(UnitMoved(unit, ids[start], tuple(ids[h] for h in path)))
+        self._emit(UnitMoved(unit, ids[start], tuple(map(ids.__getitem__, path))))
         for hex_index in path:
             self._enter_city(unit, hex_index)
 

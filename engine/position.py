@@ -18,6 +18,7 @@ from .data import SIDES, load_scenario
 from .errors import IllegalAction
 from .game import STATE_FORMAT, Game, Pending, PhaseState
 from .options import Options
+from .ruleset import RULESET, known, played
 from .sequence import PHASES_BY_NAME
 
 
@@ -25,19 +26,20 @@ class PositionError(ValueError):
     """A position description that does not describe a legal position."""
 
 
-def _expect(condition: bool, message: str) -> None:
-    if not condition:
-        raise PositionError(message)
-
-
-def game_from_position(data: dict[str, Any]) -> Game:
-    _expect(isinstance(data, dict), "a position is a JSON object")
-    known = {"format", "scenario", "options", "seed", "fixed_dice", "rolls", "turn", "phase", "weather", "supply",
-             "units", "pool",
-             "city_control", "elimination_points", "capital_bonus", "phase_state", "result"}
-    unknown = sorted(set(data) - known)
-    _expect(not unknown, f"unknown field {unknown[0]!r}" if unknown else "")
-    _expect(data.get("format", STATE_FORMAT) == STATE_FORMAT, f"unsupported format {data.get('format')!r}")
+def game_from_position(data: dict[str, Any], ruleset: int | None = None) -> Game:
+    """The game ``data`` describes. Its ruleset is the position's ``ruleset`` field (written from ruleset 3
+    on); a position without one plays ``ruleset`` (a service passes the ruleset its match records), by
+    default the engine's :data:`~engine.ruleset.RULESET`."""
+    if not isinstance(data, dict):
+        raise PositionError("a position is a JSON object")
+    fields = {"format", "scenario", "options", "seed", "fixed_dice", "rolls", "turn", "phase", "weather", "supply",
+              "units", "pool", "city_control", "elimination_points", "capital_bonus", "phase_state", "result",
+              "ruleset"}
+    unknown = sorted(set(data) - fields)
+    if unknown:
+        raise PositionError(f"unknown field {unknown[0]!r}")
+    if data.get("format", STATE_FORMAT) != STATE_FORMAT:
+        raise PositionError(f"unsupported format {data.get('format')!r}")
     try:
         scenario = load_scenario(data.get("scenario", "standard"))
     except KeyError as error:
@@ -46,11 +48,17 @@ def game_from_position(data: dict[str, Any]) -> Game:
         options = Options.from_json(data.get("options"))
     except IllegalAction as error:
         raise PositionError(error.message) from None
+    written = data.get("ruleset")
+    if not (written is None or known(written)):
+        raise PositionError(f"ruleset {written!r} is not one this engine plays ({played()})")
+    ruleset = written if written is not None else RULESET if ruleset is None else ruleset
+    if not known(ruleset):
+        raise PositionError(f"ruleset {ruleset!r} is not one this engine plays ({played()})")
     fixed = data.get("fixed_dice", [])
-    _expect(isinstance(fixed, list) and all(isinstance(d, int) and 1 <= d <= 6 for d in fixed),
-            "fixed_dice must be a list of die rolls from 1 to 6")
+    if not (isinstance(fixed, list) and all(isinstance(d, int) and 1 <= d <= 6 for d in fixed)):
+        raise PositionError("fixed_dice must be a list of die rolls from 1 to 6")
     try:
-        game = Game(scenario, options, str(data.get("seed", "")), tuple(fixed))
+        game = Game(scenario, options, str(data.get("seed", "")), tuple(fixed), ruleset)
     except IllegalAction as error:
         raise PositionError(error.message) from None
     board, counters = game.board, game.counters
@@ -62,44 +70,54 @@ def game_from_position(data: dict[str, Any]) -> Game:
     game.pool.clear()
 
     def hex_index(hex_id: Any, where: str) -> int:
-        _expect(isinstance(hex_id, str) and hex_id in board.index, f"{where}: {hex_id!r} is not a hex of the map")
+        if not (isinstance(hex_id, str) and hex_id in board.index):
+            raise PositionError(f"{where}: {hex_id!r} is not a hex of the map")
         return board.index[hex_id]
 
     units = data.get("units")
     stack = (data.get("phase_state") or {}).get("stack") or {}
-    _expect(isinstance(units, list), "units must be a list of {id, hex, strength}")
+    if not isinstance(units, list):
+        raise PositionError("units must be a list of {id, hex, strength}")
     for entry in units:
-        _expect(isinstance(entry, dict) and set(entry) <= {"id", "hex", "strength"},
-                f"unit entry {entry!r} must have id, hex and strength")
+        if not (isinstance(entry, dict) and set(entry) <= {"id", "hex", "strength"}):
+            raise PositionError(f"unit entry {entry!r} must have id, hex and strength")
         unit = entry.get("id")
-        _expect(unit in counters, f"unknown unit {unit!r}")
-        _expect(unit not in game.hex_of, f"unit {unit} is listed twice")
+        if unit not in counters:
+            raise PositionError(f"unknown unit {unit!r}")
+        if unit in game.hex_of:
+            raise PositionError(f"unit {unit} is listed twice")
         where = hex_index(entry.get("hex"), f"unit {unit}")
         strength = entry.get("strength", "full")
-        _expect(strength in ("full", "half"), f"unit {unit}: strength must be full or half")
+        if strength not in ("full", "half"):
+            raise PositionError(f"unit {unit}: strength must be full or half")
         if stack and stack.get("unit") == unit and stack.get("hex") == entry.get("hex"):
             game.hex_of[unit] = where  # the unit that moved onto a friendly unit this phase
         else:
-            _expect(where not in game.at, f"{board.ids[where]} holds two units ({game.at.get(where)} and {unit})")
+            if where in game.at:
+                raise PositionError(f"{board.ids[where]} holds two units ({game.at.get(where)} and {unit})")
             game._put(unit, where)
         if strength == "half":
             game.reduced.add(unit)
 
     phase_name = data.get("phase", "setup")
-    _expect(phase_name in PHASES_BY_NAME, f"unknown phase {phase_name!r}; phases: {', '.join(PHASES_BY_NAME)}")
+    if phase_name not in PHASES_BY_NAME:
+        raise PositionError(f"unknown phase {phase_name!r}; phases: {', '.join(PHASES_BY_NAME)}")
     game.phase = PHASES_BY_NAME[phase_name]
     turn = data.get("turn", scenario.first_turn)
-    _expect(turn in scenario.turns, f"turn {turn!r} is not on the {scenario.id} turn track")
+    if turn not in scenario.turns:
+        raise PositionError(f"turn {turn!r} is not on the {scenario.id} turn track")
     game.turn = turn
     weather = data.get("weather", scenario.turns[turn].weather)
-    _expect(weather in scenario.weather, f"unknown weather {weather!r}")
+    if weather not in scenario.weather:
+        raise PositionError(f"unknown weather {weather!r}")
     game.weather_id = weather
-    _expect(game.phase in game.phases or game.phase.name == "setup",
-            f"phase {phase_name} is not played with these options")
+    if not (game.phase in game.phases or game.phase.name == "setup"):
+        raise PositionError(f"phase {phase_name} is not played with these options")
     supply = data.get("supply")
     if supply is not None:
-        _expect(isinstance(supply, dict) and all(isinstance(supply.get(s, 0), int) and supply.get(s, 0) >= 0
-                                                 for s in SIDES), "supply must give each side a whole number")
+        if not (isinstance(supply, dict)
+                and all(isinstance(supply.get(s, 0), int) and supply.get(s, 0) >= 0 for s in SIDES)):
+            raise PositionError("supply must give each side a whole number")
         game.supply = {side: supply.get(side, 0) for side in SIDES}
 
     default_pool = {entry.unit: entry.available_from for entry in scenario.pool}
@@ -111,16 +129,21 @@ def game_from_position(data: dict[str, Any]) -> Game:
             in_play -= set(scenario.german_standard.values())
         pool = [{"id": u, "available_from": default_pool.get(u, 1)}
                 for u in counters if u in in_play and u not in game.hex_of]
-    _expect(isinstance(pool, list), "pool must be a list")
+    if not isinstance(pool, list):
+        raise PositionError("pool must be a list")
     for entry in pool:
         if isinstance(entry, str):
             entry = {"id": entry}
-        _expect(isinstance(entry, dict), f"pool entry {entry!r} must be a unit id or {{id, available_from}}")
+        if not isinstance(entry, dict):
+            raise PositionError(f"pool entry {entry!r} must be a unit id or {{id, available_from}}")
         unit = entry.get("id")
-        _expect(unit in counters, f"unknown unit {unit!r} in the pool")
-        _expect(unit not in game.hex_of, f"unit {unit} is both on the map and in the pool")
+        if unit not in counters:
+            raise PositionError(f"unknown unit {unit!r} in the pool")
+        if unit in game.hex_of:
+            raise PositionError(f"unit {unit} is both on the map and in the pool")
         available = entry.get("available_from", default_pool.get(unit, 1))
-        _expect(isinstance(available, int), f"pool unit {unit}: available_from must be a turn number")
+        if not isinstance(available, int):
+            raise PositionError(f"pool unit {unit}: available_from must be a turn number")
         game.pool[unit] = available
 
     control = {}
@@ -133,19 +156,23 @@ def game_from_position(data: dict[str, Any]) -> Game:
                 control[city] = "german" if board.setup_side[city] == "german" else "soviet"
     for hex_id, side in (data.get("city_control") or {}).items():
         where = hex_index(hex_id, "city_control")
-        _expect(where in board.cities, f"city_control: {hex_id} is not a city")
-        _expect(side in SIDES, f"city_control: {side!r} is not a side")
+        if where not in board.cities:
+            raise PositionError(f"city_control: {hex_id} is not a city")
+        if side not in SIDES:
+            raise PositionError(f"city_control: {side!r} is not a side")
         control[where] = side
     game.control = control
 
     points = data.get("elimination_points") or {}
     for side in SIDES:
         value = points.get(side, 0)
-        _expect(isinstance(value, int) and value >= 0, f"elimination_points.{side} must be a whole number")
+        if not (isinstance(value, int) and value >= 0):
+            raise PositionError(f"elimination_points.{side} must be a whole number")
         game.elimination_points[side] = value
     game.capital_bonus = bool(data.get("capital_bonus", False))
     rolls = data.get("rolls", 0)
-    _expect(isinstance(rolls, int) and rolls >= 0, "rolls must be a whole number")
+    if not (isinstance(rolls, int) and rolls >= 0):
+        raise PositionError("rolls must be a whole number")
     game.rolls = rolls
 
     game._reset_phase_state()
@@ -166,8 +193,8 @@ def _load_phase_state(game: Game, state: dict[str, Any], hex_index) -> None:
 
     def units(name: str) -> set[str]:
         listed = state.get(name, [])
-        _expect(isinstance(listed, list) and all(u in counters for u in listed),
-                f"phase_state.{name} must list unit ids")
+        if not (isinstance(listed, list) and all(u in counters for u in listed)):
+            raise PositionError(f"phase_state.{name} must list unit ids")
         return set(listed)
 
     ps = PhaseState()
@@ -187,11 +214,12 @@ def _load_phase_state(game: Game, state: dict[str, Any], hex_index) -> None:
         ps.stack = (hex_index(stack["hex"], "phase_state.stack"), stack["unit"])
     for name in ("attrition_rolls", "winter_gear", "frostbite", "extra_supply"):
         value = state.get(name, getattr(game.ps, name))
-        _expect(isinstance(value, int) and value >= 0, f"phase_state.{name} must be a whole number")
+        if not (isinstance(value, int) and value >= 0):
+            raise PositionError(f"phase_state.{name} must be a whole number")
         setattr(ps, name, value)
     assault = state.get("assault", {})
-    _expect(isinstance(assault, dict) and all(u in counters and isinstance(v, int) for u, v in assault.items()),
-            "phase_state.assault maps unit ids to points")
+    if not (isinstance(assault, dict) and all(u in counters and isinstance(v, int) for u, v in assault.items())):
+        raise PositionError("phase_state.assault maps unit ids to points")
     ps.assault = dict(assault)
     if "strongpoint_shifts" in state:
         ps.strongpoint_shifts = units("strongpoint_shifts")

@@ -113,11 +113,10 @@ class ReplacementPhase:
             return [ChooseFrostbite(u) for u in self._frostbite_candidates()]
         actions: list[Action] = []
         if ps.points > 0:
-            ids = self.board.ids
             entries = self._entry_hexes(side)
             for unit, counter in self.counters.items():
                 if counter.side == side and self.pool.get(unit, self.turn + 1) <= self.turn:
-                    actions.extend(Replace(unit, ids[h]) for h in entries)
+                    actions.extend(map(self._replace_table[unit].__getitem__, entries))
             actions.extend(Restore(u) for u, c in self.counters.items()
                            if c.side == side and u in self.hex_of and self._restorable(u))
             if self._tank_refusal() is None:
@@ -234,6 +233,8 @@ class ReplacementPhase:
         """Empty hexes where ``side`` may bring in a replacement now."""
         board = self.board
         hexes = set(board.entry[side]) | self._extra_entry(side)
+        if self.ruleset >= 3:  # ruling 51: a city on the edge is an entry hex only while controlled
+            hexes = {h for h in hexes if h not in board.cities or self.control.get(h) == side}
         targets = self._communication_targets(side)
         region = self._communication(side)
         for city in board.cities:

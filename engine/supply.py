@@ -53,3 +53,42 @@ def trace_cost(board: Board, start: int, targets: frozenset[int], enemy_units: s
                     queue.appendleft(nxt)
     costs = [best[t] for t in targets if t in best]
     return min(costs) if costs else None
+
+
+def trace_costs(board: Board, targets: frozenset[int], enemy_units: set[int] | dict, enemy_zoc: frozenset[int],
+                friendly: set[int] | dict, zoc_hex_cost: int) -> dict[int, int]:
+    """:func:`trace_cost` from every hex at once (a hex missing: no path): the cheapest cost from each hex
+    to a target, found backwards from the targets — entering a hex costs the same whichever side it is
+    entered from, so the cost from ``h`` through its neighbour ``n`` is the cost of entering ``n`` plus the
+    cost from ``n``. Only hexes free of enemy units are passed through.
+
+    A unit in 1205 with enemy units in 1204, 1206, 1304 and 1306 around it traces through one hex of
+    their zones of control:
+
+    >>> from engine.data import load_scenario
+    >>> board = load_scenario("standard").board
+    >>> enemies = {board.index[h] for h in ("1204", "1206", "1304", "1306")}
+    >>> zoc = frozenset(n for e in enemies for n in board.neighbours[e])
+    >>> start = board.index["1205"]
+    >>> trace_costs(board, board.east_edge, enemies, zoc, {}, 1)[start]
+    1
+    >>> trace_cost(board, start, board.east_edge, enemies, zoc, {}, 1)
+    1
+    """
+    best = {t: 0 for t in targets if t not in enemy_units}
+    queue = deque(best)
+    neighbours = board.neighbours
+    while queue:
+        here = queue.popleft()
+        if here in enemy_units:
+            continue  # a start only: no path goes on through an enemy unit
+        entering = zoc_hex_cost if here in enemy_zoc and here not in friendly else 0  # targets too
+        total = best[here] + entering
+        for nxt in neighbours[here]:
+            if total < best.get(nxt, total + 1):
+                best[nxt] = total
+                if entering:
+                    queue.append(nxt)
+                else:
+                    queue.appendleft(nxt)
+    return best

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from .events import SupplyChanged, WeatherChanged
 from .sequence import other
-from .supply import basic_supply, supply_cap, trace_cost
+from .supply import basic_supply, supply_cap, trace_costs
 from .zones import communication_region, in_communication
 
 if TYPE_CHECKING:
@@ -50,10 +50,19 @@ class SupplyPhase:
 
     def supply_trace_cost(self, unit: str) -> int | None:
         """War of Attrition: the extra supply points tracing supply to ``unit`` costs; None if out of supply."""
-        side = self.side_of(unit)
+        return self._supply_costs(self.side_of(unit)).get(self.hex_of[unit])
+
+    def _supply_costs(self, side: str) -> dict[int, int]:
+        """Hex → what tracing ``side``'s supply from it costs (kept while no unit moves)."""
         enemy = other(side)
-        return trace_cost(self.board, self.hex_of[unit], self._communication_targets(side), self._units_of(enemy),
-                          self._zoc(enemy), self._units_of(side), self.scenario.rules.supply_zoc_cost)
+        key = (self._positions[side], self._positions[enemy], self.turn)
+        cached = self._supply_cache.get(side)
+        if cached and cached[0] == key:
+            return cached[1]
+        costs = trace_costs(self.board, self._communication_targets(side), self._units_of(enemy), self._zoc(enemy),
+                            self._units_of(side), self.scenario.rules.supply_zoc_cost)
+        self._supply_cache[side] = (key, costs)
+        return costs
 
     def _begin_supply_phase(self) -> None:
         side, rules = self.phase.side, self.scenario.rules

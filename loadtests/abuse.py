@@ -5,7 +5,9 @@
     .venv/bin/python -m loadtests.abuse --serve-arg=--max-watch-streams-per-client=50 ...
     .venv/bin/python -m loadtests.abuse --json out.json
 
-It starts ``typhoon serve`` with its defaults (its own embedded Redis, in a temporary directory), then
+It starts ``typhoon serve`` with its defaults (its own embedded Redis, in a temporary directory), trusting
+127.0.0.1 as a proxy (``--trusted-proxy``, as a deployment behind the documented proxy does: an attack
+may stand for several clients by sending ``X-Forwarded-For``; one that sends none is 127.0.0.1), then
 runs each attack of :data:`loadtests.attacks.ATTACKS` one after the other, each for a bounded time,
 and prints one table: per attack, what it tried and what it got (refusals by reason, the farmer's
 rank, memory before and after, sockets closed, keys refused...). It is a benchmark, not a test: it
@@ -43,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no such attack: {', '.join(sorted(unknown))}")
     results: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="typhoon-abuse-") as data_dir:
-        service = ServeProcess("--data-dir", data_dir, *args.serve_arg, remember=2000).start()
+        service = ServeProcess("--data-dir", data_dir, "--trusted-proxy", "127.0.0.1", *args.serve_arg, remember=2000).start()
         try:
             target = Target(grpc=f"127.0.0.1:{service.grpc_port}", http=f"http://127.0.0.1:{service.http_port}",
                             service=service)

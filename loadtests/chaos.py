@@ -64,6 +64,12 @@ class MatchRecord:
     tokens: dict[str, str]
     acknowledged: dict[int, dict] = field(default_factory=dict)  # version -> action JSON
     retries: int = 0
+    #: the calls retried, by what the service said (its reason, or the gRPC code)
+    retried: Counter = field(default_factory=Counter)
+    #: time.monotonic() of each acknowledgement, in order
+    acknowledged_at: list[float] = field(default_factory=list)
+    #: the versions of acknowledged actions the log does not hold as told (found by check())
+    lost: list[int] = field(default_factory=list)
     refused: Counter = field(default_factory=Counter)
     watched: list = field(default_factory=list)
     finished: bool = False
@@ -154,6 +160,7 @@ def _call_until_answered(record: MatchRecord, call, halt: threading.Event, deadl
                                                    and error.reason == "STALE_VERSION"):
                 raise
             record.retries += 1
+            record.retried[error.reason or error.code.name] += 1
             if time.monotonic() > deadline:
                 raise
             time.sleep(delay)
@@ -183,6 +190,7 @@ def play(record: MatchRecord, target: str, seed: int, max_actions: int, halt: th
                         continue  # a retry of ours after its first attempt had landed reads again
                     raise
                 record.acknowledged[reply.version] = json.loads(json.dumps(_action_json(action)))
+                record.acknowledged_at.append(time.monotonic())
             if not record.finished:  # the run is over: resign, so that the match ends and is checked whole
                 request_id = uuid.uuid4().hex
                 reply = _call_until_answered(record, lambda: client.resign(
@@ -212,6 +220,14 @@ def watch(record: MatchRecord, target: str, give_up: threading.Event) -> None:
             watcher.join(10)
 
 
+def lost(record: MatchRecord, log: list) -> list[int]:
+    """The versions of the actions acknowledged to the player that the log does not hold as told."""
+    by_version = {e.version: e for e in log if e.WhichOneof("kind") == "action_submitted"}
+    return [version for version, action in record.acknowledged.items()
+            if version not in by_version
+            or ("resign" not in action and _action_json(by_version[version].action_submitted.action) != action)]
+
+
 def check(record: MatchRecord, client: TyphoonClient) -> list[str]:
     """What is wrong with a match after the run (empty: nothing)."""
     problems = []
@@ -224,14 +240,14 @@ def check(record: MatchRecord, client: TyphoonClient) -> list[str]:
     if sorted(versions) != list(range(1, len(versions) + 1)):
         problems.append(f"the versions in the log are not 1..{len(versions)}")
     by_version = {e.version: e for e in submitted}
-    for version, action in record.acknowledged.items():
+    record.lost = lost(record, log)
+    for version in record.lost:
         event = by_version.get(version)
         if event is None:
             problems.append(f"the action acknowledged at version {version} is not in the log")
-            continue
-        logged = _action_json(event.action_submitted.action)
-        if "resign" not in action and logged != action:
-            problems.append(f"version {version}: the log has {logged}, the player was told {action}")
+        else:
+            problems.append(f"version {version}: the log has {_action_json(event.action_submitted.action)}, "
+                            f"the player was told {record.acknowledged[version]}")
     unacknowledged = sorted(set(by_version) - set(record.acknowledged))
     if unacknowledged and not record.error:
         problems.append(f"actions in the log nobody was told about at versions {unacknowledged[:5]}")
@@ -241,6 +257,31 @@ def check(record: MatchRecord, client: TyphoonClient) -> list[str]:
     if record.finished and record.watched != log:
         seen = [e.sequence for e in record.watched]
         problems.append(f"the watcher saw {len(seen)} events ({seen[:3]}...{seen[-3:]}), the log has {len(log)}")
+    return problems
+
+
+def wind_down(halt: threading.Event, players: list[threading.Thread], give_up: threading.Event,
+              watchers: list[threading.Thread], deadline: float) -> None:
+    """The end of play: the players finish (each resigns a match not over), then the watchers follow
+    their matches to the end (or are told to give up after a minute)."""
+    halt.set()
+    for thread in players:
+        thread.join(max(1.0, deadline - time.monotonic()))
+    for thread in watchers:
+        thread.join(60)
+    give_up.set()
+
+
+def problems_of(records: list[MatchRecord], target: str) -> dict[str, list[str]]:
+    """What is wrong with each match after a run (:func:`check`), by match id (none: left out)."""
+    problems = {}
+    with TyphoonClient(target, timeout=30) as reader:
+        for record in records:
+            found = check(record, reader)
+            if record.error:
+                found.insert(0, f"the player stopped: {record.error}")
+            if found:
+                problems[record.match_id] = found
     return problems
 
 
@@ -302,20 +343,8 @@ def run(matches: int = 40, duration: float = 180.0, services: int = 2, fault_eve
             if not quiet:
                 print(f"  {time.monotonic() - started:5.1f} s: {kind}; "
                       f"{sum(len(r.acknowledged) for r in records)} actions acknowledged", flush=True)
-        halt.set()
-        for thread in players:
-            thread.join(max(1.0, deadline - time.monotonic()))
-        for thread in watchers:
-            thread.join(60)
-        give_up.set()
-        problems: dict[str, list[str]] = {}
-        with TyphoonClient(targets[0], timeout=30) as reader:
-            for record in records:
-                found = check(record, reader)
-                if record.error:
-                    found.insert(0, f"the player stopped: {record.error}")
-                if found:
-                    problems[record.match_id] = found
+        wind_down(halt, players, give_up, watchers, deadline)
+        problems = problems_of(records, targets[0])
     finally:
         halt.set()
         give_up.set()
@@ -325,11 +354,7 @@ def run(matches: int = 40, duration: float = 180.0, services: int = 2, fault_eve
                      "freeze": freeze, "max_actions": max_actions, "seed": seed, "fsync": fsync},
         "seconds": round(time.monotonic() - started, 1),
         "faults": dict(faults),
-        "acknowledged": sum(len(r.acknowledged) for r in records),
-        "retries": sum(r.retries for r in records),
-        "refused": dict(sum((r.refused for r in records), Counter())),
-        "finished": sum(r.finished for r in records),
-        "watched_events": sum(len(r.watched) for r in records),
+        **tally(records),
         "replays_verified": len(records) - sum(any(p.startswith("replay") for p in v) for v in problems.values()),
         "problems": problems,
         "stop_codes": stop_codes,
@@ -337,7 +362,22 @@ def run(matches: int = 40, duration: float = 180.0, services: int = 2, fault_eve
         "ok": not problems,
     }
     # the logs and Redis files (~50-80 MB) are kept only when there is something to look into
-    if problems or cluster.restart_failures:
+    return kept_if(result, workdir, bool(problems or cluster.restart_failures))
+
+
+def tally(records: list[MatchRecord]) -> dict[str, Any]:
+    """What the players of a run were told and saw, added up."""
+    return {"acknowledged": sum(len(r.acknowledged) for r in records),
+            "retries": sum(r.retries for r in records),
+            "retried": dict(sum((r.retried for r in records), Counter())),
+            "refused": dict(sum((r.refused for r in records), Counter())),
+            "finished": sum(r.finished for r in records),
+            "watched_events": sum(len(r.watched) for r in records)}
+
+
+def kept_if(result: dict[str, Any], workdir: Path, keep: bool) -> dict[str, Any]:
+    """``result``, with ``workdir`` (logs, Redis files) kept and named in it if ``keep``, else removed."""
+    if keep:
         result["workdir"] = str(workdir)
     else:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -366,15 +406,21 @@ def main(argv: list[str] | None = None) -> int:
     print(f"acknowledged actions: {result['acknowledged']}; calls retried: {result['retries']}; refusals: "
           f"{result['refused'] or 'none'}; matches finished: {result['finished']}; events watched live: "
           f"{result['watched_events']}; replays verified: {result['replays_verified']}/{result['settings']['matches']}")
-    for match_id, found in result["problems"].items():
-        print(f"  {match_id}: {'; '.join(found)}")
     for failure in result["restart_failures"]:
         print(f"  a process did not start again at the first try: {failure}")
+    return report_end(result, args.json)
+
+
+def report_end(result: dict[str, Any], json_path: str | None) -> int:
+    """The end of a run's report (this test's and loadtests/failover.py's): what failed the checks,
+    where the logs are kept, the result line; the result as JSON to ``json_path``; the exit status."""
+    for match_id, found in result["problems"].items():
+        print(f"  {match_id}: {'; '.join(found)}")
     if "workdir" in result:
         print(f"  the services' and Redis's logs and files: {result['workdir']}")
     print(f"result: {'OK' if result['ok'] else 'FAILED'}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2))
+    if json_path:
+        Path(json_path).write_text(json.dumps(result, indent=2))
     return 0 if result["ok"] else 1
 
 

@@ -122,7 +122,10 @@ def main(argv: list[str] | None = None) -> int:
     workdir = tempfile.TemporaryDirectory(prefix="typhoon-ladder-")
     target = args.server
     if not target:
+        # each bot registers from an address of its own (X-Forwarded-For, believed from 127.0.0.1), as bots
+        # of different authors do: owners registered from one address are related, never paired
         service = ServeProcess("--data-dir", str(Path(workdir.name) / "data"), "--log-level", "warning",
+                               "--trusted-proxy", "127.0.0.1",
                                "--ladder-time-control", args.time_control, "--ladder-first-action",
                                str(args.first_action), *args.serve_args.split(), env={"REDIS_URL": ""},
                                remember=200).start()
@@ -143,7 +146,10 @@ def main(argv: list[str] | None = None) -> int:
                     taken[label] += 1
                     name = f"{label}-{taken[label]}" + (f"-{suffix}" if args.server else "")
                     # each bot its own owner: the ladder never pairs two players of one owner
-                    key = patient(ladder.register_with_owner, name, f"loadtests/ladder_run.py {strategy}").api_key
+                    address = f"198.19.{len(bots) // 250}.{len(bots) % 250 + 1}"
+                    with LadderClient(target, metadata=[("x-forwarded-for", address)]) as registering:
+                        key = patient(registering.register_with_owner, name,
+                                      f"loadtests/ladder_run.py {strategy}").api_key
 
                     def factory(match, name=name, strategy=strategy, params=params):
                         if strategy == "flaky":

@@ -291,9 +291,9 @@ def create_matches(target: str, count: int, threads: int = 4) -> list[tuple[str,
     return made
 
 
-def _service_streams(http: httpx.Client) -> int | None:
-    """The streams the service says it holds (its /metrics)."""
-    found = re.search(r"^typhoon_watch_streams(?:\{[^}]*\})? (\S+)$", http.get("/metrics").text, re.MULTILINE)
+def _service_streams(admin: httpx.Client) -> int | None:
+    """The streams the service says it holds (its /metrics, on its admin listener)."""
+    found = re.search(r"^typhoon_watch_streams(?:\{[^}]*\})? (\S+)$", admin.get("/metrics").text, re.MULTILINE)
     return int(float(found.group(1))) if found else None
 
 
@@ -320,6 +320,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                            "--redis-connections", str(args.redis_connections),
                            "--max-watch-streams", str(per_process),
                            "--max-watch-streams-per-client", str(per_client),
+                           # a watcher process multiplexes its share of the streams over --channels connections
+                           "--max-streams-per-connection",
+                           str(max(1000, args.streams // max(1, args.watcher_processes * args.channels) + 100)),
                            # one address stands for thousands of watchers and hundreds of players: the
                            # per-address rate limits of new streams and matches are not what this measures
                            "--limit", "watch=off", "--limit", "create_match=off", "--limit", "join_match=off",
@@ -335,7 +338,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     try:
         service.start()
         admin = redis.Redis.from_url(url)
-        http = httpx.Client(base_url=service.base_url, timeout=30)
+        scrape = httpx.Client(base_url=service.admin_url, timeout=30)
         started = time.monotonic()
         matches = create_matches(service.target, args.matches)
         result["create_seconds"] = round(time.monotonic() - started, 1)
@@ -419,7 +422,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         cpu_at = {name: sum(_cpu_seconds(p) for p in (ps if isinstance(ps, list) else [ps]))
                   for name, ps in processes.items()}
         machine_before = psutil.cpu_times()
-        result["service_streams"] = _service_streams(http)
+        result["service_streams"] = _service_streams(scrape)
         memory, loads = [], []
         while recorder.seconds("holding") < args.hold:
             time.sleep(1)
@@ -433,7 +436,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         cpu_percent["machine"] = round((_busy(machine_after) - _busy(machine_before)) * 100 / held, 1)
         cpu_percent["other processes"] = round(cpu_percent["machine"] - sum(
             v for k, v in cpu_percent.items() if k != "machine"), 1)
-        result["service_streams_at_end"] = _service_streams(http)
+        result["service_streams_at_end"] = _service_streams(scrape)
         # what an action costs the service with the streams held (the live feed to its watchers, the
         # heartbeats of the idle streams) against before them (the floor's watchers only)
         result["service_cpu_ms_per_action"] = {

@@ -11,6 +11,10 @@
 ``typhoon_watch_streams``                       open watch streams
 ``typhoon_watched_matches``                     matches with at least one watch stream here
 ``typhoon_watch_streams_refused_total{reason}`` streams refused by the caps (service.match.watch_limits)
+``typhoon_connections_refused_total{reason}``   refused or ended by the limits on slow and greedy clients
+                                                 (service.api.connection_limits): HEADERS_TOO_LARGE,
+                                                 TOO_MANY_HEADERS, REQUEST_TIMEOUT, TOO_MANY_CONNECTIONS,
+                                                 SLOW_READER
 ``typhoon_redis_errors_total{where}``           Redis failures: call, feed, fetch, readiness
 ``typhoon_redis_connections_in_use``, ``typhoon_redis_connections_max``  the pool of this process
 ``typhoon_feed_connected``                      1 while the notice connection is up (service.store.notify)
@@ -51,6 +55,8 @@ COMMITS = Counter("typhoon_commits", "Commit scripts run, by outcome", ["outcome
 COMMIT_RETRIES = Counter("typhoon_commit_retries", "Commits run again after losing a race with another writer")
 REDIS_ERRORS = Counter("typhoon_redis_errors", "Redis failures, by where they happened", ["where"])
 WATCH_REFUSED = Counter("typhoon_watch_streams_refused", "Watch streams refused by a cap", ["reason"])
+CONNECTIONS_REFUSED = Counter("typhoon_connections_refused", "Connections, requests and streams refused or ended by "
+                              "the limits on slow and greedy clients, by reason", ["reason"])
 STORED_MATCHES = Gauge("typhoon_stored_matches", "Matches Redis held at the last sweep, live or over", ["state"],
                        multiprocess_mode="mostrecent")
 SWEPT = Counter("typhoon_swept_matches", "Matches the hourly sweep compacted, ended as abandoned, or deleted past "

@@ -81,10 +81,11 @@ class ServeProcess:
 
     def __init__(self, *serve_args: str, grpc_port: int = 0, env: dict[str, str] | None = None,
                  log_path: Path | None = None, remember: int | None = None, own_session: bool = False,
-                 workers: int = 1) -> None:
-        # one process unless asked (typhoon serve's own default is one per core)
+                 workers: int = 1, admin_listener: bool = True) -> None:
+        # one process unless asked (typhoon serve's own default is one per core); an HTTP admin listener
+        # (/metrics) on a free port unless asked
         self.args = [sys.executable, "-m", "clients.cli", "serve", "--grpc-port", str(grpc_port), "--http-port", "0",
-                     "--workers", str(workers), *serve_args]
+                     "--workers", str(workers), *(["--admin-port", "0"] if admin_listener else []), *serve_args]
         self.env = env
         self.log_path = log_path
         self.own_session = own_session
@@ -93,6 +94,8 @@ class ServeProcess:
         self.process: subprocess.Popen | None = None
         self.grpc_port = 0
         self.http_port = 0
+        self.admin_port: int | None = None
+        self.admin_grpc_port: int | None = None
         self.returncode: int | None = None
         self._serving = threading.Event()
         self._reader: threading.Thread | None = None
@@ -134,6 +137,7 @@ class ServeProcess:
                     del self.logs[:-self.remember]
                 if entry.get("event") == "serving":
                     self.grpc_port, self.http_port = entry["grpc_port"], entry["http_port"]
+                    self.admin_port, self.admin_grpc_port = entry.get("admin_port"), entry.get("admin_grpc_port")
                     self._serving.set()
         finally:
             if log_file:
@@ -148,6 +152,11 @@ class ServeProcess:
     def base_url(self) -> str:
         """The REST address."""
         return f"http://127.0.0.1:{self.http_port}"
+
+    @property
+    def admin_url(self) -> str:
+        """The HTTP admin listener's address (/metrics)."""
+        return f"http://127.0.0.1:{self.admin_port}"
 
     def log_tail(self, lines: int = 20) -> str:
         return "\n".join(entry["line"] if entry.get("event") == "raw" else json.dumps(entry)

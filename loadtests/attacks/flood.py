@@ -1,5 +1,9 @@
-"""The flood: one client, one address, as fast as it can: illegal actions from one seat, wrong seat
-tokens in a row (then the right one), matches created, owners and players registered.
+"""The flood: one client, one address, as fast as it can: owners and players registered, illegal
+actions from one seat, wrong seat tokens in a row (then the right one), matches created.
+
+The registrations go first: the wrong tokens leave the address refused on every call that checks a key
+(``key_failures``), a player's registration among them (it checks the owner's key), so registering
+after them would measure that block, not the registration limits.
 
 Each part runs for a quarter of the attack's time, through clients that never wait on a refusal
 (``rate_limit_patience=0``), a few threads at once where that is faster. What each part got: the
@@ -80,14 +84,19 @@ def run(target: Target, seconds: float) -> dict[str, Any]:
     try:
         match, tokens = client.create_match(seats=["german", "soviet"])
 
-        # 1. illegal actions from one seat (the German's: it is the German's turn)
+        # 1. ladder players registered as fast as it can, each under an owner of its own (an owner may have
+        # only a few players), so an owner and a player each
+        registered = _flood(part, lambda: ladder.register_with_owner("flood-" + secrets.token_hex(6)), THREADS)
+        figures |= _figures("owners and players:", registered, part, "registered")
+
+        # 2. illegal actions from one seat (the German's: it is the German's turn)
         illegal = _flood(part, lambda: client.submit(match.match_id, tokens["german"], ILLEGAL), THREADS)
         figures |= _figures("illegal actions:", illegal, part, "evaluated")
         del figures["illegal actions: evaluated"], figures["illegal actions: evaluated/s"]
         evaluated = sum(count for reason, count in illegal.items() if reason != "RATE_LIMITED")
         figures["illegal actions: evaluated by the rules"] = evaluated
 
-        # 2. wrong seat tokens in a row against that match, then the right one
+        # 3. wrong seat tokens in a row against that match, then the right one
         wrong = _flood(part, lambda: client.resign(match.match_id, secrets.token_urlsafe(32)))
         figures["wrong tokens: sent"] = sum(wrong.values())
         figures["wrong tokens: checked (UNAUTHENTICATED)"] = wrong["TOKEN_INVALID"]
@@ -99,18 +108,13 @@ def run(target: Target, seconds: float) -> dict[str, Any]:
         except TyphoonError as error:
             figures["right token after them"] = error.reason
 
-        # 3. matches created as fast as it can
+        # 4. matches created as fast as it can
         before = _redis_memory_mb(target)
         created = _flood(part, lambda: client.create_match(), THREADS)
         figures |= _figures("matches:", created, part, "created")
         after = _redis_memory_mb(target)
         if before is not None and after is not None:
             figures["matches: Redis MB before/after"] = f"{before}/{after}"
-
-        # 4. ladder players registered as fast as it can, each under an owner of its own (an owner may have
-        # only a few players), so an owner and a player each
-        registered = _flood(part, lambda: ladder.register_with_owner("flood-" + secrets.token_hex(6)), THREADS)
-        figures |= _figures("owners and players:", registered, part, "registered")
     finally:
         client.close()
         ladder.close()

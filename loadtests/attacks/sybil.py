@@ -4,10 +4,15 @@ ladder match they are paired into against the farmer, beside two honest heuristi
 The farmer itself plays at random (a weak bot wanting a rating it does not earn). Each of the four
 sybils gives up at once against the farmer (the attack as reported in issue 26) and plays at random
 against anyone else. Every player is registered under an owner of its own, as an attacker does once
-the ladder never pairs two players of one owner. What it got: the farmer's rank, rating and rated
-games against the best honest bot's, and how many of the farm's matches were rated (and why not).
+the ladder never pairs two players of one owner, and all five owners from the attacker's one address
+(the most ``register_owner`` lets one address register in an hour); each honest bot registers from an
+address of its own. The addresses are ``X-Forwarded-For`` in 198.18.0.0/15 (kept for benchmarks),
+which ``loadtests.abuse`` has the service trust from 127.0.0.1, as behind the documented proxy; each
+attack uses addresses of its own. What it got: the farmer's rank, rating and rated games against the
+best honest bot's, and how many of the farm's matches were rated (and why not).
 ``sybil-patient`` (:mod:`loadtests.attacks.sybil_patient`) is the same farm with sybils that first play
-on, into the second turn, so that each side has made the few actions a rated match needs.
+on, into the second turn and past the ladder's ``min_actions`` of their own (read from ``GetLadder``),
+so that a resignation is not an early end.
 """
 
 from __future__ import annotations
@@ -36,11 +41,11 @@ class Sybil:
 
     name = "sybil"
 
-    def __init__(self, target: str, farmer_id: str, match: LadderMatch, patient: bool, seed: str) -> None:
+    def __init__(self, target: str, farmer_id: str, match: LadderMatch, patience: int | None, seed: str) -> None:
         self.target = target
         self.match = match
         self.farming = match.opponent_id == farmer_id
-        self.patient = patient
+        self.patience = patience  # None: resigns at once; else after this many actions of its own, from turn 2
         self.rng = random.Random(seed)
         self.actions = 0
 
@@ -52,29 +57,37 @@ class Sybil:
                 pass  # over already
 
     def choose(self, state: Any, legal_actions: list) -> Any:
-        if self.farming and (not self.patient or state.turn >= 2):  # by turn 2 each side has acted a while
+        if self.farming and (self.patience is None or (state.turn >= 2 and self.actions >= self.patience)):
             self.resign()
         self.actions += 1
         return self.rng.choice(legal_actions)
 
 
-def _register(ladder: LadderClient, name: str, role: str) -> tuple[str, str]:
-    """A player under an owner of its own."""
-    registered = ladder.register_with_owner(f"{name}-{uuid.uuid4().hex[:6]}", f"loadtests/attacks/sybil.py: {role}")
+def _register(target: Target, address: str, name: str, role: str) -> tuple[str, str]:
+    """A player under an owner of its own, registered from ``address``."""
+    with LadderClient(target.grpc, retries=2, metadata=[("x-forwarded-for", address)]) as ladder:
+        registered = ladder.register_with_owner(f"{name}-{uuid.uuid4().hex[:6]}",
+                                                f"loadtests/attacks/sybil.py: {role}")
     return registered.player.player_id, registered.api_key
 
 
-def farm(target: Target, seconds: float, patient: bool = False) -> dict[str, Any]:
-    """Run the farm for ``seconds``; the figures of the farmer and of the best honest bot."""
+def farm(target: Target, seconds: float, network: int, patient: bool = False, spread: bool = False) -> dict[str, Any]:
+    """Run the farm for ``seconds``, its players registered from addresses of 198.18.``network``.0/24 (the
+    farmer and the sybils from one, unless ``spread``: each from an address of its own); the figures of the
+    farmer and of the best honest bot."""
+    attacker = f"198.18.{network}.1"
     with LadderClient(target.grpc, retries=2) as ladder:
-        farmer_id, farmer_key = _register(ladder, "farmer", "the farmer")
-        sybils = [_register(ladder, f"sybil{i}", "a sybil") for i in range(SYBILS)]
-        honest = [_register(ladder, f"honest{i}", "an honest heuristic bot") for i in range(2)]
+        patience = ladder.ladder().fair_play.min_actions if patient else None
+        farmer_id, farmer_key = _register(target, attacker, "farmer", "the farmer")
+        sybils = [_register(target, f"198.18.{network}.{2 + i}" if spread else attacker, f"sybil{i}", "a sybil")
+                  for i in range(SYBILS)]
+        honest = [_register(target, f"198.18.{network}.{100 + i}", f"honest{i}", "an honest heuristic bot")
+                  for i in range(2)]
 
         def sybil_factory(index: int):
             def factory(match: LadderMatch) -> Sybil:
-                sybil = Sybil(target.grpc, farmer_id, match, patient, f"{index}-{match.match_id}")
-                if sybil.farming and not patient:
+                sybil = Sybil(target.grpc, farmer_id, match, patience, f"{index}-{match.match_id}")
+                if sybil.farming and patience is None:
                     sybil.resign()
                 return sybil
             return factory
@@ -108,4 +121,4 @@ def farm(target: Target, seconds: float, patient: bool = False) -> dict[str, Any
 
 
 def run(target: Target, seconds: float) -> dict[str, Any]:
-    return farm(target, seconds)
+    return farm(target, seconds, network=1)

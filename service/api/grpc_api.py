@@ -10,6 +10,7 @@ retry), and logs the call.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 import uuid
@@ -111,11 +112,11 @@ def _unary(name: str, core: MatchService, guard: CallGuard):
     return handler
 
 
-def _stream(name: str, core: MatchService, guard: CallGuard):
+def _stream(name: str, core: MatchService, guard: CallGuard, slow_reader_timeout: float = 0.0):
     core_method = getattr(core, snake(name))
     rpc_guard = guard.for_rpc(name)
 
-    async def handler(request, context: grpc.aio.ServicerContext):
+    async def handler(request, context: grpc.aio.ServicerContext) -> None:
         ctx, request_id = _call_context(context, request, guard)
         started = time.perf_counter()
         sent = 0
@@ -129,7 +130,7 @@ def _stream(name: str, core: MatchService, guard: CallGuard):
                     await rpc_guard.admit(ctx.token, ctx.client)
                     stream = await core_method(request, ctx)
                 async for item in stream:
-                    yield item
+                    await _write(context, item, slow_reader_timeout)
                     sent += 1
             except Exception as error:  # noqa: BLE001
                 failure = as_service_error(error)
@@ -149,6 +150,27 @@ def _stream(name: str, core: MatchService, guard: CallGuard):
 
     handler.__name__ = name
     return handler
+
+
+async def _write(context: grpc.aio.ServicerContext, item: Any, slow_reader_timeout: float) -> None:
+    """Send one message of a stream; a client that has read nothing for ``slow_reader_timeout`` seconds
+    (its flow-control window and the buffers full) is told to watch again from its cursor."""
+    if not slow_reader_timeout:
+        await context.write(item)
+        return
+    try:
+        async with asyncio.timeout(slow_reader_timeout):  # a timer, not a task per message as wait_for makes
+            await context.write(item)
+    except TimeoutError:
+        metrics.CONNECTIONS_REFUSED.labels("SLOW_READER").inc()
+        raise slow_reader(slow_reader_timeout) from None
+
+
+def slow_reader(seconds: float) -> ServiceError:
+    """The end of a stream whose client stopped reading: it resumes from its cursor."""
+    return ServiceError(grpc.StatusCode.UNAVAILABLE, "SLOW_READER",
+                        f"this stream was ended: its client read nothing of it for {seconds:g} seconds; "
+                        f"watch again from your cursor (the last event you received)")
 
 
 class MalformedRequest:
@@ -186,15 +208,17 @@ def _as_sent(data: bytes) -> bytes:
     return data
 
 
-def method_handlers(core: MatchService, service=SERVICE, guard: CallGuard = NO_GUARD) -> dict[str, grpc.RpcMethodHandler]:
-    """Every RPC of the service, bound to the core method of the same (snake_case) name, behind ``guard``."""
+def method_handlers(core: MatchService, service=SERVICE, guard: CallGuard = NO_GUARD, slow_reader_timeout: float = 0.0
+                    ) -> dict[str, grpc.RpcMethodHandler]:
+    """Every RPC of the service, bound to the core method of the same (snake_case) name, behind ``guard``; a
+    stream whose client reads nothing for ``slow_reader_timeout`` seconds (0: never) is ended."""
     handlers = {}
     for method in service.methods:
         request_class = message_factory.GetMessageClass(method.input_type)
         response_class = message_factory.GetMessageClass(method.output_type)
         if method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
-                _stream(method.name, core, guard), request_deserializer=_deserializer(request_class),
+                _stream(method.name, core, guard, slow_reader_timeout), request_deserializer=_deserializer(request_class),
                 response_serializer=response_class.SerializeToString)
         else:
             handlers[method.name] = grpc.unary_unary_rpc_method_handler(
@@ -203,8 +227,9 @@ def method_handlers(core: MatchService, service=SERVICE, guard: CallGuard = NO_G
     return handlers
 
 
-def add_to_server(core: MatchService, server: grpc.aio.Server, service=SERVICE, guard: CallGuard = NO_GUARD) -> None:
+def add_to_server(core: MatchService, server: grpc.aio.Server, service=SERVICE, guard: CallGuard = NO_GUARD,
+                  slow_reader_timeout: float = 0.0) -> None:
     """Serve ``service`` (MatchService, or LadderService with a Ladder as ``core``), behind ``guard``."""
-    handlers = method_handlers(core, service, guard)
+    handlers = method_handlers(core, service, guard, slow_reader_timeout)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service.full_name, handlers),))
     server.add_registered_method_handlers(service.full_name, handlers)

@@ -22,7 +22,7 @@ from typing import Any, AsyncIterator
 import orjson
 import structlog
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi_offline import FastAPIOffline
 from google.protobuf import json_format
 from google.protobuf.message import Message
@@ -34,6 +34,7 @@ from starlette.routing import Match as RouteMatch
 
 from service import metrics
 from service.api import json_form, json_input, log_context, web
+from service.api.event_stream import EventStreamResponse
 from service.api.grpc_api import LADDER_SERVICE, SERVICE, as_service_error, bearer_token, snake
 from service.api.openapi import openapi_document
 from service.api.routes import ROUTES, SERVICES, Route
@@ -210,7 +211,7 @@ def _endpoint(route: Route, core: Any, guard: CallGuard):
                     context = structlog.contextvars.get_contextvars()
                     frames = _sse(stream, core, context, message.after_sequence) if route.rpc == "WatchMatch" \
                         else _sse_members(stream, core, context)
-                    return StreamingResponse(frames, media_type="text/event-stream", headers=_SSE_HEADERS)
+                    return EventStreamResponse(frames, headers=_SSE_HEADERS)
                 with core.admit():
                     if answer_body is None:
                         body = response_json(await core_method(message, ctx))

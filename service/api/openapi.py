@@ -86,7 +86,7 @@ _FIELD_ENUMS: dict[tuple[str, str], list[str]] = {
     ("JoinMatchRequest", "side"): [*_SIDES, ""],
     ("GameState", "city_control"): _SIDES,
     ("LadderGame", "outcome"): ["win", "loss", "draw", "aborted"],
-    ("LadderGame", "unrated_reason"): ["", "aborted", "early", "pair_limit"],
+    ("LadderGame", "unrated_reason"): ["", "aborted", "early", "pair_limit", "owner_pair_limit"],
 }
 _WEATHER_FIELDS = {("GameState", "weather"), ("Event.TurnStarted", "weather"), ("Event.WeatherChanged", "weather"),
                    ("TurnRecord", "weather"), ("WeatherRules", "id")}

@@ -17,11 +17,8 @@ address its limits count.
 >>> TrustedProxies([]).client("127.0.0.1", "198.51.100.7")     # by default nobody is trusted
 '127.0.0.1'
 
-Limits count an IPv6 client by its /64 network (a home or a server is given a whole /64, so one
-client has as many addresses as it likes), an IPv4 client by its address:
-
->>> counted_as("2001:db8:1:2:aaaa::1"), counted_as("198.51.100.7"), counted_as("::ffff:198.51.100.7")
-('2001:db8:1:2::/64', '198.51.100.7', '198.51.100.7')
+Limits count an IPv6 client by its /64 network, an IPv4 client by its address
+(:func:`service.client_identity.counted_as`, which the ladder's related owners share).
 """
 
 from __future__ import annotations
@@ -29,6 +26,8 @@ from __future__ import annotations
 import functools
 import ipaddress
 from collections.abc import Iterable
+
+from service.client_identity import counted_as
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -83,21 +82,6 @@ def _host_of(hop: str) -> str:
     if hop.count(":") == 1:
         return hop.partition(":")[0]
     return hop[:64]
-
-
-@functools.lru_cache(maxsize=65536)
-def counted_as(address: str) -> str:
-    """The form a client address is counted by: an IPv6 address's /64, an IPv4 address (also one
-    mapped into IPv6) as it is, anything else (a Unix socket's peer) as given."""
-    try:
-        parsed = ipaddress.ip_address(address)
-    except ValueError:
-        return address[:64] or "unknown"
-    if isinstance(parsed, ipaddress.IPv6Address):
-        if parsed.ipv4_mapped:
-            return str(parsed.ipv4_mapped)
-        return str(ipaddress.ip_network(f"{parsed}/64", strict=False))
-    return str(parsed)
 
 
 __all__ = ["TrustedProxies", "counted_as", "parse_networks"]

@@ -15,13 +15,20 @@ lost stops working.
 Players registered before owners existed have no owner (``owner_id`` empty): each is its own owner,
 keeps its key and can rotate or revoke it with that key.
 
-Keys (prefix ``typhoon:ladder:``, beside :mod:`service.ladder.core`'s)::
+An owner registered from a client address from which another owner was registered lately joins that
+owner's group (:mod:`service.ladder.related`): the ladder treats related owners as one.
 
-    owner:<id>              hash: id name registered_at key_hash ('' once closed) closed
+Keys (prefix ``typhoon:{ladder}:``, beside :mod:`service.ladder.core`'s, one Cluster slot: see there)::
+
+    owner:<id>              hash: id name registered_at key_hash ('' once closed) closed group (the id of
+                            the first owner of its group: itself, unless related)
     owner:<id>:players      list: its players' ids, oldest first
     owner_names             hash: name key (NFKC, case-folded) -> owner id
     owner_keys              hash: SHA-256 of an owner key -> owner id
     request:<SHA-256>       string, 15 minutes: "<owner or player id> <fingerprint>" of a request id
+    address:<HMAC-SHA256>   string, expiring related_window after the last owner registered from the
+                            address: the group of the owners registered from it
+    address_key             string: the key of those hashes, drawn by the service (unless given)
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from grpc import StatusCode
 
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
+from service.ladder.related import AddressTags
 from service.match import convert
 from service.match.core import CallContext, token_hash
 from service.match.names import TEXT_LAYOUT, check_name, name_key
@@ -44,7 +52,9 @@ from service.store.match_store import text_of
 
 log = structlog.get_logger("typhoon.ladder")
 
-PREFIX = "typhoon:ladder:"
+PREFIX = "typhoon:{ladder}:"
+#: The prefix of older versions (single Redis only: they refused the ladder on a Cluster).
+OLDER_PREFIX = "typhoon:ladder:"
 MAX_NAME = 64
 MAX_DESCRIPTION = 500
 MAX_REQUEST_ID = 128
@@ -57,7 +67,7 @@ _KEY = re.compile(r"tp[ko]_[A-Za-z0-9_-]{43}")
 
 
 def ladder_key(*parts: str) -> str:
-    """A Redis key of the ladder: ``typhoon:ladder:`` and the parts joined by ``:``."""
+    """A Redis key of the ladder: ``typhoon:{ladder}:`` and the parts joined by ``:``."""
     return PREFIX + ":".join(parts)
 
 
@@ -100,15 +110,21 @@ def _check_text(label: str, value: str, limit: int, layout: frozenset[str] | Non
 
 
 _REGISTER_OWNER = """
--- KEYS: owner names, owner, owner keys, request. ARGV: name key, id, key hash, request record ('' = none),
--- its ttl, then field pairs. Returns {'OK'}, {'NAME_TAKEN'} or {'AGAIN', record}.
+-- KEYS: owner names, owner, owner keys, request, and the group of the caller's address if it is known.
+-- ARGV: name key, id, key hash, request record ('' = none), its ttl, how long (ms) the address's group is
+-- kept, then field pairs. The owner joins its address's group, or starts one (named by its id).
+-- Returns {'OK'}, {'NAME_TAKEN'} or {'AGAIN', record}.
 if ARGV[4] ~= '' then
   local earlier = redis.call('GET', KEYS[4])
   if earlier then return {'AGAIN', earlier} end
 end
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return {'NAME_TAKEN'} end
-local fields = {}
-for i = 6, #ARGV do fields[#fields + 1] = ARGV[i] end
+local fields = {'group', ARGV[2]}
+if KEYS[5] then
+  fields[2] = redis.call('GET', KEYS[5]) or ARGV[2]
+  redis.call('SET', KEYS[5], fields[2], 'PX', ARGV[6])
+end
+for i = 7, #ARGV do fields[#fields + 1] = ARGV[i] end
 redis.call('HSET', KEYS[2], unpack(fields))
 redis.call('HSET', KEYS[3], ARGV[3], ARGV[2])
 if ARGV[4] ~= '' then redis.call('SET', KEYS[4], ARGV[4], 'EX', ARGV[5]) end
@@ -178,8 +194,11 @@ class Accounts:
             "rotate_owner_key", "revoke_owner_key")
 
     def __init__(self, redis: Any, time_ms: Any, players_per_owner: int, fresh_fields: dict[str, str], fresh_score: str,
-                 describe: Any) -> None:
+                 describe: Any, related_window_ms: int = 0, address_key: bytes | None = None) -> None:
         self.redis = redis
+        #: owners registered from one address within this are related (0: never; no address is kept)
+        self.related_window_ms = related_window_ms
+        self.address_tags = AddressTags(redis, ladder_key("address_key"), address_key) if related_window_ms else None
         self.time_ms = time_ms  # async () -> the Redis time in ms
         self.players_per_owner = players_per_owner
         self.fresh_fields = fresh_fields  # the rating fields of a new player
@@ -236,10 +255,12 @@ class Accounts:
         request_key = ladder_key("request", _fingerprint("owner", request.request_id) if request.request_id else "-")
         now = await self.time_ms()
         fields = {"id": owner_id, "name": name, "registered_at": str(now), "key_hash": token_hash(key), "closed": "0"}
+        tag = await self.address_tags.tag(ctx.client) if self.address_tags else None
         reply = await self._register_owner(
-            keys=[ladder_key("owner_names"), ladder_key("owner", owner_id), ladder_key("owner_keys"), request_key],
+            keys=[ladder_key("owner_names"), ladder_key("owner", owner_id), ladder_key("owner_keys"), request_key,
+                  *([ladder_key("address", tag)] if tag else [])],
             args=[name_key(name), owner_id, token_hash(key), f"{owner_id} {fingerprint}" if request.request_id else "",
-                  str(REQUEST_TTL_SECONDS), *_flat(fields)])
+                  str(REQUEST_TTL_SECONDS), str(self.related_window_ms), *_flat(fields)])
         outcome = text_of(reply[0])
         if outcome == "NAME_TAKEN":
             raise err(StatusCode.ALREADY_EXISTS, "NAME_TAKEN", f"an owner named {name!r} is registered already")
@@ -318,14 +339,14 @@ class Accounts:
         _check_text("description", request.description, MAX_DESCRIPTION, TEXT_LAYOUT)
         _check_request_id(request.request_id)
         owner_id = await self.owner_of_key(ctx.token)
-        owner_name = text_of(await self.redis.hget(ladder_key("owner", owner_id), "name")) or ""
+        owner_name, group = map(text_of, await self.redis.hmget(ladder_key("owner", owner_id), "name", "group"))
         player_id, key = new_id("p"), new_key()
         fingerprint = _fingerprint(name_key(name), request.description)
         request_key = ladder_key("request", _fingerprint("player", owner_id, request.request_id)
                                  if request.request_id else "-")
-        fields = {"id": player_id, "name": name, "description": request.description, "owner": owner_name,
-                  "owner_id": owner_id, "registered_at": str(await self.time_ms()), "key_hash": token_hash(key),
-                  "concurrency": "1", **self.fresh_fields}
+        fields = {"id": player_id, "name": name, "description": request.description, "owner": owner_name or "",
+                  "owner_id": owner_id, "group": group or owner_id, "registered_at": str(await self.time_ms()),
+                  "key_hash": token_hash(key), "concurrency": "1", **self.fresh_fields}
         reply = await self._register_player(
             keys=[ladder_key("names"), ladder_key("player", player_id), ladder_key("keys"), ladder_key("board"),
                   ladder_key("owner", owner_id, "players"), request_key, ladder_key("owner", owner_id)],

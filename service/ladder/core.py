@@ -14,8 +14,9 @@ Two background loops run in every service process, sharing the work through Redi
   someone else. At most two matches at a time between the same two (one each side). The match is
   created, then assigned to both players in one script (which re-checks their slots); a crash in
   between leaves a match nobody plays, which its clock aborts. Fair play (``service.ladder.fairness``):
-  two players of one owner are never paired (unless the ladder is private), a pair whose rated
-  matches are used up for now is paired only when neither has anyone else, and a player that abandoned
+  two players of one owner, or of related owners (``service.ladder.related``), are never paired
+  (unless the ladder is private), a pair whose rated matches, or its owners', are used up for now is
+  paired only when neither has anyone else, and a player that abandoned
   its last match (no first action in time, or gave up before a few actions of its own) waits before it
   is paired again (``abandon_cooldown_ms``, doubled for each such end in a row, at most an hour),
   however it reconnects: a bot that hangs would otherwise be handed match after match, each wasting
@@ -25,14 +26,20 @@ Two background loops run in every service process, sharing the work through Redi
   once, whoever sees the end first, even after a crash between the end and the rating) and only if
   the players' and sides' ratings are those the new ones were computed from (else it is computed
   again). A match is rated only if fair play says so (an aborted one never; one ended early by
-  resignation or time, or one past its pair's rated matches, neither); each player's history says
+  resignation or time, or one past its pair's or its owners' rated matches, neither); each player's history says
   whether, and why not.
 
 Owners, players and keys are ``service.ladder.accounts``'s.
 
-Keys (prefix ``typhoon:ladder:``)::
+Keys (prefix ``typhoon:{ladder}:``: one hash tag, so on a Redis Cluster every ladder key is in one slot
+and each script, which touches several players and the ladder's sets, touches that slot alone. The
+ladder is small, a few keys a player, and its calls are few beside the matches' (whose keys spread over
+the slots): one slot holds it, where sharding it would split the pairing's and the rating's scripts,
+which see two players and the pairs, the board and the open matches at once. Keys of older versions,
+``typhoon:ladder:...``, are renamed at start: :meth:`Ladder.move_older_keys`)::
 
-    player:<id>             hash: id name description owner (its name) owner_id registered_at key_hash
+    player:<id>             hash: id name description owner (its name) owner_id group (its owner's
+                            group: service.ladder.related) registered_at key_hash
                             ('' once revoked) concurrency, the rating (mu sigma rev), the record (games
                             wins_german wins_soviet ...), last_opponent last_ended, seek_session (of its
                             latest Seek stream), abort_streak (abandoned matches in a row),
@@ -48,7 +55,8 @@ Keys (prefix ``typhoon:ladder:``)::
     pairs                   hash: "<id>:<id>" (sorted) -> matches assigned to the two, aborted ones
                             left out; "<id>:<id>:german" -> of those, the ones the first was German in;
                             "<id>:<id>:rated" -> JSON list of the end times (ms) of their rated matches
-                            within the pair window
+                            within the pair window; "owners:<group>:<group>:rated" -> the same for all
+                            the players of two owner groups (service.ladder.fairness.owners_field)
     pairing                 string: the pairing lock
     rated                   counter: the ladder matches settled (rated or aborted) so far; each
                             history entry holds its match's number (``rating_sequence``)
@@ -74,8 +82,8 @@ from engine.data import SIDES
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import match_service_pb2 as api
-from service.ladder.accounts import MAX_DESCRIPTION, MAX_NAME, Accounts, ladder_key
-from service.ladder.fairness import MAX_COOLDOWN_MS, FairPlay, own_actions
+from service.ladder.accounts import MAX_DESCRIPTION, MAX_NAME, OLDER_PREFIX, PREFIX, Accounts, ladder_key
+from service.ladder.fairness import MAX_COOLDOWN_MS, FairPlay, group_of, own_actions, owners_field
 from service.ladder.ratings import FRESH, MODEL, ordinal, rate
 from service.match import convert
 from service.match.clock import TimeControl
@@ -109,6 +117,8 @@ class LadderConfig:
     presence_ms: int = 5000      # a player counts as seeking this long after its stream last looked
     rematch_wait_ms: int = 3000  # how long two who just played each other both ways wait for others
     fair_play: FairPlay = field(default_factory=FairPlay)
+    #: the key of the client addresses' hashes (service.ladder.related); None: drawn and kept in Redis
+    address_key: bytes | None = field(default=None, repr=False)
 
 
 #: Lua: the field of a pair's German games in the pairs hash, first made (as alternation left it) for a
@@ -122,6 +132,40 @@ local function german_games(pairs, pair)
   end
   return field
 end
+"""
+
+#: The keys one of which an older version's ladder has as soon as it has a player or a match.
+_OLDER_MARKS = ("names", "board", "open", "seeking", "pairs", "owner_names")
+
+_MOVE_KEYS = """
+-- KEYS: n older keys, then their new names. ARGV: n. Renames each older key that still exists; where
+-- the new one exists too (this version wrote it meanwhile), adds what only the older one holds: a hash's
+-- fields and a sorted set's members the new one lacks, a list's entries after the new one's (a history
+-- is newest first); a string (the pairing lock) is dropped.
+local n = tonumber(ARGV[1])
+local moved = 0
+for i = 1, n do
+  local older, new = KEYS[i], KEYS[n + i]
+  if redis.call('EXISTS', older) == 1 then
+    if redis.call('EXISTS', new) == 0 then
+      redis.call('RENAME', older, new)
+    else
+      local kind = redis.call('TYPE', older)['ok']
+      if kind == 'hash' then
+        local flat = redis.call('HGETALL', older)
+        for j = 1, #flat, 2 do redis.call('HSETNX', new, flat[j], flat[j + 1]) end
+      elseif kind == 'zset' then
+        local flat = redis.call('ZRANGE', older, 0, -1, 'WITHSCORES')
+        for j = 1, #flat, 2 do redis.call('ZADD', new, 'NX', flat[j + 1], flat[j]) end
+      elseif kind == 'list' then
+        for _, entry in ipairs(redis.call('LRANGE', older, 0, -1)) do redis.call('RPUSH', new, entry) end
+      end
+      redis.call('DEL', older)
+    end
+    moved = moved + 1
+  end
+end
+return moved
 """
 
 _ASSIGN = _GERMAN_GAMES + """
@@ -152,15 +196,18 @@ _SETTLE = _GERMAN_GAMES + f"local RATED = '{RATED_PLACEHOLDER}'\n" + """
 -- at most cap, however it reconnects)}, "" for none), then
 -- per player its history entry and its rating ('' = keep), then (KEYS[11]: pairs) the pair of an aborted
 -- match ('' = none) and '1' if its first player was German: an aborted match is not a meeting, and
--- does not count for whose turn it is to be German; then the pair's field of rated end times, its value
--- as read (the verdict was drawn from it) and its new value ('' = unchanged).
+-- does not count for whose turn it is to be German; then per field of rated end times (the pair's, and
+-- their owner groups' if they are two) the field, its value as read (the verdict was drawn from it) and
+-- its new value ('' = unchanged).
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 'DONE' end
 for i = 0, 3 do
   if ARGV[3 + 2 * i] ~= '' and (redis.call('HGET', KEYS[3 + i], 'rev') or '') ~= ARGV[2 + 2 * i] then
     return 'RETRY'
   end
 end
-if (redis.call('HGET', KEYS[11], ARGV[16]) or '') ~= ARGV[17] then return 'RETRY' end
+for i = 16, #ARGV, 3 do
+  if (redis.call('HGET', KEYS[11], ARGV[i]) or '') ~= ARGV[i + 1] then return 'RETRY' end
+end
 for i = 0, 3 do
   local change = ARGV[3 + 2 * i]
   if change ~= '' then
@@ -189,7 +236,9 @@ if ARGV[14] ~= '' then
   redis.call('HINCRBY', KEYS[11], ARGV[14], -1)
   if ARGV[15] == '1' then redis.call('HINCRBY', KEYS[11], german, -1) end
 end
-if ARGV[18] ~= '' then redis.call('HSET', KEYS[11], ARGV[16], ARGV[18]) end
+for i = 16, #ARGV, 3 do
+  if ARGV[i + 2] ~= '' then redis.call('HSET', KEYS[11], ARGV[i], ARGV[i + 2]) end
+end
 redis.call('HDEL', KEYS[1], ARGV[1])
 return 'OK'
 """
@@ -239,21 +288,27 @@ class Ladder:
         self.fair_play = self.config.fair_play
         self.accounts = Accounts(self.redis, self.store.time_ms, self.fair_play.players_per_owner,
                                  {"mu": repr(FRESH[0]), "sigma": repr(FRESH[1]), "rev": "0"},
-                                 repr(ordinal(FRESH[0], FRESH[1])), self._describe)
+                                 repr(ordinal(FRESH[0], FRESH[1])), self._describe,
+                                 self.fair_play.related_window_ms, self.config.address_key)
         for rpc in Accounts.RPCS:  # served as this service's own (the transports bind by name)
-            setattr(self, rpc, self._checked(getattr(self.accounts, rpc)))
+            setattr(self, rpc, self._replicated(getattr(self.accounts, rpc)))
         self._assign = self.redis.register_script(_ASSIGN)
         self._settle = self.redis.register_script(_SETTLE)
+        self._move_keys = self.redis.register_script(_MOVE_KEYS)
+        self._moved = False
         self._tasks: list[asyncio.Task] = []
         self._stopping = False
         self.settled = 0
         options = engine.new_game(self.config.scenario, self.config.options).options.to_json()
         self._options = options
 
-    def _checked(self, rpc: Any) -> Any:
+    def _replicated(self, rpc: Any) -> Any:
+        """An account RPC answered only once a failover would keep what it did (a key given or taken
+        back: ``--redis-min-replicas``)."""
         async def call(request: Any, ctx: CallContext) -> Any:
-            self._available()
-            return await rpc(request, ctx)
+            answer = await rpc(request, ctx)
+            await self.store.confirm_replicated()
+            return answer
         call.__name__ = rpc.__name__
         return call
 
@@ -263,17 +318,48 @@ class Ladder:
 
     # --- background --------------------------------------------------------------------------------
 
+    async def prepare(self) -> None:
+        """Before serving: the keys of an older version moved (:meth:`move_older_keys`); if Redis does
+        not answer now, the pairing loop does it before its first round."""
+        try:
+            await self.move_older_keys()
+            self._moved = True
+        except (RedisError, OSError) as error:
+            log.warning("ladder_keys_not_moved", error=repr(error))
+
     def start(self) -> None:
-        if self.store.clustered:
-            return
         self._stopping = False
-        self._tasks = [asyncio.create_task(self._every(self.pair_round), name="ladder-pairing"),
+        self._tasks = [asyncio.create_task(self._every(self._moved_then_pair), name="ladder-pairing"),
                        asyncio.create_task(self._every(self.results_round), name="ladder-results")]
+
+    async def _moved_then_pair(self) -> int:
+        if not self._moved:
+            await self.move_older_keys()
+            self._moved = True
+        return await self.pair_round()
 
     async def stop(self) -> None:
         self._stopping = True  # the loops end by themselves even if a cancellation is lost
         await asyncio.gather(*(stop_task(task) for task in self._tasks))
         self._tasks = []
+
+    async def move_older_keys(self) -> int:
+        """Rename the keys of an older version's ladder (``typhoon:ladder:...``) to this one's (merged into
+        this version's where both exist); returns how many were moved. Every process runs it as it starts
+        (:meth:`prepare`); with nothing to move it costs one command. Keys an older process still running
+        writes afterwards are moved at the next start: stop the older processes first."""
+        moved = 0
+        if self.store.clustered or not await self.redis.exists(*(OLDER_PREFIX + name for name in _OLDER_MARKS)):
+            return 0
+        for _ in range(10):  # until a scan finds none (an older process may write meanwhile)
+            older = [text_of(name) async for name in self.redis.scan_iter(match=OLDER_PREFIX + "*", count=1000)]
+            if not older:
+                break
+            new = [PREFIX + name[len(OLDER_PREFIX):] for name in older]
+            moved += await self._move_keys(keys=older + new, args=[len(older)])
+        if moved:
+            log.info("ladder_keys_moved", keys=moved, lifecycle=True)
+        return moved
 
     async def _every(self, round_: Any) -> None:
         while not self._stopping:
@@ -307,30 +393,34 @@ class Ladder:
         async with self.redis.pipeline(transaction=False) as pipe:
             for player_id in ids:
                 pipe.hmget(_key("player", player_id), "mu", "concurrency", "name", "owner_id", "blocked_until",
-                           "last_opponent", "last_ended")
+                           "last_opponent", "last_ended", "group")
                 pipe.hvals(_key("player", player_id, "assigned"))
             replies = await pipe.execute()
         players: dict[str, dict[str, Any]] = {}
         together: dict[tuple[str, str], int] = {}
         for player_id, fields, assigned in zip(ids, replies[::2], replies[1::2]):
-            mu, concurrency, name, owner_id, blocked_until, last_opponent, last_ended = map(text_of, fields)
+            mu, concurrency, name, owner_id, blocked_until, last_opponent, last_ended, group = map(text_of, fields)
             if mu is None or now < int(blocked_until or 0):  # abandoned its last match: it waits, however it seeks
                 continue
             playing = [json.loads(entry) for entry in assigned]
             players[player_id] = {"mu": float(mu), "free": int(concurrency or 1) - len(playing), "name": name,
-                                  "owner": owner_id or "", "last_opponent": last_opponent,
+                                  "group": group_of({"id": player_id, "owner_id": owner_id, "group": group}),
+                                  "last_opponent": last_opponent,
                                   "last_ended": int(last_ended or 0)}
             for entry in playing:
                 pair = _pair_of(player_id, entry["opponent_id"])
                 together[pair] = together.get(pair, 0) + 1
         candidates = sorted(pid for pid, p in players.items() if p["free"] > 0)
         pairs = [_pair_of(a, b) for i, a in enumerate(candidates) for b in candidates[i + 1:]
-                 if self.fair_play.may_pair(players[a]["owner"], players[b]["owner"])]
-        counts = await self.redis.hmget(_key("pairs"), [f"{a}:{b}{part}" for a, b in pairs
-                                                        for part in ("", ":german", ":rated")]) if pairs else []
-        met = {pair: Meetings.of(counts[3 * i], counts[3 * i + 1]) for i, pair in enumerate(pairs)}
-        # a pair whose rated matches are used up for now meets only when neither has anyone else
-        full = {pair for i, pair in enumerate(pairs) if self.fair_play.pair_full(_rated_times(counts[3 * i + 2]), now)}
+                 if self.fair_play.may_pair(players[a]["group"], players[b]["group"])]
+        owners = {pair: owners_field(players[pair[0]]["group"], players[pair[1]]["group"]) for pair in pairs}
+        counts = await self.redis.hmget(_key("pairs"), [field for a, b in pairs for field in (
+            f"{a}:{b}", f"{a}:{b}:german", f"{a}:{b}:rated", owners[a, b] or f"{a}:{b}:rated")]) if pairs else []
+        met = {pair: Meetings.of(counts[4 * i], counts[4 * i + 1]) for i, pair in enumerate(pairs)}
+        # a pair whose rated matches, or its owners', are used up for now meets only when neither has anyone else
+        full = {pair for i, pair in enumerate(pairs)
+                if self.fair_play.pair_full(_rated_times(counts[4 * i + 2]), now)
+                or (owners[pair] and self.fair_play.owner_pair_full(_rated_times(counts[4 * i + 3]), now))}
         created = 0
 
         def just_played(a: str, b: str) -> bool:
@@ -404,15 +494,18 @@ class Ladder:
         members = [_key("player", ids["german"]), _key("player", ids["soviet"]), _key("side", "german"),
                    _key("side", "soviet")]
         pair_field = "%s:%s:rated" % _pair_of(ids["german"], ids["soviet"])
+        owners_pair_field = await self._owners_field(ids)
+        rated_fields = [pair_field, *([owners_pair_field] if owners_pair_field else [])]
         for _ in range(16):
             async with self.redis.pipeline(transaction=False) as pipe:
                 for member in members:
                     pipe.hmget(member, "mu", "sigma", "rev", "name")
-                pipe.hget(_key("pairs"), pair_field)
-                *current, rated_field = await pipe.execute()
-            rated_field = text_of(rated_field) or ""
-            rated_at = self.fair_play.recent(_rated_times(rated_field), finished_at)
-            verdict = self.fair_play.verdict(result, actions, rated_at, finished_at)
+                pipe.hmget(_key("pairs"), rated_fields)
+                *current, read = await pipe.execute()
+            read = [text_of(value) or "" for value in read]
+            rated_at, *owners = [self.fair_play.recent(_rated_times(value), finished_at) for value in read]
+            owners_rated_at = owners[0] if owners else None  # one owner group: a private ladder
+            verdict = self.fair_play.verdict(result, actions, rated_at, finished_at, owners_rated_at)
             ratings = [(float(mu) if mu else FRESH[0], float(sigma) if sigma else FRESH[1])
                        for mu, sigma, _, _ in current]
             revs = [text_of(rev) or "" for _, _, rev, _ in current]
@@ -458,7 +551,8 @@ class Ladder:
                 keys += [_key("player", ids[side], "assigned"), _key("player", ids[side], "history")]
             keys += [_key("pairs"), _key("rated")]
             args += _pair_args(ids["german"], ids["soviet"]) if result is None else ["", ""]
-            args += [pair_field, rated_field, json.dumps(rated_at + [finished_at]) if verdict.rated else ""]
+            for field_name, value, times in zip(rated_fields, read, (rated_at, owners_rated_at)):
+                args += [field_name, value, json.dumps(times + [finished_at]) if verdict.rated else ""]
             reply = text_of(await self._settle(keys=keys, args=args))
             if reply == "OK":
                 self.settled += 1
@@ -469,6 +563,15 @@ class Ladder:
             if reply == "DONE":
                 return 0
         raise _err(StatusCode.ABORTED, "CONTENTION", "the ratings changed too often while rating the match")
+
+    async def _owners_field(self, ids: dict[str, str]) -> str | None:
+        """The pairs hash's field of the rated matches between the two players' owner groups (None: one group)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for side in SIDES:
+                pipe.hmget(_key("player", ids[side]), "owner_id", "group")
+            replies = await pipe.execute()
+        return owners_field(*(group_of({"id": ids[side], "owner_id": text_of(owner_id), "group": text_of(group)})
+                              for side, (owner_id, group) in zip(SIDES, replies)))
 
     async def _own_actions(self, match_id: str) -> dict[str, int]:
         """The actions each side made of its own in a match (from its log)."""
@@ -482,10 +585,6 @@ class Ladder:
 
     # --- RPCs --------------------------------------------------------------------------------------
 
-    def _available(self) -> None:
-        if self.store.clustered:
-            raise _err(StatusCode.FAILED_PRECONDITION, "LADDER_UNAVAILABLE",
-                       "the ladder needs clocks, which need a single Redis; this service runs on a Redis Cluster")
 
     async def get_ladder(self, request: lapi.GetLadderRequest, ctx: CallContext) -> lapi.GetLadderResponse:
         response = lapi.GetLadderResponse(time_control=self.config.time_control.to_proto(),
@@ -505,7 +604,6 @@ class Ladder:
 
     async def seek(self, request: lapi.SeekRequest, ctx: CallContext) -> AsyncIterator[lapi.SeekResponse]:
         """Check the key and the request, then return the stream."""
-        self._available()
         player_id = await self.accounts.player_of_key(ctx.token)
         concurrency = request.concurrency or 1
         if not 1 <= concurrency <= self.config.max_concurrency:
@@ -539,6 +637,8 @@ class Ladder:
                 await self.redis.zadd(_key("seeking"), {player_id: now + self.config.presence_ms})
                 assigned = {text_of(k): text_of(v) for k, v in
                             (await self.redis.hgetall(_key("player", player_id, "assigned"))).items()}
+                if assigned.keys() - sent:  # a match is handed out only once a failover keeps it
+                    await self.store.confirm_replicated()
                 for match_id, entry in assigned.items():
                     if match_id not in sent:
                         sent.add(match_id)

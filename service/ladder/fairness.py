@@ -2,24 +2,38 @@
 
 The ladder cannot be farmed by one client playing itself:
 
-* two players of one owner are never paired (``same_owner_pairs`` allows it, for a private ladder);
+* owners registered from one client address are **related** (:mod:`service.ladder.related`): the
+  ladder treats them as one owner, an owner group (an owner registered before that, or from an address
+  no other owner used within ``related_window_ms``, is a group of its own; 0: owners are never related);
+* two players of one owner group are never paired (``same_owner_pairs`` allows it, for a private ladder);
 * two players are rated at most ``pair_rated_max`` times within ``pair_window_ms`` (by the matches'
-  end times); further matches between them are played, when neither has another opponent free, but
-  not rated (``pair_limit``);
+  end times), and the players of two owner groups at most ``owner_pair_rated_max`` times between them
+  all; further matches are played, when neither player has another opponent free, but not rated
+  (``pair_limit``, ``owner_pair_limit``);
 * a match that ends by resignation or time before each side made ``min_actions`` actions of its own
   (a resignation or a time forfeit is none) is not rated (``early``), nor is an aborted one
   (``aborted``); the side that gave up or ran out of time before its own ``min_actions`` abandoned it,
   as one that made no first action did: it is not paired again for ``abandon_cooldown_ms`` (doubled
   for each abandoned match in a row, at most an hour), however it reconnects.
 
-Everything that decides is public: the match's log (its actions, by side) and end, and the times of the
-pair's earlier rated matches (their players' histories), so the ratings stay recomputable from the API.
+Why ``min_actions`` is 50 by default: no strategy the project ships resigns (clients/strategies), so an
+honest match ends on the board or by a clock, and one that ends early was abandoned by a bot that
+crashed or hung. A side makes 14 to 80 actions a game turn (a game: 120 to 300), measured over the
+shipped bots; 50 is about the Soviet's first two game turns, or the German's first: a resignation or
+time loss before that says nothing of skill, and a sybil that plays a turn and gives up wins nothing.
+
+Everything that decides is public but the owner groups: the match's log (its actions, by side) and end,
+and each match's verdict in both players' histories (``rated``, ``unrated_reason``), so the ratings stay
+recomputable from the API. Which owners are related is not shown (it would link accounts that
+registered from one address).
 
 >>> rules = FairPlay(min_actions=3)
 >>> rules.verdict({"winner": "german", "reason": "soviet resigned"}, {"german": 9, "soviet": 1}, [], 0)
 Verdict(rated=False, reason='early', blamed='soviet')
 >>> rules.verdict({"winner": "german", "reason": "more victory points"}, None, [10, 20, 30], 40)
 Verdict(rated=False, reason='pair_limit', blamed=None)
+>>> rules.verdict({"winner": "german", "reason": "more victory points"}, None, [10], 40, owners_rated_at=[5, 10, 20])
+Verdict(rated=False, reason='owner_pair_limit', blamed=None)
 """
 
 from __future__ import annotations
@@ -33,6 +47,7 @@ from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.store.match_store import StoredEvent
 
 HOUR_MS = 3_600_000
+DAY_MS = 24 * HOUR_MS
 #: The longest abandon cooldown, however many matches in a row were abandoned.
 MAX_COOLDOWN_MS = HOUR_MS
 #: Actions a side takes that are not play of its own.
@@ -41,7 +56,8 @@ _NOT_PLAY = frozenset({"resign", "time_forfeit"})
 
 @dataclass(frozen=True)
 class Verdict:
-    """Whether an ended ladder match is rated, why not (``aborted``, ``early``, ``pair_limit``), and the side
+    """Whether an ended ladder match is rated, why not (``aborted``, ``early``, ``pair_limit``,
+    ``owner_pair_limit``), and the side
     that abandoned it (it waits before it is paired again), if any."""
 
     rated: bool
@@ -55,16 +71,20 @@ class FairPlay:
 
     same_owner_pairs: bool = False
     pair_rated_max: int = 3
-    pair_window_ms: int = 24 * HOUR_MS
-    min_actions: int = 3
+    pair_window_ms: int = DAY_MS
+    min_actions: int = 50
     players_per_owner: int = 10
     abandon_cooldown_ms: int = 60_000
+    owner_pair_rated_max: int = 3
+    related_window_ms: int = 30 * DAY_MS
 
     def check(self) -> None:
         """ValueError if a setting is out of range."""
         for name, value, least in (("pair_rated_max", self.pair_rated_max, 1), ("pair_window_ms", self.pair_window_ms, 0),
                                    ("min_actions", self.min_actions, 0), ("players_per_owner", self.players_per_owner, 1),
-                                   ("abandon_cooldown_ms", self.abandon_cooldown_ms, 0)):
+                                   ("abandon_cooldown_ms", self.abandon_cooldown_ms, 0),
+                                   ("owner_pair_rated_max", self.owner_pair_rated_max, 1),
+                                   ("related_window_ms", self.related_window_ms, 0)):
             if value < least:
                 raise ValueError(f"{name} must be at least {least}, not {value}")
 
@@ -77,11 +97,13 @@ class FairPlay:
         return lapi.LadderFairPlay(same_owner_pairs=self.same_owner_pairs, pair_rated_max=self.pair_rated_max,
                                    pair_window=duration(self.pair_window_ms), min_actions=self.min_actions,
                                    players_per_owner=self.players_per_owner,
-                                   abandon_cooldown=duration(self.abandon_cooldown_ms))
+                                   abandon_cooldown=duration(self.abandon_cooldown_ms),
+                                   owner_pair_rated_max=self.owner_pair_rated_max,
+                                   related_window=duration(self.related_window_ms))
 
-    def may_pair(self, owner_a: str, owner_b: str) -> bool:
-        """Whether players of these owners may meet ('' is a player registered before owners: its own owner)."""
-        return self.same_owner_pairs or not owner_a or owner_a != owner_b
+    def may_pair(self, group_a: str, group_b: str) -> bool:
+        """Whether players of these owner groups (:func:`group_of`) may meet."""
+        return self.same_owner_pairs or group_a != group_b
 
     def recent(self, rated_at: list[int], now: int) -> list[int]:
         """The end times of a pair's rated matches that still count at ``now``."""
@@ -91,15 +113,20 @@ class FairPlay:
         """Whether a pair has had its rated matches for now."""
         return len(self.recent(rated_at, now)) >= self.pair_rated_max
 
+    def owner_pair_full(self, rated_at: list[int], now: int) -> bool:
+        """Whether the players of two owner groups have had their rated matches between them for now."""
+        return len(self.recent(rated_at, now)) >= self.owner_pair_rated_max
+
     def needs_log(self, result: dict[str, Any] | None) -> bool:
         """Whether the verdict on a match with this result needs its actions counted (an end by resignation or time)."""
         return result is not None and self.min_actions > 0 and _abandoning_side(result) is not None
 
     def verdict(self, result: dict[str, Any] | None, actions: dict[str, int] | None, rated_at: list[int],
-                finished_at: int) -> Verdict:
+                finished_at: int, owners_rated_at: list[int] | None = None) -> Verdict:
         """The verdict on a ladder match that ended with ``result`` (None: aborted) at ``finished_at``, after
         ``actions`` of each side's own (None where :meth:`needs_log` said they are not needed), the pair's
-        rated matches having ended at ``rated_at``."""
+        rated matches having ended at ``rated_at``, and those between the two players' owner groups at
+        ``owners_rated_at`` (None: one group, on a private ladder)."""
         if result is None:
             return Verdict(False, "aborted")
         quitter = _abandoning_side(result)
@@ -107,7 +134,34 @@ class FairPlay:
             return Verdict(False, "early", quitter if actions.get(quitter, 0) < self.min_actions else None)
         if self.pair_full(rated_at, finished_at):
             return Verdict(False, "pair_limit")
+        if owners_rated_at is not None and self.owner_pair_full(owners_rated_at, finished_at):
+            return Verdict(False, "owner_pair_limit")
         return Verdict(True)
+
+
+def group_of(player: dict[str, Any]) -> str:
+    """The owner group of a player (its hash's fields): its owner's group, else (an owner registered before
+    groups) its owner, else (a player registered before owners) itself.
+
+    >>> group_of({"id": "p1", "owner_id": "o2", "group": "o1"}), group_of({"id": "p1", "owner_id": "o2"})
+    ('o1', 'o2')
+    >>> group_of({"id": "p1", "owner_id": ""})
+    'p1'
+    """
+    return player.get("group") or player.get("owner_id") or player["id"]
+
+
+def owners_field(group_a: str, group_b: str) -> str | None:
+    """The field of the ladder's pairs hash holding the end times of the rated matches between two owner
+    groups' players; None for one group (a private ladder pairs its players: the players' own pair limit
+    holds).
+
+    >>> owners_field("o2", "o1"), owners_field("o1", "o1")
+    ('owners:o1:o2:rated', None)
+    """
+    if group_a == group_b:
+        return None
+    return "owners:%s:%s:rated" % tuple(sorted((group_a, group_b)))
 
 
 def own_actions(events: list[StoredEvent], sides: tuple[str, ...]) -> dict[str, int]:
@@ -136,4 +190,4 @@ def _abandoning_side(result: dict[str, Any]) -> str | None:
     return {"german": "soviet", "soviet": "german"}.get(winner or "")
 
 
-__all__ = ["FairPlay", "Verdict", "own_actions"]
+__all__ = ["FairPlay", "Verdict", "group_of", "own_actions", "owners_field"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 
 import engine
-from service.match import clock as clock_module
+from service.match import clock as clock_module, rulesets
 from service.store.match_store import StoredEvent
 
 #: Meta fields a commit never changes.
@@ -28,7 +28,8 @@ def meta_at(meta: dict[str, str], events: list[StoredEvent], version: int, last_
     ``last_seq`` at least."""
     past = {name: meta[name] for name in FIXED if name in meta}
     created = events[0].data
-    game = engine.new_game(created["scenario"], created["options"], seed=meta["seed"])
+    game = engine.new_game(created["scenario"], created["options"], seed=meta["seed"],
+                           ruleset=rulesets.for_engine(rulesets.of_logged(created)))
     control = created.get("time_control")
     clocks = clock_module.ClockState.start(clock_module.TimeControl.from_json(control), meta["sides"].split(","),
                                            game.current_player(), events[0].time_ms) if control else None

@@ -24,8 +24,9 @@ It checks, and says where (the event's sequence number) and what when anything d
    time has.
 
 Checks 4-6 replay the game with this engine, so they need the rules the match was played under:
-``match_created`` records the engine ruleset (``engine.RULESET``; a log without one is ruleset 1). A
-match of another ruleset is not re-simulated: checks 1-3 are made, and the verdict says which ruleset
+``match_created`` records the engine ruleset (``engine.RULESET``; a log without one is ruleset 1); the
+game is re-simulated under it when the engine plays it (``engine.RULESETS``). A match of another
+ruleset is not re-simulated: checks 1-3 are made, and the verdict says which ruleset
 it was played under (``OTHER RULESET``), which is not a finding of tampering.
 
 >>> recompute_die("example", 0), recompute_die("example", 1)
@@ -40,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import engine
-from engine.ruleset import UNVERSIONED
+from engine.ruleset import UNVERSIONED, played
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.match import convert
@@ -143,8 +144,8 @@ class Report:
 
     @property
     def other_ruleset(self) -> bool:
-        """Played under another ruleset than this engine's: the game cannot be re-simulated here."""
-        return self.ruleset != engine.RULESET
+        """Played under a ruleset this engine does not play: the game cannot be re-simulated here."""
+        return self.ruleset not in engine.RULESETS
 
     @property
     def verdict(self) -> str:
@@ -156,7 +157,7 @@ class Report:
         return "verified" if self.finished else "unfinished"
 
     def ruleset_sentence(self) -> str:
-        return (f"played under ruleset {self.ruleset}; this engine plays ruleset {engine.RULESET}: "
+        return (f"played under ruleset {self.ruleset}; this engine plays {played()}: "
                 f"cannot re-simulate")
 
     @property
@@ -179,7 +180,7 @@ class Report:
                          + (", ".join(f"{k}={v}" for k, v in changed.items()) if changed else "defaults"))
         lines.append(f"  {self.entries} log entries, {self.actions} actions, {self.game_events} game events, "
                      f"{self.rolls} die rolls; ruleset {self.ruleset}"
-                     + (f" (this engine plays ruleset {engine.RULESET})" if self.other_ruleset else ""))
+                     + (f" (this engine plays {played()})" if self.other_ruleset else ""))
         failing = {p.check for p in self.problems}
         details = {
             "seed": f"sha256(seed) = {self.commitment[:16]}..." if self.commitment else "",
@@ -234,7 +235,8 @@ class Report:
     def to_json(self) -> dict[str, Any]:
         first = self.first
         return {"match": self.label, "ok": self.ok, "verdict": self.verdict, "ruleset": self.ruleset,
-                "engine_ruleset": engine.RULESET, "finished": self.finished, "entries": self.entries,
+                "engine_ruleset": engine.RULESET, "engine_rulesets": list(engine.RULESETS),
+                "finished": self.finished, "entries": self.entries,
                 "actions": self.actions, "game_events": self.game_events, "rolls": self.rolls,
                 "final_state_hash": self.final_hash, "result": self.result, "aborted": self.aborted or None,
                 "first_bad_event": first.sequence if first else None,
@@ -309,7 +311,7 @@ def verify_log(events: list[MatchEvent], match_id: str = "", final: api.GetMatch
 
     # 3-5. the dice and the game
     try:
-        game = engine.new_game(created.scenario, report.options, seed=seed)
+        game = engine.new_game(created.scenario, report.options, seed=seed, ruleset=report.ruleset)
     except engine.IllegalAction as error:
         report.add(1, "actions", f"the engine cannot create this match: {error}")
         return report
@@ -556,3 +558,4 @@ def _plain(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return ",".join(map(str, value)) or "-"
     return str(value)
+

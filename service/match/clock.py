@@ -10,13 +10,14 @@ A match created with a :class:`TimeControl` keeps its clocks in its meta hash (`
     clock:deadline         Redis ms when it is up ("" once the match is over)
     clock:acted            the sides that have acted, comma-separated
 
-and its deadline in the sorted set ``typhoon:deadlines``, written by the same Lua script as the
-match's commit (:class:`service.store.match_store.Deadline`). Every time is Redis ``TIME``: one clock for every
+and its deadline in a sorted set of deadlines (one of sixteen, in the match's Redis Cluster slot:
+``service.store.deadlines``), written by the same Lua script as the match's commit
+(:class:`service.store.match_store.Deadline`). Every time is Redis ``TIME``: one clock for every
 service process. A move is on time when its commit runs before the deadline (the script checks
 ``TIME`` against ``clock:deadline`` and refuses it with FLAG otherwise); the side's clock is charged up
 to the Redis time read just before that commit (the service's own few milliseconds between the two are
 charged to nobody). The flag falls without anyone calling: every service process runs a
-:class:`Sweeper` that claims expired deadlines from the sorted set (with a lease, so a process that
+:class:`Sweeper` that claims expired deadlines from the sorted sets (with a lease, so a process that
 dies mid-way leaves it to another) and applies the engine's ``TimeForfeit`` through the ordinary
 commit, which only succeeds once the deadline has passed and only once (the version check). A side
 that makes no first action within ``first_action`` gets the match aborted instead (no result).
@@ -43,7 +44,7 @@ import engine
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import match_pb2
 from service.match import rulesets
-from service.store.match_store import DEADLINES_KEY, LIVE, Deadline, Store, StoredEvent
+from service.store.match_store import LIVE, Deadline, Store, StoredEvent
 from service.tasks import stop_task
 
 #: The match service's TimeForfeit of (match id, side): what a flag fall does to a match.
@@ -267,11 +268,7 @@ class Clocks:
         """A CreateMatch request's time control, checked (None: no clocks)."""
         if time_control is None:
             return None
-        control = TimeControl.from_proto(time_control)
-        if self.store.clustered:
-            raise _refused("CLOCKS_UNAVAILABLE", "time controls need a single Redis (their deadlines are one "
-                                                 "sorted set); this service runs on a Redis Cluster")
-        return control
+        return TimeControl.from_proto(time_control)
 
     async def start(self, control: TimeControl, game: engine.Game, meta: dict[str, str],
                     events: list[StoredEvent]) -> Deadline:
@@ -315,11 +312,11 @@ class Clocks:
         state = ClockState.of(snapshot.meta) if snapshot else None
         if snapshot is None or state is None or state.deadline is None \
                 or snapshot.meta["status"] not in LIVE:
-            await self.store.redis.zrem(DEADLINES_KEY, match_id)
+            await self.store.drop_deadline(match_id)
             return "done"
         now = await self.store.time_ms()
-        if now < state.deadline:  # only lower the entry: a commit meanwhile may have set an earlier one
-            await self.store.redis.zadd(DEADLINES_KEY, {match_id: state.deadline}, lt=True)
+        if now < state.deadline:
+            await self.store.lower_deadline(match_id, state.deadline)
             return "early"
         if not rulesets.playable(snapshot.meta):
             # a flag would end the game under other rules than it started with, and waiting keeps its
@@ -380,18 +377,6 @@ async def end_without_result(store: Store, snapshot, now: int, side: str, reason
     return True
 
 
-_CLAIM_DUE = """
--- KEYS: the deadlines sorted set. ARGV: lease ms, how many. Takes the due entries (score <= now) and
--- puts each back at now + lease, so a process that dies with it leaves it to another after the lease.
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
-for _, id in ipairs(due) do redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), id) end
-local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return {tostring(now), first[2] or '', due}
-"""
-
-
 class Sweeper:
     """Makes flags fall in every match, whoever calls: one per service process, all sharing the work.
 
@@ -408,14 +393,12 @@ class Sweeper:
         self.lease_ms = lease_ms
         self.batch = batch
         self.expired: dict[str, int] = {}
-        self._claim = self.store.redis.register_script(_CLAIM_DUE)
         self._task: asyncio.Task | None = None
         self._stopping = False
 
     def start(self) -> None:
-        if not self.store.clustered:
-            self._stopping = False
-            self._task = asyncio.create_task(self._run(), name="clock-sweeper")
+        self._stopping = False
+        self._task = asyncio.create_task(self._run(), name="clock-sweeper")
 
     async def stop(self) -> None:
         self._stopping = True  # the loop ends by itself even if a cancellation is lost
@@ -425,21 +408,22 @@ class Sweeper:
 
     async def sweep(self) -> float:
         """One round: expire what is due; returns the seconds to sleep before the next."""
-        now, first, due = await self._claim(keys=[DEADLINES_KEY], args=[self.lease_ms, self.batch])
-        for match_id in due:
-            match_id = match_id.decode() if isinstance(match_id, bytes) else match_id
+        now, first, due = await self.store.claim_due(self.lease_ms, self.batch)
+        for match_id, legacy in due:
             with structlog.contextvars.bound_contextvars(match_id=match_id):
                 try:
                     outcome = await self.clocks.expire(self.forfeit, match_id)
+                    if legacy:  # its deadline, if any, is in its shard now
+                        await self.store.forget_legacy_deadline(match_id)
                 except (RedisError, ServiceError, ConnectionError, TimeoutError) as error:
                     log.warning("expire_failed", match_id=match_id, error=repr(error))  # retried after the lease
                     continue
             self.expired[outcome] = self.expired.get(outcome, 0) + 1
-        if len(due) == self.batch:
+        if len(due) >= self.batch:
             return 0.0
-        if not first:
+        if first is None:
             return self.max_sleep
-        return min(self.max_sleep, max(0.005, (float(first) - int(now)) / SECOND))
+        return min(self.max_sleep, max(0.005, (first - now) / SECOND))
 
     async def _run(self) -> None:
         while not self._stopping:

@@ -19,8 +19,8 @@ A match with a time control has clocks (``service.match.clock``): ``match_create
 ``"time_control"``, ``action_submitted`` ``"time_left"`` (ms by side), and those entries' times are
 Redis times.
 
-Every match records the engine ruleset it was started under (``service.match.rulesets``): a match of another
-ruleset than this engine's is shown but not continued.
+Every match records the engine ruleset it was started under (``service.match.rulesets``) and is played under
+it; a match of a ruleset the engine does not play is shown but not continued.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ from service.match.cache import Known, MatchCache
 from service.match.log_entries import match_event
 from service.match.names import check_name
 from service.match.watch_limits import WatchLease, WatchLimits
+from service.store import deadlines
 from service.store import match_store as store_module
 from service.store.hub import MatchState, StreamHub
 from service.store.match_store import ENDED, RequestRecord, Store, StoredEvent
@@ -107,8 +108,11 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def new_match_id() -> str:
-    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(16))
+def new_match_id(clocked: bool = False) -> str:
+    """A fresh match id; one with clocks has its keys in the Redis Cluster slot of a deadline set
+    (service.store.deadlines)."""
+    match_id = "".join(secrets.choice(_ID_ALPHABET) for _ in range(16))
+    return deadlines.fit_to_shard(match_id) if clocked else match_id
 
 
 def _err(code: StatusCode, reason: str, message: str, **metadata: object) -> ServiceError:
@@ -248,7 +252,7 @@ class MatchService:
         meta["last_sequence"] = str(len(events))
         state_json = game.canonical_json()
         deadline = await self.clocks.start(control, game, meta, events) if control else None
-        match_id = new_match_id()
+        match_id = new_match_id(clocked=control is not None)
         if request.request_id:
             fingerprint = hashlib.sha256(request.SerializeToString(deterministic=True)).hexdigest()
             earlier = await self.store.reserve_creation(request.request_id, match_id, fingerprint)
@@ -258,7 +262,7 @@ class MatchService:
             meta["id"] = match_id
             if await self.store.create(match_id, meta, state_json, 0, events, now, deadline):
                 break
-            match_id = new_match_id()
+            match_id = new_match_id(clocked=control is not None)
             if request.request_id:  # pragma: no cover - 36**16 ids
                 await self.store.move_reservation(request.request_id, match_id, fingerprint)
         else:  # pragma: no cover - 36**16 ids
@@ -281,6 +285,7 @@ class MatchService:
         else:
             raise _err(StatusCode.ABORTED, "CONTENTION",
                        "the first request with this request_id is still creating the match; retry")
+        await self.store.confirm_replicated()  # the first answer may never have been given (NOT_REPLICATED)
         tokens = [api.SeatToken(side=seat.side, token=seat.seat_token) for seat in request.seats
                   if seat.seat_token and _side_holding(meta, seat.seat_token) == seat.side]
         structlog.contextvars.bind_contextvars(match_id=match_id)
@@ -743,7 +748,8 @@ class MatchService:
                 known.meta = snapshot.meta
         else:
             game = held.game if held is not None and snapshot.state_json is None else \
-                engine.game_from_position(json.loads(snapshot.state_json))
+                engine.game_from_position(json.loads(snapshot.state_json),
+                                          rulesets.for_engine(rulesets.number(snapshot.ruleset)))
             known = Known(snapshot.version, snapshot.seq, snapshot.state_hash, game, snapshot.meta if meta else None,
                           aborted=snapshot.status == "aborted", ruleset=rulesets.number(snapshot.ruleset))
             if snapshot.state_hash:  # matches written before the store kept hashes are not remembered
@@ -804,6 +810,7 @@ class MatchService:
             state.result.CopyFrom(result)
         if meta.get("status") not in ENDED:
             position.pop("seed", None)
+        position["ruleset"] = game.ruleset  # the stored state names it only from ruleset 3 on
         state.position_json = json.dumps(position, sort_keys=True, separators=(",", ":"))
         return state
 

@@ -14,7 +14,7 @@ import engine
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
-from service.match import convert
+from service.match import convert, rulesets
 from service.match.audit import CHECKS, Report, verify_log
 from service.match.log_entries import match_event
 
@@ -37,14 +37,15 @@ def game_at(events: list[match_pb2.MatchEvent], version: int) -> tuple[engine.Ga
     last of them ("" at version 0 while the seed is secret)."""
     created = events[0].match_created
     options = convert.struct_to_dict(created.options)
+    ruleset = rulesets.for_engine(rulesets.number(created.ruleset))
     seed = next((e.seed_revealed.seed for e in events if e.WhichOneof("kind") == "seed_revealed"), None)
     if seed is None:
         rolls = [e.game_event.die_rolled.value for e in events
                  if e.version <= version and e.WhichOneof("kind") == "game_event"
                  and e.game_event.WhichOneof("kind") == "die_rolled"]
-        game = engine.new_game(created.scenario, options, seed="", fixed_dice=rolls)
+        game = engine.new_game(created.scenario, options, seed="", fixed_dice=rolls, ruleset=ruleset)
     else:
-        game = engine.new_game(created.scenario, options, seed=seed)
+        game = engine.new_game(created.scenario, options, seed=seed, ruleset=ruleset)
     logged_hash = game.state_hash() if seed is not None else ""
     for event in events:
         if event.WhichOneof("kind") != "action_submitted" or event.version > version:

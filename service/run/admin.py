@@ -25,7 +25,7 @@ import os
 from pathlib import Path
 from typing import Iterator
 
-import engine
+from engine.ruleset import played
 from service.match import rulesets
 from service.match.clock import end_without_result
 from service.store.match_store import INDEX_KEY, LIVE, Store, key, text_of
@@ -68,7 +68,7 @@ async def live_of_other_rulesets(store: Store) -> list[str]:
                 pipe.hmget(key(match_id, "meta"), "status", "ruleset")
             replies = await pipe.execute()
         found += [match_id for match_id, (status, ruleset) in zip(ids, replies)
-                  if text_of(status) in LIVE and rulesets.number(text_of(ruleset)) != engine.RULESET]
+                  if text_of(status) in LIVE and not rulesets.known(rulesets.number(text_of(ruleset)))]
         start += CHUNK
 
 
@@ -77,8 +77,8 @@ async def _abort(url: str, match_ids: list[str], other_ruleset: bool, reason: st
     try:
         if other_ruleset:
             found = await live_of_other_rulesets(store)
-            print(f"{len(found)} live match{'es' if len(found) != 1 else ''} of another ruleset than this "
-                  f"engine's ({engine.RULESET})")
+            print(f"{len(found)} live match{'es' if len(found) != 1 else ''} of a ruleset this engine does not "
+                  f"play (it plays {played()})")
             match_ids = [*match_ids, *(m for m in found if m not in match_ids)]
         outcomes = [(match_id, await abort_match(store, match_id, reason)) for match_id in match_ids]
     finally:
@@ -133,7 +133,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     abort = actions.add_parser("abort", help="end live matches without a result (match_aborted, no side blamed)")
     abort.add_argument("match_ids", nargs="*", metavar="MATCH_ID")
     abort.add_argument("--other-ruleset", action="store_true",
-                       help=f"also every live match started under another ruleset than this engine's ({engine.RULESET})")
+                       help=f"also every live match started under a ruleset this engine does not play "
+                            f"(it plays {played()})")
     abort.add_argument("--reason", default="",
                        help=f"the reason recorded (default: '{DEFAULT_REASON}'; for a match of another "
                             "ruleset, the sentence saying so)")

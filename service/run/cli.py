@@ -12,12 +12,13 @@ def _serve(args: argparse.Namespace) -> int:
     import structlog
 
     from service.ladder.core import LadderConfig
-    from service.ladder.fairness import FairPlay
+    from service.ladder.related import read_key_file
     from service.match.clock import TimeControl
     from service.processes import die_with_parent_if_asked
     from service.run.config import ServeConfig
     from service.run.server import configure_logging, run_event_loop, serve, settle_garbage_collector
     from service.run.workers import default_workers, serve_workers
+    from service.store.connection import RedisSettings
     from service.store.embedded_redis import EmbeddedRedisError
 
     die_with_parent_if_asked()
@@ -28,13 +29,11 @@ def _serve(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"typhoon serve: --ladder-time-control: {error}")
         return 2
-    fair_play = FairPlay(same_owner_pairs=args.ladder_same_owner_pairs, pair_rated_max=args.ladder_pair_rated_max,
-                         pair_window_ms=round(args.ladder_pair_window_hours * 3_600_000),
-                         min_actions=args.ladder_min_actions, players_per_owner=args.ladder_players_per_owner,
-                         abandon_cooldown_ms=round(args.ladder_abandon_cooldown * 1000))
+    fair_play = fair_play_of(args)
     try:
         fair_play.check()
-    except ValueError as error:
+        address_key = read_key_file(args.ladder_address_key_file) if args.ladder_address_key_file else None
+    except (ValueError, OSError) as error:
         print(f"typhoon serve: ladder fair play: {error}")
         return 2
     for option, value in (("--abandon-after-days", args.abandon_after_days), ("--retention-days", args.retention_days)):
@@ -43,7 +42,15 @@ def _serve(args: argparse.Namespace) -> int:
             return 2
     from service.api.web import PageSettings
     try:
+        sentinels = RedisSettings.parse_sentinels(args.redis_sentinel or "")
+        settings = RedisSettings(args.redis_url or "", args.redis_cluster, sentinels, args.redis_master_name or "",
+                                 args.redis_min_replicas, args.redis_wait_timeout_ms)
+        settings.check()
+        if settings.min_replicas and not (settings.url or os.environ.get("REDIS_URL") or settings.sentinel):
+            raise ValueError("--redis-min-replicas needs a Redis with replicas (--redis-url or --redis-sentinel); "
+                             "the embedded Redis has none")
         guard_settings = _guard_settings(args)
+        connections, tls, operations = _edge(args)
         PageSettings(grpc_address=args.public_grpc_address, api_origin=args.page_api_origin)
     except (ValueError, OSError) as error:
         print(f"typhoon serve: {error}")
@@ -52,17 +59,20 @@ def _serve(args: argparse.Namespace) -> int:
     if args.worker:  # which of the workers logged a line
         structlog.contextvars.bind_contextvars(pid=os.getpid())
     config = ServeConfig(grpc_port=args.grpc_port, http_port=args.http_port, host=args.host,
-                         redis_url=args.redis_url, redis_cluster=args.redis_cluster, data_dir=args.data_dir,
+                         redis_url=args.redis_url, redis_cluster=args.redis_cluster, redis_sentinels=sentinels,
+                         redis_master_name=settings.master_name, redis_min_replicas=settings.min_replicas,
+                         redis_wait_timeout_ms=settings.wait_timeout_ms, data_dir=args.data_dir,
                          grace_seconds=args.grace, log_level=args.log_level, worker=args.worker,
                          cors_origins=tuple(args.cors_origin or ()),
                          page_api_origin=args.page_api_origin, public_grpc_address=args.public_grpc_address,
                          ladder=LadderConfig(time_control=control, max_concurrency=args.ladder_max_concurrency,
-                                             fair_play=fair_play),
+                                             fair_play=fair_play, address_key=address_key),
+                         ladder_address_key_file=args.ladder_address_key_file or "",
                          redis_connections=args.redis_connections, max_watch_streams=args.max_watch_streams,
                          max_watch_streams_per_client=args.max_watch_streams_per_client, fsync=args.fsync,
                          max_seat_watches=args.max_seat_watches,
                          abandon_after_days=args.abandon_after_days, retention_days=args.retention_days,
-                         **guard_settings)
+                         connections=connections, tls=tls, operations=operations, **guard_settings)
     workers = args.workers or default_workers()
     try:
         if workers > 1:
@@ -72,6 +82,83 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"typhoon serve: {error}")
         return 1
     return 0
+
+
+def _edge(args: argparse.Namespace):
+    """The limits on slow and greedy clients, TLS and the operations endpoints, from the flags (a
+    ValueError names a wrong one)."""
+    from dataclasses import fields
+    from pathlib import Path
+
+    from service.api.connection_limits import ConnectionLimits
+    from service.run.operations import Operations
+    from service.run.tls import TlsFiles
+
+    values = {each.name: getattr(args, each.name) for each in fields(ConnectionLimits)}
+    values["connection_cap_exempt"] = tuple(filter(None, values["connection_cap_exempt"].replace(",", " ").split()))
+    connections = ConnectionLimits(**values)
+    tls = None
+    if args.tls_cert or args.tls_key:
+        if not (args.tls_cert and args.tls_key):
+            raise ValueError("--tls-cert and --tls-key go together")
+        absolute = [str(Path(path).resolve()) if path else None for path in (args.tls_cert, args.tls_key, args.tls_client_ca)]
+        tls = TlsFiles(*absolute)
+        tls.check()
+    elif args.tls_client_ca:
+        raise ValueError("--tls-client-ca needs --tls-cert and --tls-key")
+    operations = Operations(metrics=args.metrics, docs=args.docs, reflection=args.reflection, admin_host=args.admin_host,
+                            admin_port=args.admin_port, admin_grpc_port=args.admin_grpc_port)
+    return connections, tls, operations
+
+
+def _add_edge_arguments(serve: argparse.ArgumentParser) -> None:
+    from dataclasses import fields
+
+    from service.api.connection_limits import ConnectionLimits
+    from service.run.operations import PLACES, Operations
+
+    limits = serve.add_argument_group("limits on slow and greedy clients (deploy/README.md)")
+    for each in fields(ConnectionLimits):
+        default = each.default
+        if isinstance(default, tuple):
+            limits.add_argument("--" + each.name.replace("_", "-"), default=",".join(default), metavar="ADDRESSES",
+                                help=f"{each.metadata['help']} (default {','.join(default) or 'none'})")
+        else:
+            limits.add_argument("--" + each.name.replace("_", "-"), type=type(default), default=default,
+                                metavar="SECONDS" if isinstance(default, float) else "N",
+                                help=f"{each.metadata['help']} (default {default:g})")
+    tls = serve.add_argument_group("TLS on both ports")
+    tls.add_argument("--tls-cert", metavar="PEM", help="the server's certificate (chain); with --tls-key, both ports "
+                                                       "speak TLS only")
+    tls.add_argument("--tls-key", metavar="PEM", help="the certificate's private key")
+    tls.add_argument("--tls-client-ca", metavar="PEM", help="mutual TLS: clients must show a certificate signed by "
+                                                            "this CA (both ports)")
+    ops = serve.add_argument_group("operations endpoints (service/run/operations.py)")
+    defaults = Operations()
+    for name, what in (("metrics", "GET /metrics"), ("docs", "/docs and /redoc"), ("reflection", "gRPC reflection")):
+        ops.add_argument(f"--{name}", choices=PLACES, default=getattr(defaults, name),
+                         help=f"where {what} is served: on the public port, on the admin listener only (not at all "
+                              f"without one), or nowhere (default {getattr(defaults, name)})")
+    ops.add_argument("--admin-host", default=defaults.admin_host,
+                     help=f"the admin listeners' address (default {defaults.admin_host}: this machine only)")
+    ops.add_argument("--admin-port", type=int, default=None,
+                     help="an HTTP admin listener on this port: /metrics, /healthz, /readyz, /openapi.json (and "
+                          "/docs if placed there); 0: any free port; default: none")
+    ops.add_argument("--admin-grpc-port", type=int, default=None,
+                     help="a gRPC admin listener on this port: health (and reflection if placed there); 0: any free "
+                          "port; default: none")
+
+
+def fair_play_of(args: argparse.Namespace):
+    """The ladder's fair play of ``typhoon serve``'s flags (a FairPlay; check() it)."""
+    from service.ladder.fairness import FairPlay
+
+    return FairPlay(same_owner_pairs=args.ladder_same_owner_pairs, pair_rated_max=args.ladder_pair_rated_max,
+                    pair_window_ms=round(args.ladder_pair_window_hours * 3_600_000),
+                    min_actions=args.ladder_min_actions, players_per_owner=args.ladder_players_per_owner,
+                    abandon_cooldown_ms=round(args.ladder_abandon_cooldown * 1000),
+                    owner_pair_rated_max=args.ladder_owner_pair_rated_max,
+                    related_window_ms=round(args.ladder_related_days * 86_400_000))
 
 
 def _guard_settings(args: argparse.Namespace) -> dict:
@@ -130,7 +217,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     from service.ladder.fairness import FairPlay
     from service.match.updates import MAX_SEAT_WATCHES
     from service.match.watch_limits import MAX_WATCH_STREAMS, MAX_WATCH_STREAMS_PER_CLIENT
-    from service.store.match_store import MAX_CONNECTIONS
+    from service.store.connection import MAX_CONNECTIONS, MAX_WAIT_TIMEOUT_MS, WAIT_TIMEOUT_MS
     from service.upkeep.abandoned import DEFAULT_DAYS as DEFAULT_ABANDON_DAYS
 
     serve = commands.add_parser("serve", help="run the game service (gRPC and REST over Redis)")
@@ -141,6 +228,17 @@ def register(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--redis-url", default=os.environ.get("REDIS_URL"),
                        help="external Redis (default: $REDIS_URL, else an embedded Redis in --data-dir)")
     serve.add_argument("--redis-cluster", action="store_true", help="the Redis URL is a Redis Cluster node")
+    serve.add_argument("--redis-sentinel", default=os.environ.get("REDIS_SENTINEL"), metavar="HOST:PORT,...",
+                       help="Redis Sentinel: the sentinels to ask for the primary (default: $REDIS_SENTINEL); the "
+                            "service follows a failover to the new primary. Needs --redis-master-name")
+    serve.add_argument("--redis-master-name", default=os.environ.get("REDIS_MASTER_NAME"), metavar="NAME",
+                       help="the name the sentinels monitor the primary by (default: $REDIS_MASTER_NAME)")
+    serve.add_argument("--redis-min-replicas", type=int, default=int(os.environ.get("REDIS_MIN_REPLICAS") or 0),
+                       metavar="N", help="acknowledge a write only once N replicas hold it (WAIT), so that a "
+                                         "failover loses nothing acknowledged; else UNAVAILABLE NOT_REPLICATED "
+                                         "(default: $REDIS_MIN_REPLICAS, else 0: no WAIT)")
+    serve.add_argument("--redis-wait-timeout-ms", type=int, default=WAIT_TIMEOUT_MS, metavar="MS",
+                       help=f"how long a write waits for its replicas ({WAIT_TIMEOUT_MS}; at most {MAX_WAIT_TIMEOUT_MS})")
     serve.add_argument("--data-dir", default=".typhoon", help="the embedded Redis's data directory")
     serve.add_argument("--grace", type=float, default=10.0, help="seconds in-flight calls get at shutdown")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
@@ -183,6 +281,18 @@ def register(commands: argparse._SubParsersAction) -> None:
                                                f"before N actions of its own) is not paired for this long, doubled "
                                                f"for each such match in a row, at most an hour "
                                                f"(default {fair.abandon_cooldown_ms / 1000:g})")
+    serve.add_argument("--ladder-owner-pair-rated-max", type=int, default=fair.owner_pair_rated_max, metavar="N",
+                       help=f"rate the players of two owners (related owners count as one) at most N times between "
+                            f"them all per pair window (default {fair.owner_pair_rated_max})")
+    serve.add_argument("--ladder-related-days", type=float, default=fair.related_window_ms / 86_400_000,
+                       metavar="DAYS", help=f"owners registered from one client address (an IPv6 /64) within this "
+                                            f"are related: one owner to the ladder; a keyed hash of the address is "
+                                            f"kept this long after its last owner registered (default "
+                                            f"{fair.related_window_ms / 86_400_000:g}; 0: never related, nothing kept)")
+    serve.add_argument("--ladder-address-key-file", metavar="FILE",
+                       default=os.environ.get("TYPHOON_LADDER_ADDRESS_KEY_FILE") or None,
+                       help="the key of those hashes, at least 16 random bytes (default: "
+                            "$TYPHOON_LADDER_ADDRESS_KEY_FILE, else drawn by the service and kept in Redis)")
     serve.add_argument("--redis-connections", type=int, default=MAX_CONNECTIONS,
                        help=f"the most Redis connections of this process's pool ({MAX_CONNECTIONS}); watching "
                             "holds none (one more connection carries every watched match's notices)")
@@ -203,6 +313,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--retention-days", type=float, default=0.0, metavar="DAYS",
                        help="delete matches over (finished or aborted) for more than this many days, their logs "
                             "included (default 0: keep them for good)")
+    _add_edge_arguments(serve)
     _add_guard_arguments(serve)
     serve.set_defaults(run=_serve)
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from service.api.connection_limits import ConnectionLimits
 from service.guard.limit_settings import LimitSettings
 from service.guard.store_capacity import HIGH_WATER
 from service.ladder.core import LadderConfig
 from service.match.updates import MAX_SEAT_WATCHES
 from service.match.watch_limits import MAX_WATCH_STREAMS, MAX_WATCH_STREAMS_PER_CLIENT
-from service.store.match_store import MAX_CONNECTIONS
+from service.run.operations import Operations
+from service.run.tls import TlsFiles
+from service.store.connection import MAX_CONNECTIONS, WAIT_TIMEOUT_MS, RedisSettings
 from service.upkeep.abandoned import DEFAULT_DAYS as DEFAULT_ABANDON_DAYS
 from service.upkeep.unused import DEFAULT_HOURS as DEFAULT_UNUSED_HOURS
 
@@ -22,6 +25,12 @@ class ServeConfig:
     host: str = "127.0.0.1"
     redis_url: str | None = None
     redis_cluster: bool = False
+    #: Sentinel: the sentinels' (host, port) and the name of the primary they watch (service.store.connection)
+    redis_sentinels: tuple[tuple[str, int], ...] = ()
+    redis_master_name: str = ""
+    #: replicas that must hold a write before it is acknowledged (WAIT; 0: no WAIT), and how long it waits
+    redis_min_replicas: int = 0
+    redis_wait_timeout_ms: int = WAIT_TIMEOUT_MS
     data_dir: str = ".typhoon"
     grace_seconds: float = 10.0
     log_level: str = "info"
@@ -35,6 +44,8 @@ class ServeConfig:
     page_api_origin: str = ""
     public_grpc_address: str = ""
     ladder: LadderConfig = field(default_factory=LadderConfig)
+    #: The file of the ladder's address key (service.ladder.related), for the workers; "": drawn, kept in Redis.
+    ladder_address_key_file: str = ""
     redis_connections: int = MAX_CONNECTIONS
     max_watch_streams: int = MAX_WATCH_STREAMS
     max_watch_streams_per_client: int = MAX_WATCH_STREAMS_PER_CLIENT
@@ -45,6 +56,12 @@ class ServeConfig:
     abandon_after_days: float = DEFAULT_ABANDON_DAYS
     #: Matches over for more than this many days are deleted (service.upkeep.retention); 0: kept for good.
     retention_days: float = 0.0
+    #: The limits on slow and greedy clients (service.api.connection_limits).
+    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
+    #: TLS on both ports (service.run.tls); None: plain.
+    tls: TlsFiles | None = None
+    #: Where /metrics, /docs and reflection are served, and the admin listeners (service.run.operations).
+    operations: Operations = field(default_factory=Operations)
     #: Live matches never played in and unchanged for this many hours are deleted (service.upkeep.unused); 0: never.
     unused_after_hours: float = DEFAULT_UNUSED_HOURS
     #: The rate limits (service.guard); ``LimitSettings.off()`` for a private service.
@@ -55,6 +72,12 @@ class ServeConfig:
     store_high_water: float = HIGH_WATER
     #: The embedded Redis's maxmemory ("auto": a quarter of the machine's memory; "0": none).
     redis_maxmemory: str = "auto"
+
+    def redis_settings(self, url: str = "") -> RedisSettings:
+        """The settings of the service's Redis (``url``: the one found when none was given, the embedded)."""
+        return RedisSettings(url or self.redis_url or "", self.redis_cluster, self.redis_sentinels,
+                             self.redis_master_name, self.redis_min_replicas, self.redis_wait_timeout_ms,
+                             self.redis_connections)
 
 
 __all__ = ["ServeConfig"]

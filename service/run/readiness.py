@@ -17,7 +17,7 @@ from typing import Callable
 
 import structlog
 from grpc_health.v1 import health, health_pb2
-from redis.exceptions import BusyLoadingError, RedisError
+from redis.exceptions import BusyLoadingError, RedisClusterException, RedisError
 
 from service.metrics import REDIS_ERRORS
 from service.store.match_store import INDEX_KEY, Store
@@ -109,7 +109,7 @@ class Readiness:
             await asyncio.wait_for(self._probe.exists(INDEX_KEY), 2.0)
         except BusyLoadingError:
             return "Redis is loading its data"
-        except (RedisError, OSError, asyncio.TimeoutError) as error:
+        except (RedisError, RedisClusterException, OSError, asyncio.TimeoutError) as error:  # a Cluster gone: not a RedisError
             return f"Redis does not answer ({type(error).__name__}: {error})"[:200]
         return None
 

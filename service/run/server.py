@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import logging
 import os
@@ -25,11 +26,13 @@ from typing import Any, Callable, Coroutine, TypeVar
 import grpc
 import orjson
 import structlog
-import uvicorn
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from starlette.routing import BaseRoute, Route
 
 from service import metrics
 from service.api import grpc_api, http_api, log_context, reflection, web
+from service.api.connection_limits import ConnectionLimits, grpc_options
+from service.api.http_connections import HttpServer, uvicorn_config
 from service.guard.call_guard import CallGuard
 from service.ladder.core import Ladder
 from service.match.clock import Sweeper
@@ -37,6 +40,8 @@ from service.match.core import MatchService
 from service.match.updates import SeatWatches
 from service.match.watch_limits import WatchLimits
 from service.run.config import ServeConfig
+from service.run.memory import MemoryReturn
+from service.run.operations import admin_app, take_docs
 from service.run.readiness import Readiness
 from service.run.workers import tell_ready
 from service.store.embedded_redis import EmbeddedRedis
@@ -50,7 +55,9 @@ from service.upkeep.unused import UnusedMatches, sweep_interval
 log = structlog.get_logger("typhoon.server")
 
 #: uvicorn's HTTP/1.1 parser: httptools (C) costs a REST call ~0.15 ms less than h11, uvicorn's pure-Python
-#: default when httptools is missing (benchmarks/service_floor.py, 2026-11-26: 0.64 against 0.79 ms a call)
+#: default when httptools is missing (benchmarks/service_floor.py, 2026-11-26: 0.64 against 0.79 ms a call).
+#: The service's own protocol (service.api.http_connections) is httptools' with the limits on slow and
+#: greedy clients; the benchmark's floor runs uvicorn's plain one.
 HTTP_PARSER = "httptools"
 
 T = TypeVar("T")
@@ -73,7 +80,8 @@ def grpc_server_options(config: ServeConfig) -> list[tuple[str, int]]:
     backlog = max(1000, config.max_watch_streams)
     return [("grpc.so_reuseport", 1 if config.worker else 0),
             ("grpc.server.max_pending_requests", backlog),
-            ("grpc.server.max_pending_requests_hard_limit", 2 * backlog)]
+            ("grpc.server.max_pending_requests_hard_limit", 2 * backlog),
+            *grpc_options(config.connections)]
 
 
 def configure_logging(level: str = "info", stream=None, cache: bool = False) -> None:
@@ -107,28 +115,60 @@ def _json_line(event: dict[str, Any], default: Callable[[Any], Any]) -> str:
     return orjson.dumps(event, default=default, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
-def add_operations_routes(app, readiness: Readiness) -> None:
+def operations_routes(readiness: Readiness, openapi: Callable[[], dict]) -> dict[str, BaseRoute]:
     """``GET /readyz``: 200 when this process can serve now, else 503 with the reasons;
-    ``GET /metrics``: the Prometheus metrics (service.metrics)."""
-    from fastapi.responses import JSONResponse, Response
+    ``GET /healthz``: the process answers; ``GET /metrics``: the Prometheus metrics (service.metrics);
+    ``GET /openapi.json``. By name, for the listeners that serve them (service.run.operations)."""
+    from starlette.responses import JSONResponse, Response
 
-    async def readyz() -> JSONResponse:
+    async def readyz(request) -> JSONResponse:
         return JSONResponse(readiness.to_json(), status_code=200 if readiness.ready else 503)
 
-    async def metrics_text() -> Response:
+    async def healthz(request) -> JSONResponse:
+        return JSONResponse({"status": "SERVING"})
+
+    async def metrics_text(request) -> Response:
         body, content_type = metrics.exposition()
         return Response(body, media_type=content_type)
 
-    app.add_api_route("/readyz", readyz, methods=["GET"], include_in_schema=False)
-    app.add_api_route("/metrics", metrics_text, methods=["GET"], include_in_schema=False)
+    async def openapi_json(request) -> JSONResponse:
+        return JSONResponse(openapi())
+
+    return {"readyz": Route("/readyz", readyz, methods=["GET"]),
+            "healthz": Route("/healthz", healthz, methods=["GET", "HEAD"]),
+            "metrics": Route("/metrics", metrics_text, methods=["GET"]),
+            "openapi": Route("/openapi.json", openapi_json, methods=["GET"])}
 
 
-class _Uvicorn(uvicorn.Server):
+class _Uvicorn(HttpServer):
     """uvicorn without its own signal handling: the Server below owns the signals."""
 
     @contextlib.contextmanager
     def capture_signals(self):
         yield
+
+
+def _listening_socket(host: str, port: int, shared: bool) -> socket.socket:
+    # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets that say so (else Nagle and
+    # delayed ACKs add 40 ms to every keep-alive request)
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if shared:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((host, port))
+    sock.listen(1024)
+    sock.setblocking(False)
+    return sock
+
+
+async def _serve_http(server: _Uvicorn, sock: socket.socket, name: str) -> asyncio.Task:
+    task = asyncio.create_task(server.serve(sockets=[sock]), name=name)
+    while not server.started:
+        if task.done():
+            task.result()
+            raise RuntimeError(f"the {name} server stopped at start")
+        await asyncio.sleep(0.01)
+    return task
 
 
 class Server:
@@ -139,10 +179,16 @@ class Server:
         self.embedded: EmbeddedRedis | None = None
         self.grpc_port = 0
         self.http_port = 0
+        self.admin_port: int | None = None
+        self.admin_grpc_port: int | None = None
         self.redis_url = ""
         self._grpc: grpc.aio.Server | None = None
+        self._admin_grpc: grpc.aio.Server | None = None
         self._http: _Uvicorn | None = None
         self._http_task: asyncio.Task | None = None
+        self._admin_http: _Uvicorn | None = None
+        self._admin_http_task: asyncio.Task | None = None
+        self.memory: MemoryReturn | None = None
         self._health: health.aio.HealthServicer | None = None
         self.core: MatchService | None = None
         self.sweeper: Sweeper | None = None
@@ -156,21 +202,22 @@ class Server:
     async def start(self) -> None:
         config = self.config
         url = config.redis_url or os.environ.get("REDIS_URL")
-        if not url:
+        if not url and not config.redis_sentinels:
             self.embedded = EmbeddedRedis(config.data_dir, fsync=config.fsync, maxmemory=config.redis_maxmemory)
             # started from this thread on purpose: the child is tied to the thread that forks it
             url = self.embedded.start()
-        self.redis_url = url
+        self.redis_url = url or ""
         # no check of Redis here: the process serves (NOT_SERVING) while Redis is down or loading,
         # and turns SERVING when it answers (service.run.readiness)
-        self.store = Store.from_url(url, cluster=config.redis_cluster, max_connections=config.redis_connections)
+        self.store = Store.connect(config.redis_settings(self.redis_url))
         self.hub = StreamHub(self.store)
-        limits = WatchLimits(config.max_watch_streams, config.max_watch_streams_per_client)
-        self.core = MatchService(self.store, self.hub, watch_limits=limits,
+        watch_limits = WatchLimits(config.max_watch_streams, config.max_watch_streams_per_client)
+        self.core = MatchService(self.store, self.hub, watch_limits=watch_limits,
                                  seat_watches=SeatWatches(config.max_seat_watches))
         self.sweeper = Sweeper(self.core.clocks, self.core.forfeit_side_on_time)
         self.sweeper.start()
         self.ladder = Ladder(self.core, config.ladder)
+        await self.ladder.prepare()
         self.ladder.start()
         self.compaction = CompactionSweep(self.store, abandonment=Abandonment.after_days(self.store, config.abandon_after_days),
                                           retention=Retention.for_days(self.store, config.retention_days),
@@ -180,55 +227,75 @@ class Server:
         self.guard = CallGuard.for_store(self.store, config.limits, config.store_high_water, config.trusted_proxies)
         self.guard.capacity.start()
 
+        limits, operations, tls = config.connections, config.operations, config.tls
+        if config.trusted_proxies:  # a trusted proxy carries many clients: the per-address cap leaves it alone
+            limits = dataclasses.replace(limits, connection_cap_exempt=limits.connection_cap_exempt
+                                         + tuple(config.trusted_proxies))
         self._grpc = grpc.aio.server(options=grpc_server_options(config))
-        grpc_api.add_to_server(self.core, self._grpc, guard=self.guard)
-        grpc_api.add_to_server(self.ladder, self._grpc, grpc_api.LADDER_SERVICE, guard=self.guard)
+        grpc_api.add_to_server(self.core, self._grpc, guard=self.guard, slow_reader_timeout=limits.slow_reader_timeout)
+        grpc_api.add_to_server(self.ladder, self._grpc, grpc_api.LADDER_SERVICE, guard=self.guard,
+                               slow_reader_timeout=limits.slow_reader_timeout)
         self._health = health.aio.HealthServicer()
         self.readiness = Readiness(self.store, self._health,
                                    ["", grpc_api.SERVICE_NAME, grpc_api.LADDER_SERVICE.full_name],
-                                   saturation=[limits.saturation, self._pool_saturation])
+                                   saturation=[watch_limits.saturation, self._pool_saturation])
         self.readiness.on_check.append(self._update_gauges)
         await self.readiness.start()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._grpc)
-        reflection.enable([grpc_api.SERVICE_NAME, grpc_api.LADDER_SERVICE.full_name,
-                           health_pb2.DESCRIPTOR.services_by_name["Health"].full_name],
-                          self._grpc)
-        self.grpc_port = self._grpc.add_insecure_port(f"{config.host}:{config.grpc_port}")
+        reflected = [grpc_api.SERVICE_NAME, grpc_api.LADDER_SERVICE.full_name,
+                     health_pb2.DESCRIPTOR.services_by_name["Health"].full_name]
+        if operations.served("reflection") == "public":
+            reflection.enable(reflected, self._grpc)
+        address = f"{config.host}:{config.grpc_port}"
+        self.grpc_port = self._grpc.add_secure_port(address, tls.grpc_credentials()) if tls else \
+            self._grpc.add_insecure_port(address)
         if not self.grpc_port:
-            raise OSError(f"cannot listen for gRPC on {config.host}:{config.grpc_port}")
+            raise OSError(f"cannot listen for gRPC on {address}")
         await self._grpc.start()
+        if operations.admin_grpc_port is not None:
+            self._admin_grpc = grpc.aio.server(options=[("grpc.so_reuseport", 1 if config.worker else 0)])
+            health_pb2_grpc.add_HealthServicer_to_server(self._health, self._admin_grpc)
+            if operations.served("reflection") == "admin":
+                reflection.enable(reflected, self._admin_grpc)
+            self.admin_grpc_port = self._admin_grpc.add_insecure_port(
+                f"{operations.admin_host}:{operations.admin_grpc_port}")
+            if not self.admin_grpc_port:
+                raise OSError(f"cannot listen for gRPC on {operations.admin_host}:{operations.admin_grpc_port}")
+            await self._admin_grpc.start()
 
-        # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets that say so (else Nagle and
-        # delayed ACKs add 40 ms to every keep-alive request)
-        sock = socket.socket(socket.AF_INET6 if ":" in config.host else socket.AF_INET, socket.SOCK_STREAM,
-                             socket.IPPROTO_TCP)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        if config.worker:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-        sock.bind((config.host, config.http_port))
-        sock.listen(1024)
-        sock.setblocking(False)
+        sock = _listening_socket(config.host, config.http_port, config.worker)
         self.http_port = sock.getsockname()[1]
         page = web.PageSettings(grpc_port=self.grpc_port, grpc_address=config.public_grpc_address,
                                 api_origin=config.page_api_origin)
         app = http_api.create_app(self.core, config.cors_origins, self.ladder, page, guard=self.guard)
-        add_operations_routes(app, self.readiness)
-        # proxy_headers off: the client's address is the guard's to tell, from --trusted-proxy only, the same
-        # for gRPC and REST (uvicorn would believe X-Forwarded-For from 127.0.0.1 by default)
-        self._http = _Uvicorn(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", http=HTTP_PARSER,
-                                             proxy_headers=False,
-                                             timeout_graceful_shutdown=int(config.grace_seconds)))
-        self._http_task = asyncio.create_task(self._http.serve(sockets=[sock]), name="http")
-        while not self._http.started:
-            if self._http_task.done():
-                self._http_task.result()
-                raise RuntimeError("the HTTP server stopped at start")
-            await asyncio.sleep(0.01)
+        routes = operations_routes(self.readiness, app.openapi)
+        app.router.routes.append(routes["readyz"])
+        if operations.served("metrics") == "public":
+            app.router.routes.append(routes["metrics"])
+        docs = take_docs(app) if operations.served("docs") != "public" else []
+        self._http = _Uvicorn(uvicorn_config(app, limits, grace_seconds=config.grace_seconds), limits,
+                              tls.server_context() if tls else None)
+        self._http_task = await _serve_http(self._http, sock, "http")
+        if operations.admin_port is not None:
+            admin_routes = [routes["healthz"], routes["readyz"], routes["openapi"]]
+            admin_routes += [routes["metrics"]] if operations.served("metrics") == "admin" else []
+            admin_routes += docs if operations.served("docs") == "admin" else []
+            admin_sock = _listening_socket(operations.admin_host, operations.admin_port, config.worker)
+            self.admin_port = admin_sock.getsockname()[1]
+            admin_limits = ConnectionLimits(max_connections_per_address=0)
+            self._admin_http = _Uvicorn(uvicorn_config(admin_app(admin_routes), admin_limits, grace_seconds=1),
+                                        admin_limits)
+            self._admin_http_task = await _serve_http(self._admin_http, admin_sock, "admin-http")
+        self.memory = MemoryReturn(lambda: self.core.watch_limits.streams + self._http.connections)
+        self.memory.start()
 
         await self.readiness.check()
         log.info("worker_serving" if config.worker else "serving", grpc_port=self.grpc_port,
-                 http_port=self.http_port, host=config.host, ready=self.readiness.ready,
-                 redis="embedded" if self.embedded else "external",
+                 http_port=self.http_port, host=config.host, tls=bool(config.tls),
+                 admin_port=self.admin_port, admin_grpc_port=self.admin_grpc_port,
+                 metrics=operations.served("metrics"), docs=operations.served("docs"),
+                 reflection=operations.served("reflection"), ready=self.readiness.ready,
+                 redis="embedded" if self.embedded else self.store.settings.describe(),
                  data_dir=str(self.embedded.data_dir) if self.embedded else None, lifecycle=True)
 
     def _update_gauges(self) -> None:
@@ -260,6 +327,10 @@ class Server:
                 log.warning("calls_unfinished_at_shutdown", calls=unfinished, lifecycle=True)
         if self._http:
             self._http.should_exit = True
+        if self._admin_http:
+            self._admin_http.should_exit = True
+        if self.memory:
+            await self.memory.stop()
         if self.sweeper:
             await self.sweeper.stop()
         if self.ladder:
@@ -270,8 +341,12 @@ class Server:
             await self.guard.capacity.stop()
         if self._grpc:
             await self._grpc.stop(1.0)
+        if self._admin_grpc:
+            await self._admin_grpc.stop(0.5)
         if self._http_task:
             await self._http_task
+        if self._admin_http_task:
+            await self._admin_http_task
         if self.store:
             await self.store.close()
         if self.embedded:
@@ -352,6 +427,10 @@ class BackgroundServer:
     @property
     def http_port(self) -> int:
         return self.server.http_port
+
+    @property
+    def admin_port(self) -> int | None:
+        return self.server.admin_port
 
     def _run(self) -> None:
         async def main() -> None:

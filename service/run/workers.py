@@ -120,7 +120,7 @@ class Supervisor:
         self.workers: list[_Worker] = []
         self._stop = False
 
-    def _worker_args(self, redis_url: str, grpc_port: int, http_port: int) -> list[str]:
+    def _worker_args(self, redis_url: str, grpc_port: int, http_port: int, admin_ports: dict[str, int]) -> list[str]:
         config = self.config
         args = [sys.executable, "-m", "clients.cli", "serve", "--worker", "--workers", "1",
                 "--grpc-port", str(grpc_port), "--http-port", str(http_port), "--host", config.host,
@@ -132,6 +132,11 @@ class Supervisor:
                 "--retention-days", str(config.retention_days)]
         if config.redis_cluster:
             args.append("--redis-cluster")
+        if config.redis_sentinels:
+            args += ["--redis-sentinel", ",".join(f"{host}:{port}" for host, port in config.redis_sentinels),
+                     "--redis-master-name", config.redis_master_name]
+        args += ["--redis-min-replicas", str(config.redis_min_replicas),
+                 "--redis-wait-timeout-ms", str(config.redis_wait_timeout_ms)]
         for origin in config.cors_origins:
             args += ["--cors-origin", origin]
         args += _guard_args(config)
@@ -140,7 +145,10 @@ class Supervisor:
         args += ["--ladder-time-control", ladder.time_control.spec(),
                  "--ladder-first-action", str(ladder.time_control.first_action_ms / 1000),
                  "--ladder-max-concurrency", str(ladder.max_concurrency)]
-        return args
+        args += config.connections.as_args() + config.operations.as_args() + (config.tls.as_args() if config.tls else [])
+        for flag, port in admin_ports.items():
+            args += [flag, str(port)]
+        return args + _fair_play_args(config)
 
     def run(self, start_timeout: float = 60.0) -> int:
         from service.store.embedded_redis import EmbeddedRedis
@@ -150,16 +158,22 @@ class Supervisor:
         embedded = None
         metrics_dir = None
         grpc_hold = http_hold = None
+        admin_holds: dict[str, socket.socket] = {}
         status = 0
         try:
-            url = config.redis_url or os.environ.get("REDIS_URL")
-            if not url:
+            url = config.redis_url or os.environ.get("REDIS_URL") or ""
+            if not url and not config.redis_sentinels:
                 embedded = EmbeddedRedis(config.data_dir, fsync=config.fsync, maxmemory=config.redis_maxmemory)
                 url = embedded.start()
             grpc_hold = reserve_port(config.host, config.grpc_port)
             http_hold = reserve_port(config.host, config.http_port)
             grpc_port, http_port = grpc_hold.getsockname()[1], http_hold.getsockname()[1]
-            args = self._worker_args(url, grpc_port, http_port)
+            operations = config.operations
+            admin_holds = {flag: reserve_port(operations.admin_host, port)
+                           for flag, port in (("--admin-port", operations.admin_port),
+                                              ("--admin-grpc-port", operations.admin_grpc_port)) if port is not None}
+            admin_ports = {flag: sock.getsockname()[1] for flag, sock in admin_holds.items()}
+            args = self._worker_args(url, grpc_port, http_port, admin_ports)
             metrics_dir = shared_metrics_dir()
             self.workers = [_Worker(index, args) for index in range(self.count)]
             for worker in self.workers:
@@ -169,8 +183,12 @@ class Supervisor:
                     raise RuntimeError(f"worker {worker.index} did not start")
             grpc_hold.close()
             http_hold.close()
+            for sock in admin_holds.values():
+                sock.close()
             if not self._stop:
                 log.info("serving", grpc_port=grpc_port, http_port=http_port, host=config.host, workers=self.count,
+                         admin_port=admin_ports.get("--admin-port"), admin_grpc_port=admin_ports.get("--admin-grpc-port"),
+                         tls=bool(config.tls),
                          pids=[w.process.pid for w in self.workers],
                          redis="embedded" if embedded else "external",
                          data_dir=str(embedded.data_dir) if embedded else None, lifecycle=True)
@@ -179,7 +197,7 @@ class Supervisor:
             log.error("workers_failed", error=str(error), lifecycle=True)
             status = 1
         finally:
-            for sock in (grpc_hold, http_hold):
+            for sock in (grpc_hold, http_hold, *admin_holds.values()):
                 if sock is not None:
                     sock.close()
             self._stop_workers()
@@ -230,6 +248,23 @@ def serve_workers(config: ServeConfig, workers: int) -> int:
 
 
 __all__ = ["Supervisor", "default_workers", "reserve_port", "serve_workers", "tell_ready", "READY_FD_VARIABLE"]
+
+
+def _fair_play_args(config: ServeConfig) -> list[str]:
+    """The flags that give a worker the supervisor's ladder fair play (the address key by its file, never
+    on a command line)."""
+    fair = config.ladder.fair_play
+    args = ["--ladder-pair-rated-max", str(fair.pair_rated_max),
+            "--ladder-pair-window-hours", repr(fair.pair_window_ms / 3_600_000),
+            "--ladder-min-actions", str(fair.min_actions), "--ladder-players-per-owner", str(fair.players_per_owner),
+            "--ladder-abandon-cooldown", repr(fair.abandon_cooldown_ms / 1000),
+            "--ladder-owner-pair-rated-max", str(fair.owner_pair_rated_max),
+            "--ladder-related-days", repr(fair.related_window_ms / 86_400_000)]
+    if fair.same_owner_pairs:
+        args.append("--ladder-same-owner-pairs")
+    if config.ladder_address_key_file:
+        args += ["--ladder-address-key-file", config.ladder_address_key_file]
+    return args
 
 
 def _guard_args(config: ServeConfig) -> list[str]:

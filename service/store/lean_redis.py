@@ -119,9 +119,10 @@ class Lane:
 
     async def execute_many(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
         """Several commands in one write, their replies read in one round trip (a pipeline without
-        MULTI: each runs on its own). An error reply comes back in its place as the ResponseError
-        (the caller decides), never raised. A Cluster or single-connection client sends them one by one;
-        a broken connection or a timeout sends them again one by one through ``execute_command``."""
+        MULTI: each runs on its own), on one connection. An error reply comes back in its place as the
+        ResponseError (the caller decides), never raised. A Cluster or single-connection client sends
+        them one by one; a broken connection or a timeout sends them again, together, through a pipeline
+        of the client (its retries; one connection still, as a WAIT among them needs)."""
         pool = self._pool
         if pool is None:
             return [await self._reply(self.client.execute_command(*command)) for command in commands]
@@ -131,7 +132,10 @@ class Lane:
             replies = [await self._reply(connection.read_response()) for _ in commands]
         except (RedisConnectionError, RedisTimeoutError, OSError):
             await self._drop(connection)
-            return [await self._reply(self.client.execute_command(*command)) for command in commands]
+            async with self.client.pipeline(transaction=False) as pipe:
+                for command in commands:
+                    pipe.execute_command(*command)
+                return await pipe.execute(raise_on_error=False)
         except BaseException:
             await self._drop(connection)
             raise
@@ -171,3 +175,17 @@ class Script:
         except NoScriptError:  # a Redis that restarted, or that was never told
             self.sha = await self.client.script_load(self.source)
             return await self.client.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
+
+    async def then(self, keys: Sequence[Any], args: Sequence[Any], *after: Sequence[Any]) -> tuple[Any, list[Any]]:
+        """The script run as a call does, and the commands ``after`` it on the same connection in the same
+        round trip (``client`` is then a :class:`Lane`): the script's reply (an error reply raised), and
+        theirs as :meth:`Lane.execute_many` gives them."""
+        for attempt in range(2):
+            replies = await self.client.execute_many([("EVALSHA", self.sha, len(keys), *keys, *args), *after])
+            if isinstance(replies[0], NoScriptError) and attempt == 0:
+                self.sha = await self.client.script_load(self.source)
+                continue
+            if isinstance(replies[0], Exception):
+                raise replies[0]
+            return replies[0], replies[1:]
+        raise AssertionError("unreachable")

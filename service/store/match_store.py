@@ -37,10 +37,11 @@ script below touches a single slot):
 ``typhoon:matches``
     sorted set (all scores 0) of ``<created_at ms, 15 digits>:<id>``: the ListMatches index, newest
     last. It is written after the match's own keys, so every id it lists exists.
-``typhoon:deadlines``
-    sorted set of match ids by the Redis time (ms) of their clock's next deadline (matches with a time
-    control, see ``service.match.clock``): written by the same script as the match's commit, so it never
-    disagrees with the match (this one key is why clocks need a single Redis, not a Cluster).
+``typhoon:{deadlines:<n>}``
+    sorted sets of match ids by the Redis time (ms) of their clock's next deadline (matches with a time
+    control, see ``service.match.clock``), sixteen of them, each in the Redis Cluster slot of the matches
+    whose deadlines it holds (``service.store.deadlines``): written by the same script as the match's
+    commit, so it never disagrees with the match. (``typhoon:deadlines``: the one set of older versions.)
 ``typhoon:compaction-sweep``
     string: the lock of the process sweeping for matches over but not compacted (``service.upkeep.compaction``).
 
@@ -60,15 +61,13 @@ from typing import Any
 
 import redis.asyncio as aioredis
 import structlog
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
-from redis.exceptions import BusyLoadingError
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from service.metrics import observe_commit
+from service.store import deadlines
 from service.store.archive import Archive
-from service.store.lean_redis import Lane, Script, pack_with_hiredis
+from service.store.connection import (BARRIER_CHANNEL, MAX_CONNECTIONS, PROBE_OPTIONS, RedisSettings, client_of,
+                                      not_replicated)
+from service.store.lean_redis import Lane, Script
 
 log = structlog.get_logger("typhoon.store")
 
@@ -77,28 +76,8 @@ INDEX_KEY = "typhoon:matches"
 ENDED = ("finished", "aborted")
 #: The statuses of a match that is not over.
 LIVE = ("open", "active")
-DEADLINES_KEY = "typhoon:deadlines"
 REQUEST_TTL_SECONDS = 24 * 3600
 DAY_MS = 86_400_000
-#: Redis connections per service process (``typhoon serve --redis-connections``): one per call waiting
-#: on Redis (watching holds none: see service.store.notify). A call that finds them all busy waits up to
-#: POOL_WAIT_SECONDS for one.
-MAX_CONNECTIONS = 200
-POOL_WAIT_SECONDS = 10.0
-#: A command whose answer has not come in this time fails (a frozen Redis must not hang calls forever).
-SOCKET_TIMEOUT_SECONDS = 5.0
-CONNECT_TIMEOUT_SECONDS = 2.0
-
-
-def retry_policy() -> dict[str, Any]:
-    """A failed connection (refused, broken, Redis loading its data) is retried with exponential
-    backoff, 10 ms doubling up to 250 ms, for about 2 s: a pooled connection broken by a Redis restart
-    is replaced within the call instead of failing it, and calls work again within a backoff step of
-    Redis being back. A write sent again after its answer was lost is not applied twice when it has a
-    request id (it comes back as its recorded answer) or an expected version (it comes back STALE)."""
-    return {"retry": Retry(ExponentialWithJitterBackoff(cap=0.25, base=0.01), retries=12),
-            "retry_on_error": [RedisConnectionError, RedisTimeoutError, BusyLoadingError, OSError],
-            "socket_timeout": SOCKET_TIMEOUT_SECONDS, "socket_connect_timeout": CONNECT_TIMEOUT_SECONDS}
 
 
 def key(match_id: str, part: str) -> str:
@@ -193,7 +172,7 @@ class CommitResult:
 class Deadline:
     """The clock part of a commit (see ``service.match.clock``): ``mode`` "live" refuses the commit (FLAG)
     once the match's stored ``clock:deadline`` has passed by Redis time, "expired" refuses it (EARLY)
-    before, "" checks nothing; on success the match's entry in DEADLINES_KEY becomes ``deadline_ms``
+    before, "" checks nothing; on success the match's entry in its deadline set becomes ``deadline_ms``
     (None: removed)."""
 
     mode: str
@@ -349,7 +328,7 @@ return {'OK', seq, st[1]}
 
 def _with_deadline(body: str) -> str:
     """``body`` (a script above) run inside the clock check of :class:`Deadline`. KEYS: the body's,
-    then DEADLINES_KEY. ARGV: mode, match id, new deadline ('' = none), then the body's (a commit id first:
+    then the match's deadline set (service.store.deadlines). ARGV: mode, match id, new deadline ('' = none), then the body's (a commit id first:
     a write already applied is answered before the clock is looked at)."""
     return f"""
 local function body(KEYS, ARGV)
@@ -412,11 +391,12 @@ ARCHIVES_KEPT = 64
 
 
 class Store:
-    """Async access to the matches in Redis (a ``redis.asyncio`` Redis or RedisCluster client)."""
+    """Async access to the matches in Redis (a ``redis.asyncio`` Redis or RedisCluster client, made
+    from :class:`RedisSettings`: :meth:`connect`)."""
 
-    def __init__(self, client: aioredis.Redis) -> None:
+    def __init__(self, client: aioredis.Redis, settings: RedisSettings = RedisSettings()) -> None:
         self.redis = client
-        self.url, self.cluster, self.max_connections = "", False, MAX_CONNECTIONS
+        self.settings = settings
         lane = self.lane = Lane(client)  # the scripts' commands (and the rate limits'), on connections of the pool
         self._create = Script(lane, _CREATE)
         self._load = Script(lane, _LOAD)
@@ -426,15 +406,26 @@ class Store:
         self._compact = Script(lane, _COMPACT)
         self._archives: dict[str, Archive] = {}
         self._compacting: set[asyncio.Task] = set()
+        self._claim_due = Script(lane, deadlines.CLAIM_DUE)
         self._create_clocked = Script(lane, _with_deadline(_CREATE))
         self._commit_clocked = Script(lane, _with_deadline(_COMMIT))
+        #: after a write, on its connection: see service.store.connection (the replication barrier)
+        self._barrier = (("PUBLISH", BARRIER_CHANNEL, ""), ("WAIT", settings.min_replicas, settings.wait_timeout_ms))
 
     @property
     def clustered(self) -> bool:
-        """Whether the client is a Redis Cluster's (no clocks then: see DEADLINES_KEY)."""
+        """Whether the client is a Redis Cluster's."""
         from redis.asyncio.cluster import RedisCluster
 
         return isinstance(self.redis, RedisCluster)
+
+    @property
+    def url(self) -> str:
+        return self.settings.url
+
+    @property
+    def cluster(self) -> bool:
+        return self.settings.cluster
 
     async def time_ms(self) -> int:
         """Redis's clock, in Unix milliseconds: the one clock of every service process."""
@@ -442,36 +433,49 @@ class Store:
         return seconds * 1000 + microseconds // 1000
 
     @classmethod
-    def from_url(cls, url: str, cluster: bool = False, max_connections: int = MAX_CONNECTIONS) -> "Store":
-        if cluster:
-            from redis.asyncio.cluster import RedisCluster
+    def connect(cls, settings: RedisSettings) -> "Store":
+        return cls(client_of(settings), settings)
 
-            store = cls(RedisCluster.from_url(url, max_connections=max_connections, **retry_policy()))
-        else:
-            # a blocking pool: under a burst, calls queue for a connection instead of failing at once
-            pool = pack_with_hiredis(aioredis.BlockingConnectionPool.from_url(
-                url, max_connections=max_connections, timeout=POOL_WAIT_SECONDS, health_check_interval=30,
-                **retry_policy()))
-            store = cls(aioredis.Redis.from_pool(pool))
-        store.url, store.cluster, store.max_connections = url, cluster, max_connections
-        return store
+    @classmethod
+    def from_url(cls, url: str, cluster: bool = False, max_connections: int = MAX_CONNECTIONS) -> "Store":
+        return cls.connect(RedisSettings(url, cluster, max_connections=max_connections))
 
     def probe_client(self) -> aioredis.Redis:
         """A client of the same Redis that never retries and answers within a second: for readiness,
         which must say at once that Redis is down, loading or frozen."""
-        options = {"retry": Retry(NoBackoff(), 0), "socket_timeout": 1.0, "socket_connect_timeout": 1.0}
-        if self.cluster:
-            from redis.asyncio.cluster import RedisCluster
+        return client_of(self.settings, **PROBE_OPTIONS)
 
-            return RedisCluster.from_url(self.url, **options)
-        return aioredis.Redis.from_url(self.url, single_connection_client=True, **options)
+    # --- replication ---------------------------------------------------------------------------------
+
+    async def _acknowledged(self, script: Script, keys: list[str], args: list[Any]) -> Any:
+        """``script``'s reply once ``min_replicas`` replicas hold what it did and what it read
+        (:class:`~service.store.connection.NotReplicated` if they do not confirm in time)."""
+        if not self.settings.min_replicas:
+            return await script(keys=keys, args=args)
+        reply, barrier = await script.then(keys, args, *self._barrier)
+        self._check_replicated(barrier)
+        return reply
+
+    async def confirm_replicated(self) -> None:
+        """Returns once ``min_replicas`` replicas hold every write Redis had made when it was called
+        (NotReplicated if they do not confirm in time); at once without ``--redis-min-replicas``."""
+        if self.settings.min_replicas:
+            self._check_replicated(await self.lane.execute_many(self._barrier))
+
+    def _check_replicated(self, barrier: list[Any]) -> None:
+        for reply in barrier:
+            if isinstance(reply, Exception):
+                raise reply
+        needed = self.settings.min_replicas
+        if barrier[-1] < needed:
+            raise not_replicated(needed, barrier[-1], self.settings.wait_timeout_ms)
 
     def connections_in_use(self) -> tuple[int, int]:
         """(connections in use, the most there may be) of this process's pool (0, max on Cluster); in
         use includes the few the scripts' Lane keeps between commands."""
         pool = getattr(self.redis, "connection_pool", None)
         in_use = len(getattr(pool, "_in_use_connections", ())) if pool is not None else 0
-        return in_use, self.max_connections
+        return in_use, self.settings.max_connections
 
     async def close(self) -> None:
         if self._compacting:
@@ -498,12 +502,17 @@ class Store:
         if deadline is None:
             created = await self._create(keys=keys, args=args)
         else:
-            created = await self._create_clocked(keys=keys + [DEADLINES_KEY],
+            created = await self._create_clocked(keys=keys + [deadlines.shard_key(match_id)],
                                                  args=_deadline_args(match_id, deadline) + args)
         if isinstance(created, list):  # APPLIED: this very create ran before its answer was lost
             created = 1
-        if created:
-            await self.redis.zadd(INDEX_KEY, {f"{created_ms:015d}:{match_id}": 0})
+        if created:  # the last write of a creation: acknowledged once replicas hold it, and all before it
+            member = f"{created_ms:015d}:{match_id}"
+            if self.settings.min_replicas:
+                self._check_replicated((await self.lane.execute_many([("ZADD", INDEX_KEY, 0, member),
+                                                                      *self._barrier]))[1:])
+            else:
+                await self.redis.zadd(INDEX_KEY, {member: 0})
         return bool(created)
 
     async def commit(self, match_id: str, expected_version: int, expected_seq: int, new_version: int,
@@ -526,10 +535,10 @@ class Store:
         keys = [key(match_id, "meta"), key(match_id, "state"), key(match_id, "events"), key(match_id, "requests"),
                 key(match_id, "feed")]
         if deadline is None:
-            reply = await self._commit(keys=keys, args=args)
+            reply = await self._acknowledged(self._commit, keys, args)
         else:
-            reply = await self._commit_clocked(keys=keys + [DEADLINES_KEY],
-                                               args=_deadline_args(match_id, deadline) + args)
+            reply = await self._acknowledged(self._commit_clocked, keys + [deadlines.shard_key(match_id)],
+                                             _deadline_args(match_id, deadline) + args)
         outcome = text_of(reply[0])
         observe_commit(match_id, outcome)
         if outcome in ("OK", "APPLIED") and meta.get("status") in ENDED:  # finished, resigned, flagged, aborted
@@ -544,10 +553,9 @@ class Store:
 
     async def claim_seat(self, match_id: str, side: str, token_hash: str, player: str, time_ms: int,
                          event: dict[str, Any]) -> ClaimResult:
-        reply = await self._claim(keys=[key(match_id, "meta"), key(match_id, "state"), key(match_id, "events"),
-                                        key(match_id, "feed")],
-                                  args=[side, token_hash, player, str(time_ms),
-                                        json.dumps(event, separators=(",", ":"))])
+        reply = await self._acknowledged(
+            self._claim, [key(match_id, "meta"), key(match_id, "state"), key(match_id, "events"), key(match_id, "feed")],
+            [side, token_hash, player, str(time_ms), json.dumps(event, separators=(",", ":"))])
         outcome = text_of(reply[0])
         if outcome == "OK":
             return ClaimResult(outcome, int(reply[1]), int(reply[2]))
@@ -614,7 +622,8 @@ class Store:
         """:meth:`read_events`, and the match's meta hash read with them in one step (None without a
         match, or if not ``meta``): its ``last_sequence`` says whether more events follow."""
         keys = [key(match_id, "events"), key(match_id, "archive")] + ([key(match_id, "meta")] if meta else [])
-        kind, reply, flat = await self._read(keys=keys, args=[f"{after_seq + 1}-0", str(count)])
+        # with --redis-min-replicas, only events replicas hold: a watcher never sees one a failover takes back
+        kind, reply, flat = await self._acknowledged(self._read, keys, [f"{after_seq + 1}-0", str(count)])
         fields = {text_of(flat[i]): text_of(flat[i + 1]) for i in range(0, len(flat), 2)} or None
         if kind == b"archive":
             return [StoredEvent(seq, version, time_ms, source, json.loads(data))
@@ -656,6 +665,41 @@ class Store:
             while len(self._archives) > ARCHIVES_KEPT:
                 self._archives.pop(next(iter(self._archives)))
         return archive
+
+    # --- the clocks' deadlines (service.store.deadlines) ----------------------------------------------
+
+    async def claim_due(self, lease_ms: int, batch: int) -> tuple[int, int | None, list[tuple[str, bool]]]:
+        """Claims the matches whose deadline is due, for ``lease_ms`` (deadlines.CLAIM_DUE): the Redis
+        time, the earliest deadline left (None: none), and (match id, whether it came from the set of
+        older versions: see :meth:`forget_legacy_deadline`) of each claimed. One script over every set
+        on a single Redis; on a Cluster one a set (each its own slot), at once."""
+        if self.clustered:
+            replies = await asyncio.gather(*(self._claim_due(keys=[shard], args=[lease_ms, batch])
+                                             for shard in deadlines.SHARD_KEYS))
+            sets = [reply[2] for reply in replies]
+            now = max(int(reply[0]) for reply in replies)
+            firsts = [int(float(reply[1])) for reply in replies if reply[1]]
+        else:
+            reply = await self._claim_due(keys=[*deadlines.SHARD_KEYS, deadlines.LEGACY_KEY], args=[lease_ms, batch])
+            sets, now = reply[2:], int(reply[0])
+            firsts = [int(float(reply[1]))] if reply[1] else []
+        legacy = len(deadlines.SHARD_KEYS)
+        due = [(text_of(match_id), index == legacy) for index, ids in enumerate(sets) for match_id in ids]
+        return now, min(firsts, default=None), due
+
+    async def drop_deadline(self, match_id: str) -> None:
+        """The match's entry off its deadline set (its clock stopped, or it is gone)."""
+        await self.redis.zrem(deadlines.shard_key(match_id), match_id)
+
+    async def lower_deadline(self, match_id: str, deadline_ms: int) -> None:
+        """The match's entry in its deadline set at ``deadline_ms`` unless it is earlier already (a commit
+        meanwhile may have set an earlier one)."""
+        await self.redis.zadd(deadlines.shard_key(match_id), {match_id: deadline_ms}, lt=True)
+
+    async def forget_legacy_deadline(self, match_id: str) -> None:
+        """The match's entry off the deadline set of older versions, once a sweep has dealt with it (its
+        deadline, if it still has one, is in its shard then)."""
+        await self.redis.zrem(deadlines.LEGACY_KEY, match_id)
 
     # --- compaction ---------------------------------------------------------------------------------
 

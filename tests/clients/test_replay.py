@@ -199,13 +199,11 @@ def test_a_match_of_another_ruleset_is_not_re_simulated_and_not_called_tampered(
     path = write_lines(tmp_path, entries, "ruleset1")
     report = verify_log(read_log(path))
     assert not report.ok and not report.problems and report.verdict == "other_ruleset"
-    assert report.ruleset_sentence() == (f"played under ruleset 1; this engine plays ruleset {engine.RULESET}: "
-                                         f"cannot re-simulate")
+    assert report.ruleset_sentence() == "played under ruleset 1; this engine plays rulesets 2 and 3: cannot re-simulate"
     assert report.rolls > 0 and {"actions", "events", "hashes", "end"} <= report.skipped
     code, text = verify_file(path, capsys)
     assert code == 3
-    assert f"OTHER RULESET: played under ruleset 1; this engine plays ruleset {engine.RULESET}: cannot re-simulate" \
-        in text
+    assert "OTHER RULESET: played under ruleset 1; this engine plays rulesets 2 and 3: cannot re-simulate" in text
     assert "FAILED" not in text and "VERIFIED" not in text
     capsys.readouterr()
     assert main(["replay", "verify", str(path), "--json"]) == 3

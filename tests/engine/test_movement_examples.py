@@ -232,8 +232,17 @@ def test_an_infantry_unit_cannot_be_the_one_underneath_in_the_panzer_phase():
 def test_mud_one_hex_per_phase(turn):
     game = soviet_move_phase("16th 1304", turn=turn)
     assert game.weather().id == "mud"
-    assert destinations(game, "16th") == set(neighbours("1304"))
+    # "Units at 1 MA": one clear hex; the forest 1303 costs 2 (ruling 50)
+    assert destinations(game, "16th") == {h for h in neighbours("1304") if not is_forest(h)}
     refuse(game, Move("16th", "1306", ("1305", "1306")), Reason.MOVEMENT_ALLOWANCE_EXCEEDED, "1306")
+    refuse(game, Move("16th", "1303"), Reason.MOVEMENT_ALLOWANCE_EXCEEDED, "forest hex costs 2")
+
+
+@pytest.mark.parametrize("turn", [3, 4])
+def test_mud_one_hex_per_phase_whatever_the_terrain_under_ruleset_2(turn):
+    game = position([("16th 1304"), FAR_GERMAN], turn=turn, phase="soviet_movement", ruleset=2)
+    assert destinations(game, "16th") == set(neighbours("1304"))
+    refuse(game, Move("16th", "1306", ("1305", "1306")), Reason.MOVEMENT_ALLOWANCE_EXCEEDED, "one hex per phase")
 
 
 def test_mud_panzers_move_one_hex_too():
@@ -346,7 +355,7 @@ def expected_destinations(start: str, ma: int, friendly: set[str], enemy: set[st
         cost = lambda h: 1  # noqa: E731
     else:
         links = my_neighbours
-        cost = (lambda h: 1) if mode == "mud" else (lambda h: 2 if forest(h) else 1)  # noqa: E731
+        cost = lambda h: 2 if forest(h) else 1  # noqa: E731 (in mud too: ruling 50)
         ma = 1 if mode == "mud" else ma
     best = {start: 0}
     queue = [(0, start)]

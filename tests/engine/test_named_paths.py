@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from engine import IllegalAction, Move, Reason
+from engine import IllegalAction, Move, Reason, game_from_position
 from engine.events import CityCaptured, UnitMoved
 
 from bfm_helpers import COUNTERS, legal, of_type, one, position, refuse, where
@@ -88,6 +88,17 @@ def test_a_destination_only_move_may_pass_back_through_its_start_hex_for_a_city(
     assert [e.city for e in of_type(events, CityCaptured)] == ["Smolensk"]
 
 
+def test_a_unit_back_in_its_own_hex_leaves_the_legal_actions_as_a_fresh_listing_makes_them():
+    # a named path out and back ends where it began: no hex emptied or filled, the unit has moved; the
+    # legal actions kept between actions must be those of the same position read afresh
+    game = position(["16th 0305", "19th 0306", "20th 0405", "VII 0101"], turn=6, phase="soviet_movement")
+    game.legal_actions()  # the kept listing, patched by the move below
+    events = game.apply(Move("16th", "0305", ("0306", "0305")))
+    assert one(events, UnitMoved).path == ("0306", "0305") and where(game, "16th") == "0305"
+    assert game.legal_actions() == game_from_position(game.to_json()).legal_actions()
+    assert not any(isinstance(a, Move) and a.unit == "16th" for a in game.legal_actions())
+
+
 # --- random positions: named paths against this file's own walk of the rules ------------------------
 
 SOVIETS = ["3rd", "5th", "10th", "13th", "19th", "20th", "24th", "29th", "30th", "32nd"]
@@ -113,7 +124,7 @@ def allowance(unit: str, phase: str, weather: str) -> tuple[int, bool]:
     if phase == "soviet_rail_movement":
         return ma, True  # "A forest hex counts as only one hex"; mud: "rail movement is unaffected"
     if weather == "mud":
-        return min(ma, 1), True  # "reduced to 1 hex per phase"
+        return min(ma, 1), False  # "Units at 1 MA", a forest still costs 2 (ruling 50, ruleset 3)
     return ma, False
 
 

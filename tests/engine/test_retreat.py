@@ -10,7 +10,9 @@ Clarification: "Retreat through a hex with enemy zone of control is possible as 
 will cause a loss to full-strength. Half-strength units retreating through an enemy zone of control
 are eliminated." Combat: "Units cannot end their retreat in an enemy zone of control."
 
-Rulings 12-15 (RULINGS.md) settle the details. The retreat paths are checked against an enumeration
+Rulings 12-15 and 49 (RULINGS.md) settle the details: ruleset 3 (ruling 49) lets a retreat that goes
+further than two hexes end in any empty hex at least two hexes away, where rulesets 1 and 2 (ruling 12)
+had every hex one farther than the one before. The retreat paths are checked against an enumeration
 written here from those words, with its own hex geometry (the neighbour rule of the map reference).
 """
 
@@ -45,8 +47,10 @@ def my_distance(a: str, b: str) -> int:
     return steps
 
 
-def expected_retreats(start: str, friendly: set[str], enemy: set[str]) -> tuple[set[tuple[str, ...]], bool]:
-    """Retreat paths by the rules and rulings 12-14: (paths, last resort?)."""
+def expected_retreats(start: str, friendly: set[str], enemy: set[str],
+                      ruleset: int = 3) -> tuple[set[tuple[str, ...]], bool]:
+    """Retreat paths by the rules and rulings 12-14 (ruleset 2) or 13, 14 and 49 (ruleset 3): (paths, last
+    resort?)."""
     enemy_zoc = {n for h in enemy for n in my_neighbours(h)}
     for last_resort in (False, True):
         frontier: list[tuple[str, ...]] = [()]
@@ -58,7 +62,13 @@ def expected_retreats(start: str, friendly: set[str], enemy: set[str]) -> tuple[
             for path in frontier:
                 here = path[-1] if path else start
                 for nxt in my_neighbours(here):
-                    if my_distance(start, nxt) != out or nxt in enemy:
+                    away = my_distance(start, nxt)
+                    if ruleset >= 3 and out > 2:  # "end up two hexes away": never back nearer, nor in circles
+                        if away < 2 or nxt in path:
+                            continue
+                    elif away != out:
+                        continue
+                    if nxt in enemy:
                         continue
                     if nxt in enemy_zoc and not last_resort:
                         continue
@@ -128,7 +138,8 @@ def test_retreat_goes_further_through_friendly_units_only_when_every_two_hex_end
     assert offered == expected_retreats("1207", friendly, {"1107", "1108"})[0]
     for path in offered:
         assert len(path) == 3 and path[1] in friendly and path[2] not in friendly
-        assert my_distance("1207", path[2]) == 3
+        assert my_distance("1207", path[2]) >= 2
+    assert {my_distance("1207", path[2]) for path in offered} == {2, 3}  # ruling 49: two hexes away or more
     events = game.apply(ChooseRetreat(("1308", "1309", "1310")))
     assert where(game, "16th") == "1310" and where(game, "29th") == "1309"
     assert one(events, UnitRetreated).through_zoc is False
@@ -237,9 +248,18 @@ GERMANS = ["XL", "XLVIII", "LVI", "XLVI", "LVII", "XLVII"]
 DR_ROLL = {"1:1": 1, "2:1": 1, "3:1": 2}
 
 
+def test_under_ruleset_2_every_hex_of_a_longer_retreat_is_one_farther():
+    game = position(["16th 1207", "XXIV 1107", "XLI 1108", *FULL_RING], fixed_dice=[1], ruleset=2)
+    declare_and_resolve(game, ["XXIV"], "16th")
+    friendly = {u.split()[1] for u in FULL_RING}
+    offered = offered_retreats(game)
+    assert offered == expected_retreats("1207", friendly, {"1107", "1108"}, ruleset=2)[0]
+    assert offered and all(my_distance("1207", path[2]) == 3 for path in offered)
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.randoms(use_true_random=False))
-def test_retreat_paths_match_the_rules_in_random_positions(rnd):
+@given(st.randoms(use_true_random=False), st.sampled_from([2, 3]))
+def test_retreat_paths_match_the_rules_in_random_positions(rnd, ruleset):
     defender_hex = rnd.choice(ALL_HEXES)
     ring = my_neighbours(defender_hex)
     attacker_hexes = rnd.sample(ring, 2)
@@ -253,10 +273,10 @@ def test_retreat_paths_match_the_rules_in_random_positions(rnd):
     units += [f"{u} {h}" for u, h in zip(SOVIETS, friendly)] + [f"{u} {h}" for u, h in zip(GERMANS, enemy)]
     probe = position(units)
     column = probe.battle_odds("16th", ["XXIV", "XLI"]).label(probe.scenario.crt)  # 24 v 8: 3:1 less terrain
-    game = position(units, fixed_dice=[DR_ROLL[column]])
+    game = position(units, fixed_dice=[DR_ROLL[column]], ruleset=ruleset)
     events = declare_and_resolve(game, ["XXIV", "XLI"], "16th")
     assert battle(game, events).result == "DR"
-    expected, last_resort = expected_retreats(defender_hex, set(friendly), {*attacker_hexes, *enemy})
+    expected, last_resort = expected_retreats(defender_hex, set(friendly), {*attacker_hexes, *enemy}, ruleset)
     if not expected:
         assert one(events, UnitEliminated).unit == "16th"
         assert not of_type(events, UnitRetreated)

@@ -125,19 +125,20 @@ def test_ruling_04_every_kind_of_movement_captures_cities():
                     city_control={"0603": "german"})
     declare_and_resolve(game, ["16th", "19th"], "V")
     assert one(game.apply(Advance("16th")), CityCaptured).side == "soviet"
-    # a replacement placed in a city: Ryazan (an east-edge entry hex) held by the Germans
+    # a replacement placed in a city: Ryazan (an east-edge entry hex) held by the Germans, which
+    # ruleset 2 allows (ruleset 3 does not: ruling 51)
     game = position(["16th 1207", "V 0104"], phase="soviet_replacement", pool=["43rd"],
-                    city_control={"1405": "german"})
+                    city_control={"1405": "german"}, ruleset=2)
     events = game.apply(Replace("43rd", "1405"))
     assert one(events, CityCaptured) == CityCaptured("Ryazan", "1405", "soviet")
 
 
-def test_ruling_05_mud_exactly_one_hex_whatever_the_terrain():
-    game = position(["16th 1304", "V 0104"], turn=3, phase="soviet_movement")
+def test_ruling_05_mud_exactly_one_hex_whatever_the_terrain():  # rulesets 1 and 2 (ruleset 3: ruling 50)
+    game = position(["16th 1304", "V 0104"], turn=3, phase="soviet_movement", ruleset=2)
     assert is_forest("1303") and "1303" in destinations(game, "16th")
     game.apply(Move("16th", "1303"))
     assert where(game, "16th") == "1303"
-    game = position(["XLVII 0606", "16th 1210"], turn=4, phase="german_panzer_movement")
+    game = position(["XLVII 0606", "16th 1210"], turn=4, phase="german_panzer_movement", ruleset=2)
     assert destinations(game, "XLVII") == set(neighbours("0606"))  # MA 6, still one hex
 
 
@@ -214,8 +215,8 @@ def test_ruling_11_declarations_one_at_a_time_join_and_close_by_themselves():
     assert set(battle(game, game.apply(ResolveBattle("16th"))).attackers) == {"XXIV", "XLI"}
 
 
-def test_ruling_12_each_retreat_hex_is_one_farther():
-    game = position(["16th 1207", "XXIV 1107"], fixed_dice=[1])
+def test_ruling_12_each_retreat_hex_is_one_farther():  # rulesets 1 and 2 (ruleset 3: ruling 49)
+    game = position(["16th 1207", "XXIV 1107"], fixed_dice=[1], ruleset=2)
     declare_and_resolve(game, ["XXIV"], "16th")
     options = legal(game, ChooseRetreat)
     assert options
@@ -414,8 +415,77 @@ def test_every_ruling_says_since_which_ruleset_it_holds():
     from pathlib import Path
 
     text = (Path(engine.__file__).parent / "RULINGS.md").read_text()
-    rulings = re.findall(r"^(\d+)\. .*\*\(Since ruleset (\d+)[.;].*\)\*$", text, re.M)
-    numbers = [int(n) for n, _ in rulings]
+    rulings = re.findall(r"^(\d+)\. .*\*\((?:Since ruleset (\d+)[.;]|Rulesets 1 and 2; ruleset 3 reads it as ruling "
+                         r"(\d+)\.).*\)\*$", text, re.M)
+    numbers = [int(n) for n, _, _ in rulings]
     assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) == len(re.findall(r"^\d+\. ", text, re.M))
-    assert all(1 <= int(since) <= engine.RULESET for _, since in rulings)
-    assert {int(n) for n, since in rulings if since == "2"} == {1, 3, 6, 34, 35}  # issue 10
+    assert all(1 <= int(since) <= engine.RULESET for _, since, _ in rulings if since)
+    assert {int(n) for n, since, _ in rulings if since == "2"} == {1, 3, 6, 34, 35}  # issue 10
+    assert {int(n) for n, since, _ in rulings if since == "3"} == {49, 50, 51}  # issue 30
+    assert {int(n): int(by) for n, _, by in rulings if by} == {5: 50, 12: 49}  # read otherwise from ruleset 3
+
+
+# --- ruleset 3 (issue 30) ------------------------------------------------------------------------------
+
+ISSUE_30_RETREAT = ["LIII 1002 half", "VII 0901 half", "XII 1101 half", "24th 1103 half", "50th 0903"]
+
+
+def test_ruling_49_a_longer_retreat_ends_two_hexes_away_through_friendly_units():
+    # the example of issue 30: standard, turn 5, Soviet combat; a 4 gives DR at 4:1 (12 against 3)
+    game = position(ISSUE_30_RETREAT, turn=5, phase="soviet_combat", fixed_dice=[4])
+    events = declare_and_resolve(game, ["24th", "50th"], "LIII")
+    assert battle(game, events).result == "DR"
+    assert not of_type(events, UnitEliminated)
+    assert {a.path for a in legal(game, ChooseRetreat)} == {("1001", "0901", "0801"), ("1001", "1101", "1201")}
+    assert [distance("1002", h) for h in ("1001", "0901", "0801")] == [1, 2, 2]  # ends two hexes away
+    events = game.apply(ChooseRetreat(("1001", "0901", "0801")))
+    assert one(events, UnitRetreated) == UnitRetreated("LIII", "1002", ("1001", "0901", "0801"), False)
+    assert (where(game, "LIII"), where(game, "VII"), strength_of(game, "LIII")) == ("0801", "0901", "half")
+    # a retreat still never comes back within two hexes of its start, nor stops short of an empty hex
+    game = position(ISSUE_30_RETREAT, turn=5, phase="soviet_combat", fixed_dice=[4])
+    declare_and_resolve(game, ["24th", "50th"], "LIII")
+    refuse(game, ChooseRetreat(("1001", "0901")), Reason.NOT_A_CHOICE)  # 0901 holds VII
+    refuse(game, ChooseRetreat(("1001", "0901", "0902")), Reason.NOT_A_CHOICE)  # 0902: one hex away, in a ZOC
+
+
+def test_ruling_49_under_ruleset_2_the_same_battle_eliminates_the_unit():
+    game = position(ISSUE_30_RETREAT, turn=5, phase="soviet_combat", fixed_dice=[4], ruleset=2)
+    events = declare_and_resolve(game, ["24th", "50th"], "LIII")
+    gone = one(events, UnitEliminated)
+    assert (gone.unit, gone.cause) == ("LIII", "retreat through enemy zone of control")
+
+
+def test_ruling_50_in_mud_a_forest_hex_cannot_be_entered():
+    # 16th in 1304: 1303 (forest) is next to it; turns 3 and 4 are mud
+    for turn in (3, 4):
+        game = position(["16th 1304", "V 0104"], turn=turn, phase="soviet_movement")
+        assert game.weather().id == "mud" and is_forest("1303")
+        assert "1303" not in destinations(game, "16th")
+        assert destinations(game, "16th") == {h for h in neighbours("1304") if not is_forest(h)}
+        refuse(game, Move("16th", "1303"), Reason.MOVEMENT_ALLOWANCE_EXCEEDED, "1 MA", "forest hex costs 2")
+        refuse(game, Move("16th", "1303", ("1303",)), Reason.MOVEMENT_ALLOWANCE_EXCEEDED, "forest hex costs 2")
+    # panzers too, whatever their printed allowance (XLVII: 6)
+    game = position(["XLVII 0606", "16th 1210"], turn=3, phase="german_panzer_movement")
+    assert destinations(game, "XLVII") == {h for h in neighbours("0606") if not is_forest(h)}
+    # Soviet rail movement is unaffected by mud, and a forest counts one hex there: 1303 along the rail
+    game = position(["16th 1304", "V 0104"], turn=3, phase="soviet_rail_movement")
+    assert "1303" in destinations(game, "16th")
+    # and in clear weather a forest costs 2 of the allowance as always
+    game = position(["16th 1304", "V 0104"], turn=1, phase="soviet_movement")
+    assert "1303" in destinations(game, "16th")
+
+
+def test_ruling_51_no_replacement_in_an_edge_city_the_enemy_controls():
+    game = position(["16th 1207", "V 0104"], phase="soviet_replacement", pool=["43rd"],
+                    city_control={"1405": "german"})
+    offered = {a.hex for a in legal(game, Replace)}
+    assert "1405" not in offered and {f"14{r:02d}" for r in range(1, 11) if r != 5} <= offered
+    refuse(game, Replace("43rd", "1405"), Reason.NOT_AN_ENTRY_HEX, "Ryazan", "not controlled by the soviet player")
+    # Ryazan is still part of the east edge communication is traced to: a unit next to it only is in
+    # communication (its other neighbours are blocked by German zones of control)
+    assert game.in_communication("16th")
+    # a Soviet-controlled Ryazan is an entry hex as before
+    game = position(["16th 1207", "V 0104"], phase="soviet_replacement", pool=["43rd"])
+    assert Replace("43rd", "1405") in game.legal_actions()
+    events = game.apply(Replace("43rd", "1405"))
+    assert not of_type(events, CityCaptured) and where(game, "43rd") == "1405"

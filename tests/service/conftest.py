@@ -8,7 +8,8 @@ from typing import Iterator
 import httpx
 import pytest
 
-from service_helpers import ServiceProcess
+from loadtests.redis_topologies import LocalCluster
+from service_helpers import Backend, ServiceProcess
 
 
 @pytest.fixture(scope="session")
@@ -25,3 +26,37 @@ def http(service) -> Iterator[httpx.Client]:
         yield c
 
 
+
+
+@pytest.fixture()
+def admin(service) -> Iterator[httpx.Client]:
+    """The service's HTTP admin listener (/metrics)."""
+    with service.admin() as c:
+        yield c
+
+
+@pytest.fixture(scope="module", params=["single", "cluster"])
+def backend(request, redis_url, tmp_path_factory) -> Iterator[Backend]:
+    """Each test of a module that asks for it runs on the session's Redis, then on a Redis Cluster of
+    three primaries (started once for the module): the clock and ladder tests use it."""
+    if request.param == "single":
+        yield Backend("single", redis_url)
+        return
+    with LocalCluster(tmp_path_factory.mktemp("cluster")) as cluster:
+        yield Backend("cluster", cluster.url)
+
+
+@pytest.fixture(scope="module")
+def backend_service(backend) -> Iterator[ServiceProcess]:
+    """A service process on the module's ``backend``."""
+    process = ServiceProcess(*backend.serve_args).start()
+    yield process
+    process.stop()
+
+
+@pytest.fixture(scope="module")
+def backend_service_b(backend) -> Iterator[ServiceProcess]:
+    """A second service process on the module's ``backend``."""
+    process = ServiceProcess(*backend.serve_args).start()
+    yield process
+    process.stop()

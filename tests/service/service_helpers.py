@@ -4,24 +4,71 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 import redis
 
 from clients.client import TyphoonClient
+from loadtests.redis_topologies import LocalCluster
 from service.processes import ServeProcess
+from service.store.embedded_redis import EmbeddedRedis
+from service.store.match_store import Store
 from service.upkeep.compaction import LOCK_KEY
+
+
+@dataclass
+class Backend:
+    """A Redis the service runs on in a test: ``single`` (one server) or ``cluster`` (a 3-primary Redis
+    Cluster), with the ``typhoon serve`` arguments and a store of it."""
+
+    kind: str
+    url: str
+    server: EmbeddedRedis | LocalCluster | None = None  # one started by fresh(), which stop() stops
+
+    @property
+    def cluster(self) -> bool:
+        return self.kind == "cluster"
+
+    @property
+    def serve_args(self) -> tuple[str, ...]:
+        return ("--redis-url", self.url, *(("--redis-cluster",) if self.cluster else ()))
+
+    def store(self) -> Store:
+        return Store.from_url(self.url, cluster=self.cluster)
+
+    def client(self) -> redis.Redis:
+        """A synchronous client, for what a test looks at in Redis itself."""
+        return redis.RedisCluster.from_url(self.url) if self.cluster else redis.Redis.from_url(self.url)
+
+    def fresh(self, directory: Path) -> "Backend":
+        """Another Redis of the same kind, started, of the test's own (no other service process sweeps
+        it): ``stop()`` it at the end."""
+        if self.cluster:
+            cluster = LocalCluster(directory).start()
+            return Backend(self.kind, cluster.url, cluster)
+        embedded = EmbeddedRedis(directory)
+        return Backend(self.kind, embedded.start(), embedded)
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop()
 
 
 class ServiceProcess(ServeProcess):
     """`typhoon serve` in a child process, with clients for both transports.
 
     Without rate limits unless ``rate_limits`` (every test calls from 127.0.0.1, far faster than a
-    person): ``--limit NAME=RATES`` flags then switch on just those limits (tests/service/test_service_guard.py)."""
+    person): ``--limit NAME=RATES`` flags then switch on just those limits (tests/service/test_service_guard.py).
+    Without related ladder owners unless ``related_owners`` (every owner a test registers comes from
+    127.0.0.1: all would be one owner; tests/service/test_service_ladder_related.py)."""
 
-    def __init__(self, *serve_args: str, rate_limits: bool = False, **options) -> None:
+    def __init__(self, *serve_args: str, rate_limits: bool = False, related_owners: bool = False, **options) -> None:
         if not rate_limits:
             serve_args = ("--no-rate-limits", *serve_args)
+        if not related_owners:
+            serve_args = ("--ladder-related-days", "0", *serve_args)
         super().__init__(*serve_args, **options)
 
     def client(self) -> TyphoonClient:
@@ -29,6 +76,10 @@ class ServiceProcess(ServeProcess):
 
     def http(self) -> httpx.Client:
         return httpx.Client(base_url=self.base_url, timeout=20)
+
+    def admin(self) -> httpx.Client:
+        """The HTTP admin listener (/metrics)."""
+        return httpx.Client(base_url=self.admin_url, timeout=20)
 
 
 def play_random(client: TyphoonClient, match_id: str, tokens: dict[str, str], seed: str = "test",

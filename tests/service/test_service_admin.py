@@ -15,7 +15,8 @@ from clients.client import TyphoonError, as_time_control
 from clients.replay import fetch_log, verify_log
 from clients.sdk import start_bot
 from service.gen.typhoon.v1 import match_pb2
-from service.store.match_store import DEADLINES_KEY, key
+from service.store.deadlines import shard_key
+from service.store.match_store import key
 
 from service_helpers import ServiceProcess
 
@@ -106,12 +107,12 @@ def test_a_match_over_already_or_unknown_is_reported_and_left_as_it_is(client, r
 def test_a_clocked_match_is_aborted_before_its_time_is_up_and_its_clocks_stop(client, redis_url, store):
     match, tokens = client.create_match(seats=["german", "soviet"], time_control=as_time_control("3600+0"))
     client.submit(match.match_id, tokens["german"], engine.StandardSetup())
-    assert store.zscore(DEADLINES_KEY, match.match_id) is not None
+    assert store.zscore(shard_key(match.match_id), match.match_id) is not None
 
     assert admin(match.match_id, "--redis-url", redis_url) == (0, [f"{match.match_id}: aborted"])
 
     assert client.get_match(match.match_id).match.status == ABORTED
-    assert store.zscore(DEADLINES_KEY, match.match_id) is None
+    assert store.zscore(shard_key(match.match_id), match.match_id) is None
     meta = store.hgetall(key(match.match_id, "meta"))
     assert (meta["clock:running"], meta["clock:deadline"]) == ("", "")
     assert last_events(client, match.match_id)[0].match_aborted.reason == "aborted by the operator"
@@ -126,16 +127,19 @@ def test_other_ruleset_aborts_the_live_matches_no_service_can_continue(client, r
     client.resign(old_over.match_id, over_tokens["soviet"])
     store.hset(key(old_over.match_id, "meta"), "ruleset", "1")
     current, _ = client.create_match(seats=["german", "soviet"])
+    older, _ = client.create_match(seats=["german", "soviet"])
+    store.hset(key(older.match_id, "meta"), "ruleset", "2")  # an older ruleset the engine still plays
 
     code, out = admin("--other-ruleset", "--redis-url", redis_url)
 
     assert code == 0 and f"{old.match_id}: aborted" in out
-    assert out[0].endswith(f"of another ruleset than this engine's ({engine.RULESET})")
-    assert not any(old_over.match_id in line or current.match_id in line for line in out)
+    assert out[0].endswith("of a ruleset this engine does not play (it plays rulesets 2 and 3)")
+    assert not any(m in line for m in (old_over.match_id, current.match_id, older.match_id) for line in out)
     reason = last_events(client, old.match_id)[0].match_aborted.reason
-    assert f"started under ruleset 1 and this service plays ruleset {engine.RULESET}" in reason
+    assert "started under ruleset 1 and this service plays rulesets 2 and 3" in reason
     assert client.get_match(old_over.match_id).match.status == FINISHED
     assert client.get_match(current.match_id).match.status == ACTIVE
+    assert client.get_match(older.match_id).match.status == ACTIVE
 
 
 def test_the_embedded_redis_of_a_data_dir_with_the_service_running_or_not(tmp_path):

@@ -1,4 +1,5 @@
-"""Clocks: time controls, flag falls the service enforces by itself, aborts, and the log that proves them."""
+"""Clocks: time controls, flag falls the service enforces by itself, aborts, and the log that proves them;
+on a single Redis and on a Redis Cluster (the ``backend`` fixture)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,22 @@ from clients.client import TyphoonClient, TyphoonError, as_time_control, time_le
 from clients.replay import fetch_log, verify_log
 from service.gen.typhoon.v1 import match_pb2
 from service.match.clock import PRESETS, TimeControl
-from service.store.embedded_redis import EmbeddedRedis
+from service.store.deadlines import LEGACY_KEY, shard_key, slot
+from service.store.match_store import key
 
 from service_helpers import ServiceProcess, wait_for
 
 FINISHED, ABORTED = match_pb2.MATCH_STATUS_FINISHED, match_pb2.MATCH_STATUS_ABORTED
+
+
+@pytest.fixture(scope="module")
+def service(backend_service):
+    return backend_service
+
+
+@pytest.fixture(scope="module")
+def service_b(backend_service_b):
+    return backend_service_b
 
 
 def control(initial: float, increment: float = 0.0, first_action: float = 30.0) -> match_pb2.TimeControl:
@@ -124,6 +136,29 @@ def test_the_flag_falls_with_nobody_calling_and_the_log_proves_it(client):
     verified(client, match.match_id)
 
 
+def test_a_match_with_clocks_keeps_its_deadline_in_its_own_slot(backend, client):
+    """Its commits write the deadline in the script that writes the match: on a Cluster, one slot."""
+    match, _ = client.create_match(seats=["german", "soviet"], time_control=control(60))
+    assert slot(key(match.match_id, "meta")) == slot(shard_key(match.match_id))
+    deadline = backend.client().zscore(shard_key(match.match_id), match.match_id)
+    assert deadline == client.get_match(match.match_id).match.clock.deadline.ToMilliseconds()
+
+
+def test_a_deadline_in_the_set_of_older_versions_still_makes_its_flag_fall(backend, client):
+    if backend.cluster:
+        pytest.skip("older versions refused clocks on a Redis Cluster")
+    match, tokens = client.create_match(seats=["german", "soviet"], time_control=control(1, 0))
+    client.submit(match.match_id, tokens["german"], engine.StandardSetup())
+    redis = backend.client()
+    deadline = redis.zscore(shard_key(match.match_id), match.match_id)
+    redis.zrem(shard_key(match.match_id), match.match_id)  # as an older version left it
+    redis.zadd(LEGACY_KEY, {match.match_id: deadline})
+    final = ended(client, match.match_id)
+    assert (final.result.winner, final.result.reason) == ("soviet", "time")
+    assert redis.zscore(LEGACY_KEY, match.match_id) is None
+    assert redis.zscore(shard_key(match.match_id), match.match_id) is None
+
+
 def test_no_first_action_in_time_aborts_the_match(client, http):
     match, tokens = client.create_match(seats=["german"], time_control=control(60, 0, first_action=1))
     final = ended(client, match.match_id)
@@ -191,10 +226,9 @@ def test_moves_racing_the_flag_from_two_processes_end_each_match_once(service, s
         client.close()
 
 
-def test_flags_fall_when_a_service_process_dies_and_after_every_process_restarts(tmp_path):
-    redis = EmbeddedRedis(tmp_path / "redis")  # of its own: no other service process sweeps it
-    redis_url = redis.start()
-    first, second = ServiceProcess("--redis-url", redis_url).start(), ServiceProcess("--redis-url", redis_url).start()
+def test_flags_fall_when_a_service_process_dies_and_after_every_process_restarts(backend, tmp_path):
+    redis = backend.fresh(tmp_path / "redis")  # of its own: no other service process sweeps it
+    first, second = ServiceProcess(*redis.serve_args).start(), ServiceProcess(*redis.serve_args).start()
     try:
         client = TyphoonClient(first.target, retries=0)
         match, tokens = client.create_match(seats=["german", "soviet"], time_control=control(2, 0))
@@ -208,7 +242,7 @@ def test_flags_fall_when_a_service_process_dies_and_after_every_process_restarts
             late, late_tokens = other.create_match(seats=["german"], time_control=control(1, 0))
             other.submit(late.match_id, late_tokens["german"], engine.StandardSetup())
         second.stop()
-        third = ServiceProcess("--redis-url", redis_url).start()
+        third = ServiceProcess(*redis.serve_args).start()
         try:
             with third.client() as client:
                 final = ended(client, late.match_id)

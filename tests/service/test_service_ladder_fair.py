@@ -1,12 +1,15 @@
 """The ladder can't be farmed, and its keys can't be guessed or kept: each fair-play rule and each key
 rule, on a real Redis of this module's own (no service process runs a ladder on it: the ladders here,
-with the test's settings, are the only ones pairing and rating)."""
+with the test's settings, are the only ones pairing and rating); a single Redis, then a Redis Cluster (the
+``backend`` fixture)."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import hashlib
+import hmac
 import json
+import random
 import uuid
 from typing import Any
 
@@ -16,21 +19,23 @@ import pytest
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import match_service_pb2 as api
+from service.ladder.accounts import PREFIX
 from service.ladder.core import Ladder, LadderConfig
 from service.ladder.fairness import FairPlay
 from service.match.clock import TimeControl
 from service.match.core import CallContext, MatchService
-from service.store.embedded_redis import EmbeddedRedis
-from service.store.match_store import Store
+
+from service_helpers import Backend
 
 #: Actions that bring the other side to act soonest (a match played "for a few actions of each side").
 _HURRY = ("standard_setup", "end_phase", "close_declarations", "decline_advance")
 
 
 @pytest.fixture(scope="module")
-def redis_url(tmp_path_factory):
-    redis = EmbeddedRedis(tmp_path_factory.mktemp("ladder-fair") / "redis")
-    yield redis.start()
+def redis_url(backend, tmp_path_factory):
+    """A Redis of the module's own, of the backend's kind (its Backend: ladder_on takes it)."""
+    redis = backend.fresh(tmp_path_factory.mktemp("ladder-fair") / "redis")
+    yield redis
     redis.stop()
 
 
@@ -47,18 +52,30 @@ async def bounded(awaitable):
         raise AssertionError(f"nothing from the stream in {STREAM_WAIT} s") from None
 
 
+async def cancelled(task: asyncio.Future) -> None:
+    """Cancel ``task`` until it is done (a cancellation landing inside a Redis call may be swallowed by
+    the client library, and the stream then reads on), or fail after STREAM_WAIT seconds."""
+    for _ in range(STREAM_WAIT * 10):
+        if task.done():
+            return
+        task.cancel()
+        await asyncio.wait({task}, timeout=0.1)
+    raise AssertionError(f"a stream's reader not cancelled in {STREAM_WAIT} s")
+
+
 def unique(name: str) -> str:
     return f"{name}-{uuid.uuid4().hex[:8]}"
 
 
-def ladder_on(redis_url: str, **fair: Any) -> Ladder:
+def ladder_on(redis_url: Backend, address_key: bytes | None = None, **fair: Any) -> Ladder:
     config = LadderConfig(time_control=TimeControl(600_000, 0, 60_000), interval=0.05, rematch_wait_ms=0,
-                          fair_play=FairPlay(**fair))
-    return Ladder(MatchService(Store.from_url(redis_url)), config)
+                          fair_play=FairPlay(**fair), address_key=address_key)
+    return Ladder(MatchService(redis_url.store()), config)
 
 
-async def owner(ladder: Ladder, name: str = "owner") -> tuple[str, str]:
-    response = await ladder.register_owner(lapi.RegisterOwnerRequest(name=unique(name)), CallContext())
+async def owner(ladder: Ladder, name: str = "owner", client: str = "") -> tuple[str, str]:
+    """An owner registered from the client address ``client`` (as the transports give it; "": none known)."""
+    response = await ladder.register_owner(lapi.RegisterOwnerRequest(name=unique(name)), CallContext(client=client))
     return response.owner.owner_id, response.owner_key
 
 
@@ -85,6 +102,11 @@ class Seeking:
         for player_id, key in self.keys.items():
             self.streams[player_id] = await self.ladder.seek(lapi.SeekRequest(), CallContext(token=key))
         return self
+
+    def reading(self, *player_ids: str) -> None:
+        """Read these players' streams, for a match that comes to one of them (a stream seeks once read)."""
+        for player_id in player_ids:
+            self._next(player_id)
 
     def _next(self, player_id: str) -> asyncio.Future:
         if player_id not in self.waiting:
@@ -120,30 +142,29 @@ class Seeking:
         """The player's Seek stream closed, and a new one opened (as a bot restarting does)."""
         future = self.waiting.pop(player_id, None)
         if future is not None:
-            future.cancel()
-            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                await bounded(future)
+            await cancelled(future)
         await bounded(self.streams[player_id].aclose())
         self.streams[player_id] = await self.ladder.seek(lapi.SeekRequest(), CallContext(token=self.keys[player_id]))
 
     async def close(self) -> None:
         for future in self.waiting.values():
-            future.cancel()
-            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                await bounded(future)
+            await cancelled(future)
         for stream in self.streams.values():
             await bounded(stream.aclose())
 
 
-async def play(core: MatchService, match: dict[str, lapi.LadderMatch], actions: int) -> None:
-    """Play until each side has made ``actions`` actions of its own (hurrying to the other side's turn)."""
+async def play(core: MatchService, match: dict[str, lapi.LadderMatch], actions: int, hurry: bool = True) -> None:
+    """Play until each side has made ``actions`` actions of its own (hurrying to the other side's turn, or
+    at random as a bot does)."""
     tokens = {m.side: m.seat_token for m in match.values()}
     match_id = next(iter(match.values())).match_id
     made = dict.fromkeys(tokens, 0)
+    chooser = random.Random(match_id)
     while min(made.values()) < actions:
         legal = await core.list_legal_actions(api.ListLegalActionsRequest(match_id=match_id), CallContext())
         side = legal.side_to_act
-        chosen = next((a for a in legal.actions if a.WhichOneof("kind") in _HURRY), legal.actions[0])
+        chosen = next((a for a in legal.actions if a.WhichOneof("kind") in _HURRY), legal.actions[0]) if hurry \
+            else chooser.choice(legal.actions)
         await core.submit_action(api.SubmitActionRequest(match_id=match_id, action=chosen),
                                  CallContext(token=tokens[side]))
         made[side] += 1
@@ -220,7 +241,7 @@ def test_a_pair_is_rated_at_most_n_times_a_window_and_others_come_first(redis_ur
         assert paired[c].opponent_id in (a, b)
         # the window is by the matches' end times: outside it, the pair counts again
         pair = "%s:%s" % tuple(sorted((a, b)))
-        assert len(json.loads(await ladder.redis.hget("typhoon:ladder:pairs", pair + ":rated"))) == 2
+        assert len(json.loads(await ladder.redis.hget(PREFIX + "pairs", pair + ":rated"))) == 2
         await seeking.close()
         await ladder.store.close()
 
@@ -250,8 +271,141 @@ def test_an_early_end_is_not_rated_and_the_quitter_waits_however_it_reconnects(r
         game = (await history(ladder, a))[0]
         assert (game.outcome, game.rated, game.unrated_reason) == ("loss", True, "")
         assert (await rating(ladder, a))[1] == 1 and (await rating(ladder, b))[1] == 1
-        fields = await ladder.redis.hmget(f"typhoon:ladder:player:{b}", "abort_streak")
+        fields = await ladder.redis.hmget(f"{PREFIX}player:{b}", "abort_streak")
         assert fields == [b"0"]  # a rated match ends the run of abandoned ones
+        await seeking.close()
+        await ladder.store.close()
+
+    run(scenario)
+
+
+def test_by_default_a_resignation_before_fifty_actions_a_side_is_not_rated(redis_url):
+    """The default min_actions (50: about the Soviet's first two game turns; see fairness.py), played as
+    bots play (at random), not hurried."""
+    async def scenario() -> None:
+        ladder = ladder_on(redis_url, abandon_cooldown_ms=0)
+        assert ladder.fair_play.min_actions == 50
+        (a, a_key), (b, b_key) = await players_of_their_own(ladder, 2)
+        seeking = await Seeking(ladder, {a: a_key, b: b_key}).start()
+        verdicts = []
+        for actions in (49, 50):
+            match = await seeking.matches(a, b)
+            await play(ladder.core, match, actions, hurry=False)
+            await resign(ladder.core, match[a])
+            assert await ladder.results_round() == 1
+            game = (await history(ladder, a))[0]
+            verdicts.append((game.outcome, game.rated, game.unrated_reason))
+        assert verdicts == [("loss", False, "early"), ("loss", True, "")]
+        await seeking.close()
+        await ladder.store.close()
+
+    run(scenario)
+
+
+def random_ipv4() -> str:
+    """An address of 198.18.0.0/15 (kept for benchmarks) no other test uses."""
+    return f"198.{random.randrange(18, 20)}.{random.randrange(256)}.{random.randrange(1, 255)}"
+
+
+async def ladder_dump(ladder: Ladder) -> str:
+    """Every key and value of the ladder in Redis, as one text."""
+    parts = []
+    async for name in ladder.redis.scan_iter(PREFIX + "*"):
+        kind = (await ladder.redis.type(name)).decode()
+        read = {"hash": ladder.redis.hgetall, "string": ladder.redis.get, "list": lambda n: ladder.redis.lrange(n, 0, -1),
+                "zset": lambda n: ladder.redis.zrange(n, 0, -1), "set": ladder.redis.smembers}[kind]
+        parts.append(f"{name!r} {await read(name)!r}")
+    return "\n".join(parts)
+
+
+def test_owners_registered_from_one_address_are_one_owner(redis_url):
+    """Related owners (registered from one client address: an IPv4 address, an IPv6 /64) are never paired,
+    unless the ladder is private; owners from no known address, or with the relation off, are not related;
+    Redis keeps a keyed hash of the address, for the window, and nothing else of it."""
+    async def scenario() -> None:
+        key = b"an operator's key of 32 bytes..."
+        window = 3 * 86_400_000
+        ladder = ladder_on(redis_url, address_key=key, min_actions=0, related_window_ms=window)
+        here, there, network = random_ipv4(), random_ipv4(), f"2001:db8:{random.randrange(65536):x}:7"
+        registered = {}
+        for name, client in (("a", here), ("b", here), ("c", f"{network}::1"), ("d", f"{network}:ffff::9"),
+                             ("e", there), ("f", ""), ("g", "")):
+            owner_id, owner_key = await owner(ladder, name, client)
+            registered[name] = (owner_id, *await player(ladder, owner_key, name))
+        groups = {name: (await ladder.redis.hget(f"{PREFIX}owner:{owner_id}", "group")).decode()
+                  for name, (owner_id, _, _) in registered.items()}
+        first = {name: registered[name][0] for name in registered}
+        assert groups == {"a": first["a"], "b": first["a"], "c": first["c"], "d": first["c"], "e": first["e"],
+                          "f": first["f"], "g": first["g"]}
+        keys = {name: (pid, api_key) for name, (_, pid, api_key) in registered.items()}
+        # related: never paired, however long they seek; a stranger is
+        seeking = await Seeking(ladder, dict(keys[n] for n in "ab")).start()
+        await seeking.none_for(keys["a"][0], keys["b"][0])
+        await seeking.close()
+        seeking = await Seeking(ladder, dict(keys[n] for n in "cd")).start()
+        await seeking.none_for(keys["c"][0], keys["d"][0])
+        seeking.keys |= dict([keys["e"]])
+        seeking.streams[keys["e"][0]] = await ladder.seek(lapi.SeekRequest(), CallContext(token=keys["e"][1]))
+        paired = await seeking.matches(keys["e"][0])
+        assert paired[keys["e"][0]].opponent_id in (keys["c"][0], keys["d"][0])
+        await seeking.close()
+        # no address known (the service's own call, a Unix socket): related to nobody
+        seeking = await Seeking(ladder, dict(keys[n] for n in "fg")).start()
+        assert (await seeking.matches(keys["f"][0], keys["g"][0]))[keys["f"][0]].opponent_id == keys["g"][0]
+        await seeking.close()
+        # a private ladder pairs related owners' players
+        private = ladder_on(redis_url, address_key=key, min_actions=0, same_owner_pairs=True)
+        seeking = await Seeking(private, dict(keys[n] for n in "ab")).start()
+        assert (await seeking.matches(keys["a"][0], keys["b"][0]))[keys["a"][0]].opponent_id == keys["b"][0]
+        await seeking.close()
+        # stored: the address's keyed hash (HMAC-SHA256 of its counted form), expiring with the window
+        tags = {hmac.new(key, form.encode(), hashlib.sha256).hexdigest() for form in (here, there, f"{network}::/64")}
+        stored = {name.decode().rpartition(":")[2] async for name in ladder.redis.scan_iter(PREFIX + "address:*")}
+        assert tags <= stored
+        for tag in tags:
+            assert window - 60_000 < await ladder.redis.pttl(f"{PREFIX}address:{tag}") <= window
+        dump = await ladder_dump(ladder)
+        assert here not in dump and there not in dump and network not in dump
+        # the relation off: owners from one address are not related, and nothing of it is kept
+        unrelated = ladder_on(redis_url, related_window_ms=0)
+        elsewhere = random_ipv4()
+        first_id, _ = await owner(unrelated, "h", elsewhere)
+        second_id, _ = await owner(unrelated, "i", elsewhere)
+        assert [await unrelated.redis.hget(f"{PREFIX}owner:{o}", "group") for o in (first_id, second_id)] == \
+            [first_id.encode(), second_id.encode()]
+        assert len([n async for n in ladder.redis.scan_iter(PREFIX + "address:*")]) == len(stored)
+        for each in (ladder, private, unrelated):
+            await each.store.close()
+
+    run(scenario)
+
+
+def test_the_players_of_two_owners_are_rated_a_few_times_between_them_all(redis_url):
+    async def scenario() -> None:
+        ladder = ladder_on(redis_url, min_actions=0, owner_pair_rated_max=2, pair_rated_max=3)
+        _, first_key = await owner(ladder, "first")
+        _, second_key = await owner(ladder, "second")
+        a1, a2 = [await player(ladder, first_key, "a") for _ in range(2)]
+        b1, b2 = [await player(ladder, second_key, "b") for _ in range(2)]
+        keys = dict([a1, a2, b1, b2])
+        verdicts = []
+        for x, y in ((a1, b1), (a2, b2), (a1, b2)):  # three different pairs of players, one pair of owners
+            seeking = await Seeking(ladder, {x[0]: x[1], y[0]: y[1]}).start()
+            match = await seeking.matches(x[0], y[0])
+            before = await rating(ladder, x[0])
+            await resign(ladder.core, match[y[0]])
+            assert await ladder.results_round() == 1
+            game = (await history(ladder, x[0]))[0]
+            verdicts.append((game.rated, game.unrated_reason, await rating(ladder, x[0]) != before))
+            await seeking.close()
+        assert verdicts == [(True, "", True), (True, "", True), (False, "owner_pair_limit", False)]
+        # the owners' rated matches used up: their players meet others first, even one far from them in skill
+        c = await player(ladder, (await owner(ladder, "third"))[1], "c")
+        await ladder.redis.hset(f"{PREFIX}player:{c[0]}", "mu", "60.0")
+        seeking = await Seeking(ladder, {a1[0]: keys[a1[0]], b2[0]: keys[b2[0]], c[0]: c[1]}).start()
+        seeking.reading(a1[0], b2[0])
+        paired = await seeking.matches(c[0])
+        assert paired[c[0]].opponent_id in (a1[0], b2[0])
         await seeking.close()
         await ladder.store.close()
 
@@ -273,7 +427,7 @@ def test_keys_are_drawn_hashed_rotated_and_revoked(redis_url):
         owner_id, owner_key = await owner(ladder)
         player_id, key = await player(ladder, owner_key)
         # stored hashed: no key is in Redis, under any name or value
-        everything = [k async for k in ladder.redis.scan_iter("typhoon:ladder:*")]
+        everything = [k async for k in ladder.redis.scan_iter(PREFIX + "*")]
         for name in everything:
             kind = (await ladder.redis.type(name)).decode()
             dump = repr(await {"hash": ladder.redis.hgetall, "string": ladder.redis.get, "list":
@@ -341,11 +495,11 @@ def test_a_player_registered_before_owners_is_its_own_owner(redis_url):
         ladder = ladder_on(redis_url)
         old_id, weak_key = f"p{uuid.uuid4().hex[:15]}", "a" * 32
         from service.match.core import token_hash
-        await ladder.redis.hset(f"typhoon:ladder:player:{old_id}", mapping={
+        await ladder.redis.hset(f"{PREFIX}player:{old_id}", mapping={
             "id": old_id, "name": unique("old"), "description": "", "owner": "someone", "registered_at": "0",
             "key_hash": token_hash(weak_key), "concurrency": "1", "mu": "25.0", "sigma": "8.333333333333334",
             "rev": "0"})
-        await ladder.redis.hset("typhoon:ladder:keys", token_hash(weak_key), old_id)
+        await ladder.redis.hset(PREFIX + "keys", token_hash(weak_key), old_id)
         found = (await ladder.get_player(lapi.GetPlayerRequest(player_id=old_id), CallContext())).player
         assert (found.owner, found.owner_id) == ("someone", "")
         await _refused(ladder.seek(lapi.SeekRequest(), CallContext(token=weak_key)), grpc.StatusCode.UNAUTHENTICATED,

@@ -107,7 +107,9 @@ async def _burst(target: str, match_id: str, streams: int) -> Counter:
 def test_a_burst_of_watchers_larger_than_grpc_cores_backlog_is_admitted_not_dropped(redis_url):
     # gRPC core drops calls queued before the event loop asks for them past 1,000 per method, as
     # CANCELLED; the service allows a backlog as large as its watch cap (service.run.server)
-    service = ServiceProcess("--redis-url", redis_url, "--max-watch-streams-per-client", str(BURST)).start()
+    # (every stream on one connection, beyond the default cap of streams per connection)
+    service = ServiceProcess("--redis-url", redis_url, "--max-watch-streams-per-client", str(BURST),
+                             "--max-streams-per-connection", str(BURST)).start()
     try:
         with service.client() as client:
             match, _ = client.create_match()
@@ -116,15 +118,15 @@ def test_a_burst_of_watchers_larger_than_grpc_cores_backlog_is_admitted_not_drop
         service.stop()
 
 
-def _metrics(http) -> dict[tuple[str, tuple], float]:
+def _metrics(admin) -> dict[tuple[str, tuple], float]:
     samples = {}
-    for family in text_string_to_metric_families(http.get("/metrics").text):
+    for family in text_string_to_metric_families(admin.get("/metrics").text):
         for sample in family.samples:
             samples[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
     return samples
 
 
-def test_metrics_count_calls_commits_watch_streams_and_the_process(service, client: TyphoonClient, http):
+def test_metrics_count_calls_commits_watch_streams_and_the_process(service, client: TyphoonClient, http, admin):
     match, tokens = client.create_match(seats=["german", "soviet"])
     client.submit(match.match_id, tokens["german"], {"type": "standard_setup"}, expected_version=0)
     try:
@@ -135,7 +137,7 @@ def test_metrics_count_calls_commits_watch_streams_and_the_process(service, clie
     watch = client.watch(match.match_id, heartbeat_seconds=30)
     events = iter(watch)
     next(events)
-    samples = wait_for(lambda: (s := _metrics(http)).get(("typhoon_watch_streams", ())) and s)
+    samples = wait_for(lambda: (s := _metrics(admin)).get(("typhoon_watch_streams", ())) and s)
     calls = lambda method, transport, code: samples.get(  # noqa: E731
         ("typhoon_calls_total", (("code", code), ("method", method), ("transport", transport))), 0)
     assert calls("CreateMatch", "grpc", "OK") >= 1
@@ -157,13 +159,13 @@ ROOT = Path(__file__).resolve().parents[2]
 PROMQL_WORDS = {"sum", "min", "max", "avg", "count", "rate", "irate", "increase", "histogram_quantile"}
 
 
-def _exported_names(http) -> set[str]:
+def _exported_names(admin) -> set[str]:
     """Every sample name the service's /metrics has or will have (a labelled family shows no sample
     before its first observation)."""
     suffixes = {"counter": ("_total", "_created"), "histogram": ("_bucket", "_count", "_sum", "_created"),
                 "gauge": ("",)}
     names: set[str] = set()
-    for family in text_string_to_metric_families(http.get("/metrics").text):
+    for family in text_string_to_metric_families(admin.get("/metrics").text):
         names |= {family.name + suffix for suffix in suffixes.get(family.type, ())}
         names |= {sample.name for sample in family.samples}
     return names
@@ -174,7 +176,7 @@ def _metric_names(expr: str) -> set[str]:
     return set(re.findall(r"[a-zA-Z_:][a-zA-Z0-9_:]*", bare)) - PROMQL_WORDS
 
 
-def test_the_grafana_dashboard_queries_the_documented_queries_of_metrics_the_service_exports(http):
+def test_the_grafana_dashboard_queries_the_documented_queries_of_metrics_the_service_exports(admin):
     dashboard = json.loads((ROOT / "deploy" / "grafana-dashboard.json").read_text())
     queries = [target["expr"] for panel in dashboard["panels"] for target in panel["targets"]]
     block = re.search(r"```promql\n(.*?)```", (ROOT / "deploy" / "README.md").read_text(), re.DOTALL).group(1)
@@ -182,4 +184,4 @@ def test_the_grafana_dashboard_queries_the_documented_queries_of_metrics_the_ser
     assert set(queries) == documented  # the dashboard shows every query deploy/README.md gives, no other
     named = set().union(*map(_metric_names, queries))
     assert {"typhoon_calls_total", "typhoon_call_duration_seconds_bucket", "typhoon_watch_streams"} <= named
-    assert named <= _exported_names(http), named - _exported_names(http)
+    assert named <= _exported_names(admin), named - _exported_names(admin)

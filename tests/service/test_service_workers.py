@@ -61,7 +61,7 @@ def test_metrics_of_the_workers_add_up_whichever_worker_is_scraped(redis_url):
         answered = {e.get("pid") for e in list(service.logs) if e.get("event") == "rpc"}
         assert len(answered) == 2
         for _ in range(6):  # every scrape, whichever worker answers it, counts every worker's calls
-            with service.http() as http:
-                assert _calls(http, "GetMatch") == 12
+            with service.admin() as admin:
+                assert _calls(admin, "GetMatch") == 12
     finally:
         assert service.stop() == 0

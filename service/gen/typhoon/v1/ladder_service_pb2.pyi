@@ -274,20 +274,24 @@ class GetLadderResponse(_message.Message):
     def __init__(self, time_control: _Optional[_Union[_match_pb2.TimeControl, _Mapping]] = ..., scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., max_concurrency: _Optional[int] = ..., side_ratings: _Optional[_Iterable[_Union[SideRating, _Mapping]]] = ..., rating_model: _Optional[_Union[RatingModel, _Mapping]] = ..., fair_play: _Optional[_Union[LadderFairPlay, _Mapping]] = ...) -> None: ...
 
 class LadderFairPlay(_message.Message):
-    __slots__ = ("same_owner_pairs", "pair_rated_max", "pair_window", "min_actions", "players_per_owner", "abandon_cooldown")
+    __slots__ = ("same_owner_pairs", "pair_rated_max", "pair_window", "min_actions", "players_per_owner", "abandon_cooldown", "owner_pair_rated_max", "related_window")
     SAME_OWNER_PAIRS_FIELD_NUMBER: _ClassVar[int]
     PAIR_RATED_MAX_FIELD_NUMBER: _ClassVar[int]
     PAIR_WINDOW_FIELD_NUMBER: _ClassVar[int]
     MIN_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_PER_OWNER_FIELD_NUMBER: _ClassVar[int]
     ABANDON_COOLDOWN_FIELD_NUMBER: _ClassVar[int]
+    OWNER_PAIR_RATED_MAX_FIELD_NUMBER: _ClassVar[int]
+    RELATED_WINDOW_FIELD_NUMBER: _ClassVar[int]
     same_owner_pairs: bool
     pair_rated_max: int
     pair_window: _duration_pb2.Duration
     min_actions: int
     players_per_owner: int
     abandon_cooldown: _duration_pb2.Duration
-    def __init__(self, same_owner_pairs: _Optional[bool] = ..., pair_rated_max: _Optional[int] = ..., pair_window: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., min_actions: _Optional[int] = ..., players_per_owner: _Optional[int] = ..., abandon_cooldown: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+    owner_pair_rated_max: int
+    related_window: _duration_pb2.Duration
+    def __init__(self, same_owner_pairs: _Optional[bool] = ..., pair_rated_max: _Optional[int] = ..., pair_window: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., min_actions: _Optional[int] = ..., players_per_owner: _Optional[int] = ..., abandon_cooldown: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., owner_pair_rated_max: _Optional[int] = ..., related_window: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class SeekRequest(_message.Message):
     __slots__ = ("concurrency", "heartbeat_seconds", "include_legal_actions")

@@ -1,0 +1,108 @@
+"""Related ladder owners through a real service: owners registered from one client address, over gRPC
+or REST, behind a trusted proxy (X-Forwarded-For), are one owner to the ladder; their players are never
+paired, a stranger's are; Redis keeps only a keyed hash of the address, for the configured window; the
+service's workers run with the supervisor's fair play."""
+
+from __future__ import annotations
+
+import random
+import threading
+import uuid
+
+import httpx
+import pytest
+import redis
+
+from clients.ladder import LadderClient, LadderMatch
+from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
+from service.ladder.accounts import PREFIX
+from service.store.embedded_redis import EmbeddedRedis
+
+from service_helpers import ServiceProcess, wait_for
+
+DAY_MS = 86_400_000
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """Two workers on a Redis of this module's own, trusting 127.0.0.1 as a proxy; owners related for 7 days."""
+    embedded = EmbeddedRedis(tmp_path_factory.mktemp("ladder-related") / "redis")
+    url = embedded.start()
+    service = ServiceProcess("--redis-url", url, "--trusted-proxy", "127.0.0.1", "--ladder-related-days", "7",
+                             "--ladder-min-actions", "0", "--ladder-first-action", "60", related_owners=True,
+                             workers=2).start()
+    yield service, url
+    service.stop()
+    embedded.stop()
+
+
+def address() -> str:
+    return f"198.18.{random.randrange(256)}.{random.randrange(1, 255)}"
+
+
+class Seeker:
+    """A player's Seek stream read in a thread: the matches and heartbeats it got."""
+
+    def __init__(self, ladder: LadderClient, key: str, concurrency: int) -> None:
+        self.stream = ladder.seek(key, concurrency=concurrency, heartbeat_seconds=1)
+        self.matches: list[LadderMatch] = []
+        self.heartbeats = 0
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        for item in self.stream:
+            if isinstance(item, LadderMatch):
+                self.matches.append(item)
+            elif isinstance(item, lapi.SeekHeartbeat):
+                self.heartbeats += 1
+
+    def close(self) -> None:
+        self.stream.close()
+        self.thread.join(10)
+
+
+def test_owners_from_one_address_over_grpc_and_rest_are_one_owner(served):
+    service, url = served
+    here, there = address(), address()
+    with LadderClient(service.target, metadata=[("x-forwarded-for", here)]) as from_here, \
+            LadderClient(service.target, metadata=[("x-forwarded-for", there)]) as from_there, \
+            httpx.Client(base_url=service.base_url, headers={"X-Forwarded-For": here}, timeout=20) as rest_here:
+        first = from_here.register_with_owner(f"here-grpc-{uuid.uuid4().hex[:6]}")
+        owner = rest_here.post("/v1/ladder/owners", json={"name": f"here-rest-{uuid.uuid4().hex[:6]}",
+                                                         "request_id": uuid.uuid4().hex})
+        assert owner.status_code == 200, owner.text
+        second = rest_here.post("/v1/ladder/players", json={"name": f"here-rest-{uuid.uuid4().hex[:6]}"},
+                                headers={"Authorization": f"Bearer {owner.json()['owner_key']}"}).json()
+        stranger = from_there.register_with_owner(f"there-{uuid.uuid4().hex[:6]}")
+        related = {first.player.player_id: first.api_key, second["player"]["player_id"]: second["api_key"]}
+        # the two related players seek: a few pairing rounds go by, no match
+        seekers = {pid: Seeker(from_here, key, concurrency=1) for pid, key in related.items()}
+        try:
+            wait_for(lambda: all(s.heartbeats >= 3 for s in seekers.values()), 60)
+            assert not any(s.matches for s in seekers.values())
+            # a stranger seeking for two: paired with each of them (one match each has room for)
+            seekers[stranger.player.player_id] = Seeker(from_there, stranger.api_key, concurrency=2)
+            wait_for(lambda: len(seekers[stranger.player.player_id].matches) == 2, 60)
+            heartbeats = {pid: s.heartbeats for pid, s in seekers.items()}
+            wait_for(lambda: all(s.heartbeats >= heartbeats[pid] + 3 for pid, s in seekers.items()), 60)
+            for pid in related:
+                assert [m.opponent_id for m in seekers[pid].matches] == [stranger.player.player_id]
+        finally:
+            for seeker in seekers.values():
+                seeker.close()
+        settings = rest_here.get("/v1/ladder").json()["fair_play"]
+        assert (settings["related_window"], settings["owner_pair_rated_max"]) == ("604800s", 3)
+    # Redis: the address's keyed hash, for 7 days (the workers' setting: the supervisor's), and no address
+    store = redis.Redis.from_url(url)
+    try:
+        tags = list(store.scan_iter(PREFIX + "address:*"))
+        assert len(tags) == 2
+        assert all(7 * DAY_MS - 600_000 < store.pttl(tag) <= 7 * DAY_MS for tag in tags)
+        for name in store.scan_iter(PREFIX + "*"):
+            kind = store.type(name).decode()
+            value = {"hash": store.hgetall, "string": store.get, "list": lambda n: store.lrange(n, 0, -1),
+                     "zset": lambda n: store.zrange(n, 0, -1), "set": store.smembers}[kind](name)
+            assert here not in f"{name!r} {value!r}" and there not in f"{name!r} {value!r}"
+    finally:
+        store.close()
