@@ -591,15 +591,14 @@ class Ladder:
                                           scenario=self.config.scenario, options=convert.dict_to_struct(self._options),
                                           max_concurrency=self.config.max_concurrency,
                                           fair_play=self.fair_play.to_proto(), rating_model=lapi.RatingModel(**MODEL))
-        if not self.store.clustered:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for side in SIDES:
-                    pipe.hmget(_key("side", side), "mu", "sigma", "rev")
-                replies = await pipe.execute()
-            for side, (mu, sigma, rev) in zip(SIDES, replies):
-                mu, sigma = (float(mu), float(sigma)) if mu else FRESH
-                response.side_ratings.add(side=side, rating=ordinal(mu, sigma), mu=mu, sigma=sigma,
-                                          games=int(rev or 0))
+        async with self.redis.pipeline(transaction=False) as pipe:  # the ladder's keys: one slot on a Cluster
+            for side in SIDES:
+                pipe.hmget(_key("side", side), "mu", "sigma", "rev")
+            replies = await pipe.execute()
+        for side, (mu, sigma, rev) in zip(SIDES, replies):
+            mu, sigma = (float(mu), float(sigma)) if mu else FRESH
+            response.side_ratings.add(side=side, rating=ordinal(mu, sigma), mu=mu, sigma=sigma,
+                                      games=int(rev or 0))
         return response
 
     async def seek(self, request: lapi.SeekRequest, ctx: CallContext) -> AsyncIterator[lapi.SeekResponse]:
