@@ -49,7 +49,11 @@ def cli_bot(args) -> int:
               seed=args.seed, params=params, retry_seconds=args.retry_seconds, idle_timeout=args.idle_timeout,
               on_action=on_action, tls=tls)
     if not token:
-        seat = bot.claim()
+        try:
+            seat = bot.claim()
+        except (BotError, TyphoonError) as error:
+            print(f"typhoon bot: {error}", file=sys.stderr)
+            return 1
         print(f"claimed the {seat.side} seat of match {match_id}; its token (to resume with --token): {seat.token}",
               flush=True)
     print(f"{bot.name} plays {bot.side} in match {match_id} on {args.server}", flush=True)
@@ -73,7 +77,10 @@ def register(commands) -> None:
     bot = commands.add_parser("bot", help="play one seat of a match with a strategy, through the service")
     bot.add_argument("--match", help="the match id (default: create a new match and print its id)")
     bot.add_argument("--side", choices=["german", "soviet"], help="the seat to claim (default: the first free one)")
-    bot.add_argument("--strategy", default="heuristic", choices=sorted(STRATEGIES), help="default heuristic")
+    bot.add_argument("--strategy", default="heuristic", metavar="NAME|package.module:callable",
+                     help=f"a built-in strategy ({', '.join(sorted(STRATEGIES))}; default heuristic) or one of your "
+                          f"own: a strategy class or factory (called with seed= and the --param values), or a "
+                          f"choose(state, legal_actions) function")
     bot.add_argument("--server", default="127.0.0.1:50051", help="the service's gRPC address")
     bot.add_argument("--token", help="act with a seat already claimed (with --side)")
     bot.add_argument("--seed", default=None, help="seed of the strategy's own random choices")
@@ -93,7 +100,9 @@ def register(commands) -> None:
     bot.add_argument("--ladder", metavar="ADDR", help="play ladder matches on the service at ADDR (gRPC) until "
                                                       "stopped, as the player of --key")
     bot.add_argument("--key", help="with --ladder: the player's API key (typhoon ladder register)")
-    bot.add_argument("--concurrency", type=int, default=1, help="with --ladder: matches at once (default 1)")
+    bot.add_argument("--concurrency", type=int, default=1, help="with --ladder: matches at once (default 1); the "
+                                                                   "first SIGTERM or Ctrl-C stops seeking and lets "
+                                                                   "the matches in progress end, a second quits")
     add_tls_arguments(bot)
 
     def run(args) -> int:

@@ -48,6 +48,8 @@ Match = match_pb2.Match
 TimeControlMessage = match_pb2.TimeControl
 MatchEvent = match_pb2.MatchEvent
 Action = actions_pb2.Action
+MatchUpdate = api.MatchUpdate
+_ENDED = (match_pb2.MATCH_STATUS_FINISHED, match_pb2.MATCH_STATUS_ABORTED)
 
 #: Failures worth retrying: the service unreachable (or stopping), too slow, or a call cancelled on
 #: the way (a proxy or a server going away).
@@ -210,11 +212,13 @@ class ReconnectingStream:
 
 class Watch(ReconnectingStream):
     """An iterator over a match's events that reconnects by itself with its cursor, so nothing is
-    missed or repeated. Ends after the match's last event; ``close()`` stops it from another thread.
-    While the service is unreachable it keeps trying (backing off up to 2 s between attempts)."""
+    missed or repeated. Ends after the match's last event (and its update); ``close()`` stops it from
+    another thread. While the service is unreachable it keeps trying (backing off up to 2 s between
+    attempts). With ``updates`` it also yields each :class:`MatchUpdate` (where the match stands after a
+    change; with ``token``, the seat's legal actions and the game state when it is to act)."""
 
     def __init__(self, client: "TyphoonClient", match_id: str, after_sequence: int, heartbeat_seconds: int,
-                 heartbeats: bool, resume: bool) -> None:
+                 heartbeats: bool, resume: bool, updates: bool = False, token: str | None = None) -> None:
         super().__init__(client.rate_limit_patience)
         self.client = client
         self.match_id = match_id
@@ -222,23 +226,32 @@ class Watch(ReconnectingStream):
         self.heartbeat_seconds = heartbeat_seconds
         self.heartbeats = heartbeats
         self.resume = resume
+        self.updates = updates
+        self.token = token
         self.finished = False
 
-    def __iter__(self) -> Iterator[MatchEvent | api.Heartbeat]:
+    def __iter__(self) -> Iterator[MatchEvent | MatchUpdate | api.Heartbeat]:
         while not self._closed and not self.finished:
             request = api.WatchMatchRequest(match_id=self.match_id, after_sequence=self.cursor,
-                                            heartbeat_seconds=self.heartbeat_seconds)
-            self._call = self.client.stub.WatchMatch(request, metadata=self.client._metadata())
+                                            heartbeat_seconds=self.heartbeat_seconds,
+                                            include_legal_actions=self.token is not None)
+            self._call = self.client.stub.WatchMatch(request, metadata=self.client._metadata(self.token))
             try:
                 for response in self._call:
                     self._received()
-                    if response.WhichOneof("kind") == "event":
+                    kind = response.WhichOneof("kind")
+                    if kind == "event":
                         event = response.event
                         self.cursor = event.sequence
                         if event.WhichOneof("kind") == "seed_revealed":
-                            self.finished = True
+                            self.finished = not self.updates  # else its update comes last
                         yield event
-                    elif self.heartbeats:
+                    elif kind == "update":
+                        if response.update.status in _ENDED and response.update.last_sequence <= self.cursor:
+                            self.finished = True
+                        if self.updates:
+                            yield response.update
+                    elif kind == "heartbeat" and self.heartbeats:
                         yield response.heartbeat
             except grpc.RpcError as error:
                 if self._closed:
@@ -262,7 +275,7 @@ class Watch(ReconnectingStream):
                     raise
                 self._back_off()
                 continue
-            if match.status == match_pb2.MATCH_STATUS_FINISHED and self.cursor >= match.last_sequence:
+            if match.status in _ENDED and self.cursor >= match.last_sequence:
                 self.finished = True
 
 
@@ -401,10 +414,13 @@ class TyphoonClient:
         return "aborted"
 
     def watch(self, match_id: str, after_sequence: int = 0, heartbeat_seconds: int = 15,
-              heartbeats: bool = False, resume: bool = True) -> Watch:
+              heartbeats: bool = False, resume: bool = True, updates: bool = False,
+              token: str | None = None) -> Watch:
         """The match's events after ``after_sequence``, then live until its end (heartbeats too if
-        asked). With ``resume`` it reconnects after a disconnect from its cursor (``watch.cursor``)."""
-        return Watch(self, match_id, after_sequence, heartbeat_seconds, heartbeats, resume)
+        asked, and each MatchUpdate with ``updates``; with a seat ``token``, the updates at which that
+        seat is to act carry its legal actions and the game state). With ``resume`` it reconnects after
+        a disconnect from its cursor (``watch.cursor``)."""
+        return Watch(self, match_id, after_sequence, heartbeat_seconds, heartbeats, resume, updates, token)
 
 
 def describe_event(event: MatchEvent) -> str:
@@ -441,5 +457,6 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
-__all__ = ["Action", "Match", "MatchEvent", "Seat", "TyphoonClient", "TyphoonError", "Watch", "describe_event",
-           "as_time_control", "patiently", "rate_limit_delay", "time_left", "to_action", "wait_for_rate_limit"]
+__all__ = ["Action", "Match", "MatchEvent", "MatchUpdate", "Seat", "TyphoonClient", "TyphoonError", "Watch",
+           "describe_event", "as_time_control", "patiently", "rate_limit_delay", "time_left", "to_action",
+           "wait_for_rate_limit"]

@@ -15,14 +15,20 @@ or from Python, with any strategy (a name, an object with ``choose``, or a funct
 
 :class:`LadderBot` keeps a Seek stream open (reconnecting after a cut or a service restart) and plays
 every match it is handed, each with its own :class:`clients.sdk.Bot` in a thread, so a slow match does
-not hold up the others. ``typhoon ladder leaderboard`` and ``typhoon ladder player NAME`` show the
+not hold up the others. The Seek stream also brings, for each match, its updates with the legal
+actions and the position whenever the bot is to act: the bots play from that one stream and
+SubmitAction. Stopping seeking (:meth:`LadderBot.stop_seeking`, the first SIGTERM or Ctrl-C of
+``typhoon bot --ladder``) closes it; each match in progress is then followed with a WatchMatch of its own
+until it ends. ``typhoon ladder leaderboard`` and ``typhoon ladder player NAME`` show the
 standings and a player's matches.
 """
 
 from __future__ import annotations
 
 import os
+import queue
 import secrets
+import signal
 import sys
 import threading
 import time
@@ -35,14 +41,17 @@ import grpc
 from tabulate import tabulate
 
 from clients.client import RATE_LIMIT_PATIENCE, TRANSIENT_CODES, ReconnectingStream, TyphoonError, patiently
-from clients.sdk import Bot, BotResult, as_strategy, checked_strategy, parse_params
+from clients.ladder_audit import cli_audit
+from clients.sdk import OWN_WATCH, Bot, BotResult, as_strategy, checked_strategy, parse_params
 from clients.tls import ClientTls, open_channel
 from clients.tls import add_arguments as add_tls_arguments
 from clients.tls import from_args as tls_from_args
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import ladder_service_pb2_grpc
+from service.gen.typhoon.v1 import match_service_pb2 as api
 
 LadderMatch = lapi.LadderMatch
+MatchUpdate = api.MatchUpdate
 LadderPlayer = lapi.LadderPlayer
 LadderOwner = lapi.LadderOwner
 
@@ -176,24 +185,28 @@ class LadderClient:
                 break
         return games
 
-    def seek(self, key: str, concurrency: int = 1, heartbeat_seconds: int = 15) -> Seek:
+    def seek(self, key: str, concurrency: int = 1, heartbeat_seconds: int = 15,
+             include_legal_actions: bool = False) -> Seek:
         """The Seek stream of the player of ``key``; see :class:`Seek`."""
-        return Seek(self, key, concurrency, heartbeat_seconds)
+        return Seek(self, key, concurrency, heartbeat_seconds, include_legal_actions)
 
 
 class Seek(ReconnectingStream):
-    """An iterator over a player's Seek stream (LadderMatch and SeekHeartbeat messages) that reconnects
-    by itself (backing off up to 2 s) while the service is unreachable or restarting; ``close()`` stops
-    it from another thread. A match may come again after a reconnection: skip those you play."""
+    """An iterator over a player's Seek stream (LadderMatch, MatchUpdate and SeekHeartbeat messages) that
+    reconnects by itself (backing off up to 2 s) while the service is unreachable or restarting;
+    ``close()`` stops it from another thread. A match may come again after a reconnection (skip those
+    you play), and so may the update of a version already sent."""
 
-    def __init__(self, client: LadderClient, key: str, concurrency: int, heartbeat_seconds: int) -> None:
+    def __init__(self, client: LadderClient, key: str, concurrency: int, heartbeat_seconds: int,
+                 include_legal_actions: bool = False) -> None:
         super().__init__(client.rate_limit_patience)
         self.client = client
-        self.request = lapi.SeekRequest(concurrency=concurrency, heartbeat_seconds=heartbeat_seconds)
+        self.request = lapi.SeekRequest(concurrency=concurrency, heartbeat_seconds=heartbeat_seconds,
+                                        include_legal_actions=include_legal_actions)
         self.key = key
         self.reconnections = 0
 
-    def __iter__(self) -> Iterator[LadderMatch | lapi.SeekHeartbeat]:
+    def __iter__(self) -> Iterator[LadderMatch | MatchUpdate | lapi.SeekHeartbeat]:
         while not self._closed:
             self._call = self.client.stub.Seek(self.request, metadata=self.client._metadata(self.key))
             try:
@@ -273,10 +286,14 @@ class LadderBot:
         return self.strategy
 
     def stop_seeking(self) -> None:
-        """Ask for no more matches; those in progress are played to their end (see :meth:`wait`)."""
+        """Ask for no more matches; those in progress are played to their end (see :meth:`wait`), each
+        bot following its match with a stream of its own once the Seek stream is closed."""
         self._stopped.set()
         if self._seek is not None:
             self._seek.close()
+        with self._lock:
+            for bot, _ in self._bots.values():
+                bot.updates.put(OWN_WATCH)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the matches in progress to end; False if some still run after ``timeout`` seconds."""
@@ -304,13 +321,16 @@ class LadderBot:
         """Seek and play until stopped; returns what was played."""
         try:
             while not self._stopped.is_set():
-                self._seek = self.client.seek(self.key, self.concurrency, self.heartbeat_seconds)
+                self._seek = self.client.seek(self.key, self.concurrency, self.heartbeat_seconds,
+                                              include_legal_actions=True)
                 try:
                     for item in self._seek:
                         if self._stopped.is_set():
                             break
                         if isinstance(item, LadderMatch):
                             self._play(item)
+                        elif isinstance(item, MatchUpdate):
+                            self._deliver(item)
                 except TyphoonError as error:
                     if error.code in TRANSIENT_CODES:
                         continue
@@ -325,7 +345,10 @@ class LadderBot:
             if match.match_id in self._bots:
                 return  # sent again after a reconnection: already playing it
             bot = Bot(self._strategy_for(match), self.target, match_id=match.match_id, side=match.side,
-                      token=match.seat_token, retry_seconds=self.retry_seconds, tls=self.tls)
+                      token=match.seat_token, retry_seconds=self.retry_seconds, tls=self.tls,
+                      updates=queue.Queue())
+            if self._stopped.is_set():  # stop_seeking() came meanwhile
+                bot.updates.put(OWN_WATCH)
             thread = threading.Thread(target=self._run_bot, args=(match, bot), daemon=True,
                                       name=f"ladder-{match.match_id}")
             self._bots[match.match_id] = (bot, thread)
@@ -333,6 +356,13 @@ class LadderBot:
         if self.on_start:
             self.on_start(match)
         thread.start()
+
+    def _deliver(self, update: MatchUpdate) -> None:
+        """Hand a match's update to the bot that plays it."""
+        with self._lock:
+            playing = self._bots.get(update.match_id)
+        if playing is not None:
+            playing[0].updates.put(update)
 
     def _run_bot(self, match: LadderMatch, bot: Bot) -> None:
         result, failure = None, None
@@ -465,6 +495,11 @@ def cli_player(args) -> int:
     return 0
 
 
+def cli_ladder_audit(args) -> int:
+    with LadderClient(args.server) as client:
+        return cli_audit(client)
+
+
 def cli_ladder_bot(args) -> int:
     """``typhoon bot --ladder ADDR --key KEY ...``: play ladder matches until Ctrl-C."""
     try:
@@ -486,17 +521,55 @@ def cli_ladder_bot(args) -> int:
     bot = LadderBot(args.strategy, args.ladder, args.key, concurrency=args.concurrency, seed=args.seed,
                     params=params, retry_seconds=args.retry_seconds, on_start=None if args.quiet else started,
                     on_end=ended, tls=tls_from_args(args))
-    print(f"{args.strategy} seeks ladder matches on {args.ladder}, {args.concurrency} at a time (Ctrl-C stops)",
-          flush=True)
+    print(f"{args.strategy} seeks ladder matches on {args.ladder}, {args.concurrency} at a time (SIGTERM or "
+          f"Ctrl-C: stop seeking and finish the matches in progress; again: quit at once)", flush=True)
+    return run_until_stopped(bot)
+
+
+def run_until_stopped(bot: LadderBot) -> int:
+    """Run a LadderBot until a signal: the first SIGTERM or SIGINT stops seeking and lets the matches in
+    progress end (then 0), a second quits at once (130; those matches go on without the bot, its clocks
+    running). 1 if the service refused the bot."""
+    stopping, quitting = threading.Event(), threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        if not stopping.is_set():
+            stopping.set()
+            playing = len(bot.playing)
+            print(f"stopping: no more matches; finishing the {playing} in progress (again to quit at once)",
+                  file=sys.stderr, flush=True)
+            bot.stop_seeking()
+        else:
+            left.append(len(bot.playing))
+            quitting.set()
+            bot.stop()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    failure: list[TyphoonError] = []
+    left: list[int] = []  # the matches in progress when it quit
+
+    def seek() -> None:
+        try:
+            bot.run()
+        except TyphoonError as error:
+            failure.append(error)
+            stopping.set()
+
+    seeker = threading.Thread(target=seek, name="ladder-seek", daemon=True)
+    seeker.start()
     try:
-        bot.run()
-    except KeyboardInterrupt:
-        bot.stop()  # the matches in progress go on without the bot: its clocks run
-    except TyphoonError as error:
-        print(f"typhoon bot: {error}", file=sys.stderr)
+        while seeker.is_alive() and not quitting.is_set():  # the main thread stays free for the signals
+            seeker.join(0.2)
+        while not quitting.is_set() and not bot.wait(0.2):
+            pass
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if failure:
+        print(f"typhoon bot: {failure[0]}", file=sys.stderr)
         return 1
-    print(bot.record.summary())
-    return 0
+    print(bot.record.summary() + (f"; quit with {left[0]} in progress" if left else ""), flush=True)
+    return 130 if quitting.is_set() else 0
 
 
 def _quiet_errors(run):
@@ -562,6 +635,10 @@ def register(commands) -> None:
     player.add_argument("player", help="the player's id or name")
     player.add_argument("--matches", type=int, default=20, help="matches to list (default 20)")
     player.set_defaults(run=_quiet_errors(cli_player))
+
+    audit = sub.add_parser("audit", help="recompute every rating from the public API and say whether they match")
+    server(audit)
+    audit.set_defaults(run=_quiet_errors(cli_ladder_audit))
 
 
 __all__ = ["LadderBot", "LadderClient", "LadderRecord", "Registration", "Seek", "leaderboard_table", "register"]

@@ -48,7 +48,8 @@ class EmbeddedService:
     compete with the bots for this interpreter's lock; ``process=False`` runs it in a thread
     (:class:`service.run.server.BackgroundServer`). Either way its Redis is embedded, in a temporary
     directory, and everything is stopped and removed on exit. It is private to the series, so it runs
-    without rate limits: a series creates matches as fast as its bots finish them.
+    without rate limits (a series creates matches as fast as its bots finish them) and without related
+    ladder owners (every owner its bots register comes from this machine's address).
     """
 
     def __init__(self, process: bool = True, startup_timeout: float = 60.0, data_dir: str | Path | None = None,
@@ -69,16 +70,21 @@ class EmbeddedService:
         data_dir = self.data_dir or Path(self._tmp.name) / "data"
         if not self.process_mode:
             from service.guard.limit_settings import LimitSettings
+            from service.ladder.core import LadderConfig
+            from service.ladder.fairness import FairPlay
             from service.run.config import ServeConfig
             from service.run.server import BackgroundServer, configure_logging
 
             configure_logging("warning")
             self._background = BackgroundServer(ServeConfig(grpc_port=self.port, http_port=0, data_dir=str(data_dir),
                                                             grace_seconds=2, log_level="warning",
-                                                            limits=LimitSettings.off())).start()
+                                                            limits=LimitSettings.off(),
+                                                            ladder=LadderConfig(fair_play=FairPlay(related_window_ms=0)))
+                                                ).start()
             self.target = f"127.0.0.1:{self._background.grpc_port}"
             return self.target
         self._child = ServeProcess("--data-dir", str(data_dir), "--log-level", "warning", "--grace", "2", "--no-rate-limits",
+                                   "--ladder-related-days", "0",
                                    grpc_port=self.port, env={"REDIS_URL": ""}, remember=50)
         self._child.start(self.startup_timeout)
         self.target = self._child.target
@@ -118,7 +124,9 @@ class MatchRecord:
     actions: int = 0
     turns: int = 0
     seconds: float = 0.0
-    think_seconds: dict[str, float] = field(default_factory=dict)
+    think_seconds: dict[str, float] = field(default_factory=dict)  # by side: time spent in the strategy
+    max_think_seconds: dict[str, float] = field(default_factory=dict)  # by side: the longest single choice
+    side_actions: dict[str, int] = field(default_factory=dict)  # by side: the actions its bot submitted
     illegal: int = 0
     error: str = ""
     verified: bool | None = None
@@ -184,6 +192,8 @@ def play_match(target: str, german: Any, soviet: Any, index: int = 1, seed: str 
                 record.points = dict(final.result.points)
             results: dict[str, BotResult] = {bot.side: bot.result for bot in bots}
             record.think_seconds = {side: result.think_seconds for side, result in results.items()}
+            record.max_think_seconds = {side: result.max_think_seconds for side, result in results.items()}
+            record.side_actions = {side: result.actions for side, result in results.items()}
             record.illegal = sum(result.illegal for result in results.values())
             if errors:
                 record.error = "; ".join(f"{side}: {type(error).__name__}: {error}" for side, error in errors.items())
@@ -262,6 +272,31 @@ class Series:
                     entry[key][1] += 1
                     entry[key][0] += record.winner == side
         return {name: {key: (w, n) for key, (w, n) in sides.items()} for name, sides in scores.items()}
+
+    def side_totals(self) -> list[dict[str, Any]]:
+        """Per strategy and side, over every match: matches, actions submitted, time spent choosing (in
+        all, per action, the longest single choice).
+
+        >>> series = Series("t", 1, [Pairing("a", "b", [MatchRecord(1, "a", "b", side_actions={"german": 4, "soviet": 2},
+        ...     think_seconds={"german": 2.0, "soviet": 0.5}, max_think_seconds={"german": 1.5, "soviet": 0.3})])])
+        >>> series.side_totals()[0]
+        {'player': 'a', 'side': 'german', 'matches': 1, 'actions': 4, 'think_seconds': 2.0, \
+'think_ms_per_action': 500.0, 'max_think_seconds': 1.5}
+        """
+        totals: dict[tuple[str, str], dict[str, Any]] = {}
+        for record in self.records:
+            for side in SIDES:
+                entry = totals.setdefault((record.strategy_of(side), side), {
+                    "player": record.strategy_of(side), "side": side, "matches": 0, "actions": 0,
+                    "think_seconds": 0.0, "think_ms_per_action": 0.0, "max_think_seconds": 0.0})
+                entry["matches"] += 1
+                entry["actions"] += record.side_actions.get(side, 0)
+                entry["think_seconds"] += record.think_seconds.get(side, 0.0)
+                entry["max_think_seconds"] = max(entry["max_think_seconds"], record.max_think_seconds.get(side, 0.0))
+        for entry in totals.values():
+            entry["think_ms_per_action"] = round(1000 * entry["think_seconds"] / entry["actions"], 3) \
+                if entry["actions"] else 0.0
+        return list(totals.values())
 
     def table(self) -> str:
         """The results as a text table, then the per-strategy scores (when a strategy played both
@@ -417,8 +452,12 @@ def cli_match_run(args) -> int:
         import json
 
         payload = {"target": series.target, "seconds": series.seconds, "parallel": series.parallel,
-                   "matches": [vars(r) for r in series.records]}
-        Path(args.json).write_text(json.dumps(payload, indent=1, default=str), encoding="utf-8")
+                   "players": series.side_totals(), "matches": [vars(r) for r in series.records]}
+        text = json.dumps(payload, indent=1, default=str)
+        if args.json == "-":
+            print(text)
+        else:
+            Path(args.json).write_text(text, encoding="utf-8")
     return 0 if not series.failed else 1
 
 
@@ -429,9 +468,11 @@ def register(commands) -> None:
     match = commands.add_parser("match", help="series of bot matches through the service")
     sub = match.add_subparsers(dest="match_command", required=True)
     run = sub.add_parser("run", help="play a series of bot matches and print the results as a table")
-    names = sorted(STRATEGIES)
-    run.add_argument("--german", default="heuristic", choices=names, help="the German strategy (default heuristic)")
-    run.add_argument("--soviet", default="random", choices=names, help="the Soviet strategy (default random)")
+    names = ", ".join(sorted(STRATEGIES))
+    run.add_argument("--german", default="heuristic", metavar="STRATEGY",
+                     help=f"the German strategy: {names} or package.module:callable (default heuristic)")
+    run.add_argument("--soviet", default="random", metavar="STRATEGY",
+                     help=f"the Soviet strategy: {names} or package.module:callable (default random)")
     run.add_argument("--games", type=int, default=10, help="matches to play (default 10)")
     run.add_argument("--swap", action="store_true",
                      help="also play as many matches with the strategies' sides exchanged")
@@ -449,7 +490,9 @@ def register(commands) -> None:
     run.add_argument("--timeout", type=float, default=3600.0, help="seconds one match may take (default 3600)")
     run.add_argument("--in-process", action="store_true",
                      help="run the embedded service in this process (default: a child process)")
-    run.add_argument("--json", metavar="FILE", help="also write every match's record to this JSON file")
+    run.add_argument("--json", metavar="FILE", help="also write every match's record, and per strategy and side the "
+                                                    "actions and the time spent choosing, to this JSON file "
+                                                    "(- : standard output)")
     run.add_argument("--ratings", metavar="FILE",
                      help="a ladder's ratings file: read (if it exists), updated with this series, written back")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")

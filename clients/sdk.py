@@ -22,12 +22,13 @@ command line ``typhoon bot --match ID --side german --strategy heuristic [--serv
 What :class:`Bot` does for you:
 
 - claims the seat (``JoinMatch``), or acts with the seat token you already hold (``token=...``);
-- follows the match with ``WatchMatch`` and wakes up whenever its side may have to act or decide
-  (pending battle decisions included: the strategy gets those like any other choice);
-- reads the position (``GetMatch``) and the legal actions (``ListLegalActions``) at the same version, asks
-  the strategy, and submits with ``expected_version`` and a request id; if someone else moved first
-  (``ABORTED``) it reads again and chooses anew; a choice that is not legal is replaced by the
-  strategy's fallback (or the first legal action) and counted in ``BotResult.illegal``;
+- follows the match with one ``WatchMatch`` stream that, whenever its side is to act or decide
+  (pending battle decisions included: the strategy gets those like any other choice), brings the
+  position and the legal actions at that version (``include_legal_actions``): no polling, and no call
+  but ``SubmitAction`` per action;
+- asks the strategy, and submits with ``expected_version`` and a request id; if someone else moved
+  first (``ABORTED``) it waits for the next update and chooses anew; a choice that is not legal is
+  replaced by the strategy's fallback (or the first legal action) and counted in ``BotResult.illegal``;
 - survives dropped connections and service restarts: every call is retried with exponential backoff
   (tenacity) for up to ``retry_seconds``, a submit is retried with the same request id (so it is
   applied once), and the watch resumes from its cursor;
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import queue
 import threading
 import time
 import uuid
@@ -51,8 +53,10 @@ from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_expone
 
 import engine
 from clients.client import TRANSIENT_CODES, Seat, TyphoonClient, TyphoonError
+from clients.strategies.base import FunctionStrategy
 from clients.tls import ClientTls, open_channel
 from service.gen.typhoon.v1 import match_pb2
+from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.match import convert
 
 ChooseFunction = Callable[[engine.Game, list[engine.Action]], engine.Action]
@@ -62,8 +66,10 @@ _MOVED_ON = {(grpc.StatusCode.ABORTED, None), (grpc.StatusCode.FAILED_PRECONDITI
              (grpc.StatusCode.FAILED_PRECONDITION, "GAME_OVER"), (grpc.StatusCode.FAILED_PRECONDITION, "MATCH_ABORTED")}
 
 
-# game events after which the side to act may have changed
-_WAKE_EVENTS = {"phase_started", "turn_started", "game_ended"}
+_ENDED = (match_pb2.MATCH_STATUS_FINISHED, match_pb2.MATCH_STATUS_ABORTED)
+
+#: Put into a bot's ``updates`` queue: no more updates come from there; the bot follows the match itself.
+OWN_WATCH = object()
 
 
 class BotError(RuntimeError):
@@ -109,17 +115,6 @@ class BotResult:
                 + (f"; {self.retries} retries" if self.retries else ""))
 
 
-class FunctionStrategy:
-    """A plain ``choose(state, legal_actions)`` function as a strategy."""
-
-    def __init__(self, function: ChooseFunction, name: str | None = None) -> None:
-        self.function = function
-        self.name = name or getattr(function, "__name__", "function")
-
-    def choose(self, state: engine.Game, legal_actions: list[engine.Action]) -> engine.Action:
-        return self.function(state, legal_actions)
-
-
 def as_strategy(strategy: Any, seed: Any = None, **params: Any) -> Any:
     """A strategy object from a registry name (``"heuristic"``), a strategy object or a function."""
     if isinstance(strategy, str):
@@ -151,6 +146,9 @@ class Bot:
     the first free one); with ``token`` the bot acts for a seat claimed earlier (give its ``side`` too).
     ``on_action(bot, version, action, seconds)`` and ``on_wait(bot, version)`` are optional hooks
     (logging, progress). ``idle_timeout`` (seconds, default none) gives up when the match does not move.
+    ``updates``: a queue another thread fills with the match's MatchUpdates (with the seat's legal
+    actions and state), ``None`` to end: the bot then opens no stream of its own (a LadderBot feeds its
+    bots from its one Seek stream).
     ``tls`` (a :class:`clients.tls.ClientTls`) talks TLS to a service that serves it.
     """
 
@@ -159,7 +157,8 @@ class Bot:
                  seed: Any = None, params: dict[str, Any] | None = None, retry_seconds: float = 120.0,
                  idle_timeout: float | None = None, heartbeat_seconds: int = 5,
                  on_action: Callable[[Bot, int, engine.Action, float], None] | None = None,
-                 on_wait: Callable[[Bot, int], None] | None = None, tls: ClientTls | None = None) -> None:
+                 on_wait: Callable[[Bot, int], None] | None = None,
+                 updates: queue.Queue | None = None, tls: ClientTls | None = None) -> None:
         if client is None and target is None:
             raise ValueError("give the service's address (target) or a TyphoonClient (client)")
         if token and not side:
@@ -180,10 +179,13 @@ class Bot:
         self.heartbeat_seconds = heartbeat_seconds
         self.on_action = on_action
         self.on_wait = on_wait
+        self.updates = updates
         self.result = BotResult(match_id, side, self.name)
         self._stop = threading.Event()
         self._watch = None
-        self._last_event = time.monotonic()
+        self._last_change = time.monotonic()
+        self._floor = 0  # the lowest version worth acting on
+        self._last: api.MatchUpdate | None = None
 
     # --- the seat ----------------------------------------------------------------------------------
 
@@ -202,6 +204,8 @@ class Bot:
         self._stop.set()
         if self._watch is not None:
             self._watch.close()
+        if self.updates is not None:
+            self.updates.put(None)
 
     def run(self) -> BotResult:
         """Claim the seat if needed, play until the match ends, return the result."""
@@ -209,19 +213,22 @@ class Bot:
         try:
             if not self.token:
                 self.claim()
-            first = self._call(self.client.get_match, self.match_id)
-            events = self._follow(first.match.last_sequence)
-            while not self._stop.is_set():
-                legal = self._call(self.client.legal_actions, self.match_id)
-                self.result.version = legal.version
-                if not legal.side_to_act:
-                    break  # the game is over
-                if legal.side_to_act != self.side:
+            for update in self._updates():
+                if self._stop.is_set():
+                    break
+                if update.version < self._floor:
+                    continue  # an update from before the bot's own last action (a reconnection's)
+                self._floor = update.version
+                self.result.version, self.result.turn = update.version, update.turn
+                if update.status in _ENDED:
+                    self._last = update
+                    break
+                if update.side_to_act != self.side:
                     if self.on_wait:
-                        self.on_wait(self, legal.version)
-                    self._wait_past(events, legal.version)
+                        self.on_wait(self, update.version)
                     continue
-                self._play(legal)
+                if update.HasField("legal_actions"):  # else the match moved on already: a later update has them
+                    self._play(update)
         finally:
             if self._watch is not None:
                 self._watch.close()
@@ -231,12 +238,9 @@ class Bot:
                 self.client.close()
         return self.result
 
-    def _play(self, legal) -> None:
-        response = self._call(self.client.get_match, self.match_id)
-        if response.match.version != legal.version:
-            return  # the match moved between the two reads: read again
-        game = game_from_state(response.state)
-        actions = engine_actions(legal.actions)
+    def _play(self, update: api.MatchUpdate) -> None:
+        game = game_from_state(update.state)
+        actions = engine_actions(update.legal_actions.actions)
         started = time.perf_counter()
         action = self.strategy.choose(game, list(actions))
         took = time.perf_counter() - started
@@ -248,27 +252,51 @@ class Bot:
             action = fallback(game, actions) if fallback else actions[0]
         request_id = uuid.uuid4().hex  # the same id for every retry of this submission
         try:
-            self._call(self.client.submit, self.match_id, self.token, action, expected_version=legal.version,
+            self._call(self.client.submit, self.match_id, self.token, action, expected_version=update.version,
                        request_id=request_id)
         except TyphoonError as error:
             if (error.code, None) in _MOVED_ON or (error.code, error.reason) in _MOVED_ON:
                 self.result.stale += 1
                 return
-            raise BotError(f"the service refused {action.to_json()} at version {legal.version}: {error}") from error
+            raise BotError(f"the service refused {action.to_json()} at version {update.version}: {error}") from error
         self.result.actions += 1
+        self._floor = update.version + 1
         if self.on_action:
-            self.on_action(self, legal.version + 1, action, took)
+            self.on_action(self, update.version + 1, action, took)
 
-    def _follow(self, cursor: int) -> Iterator:
-        """The match's events and heartbeats after ``cursor``, for as long as the bot runs. The client's
-        watch resumes by itself after a disconnect; should it end anyway before the match is over (a
-        stream cancelled by a server going down), a new one starts from its cursor."""
+    def _updates(self) -> Iterator[api.MatchUpdate]:
+        """Where the match stands after each change, with the legal actions and the state whenever the
+        bot's side is to act: from ``updates`` (fed by whoever holds the stream, e.g. a LadderBot's
+        Seek), else from the bot's own WatchMatch. Raises BotError past ``idle_timeout`` without a change."""
+        while self.updates is not None and not self._stop.is_set():
+            try:
+                update = self.updates.get(timeout=self.heartbeat_seconds)
+            except queue.Empty:
+                self._check_idle()
+                continue
+            if update is None:
+                return
+            if update is OWN_WATCH:
+                break  # whoever fed the updates stops: follow the match with a stream of the bot's own
+            self._last_change = time.monotonic()
+            yield update
+        if self._stop.is_set():
+            return
+        cursor = self._call(self.client.get_match, self.match_id).match.last_sequence
         while not self._stop.is_set():
             self._watch = self.client.watch(self.match_id, after_sequence=cursor,
-                                            heartbeat_seconds=self.heartbeat_seconds, heartbeats=True)
+                                            heartbeat_seconds=self.heartbeat_seconds, heartbeats=True,
+                                            updates=True, token=self.token)
             try:
-                yield from self._watch
+                for item in self._watch:
+                    if isinstance(item, api.MatchUpdate):
+                        self._last_change = time.monotonic()
+                        yield item
+                    elif isinstance(item, api.Heartbeat):
+                        self._check_idle()
             except TyphoonError as error:
+                # the client's watch resumes by itself after a disconnect; a stream cancelled by a
+                # server going down may still end it: a new one starts from its cursor
                 if error.code not in TRANSIENT_CODES:
                     raise
                 self.result.retries += 1
@@ -276,41 +304,18 @@ class Bot:
             if self._watch.finished or self._stop.is_set():
                 return
             time.sleep(0.2)
-            yield None  # let the bot look at the match again
 
-    def _wait_past(self, events: Iterator, version: int) -> None:
-        """Wait until the side to act may have changed after ``version`` (or the match is over, or the
-        bot is stopped).
-
-        The side to act changes with the phase (``phase_started``) or at the end of the game, so the
-        other side's moves inside a phase do not wake the bot. Anything else that could hand the move
-        over is covered by the heartbeat: while it is the bot's turn nobody else can act, the stream
-        goes quiet, and the heartbeat after ``heartbeat_seconds`` makes the bot look again.
-        """
-        for item in events:
-            if self._stop.is_set():
-                return
-            if isinstance(item, match_pb2.MatchEvent):
-                self._last_event = time.monotonic()
-                if item.version <= version:
-                    continue
-                kind = item.WhichOneof("kind")
-                if kind == "seed_revealed" or (kind == "game_event"
-                                               and item.game_event.WhichOneof("kind") in _WAKE_EVENTS):
-                    return
-            elif item is None:
-                return  # the watch was restarted: look again
-            elif self.idle_timeout is not None and time.monotonic() - self._last_event > self.idle_timeout:
-                raise BotError(f"the match did not move for {self.idle_timeout:.0f} s (version {version})")
-            else:
-                return  # a heartbeat: the stream is quiet, look again
-        # the watch ended: the match is over (the loop reads it again)
+    def _check_idle(self) -> None:
+        if self.idle_timeout is not None and time.monotonic() - self._last_change > self.idle_timeout:
+            raise BotError(f"the match did not move for {self.idle_timeout:.0f} s (version {self.result.version})")
 
     def _finish(self) -> None:
-        try:
-            match = self._call(self.client.get_match, self.match_id).match
-        except Exception:  # noqa: BLE001 - the result stays as far as it got
-            return
+        match = self._last  # the last update, when it said the match is over
+        if match is None:
+            try:
+                match = self._call(self.client.get_match, self.match_id).match
+            except Exception:  # noqa: BLE001 - the result stays as far as it got
+                return
         self.result.version, self.result.turn = match.version, match.turn
         self.result.aborted = match.status == match_pb2.MATCH_STATUS_ABORTED
         if self.result.aborted:
@@ -362,7 +367,7 @@ def start_bot(strategy: Any, target: str | None = None, **kwargs: Any) -> tuple[
     return bot, thread
 
 
-__all__ = ["Bot", "BotError", "BotResult", "FunctionStrategy", "as_strategy", "engine_actions", "game_from_state",
+__all__ = ["OWN_WATCH", "Bot", "BotError", "BotResult", "FunctionStrategy", "as_strategy", "engine_actions", "game_from_state",
            "run_bot", "start_bot"]
 
 

@@ -8,7 +8,7 @@ change it.
 from __future__ import annotations
 
 import random
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Callable, Protocol, runtime_checkable
 
 import engine
 from engine import Action, EndPhase
@@ -23,6 +23,17 @@ class Strategy(Protocol):
     def choose(self, state: engine.Game, legal_actions: list[Action]) -> Action:
         """Return one action of ``legal_actions`` (never empty) for ``state.current_player()``."""
         ...
+
+
+class FunctionStrategy:
+    """A plain ``choose(state, legal_actions)`` function as a strategy."""
+
+    def __init__(self, function: Callable[[engine.Game, list[Action]], Action], name: str | None = None) -> None:
+        self.function = function
+        self.name = name or getattr(function, "__name__", "function")
+
+    def choose(self, state: engine.Game, legal_actions: list[Action]) -> Action:
+        return self.function(state, legal_actions)
 
 
 class BaseStrategy:

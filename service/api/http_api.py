@@ -16,12 +16,14 @@ import json
 import re
 import time
 import uuid
+from collections import OrderedDict
 from typing import Any, AsyncIterator
 
 import orjson
 import structlog
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
+from fastapi_offline import FastAPIOffline
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from grpc import StatusCode
@@ -208,7 +210,7 @@ def _endpoint(route: Route, core: Any, guard: CallGuard):
                     metrics.observe_call(route.rpc, "http", "OK", None)
                     context = structlog.contextvars.get_contextvars()
                     frames = _sse(stream, core, context, message.after_sequence) if route.rpc == "WatchMatch" \
-                        else _sse_members(stream, context)
+                        else _sse_members(stream, core, context)
                     return EventStreamResponse(frames, headers=_SSE_HEADERS)
                 with core.admit():
                     if answer_body is None:
@@ -234,24 +236,59 @@ def _endpoint(route: Route, core: Any, guard: CallGuard):
 _SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
-def _sse_frame(event: str, data: dict[str, Any], event_id: int | None = None) -> bytes:
-    lines = [f"id: {event_id}"] if event_id is not None else []
-    lines += [f"event: {event}", "data: " + json.dumps(data, separators=(",", ":")), "", ""]
-    return "\n".join(lines).encode()
+def _sse_frame(event: str, data: dict[str, Any] | bytes, event_id: int | None = None) -> bytes:
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    body = data if isinstance(data, bytes) else orjson.dumps(data)
+    return f"{head}event: {event}\ndata: ".encode() + body + b"\n\n"
+
+
+#: The SSE event type of each member of a stream's oneof, where it is not the member's name.
+SSE_EVENTS = {"event": "match_event", "update": "match_update"}
+
+
+#: The JSON of the latest updates, by (match, last sequence, with the seat's view): an update goes to every
+#: watcher of its match, converted once.
+_UPDATE_JSON: OrderedDict[tuple[str, int, bool], bytes] = OrderedDict()
+UPDATES_KEPT = 512
+
+
+def update_json(update: api.MatchUpdate, core: MatchService) -> bytes:
+    """A MatchUpdate as JSON, converted once per change (and seat view) for all the watchers; its legal
+    actions (the largest part) as the REST ListLegalActions sends them, when this process holds the state."""
+    key = (update.match_id, update.last_sequence, update.HasField("legal_actions"))
+    body = _UPDATE_JSON.get(key)
+    if body is None:
+        known = core.cache.get(update.match_id) if key[2] else None
+        if known is None or known.version != update.version:
+            body = orjson.dumps(to_json(update))
+        else:
+            lean = api.MatchUpdate()
+            lean.CopyFrom(update)
+            lean.ClearField("legal_actions")
+            data = to_json(lean)
+            data["legal_actions"] = orjson.Fragment(known.legal_json(legal_actions_json))
+            body = orjson.dumps(data)
+        _UPDATE_JSON[key] = body
+        while len(_UPDATE_JSON) > UPDATES_KEPT:
+            _UPDATE_JSON.popitem(last=False)
+    return body
 
 
 async def _sse(stream: AsyncIterator[api.WatchMatchResponse], core: MatchService,
                context: dict[str, Any], after_sequence: int) -> AsyncIterator[bytes]:
-    """WatchMatch as server-sent events: ``match_event`` (id = sequence), ``heartbeat``, and a last
-    ``end`` event saying whether the match is finished (else the server is shutting down: resume from
-    its ``last_sequence``)."""
+    """WatchMatch as server-sent events: ``match_event`` (id = sequence), ``match_update`` (where the
+    match stands after a change), ``heartbeat``, and a last ``end`` event saying whether the match is
+    finished (else the server is shutting down: resume from its ``last_sequence``)."""
     last = after_sequence
     with structlog.contextvars.bound_contextvars(**context):
         try:
             async for item in stream:
-                if item.WhichOneof("kind") == "event":
+                kind = item.WhichOneof("kind")
+                if kind == "event":
                     last = item.event.sequence
                     yield _sse_frame("match_event", to_json(item.event), item.event.sequence)
+                elif kind == "update":
+                    yield _sse_frame("match_update", update_json(item.update, core))
                 else:
                     yield _sse_frame("heartbeat", to_json(item.heartbeat))
             yield _sse_frame("end", {"finished": not core.hub.closing, "last_sequence": last})
@@ -262,14 +299,18 @@ async def _sse(stream: AsyncIterator[api.WatchMatchResponse], core: MatchService
             await stream.aclose()
 
 
-async def _sse_members(stream: AsyncIterator[Message], context: dict[str, Any]) -> AsyncIterator[bytes]:
+async def _sse_members(stream: AsyncIterator[Message], core: Any, context: dict[str, Any]) -> AsyncIterator[bytes]:
     """A stream of oneof responses (Seek) as server-sent events named by the member set (``match``,
-    ``heartbeat``), then ``end`` (the server is shutting down: reconnect) or ``error``."""
+    ``heartbeat``, ``match_update``), then ``end`` (the server is shutting down: reconnect) or ``error``."""
     with structlog.contextvars.bound_contextvars(**context):
         try:
             async for item in stream:
                 kind = item.WhichOneof("kind")
-                yield _sse_frame(kind, to_json(getattr(item, kind)))
+                member = getattr(item, kind)
+                if isinstance(member, api.MatchUpdate):
+                    yield _sse_frame(SSE_EVENTS.get(kind, kind), update_json(member, core.core))
+                else:
+                    yield _sse_frame(SSE_EVENTS.get(kind, kind), to_json(member))
             yield _sse_frame("end", {})
         except Exception as error:  # noqa: BLE001 - the status line is sent; report in-band
             yield _sse_frame("error", as_service_error(error).to_json())
@@ -297,8 +338,10 @@ def create_app(core: MatchService, cors_origins: tuple[str, ...] | list[str] = (
     ``page``: what the page is told (:class:`service.api.web.PageSettings`).
     ``guard``: the rate limits and the store's capacity every API call passes (service.guard)."""
 
-    app = FastAPI(title="Typhoon", version="v1", openapi_url="/openapi.json", redirect_slashes=False,
-                  description="Battle for Moscow matches; see docs/API.md")
+    # /docs (Swagger UI) loads its scripts from this server, not from a CDN; no /redoc (its bundle fetches a logo
+    # from its makers' site)
+    app = FastAPIOffline(title="Typhoon", version="v1", openapi_url="/openapi.json", redirect_slashes=False,
+                         redoc_url=None, description="Battle for Moscow matches; see docs/API.md")
 
     async def framework_error(request: Request, error: HTTPException) -> Response:
         """Unknown paths and methods answer in the API's error format too."""

@@ -9,10 +9,12 @@ written for code generators:
 - a oneof (``Action.kind``, ``Event.kind``, ``MatchEvent.kind``...) is a ``oneOf`` of one schema per
   member, each requiring its member's property (the protobuf JSON form names the member by its key);
 - closed sets of strings (sides, phases, weather, terrain, step, winner) are ``enum``s, from the engine;
-- the server-sent events of WatchMatch are ``text/event-stream``, described as a list of
-  ``WatchEvent``s, a oneOf discriminated by the SSE event type (``match_event``, ``heartbeat``,
-  ``end``, ``error``); those of the ladder's Seek likewise as ``SeekEvent``s (``match``,
-  ``heartbeat``, ``end``, ``error``).
+- the server-sent events of WatchMatch and of the ladder's Seek are ``text/event-stream``, whose schema
+  is that of one event's ``data`` (``WatchEventData``: a oneOf of the payloads), as the generated
+  SSE clients that yield each event's parsed data read it; ``WatchEvent`` (``SeekEvent``) describes
+  each event whole, ``{event, id, data}``, a oneOf discriminated by the SSE event type (``match_event``,
+  ``match_update``, ``heartbeat``, ``end``, ``error``; Seek's: ``match``, ``heartbeat``,
+  ``match_update``, ``end``, ``error``), for a consumer that parses the frames itself.
 
 Nothing names a particular service or message: a route of any RPC in the descriptor pool comes out
 the same way.
@@ -137,7 +139,9 @@ def _ref(name: str) -> dict[str, str]:
 _SOMETIMES_ABSENT = {("Seat", "claimed_at"), ("Match", "result"), ("GameState", "pending_decision"),
                      ("GameState", "result"), ("ListLegalActionsResponse", "pending_decision"),
                      ("Match", "time_control"), ("Match", "clock"), ("MatchEvent.MatchCreated", "time_control"),
-                     ("Clock", "since"), ("Clock", "deadline"), ("TimeControl", "first_action")}
+                     ("Clock", "since"), ("Clock", "deadline"), ("TimeControl", "first_action"),
+                     ("MatchUpdate", "clock"), ("MatchUpdate", "result"), ("MatchUpdate", "legal_actions"),
+                     ("MatchUpdate", "state")}
 
 
 def _always_sent(field: FieldDescriptor) -> bool:
@@ -262,58 +266,63 @@ def _error_schema() -> dict[str, Any]:
                                                    "STORE_FULL): seconds, as the Retry-After header"}}}}}
 
 
-def _watch_event_schemas(schemas: _Schemas, message_event: str, heartbeat: str) -> None:
-    """The SSE events of a watch stream, discriminated by their event type."""
-    def event(kind: str, data: dict[str, Any], with_id: bool, description: str) -> dict[str, Any]:
-        properties = {"event": {"type": "string", "enum": [kind]}, "data": data}
-        if with_id:
-            properties["id"] = {"type": "string", "description": "the event's sequence (send it back as "
-                                                                  "Last-Event-ID to resume)"}
-        return {"type": "object", "properties": properties, "required": ["event", "data", *(["id"] if with_id else [])],
-                "additionalProperties": False, "description": description}
-
-    end = {"type": "object", "additionalProperties": False, "required": ["finished", "last_sequence"],
-           "properties": {"finished": {"type": "boolean", "description": "false: the server is shutting down; "
-                                                                         "resume (anywhere) from last_sequence"},
-                          "last_sequence": {"type": "integer", "format": "int32"}}}
-    kinds = {
-        "match_event": event("match_event", _ref(message_event), True, "a log entry (id: its sequence)"),
-        "heartbeat": event("heartbeat", _ref(heartbeat), False, "nothing happened for heartbeat_seconds"),
-        "end": event("end", end, False, "the last event of the stream"),
-        "error": event("error", _ref("Error"), False, "the stream failed after it started"),
-    }
-    for kind, schema in kinds.items():
-        schemas.schemas[f"WatchEvent.{kind}"] = schema
-    schemas.schemas["WatchEvent"] = {
-        "oneOf": [_ref(f"WatchEvent.{kind}") for kind in kinds],
-        "discriminator": {"propertyName": "event",
-                          "mapping": {kind: f"#/components/schemas/WatchEvent.{kind}" for kind in kinds}},
-        "description": "one server-sent event of a watch stream: `event:` its type, `id:` (match_event only), "
-                       "`data:` JSON"}
+#: The SSE event type of each member of a stream message's oneof (the others: the member's name), as the
+#: REST transport names them (service.api.http_api.SSE_EVENTS).
+_SSE_EVENTS = {"event": "match_event", "update": "match_update"}
 
 
-def _seek_event_schemas(schemas: _Schemas, method: MethodDescriptor) -> None:
-    """The SSE events of a stream of oneof messages (Seek): one event type per member, then end/error."""
-    kinds: dict[str, Any] = {}
+def _stream_schemas(schemas: _Schemas, method: MethodDescriptor) -> tuple[str, str]:
+    """The server-sent events of a streaming RPC: one event type per member of its response's oneof
+    (``match_event``, ``match_update``, ``heartbeat``...), then ``end`` and ``error``. Two descriptions
+    of them, for the two ways generators read a ``text/event-stream`` response:
+
+    - ``WatchEvent`` (``SeekEvent``): one schema per event as the SSE format has it, ``{event, id?, data}``, a oneOf
+      discriminated by ``event`` (what OpenAPI 3.2 calls the item schema): a consumer that parses the
+      frames narrows ``data`` by the event type;
+    - ``WatchEventData`` (``SeekEventData``): the ``data`` of any of them, a oneOf of their payloads: what a generated SSE
+      client that yields each event's parsed ``data`` (@hey-api/openapi-ts) yields.
+
+    Returns the two names."""
+    stem = method.name.removesuffix("Match")  # WatchMatch: Watch
+    name = stem + "Event"
+    kinds: dict[str, tuple[dict[str, Any], str, bool]] = {}  # event type -> data schema, description, has an id
     for member in method.output_type.oneofs_by_name["kind"].fields:
-        kinds[member.name] = {"type": "object", "additionalProperties": False, "required": ["event", "data"],
-                              "properties": {"event": {"type": "string", "enum": [member.name]},
-                                             "data": _ref(schemas.output(member.message_type))}}
-    kinds["end"] = {"type": "object", "additionalProperties": False, "required": ["event", "data"],
-                    "description": "the server is shutting down: reconnect",
-                    "properties": {"event": {"type": "string", "enum": ["end"]},
-                                   "data": {"type": "object", "additionalProperties": False}}}
-    kinds["error"] = {"type": "object", "additionalProperties": False, "required": ["event", "data"],
-                      "description": "the stream failed after it started",
-                      "properties": {"event": {"type": "string", "enum": ["error"]}, "data": _ref("Error")}}
-    name = method.name + "Event"
-    for kind, schema in kinds.items():
-        schemas.schemas[f"{name}.{kind}"] = schema
+        kind = _SSE_EVENTS.get(member.name, member.name)
+        logged = member.message_type.full_name.endswith("MatchEvent")
+        kinds[kind] = (_ref(schemas.output(member.message_type)), f"a {member.message_type.name}", logged)
+    end = f"{stem}End"
+    if method.name == "WatchMatch":
+        schemas.schemas[end] = {
+            "type": "object", "additionalProperties": False, "required": ["finished", "last_sequence"],
+            "properties": {"finished": {"type": "boolean", "description": "false: the server is shutting down; "
+                                                                          "resume (anywhere) from last_sequence"},
+                           "last_sequence": {"type": "integer", "format": "int32"}}}
+    else:
+        schemas.schemas[end] = {"type": "object", "additionalProperties": False, "maxProperties": 0,
+                                "description": "the server is shutting down: reconnect"}
+    kinds["end"] = (_ref(end), "the last event of the stream", False)
+    kinds["error"] = (_ref("Error"), "the stream failed after it started", False)
+    for kind, (data, description, with_id) in kinds.items():
+        properties: dict[str, Any] = {"event": {"type": "string", "enum": [kind]}, "data": data}
+        if with_id:
+            properties["id"] = {"type": "string", "pattern": "^[0-9]+$",
+                                "description": "the entry's sequence (send it back as Last-Event-ID to resume)"}
+        schemas.schemas[f"{name}.{kind}"] = {
+            "type": "object", "properties": properties, "additionalProperties": False, "description": description,
+            "required": ["event", "data", *(["id"] if with_id else [])]}
     schemas.schemas[name] = {
         "oneOf": [_ref(f"{name}.{kind}") for kind in kinds],
         "discriminator": {"propertyName": "event",
                           "mapping": {kind: f"#/components/schemas/{name}.{kind}" for kind in kinds}},
-        "description": f"one server-sent event of a {method.name} stream: `event:` its type, `data:` JSON"}
+        "description": f"one server-sent event of a {method.name} stream: `event:` its type, `data:` its JSON"
+                       + (", `id:` the entry's sequence (match_event only)" if any(k[2] for k in kinds.values())
+                          else "")}
+    unique = list(dict.fromkeys(data["$ref"] for data, _, _ in kinds.values()))
+    schemas.schemas[name + "Data"] = {
+        "oneOf": [{"$ref": ref} for ref in unique],
+        "description": f"the `data` of one server-sent event of a {method.name} stream; its `event:` says which: "
+                       + ", ".join(f"{kind}: {data['$ref'].rsplit('/', 1)[1]}" for kind, (data, _, _) in kinds.items())}
+    return name, name + "Data"
 
 
 def _method(route) -> MethodDescriptor:
@@ -346,36 +355,27 @@ def openapi_document(routes=None) -> dict[str, Any]:
             operation["requestBody"] = {"required": required, "content": {"application/json": {
                 "schema": _ref(schemas.input(method.input_type))}},
                 "description": "the request message; path parameters override the same fields"}
-        if method.server_streaming and not any(f.message_type and f.message_type.full_name.endswith("MatchEvent")
-                                               for f in method.output_type.fields):
-            _seek_event_schemas(schemas, method)
+        if method.server_streaming:
+            events, data = _stream_schemas(schemas, method)
+            if "event" in method.output_type.fields_by_name:  # a match's log: resumable by Last-Event-ID
+                parameters.append({"name": "Last-Event-ID", "in": "header", "required": False,
+                                   "schema": {"type": "string", "pattern": "^[0-9]*$"},
+                                   "description": "resume after this sequence (overrides after_sequence); "
+                                                  "EventSource sends it by itself when it reconnects"})
             operation["responses"]["200"] = {
-                "description": f"server-sent events: one per message of the stream, named by the member it sets, "
-                               f"then `end` when the server shuts down (reconnect) or `error`. The schema "
-                               f"describes the stream as the list of its events, each a {method.name}Event.",
-                "content": {"text/event-stream": {"schema": {"type": "array", "items": _ref(method.name + "Event")}}}}
-        elif method.server_streaming:
-            kind_field = next(f for f in method.output_type.fields if f.message_type and
-                              f.message_type.full_name.endswith("MatchEvent"))
-            heartbeat = next(f for f in method.output_type.fields if f.name == "heartbeat")
-            _watch_event_schemas(schemas, schemas.output(kind_field.message_type), schemas.output(heartbeat.message_type))
-            parameters.append({"name": "Last-Event-ID", "in": "header", "required": False,
-                               "schema": {"type": "string", "pattern": "^[0-9]*$"},
-                               "description": "resume after this sequence (overrides after_sequence); "
-                                              "EventSource sends it by itself when it reconnects"})
-            operation["responses"]["200"] = {
-                "description": "server-sent events: every log entry after the cursor (`match_event`, id = its "
-                               "sequence), then the new ones as they happen, `heartbeat`s while nothing happens, "
-                               "and a last `end` (or `error`). The schema describes the stream as the list of its "
-                               "events, each a WatchEvent.",
-                "content": {"text/event-stream": {"schema": {"type": "array", "items": _ref("WatchEvent")}}}}
+                "description": f"server-sent events, one per message of the stream, each with the event type of "
+                               f"the member it sets: {', '.join(schemas.schemas[events]['discriminator']['mapping'])}"
+                               f" (the last two close the stream). The schema is that of each event's `data` "
+                               f"({data}); {events} describes each event with its type (`event`), `data` and `id`.",
+                "content": {"text/event-stream": {"schema": _ref(data)}}}
         else:
             operation["responses"]["200"] = {"description": "OK", "content": {"application/json": {
                 "schema": _ref(schemas.output(method.output_type))}}}
         if route.keys:
             operation["security"] = [{scheme: []} for scheme in route.keys]
-        elif route.authenticated:
-            operation["security"] = [{"apiKey" if method.containing_service.name == "LadderService" else "seatToken": []}]
+        elif route.authenticated or route.token_optional:
+            scheme = "apiKey" if method.containing_service.name == "LadderService" else "seatToken"
+            operation["security"] = [{scheme: []}] if route.authenticated else [{}, {scheme: []}]
         paths.setdefault(route.path, {})[route.method.lower()] = operation
     return {
         "openapi": "3.1.0",

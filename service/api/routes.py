@@ -21,6 +21,8 @@ class Route:
     body: bool = False
     authenticated: bool = False
     service: str = SERVICE.full_name
+    #: A bearer token is read when sent, for more in the answer (WatchMatch's include_legal_actions).
+    token_optional: bool = False
     #: The bearer keys it takes, any of them (OpenAPI security schemes), where they are not what
     #: ``authenticated`` implies (a seat token; a ladder player's API key)
     keys: tuple[str, ...] = ()
@@ -41,7 +43,9 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", "/v1/matches/{match_id}/resign", "Resign", "Resign your side", body=True, authenticated=True),
     Route("GET", "/v1/matches/{match_id}/events", "GetEventLog", "The event log, a page at a time"),
     Route("GET", "/v1/matches/{match_id}/watch", "WatchMatch",
-          "Server-sent events: every event after the cursor, then live (Last-Event-ID resumes)"),
+          "Server-sent events: every event after the cursor, then live (Last-Event-ID resumes), and where the match "
+          "stands after each change (with the seat token and include_legal_actions, its legal actions)",
+          token_optional=True),
     Route("GET", "/v1/scenarios", "ListScenarios", "The scenarios, and every match option with its rule"),
     Route("GET", "/v1/scenarios/{scenario_id}", "GetScenario",
           "A scenario in full: map, counters, combat table, weather, turn track, sequence of play, set-up, "

@@ -58,6 +58,8 @@ which see two players and the pairs, the board and the open matches at once. Key
                             within the pair window; "owners:<group>:<group>:rated" -> the same for all
                             the players of two owner groups (service.ladder.fairness.owners_field)
     pairing                 string: the pairing lock
+    rated                   counter: the ladder matches settled (rated or aborted) so far; each
+                            history entry holds its match's number (``rating_sequence``)
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.ladder.accounts import MAX_DESCRIPTION, MAX_NAME, OLDER_PREFIX, PREFIX, Accounts, ladder_key
 from service.ladder.fairness import MAX_COOLDOWN_MS, FairPlay, group_of, own_actions, owners_field
-from service.ladder.ratings import FRESH, ordinal, rate
+from service.ladder.ratings import FRESH, MODEL, ordinal, rate
 from service.match import convert
 from service.match.clock import TimeControl
 from service.match.core import CallContext, MatchService, new_seat_token, token_hash
@@ -183,7 +185,10 @@ if ARGV[6] == '1' then redis.call('HINCRBY', KEYS[4], german, 1) end
 return 1
 """
 
-_SETTLE = _GERMAN_GAMES + """
+#: What a history entry holds in place of its rating sequence until the settling script numbers it.
+RATED_PLACEHOLDER = "@rating_sequence@"
+
+_SETTLE = _GERMAN_GAMES + f"local RATED = '{RATED_PLACEHOLDER}'\n" + """
 -- KEYS: open, board, then per team member (german player, soviet player, german side, soviet side)
 -- its hash, then per player (german, soviet) its assigned hash and its history.
 -- ARGV: match id, then per team member its expected rev and its change (JSON {"set": {field: value},
@@ -219,9 +224,11 @@ for i = 0, 3 do
   end
 end
 local ids = {redis.call('HGET', KEYS[3], 'id'), redis.call('HGET', KEYS[4], 'id')}
+-- the match's place in the order of rating (KEYS[12]: the counter), in both history entries
+local rated = tostring(redis.call('INCR', KEYS[12]))
 for i = 0, 1 do
   redis.call('HDEL', KEYS[7 + 2 * i], ARGV[1])
-  redis.call('LPUSH', KEYS[8 + 2 * i], ARGV[10 + 2 * i])
+  redis.call('LPUSH', KEYS[8 + 2 * i], (string.gsub(ARGV[10 + 2 * i], '"' .. RATED .. '"', rated)))
   if ARGV[11 + 2 * i] ~= '' then redis.call('ZADD', KEYS[2], ARGV[11 + 2 * i], ids[i + 1]) end
 end
 if ARGV[14] ~= '' then
@@ -537,12 +544,12 @@ class Ladder:
                                      "opponent_name": names[other], "outcome": outcome, "reason": reason,
                                      "rating": ordinal(mu, sigma), "mu": mu, "sigma": sigma,
                                      "finished_at": finished_at, "rated": verdict.rated,
-                                     "unrated_reason": verdict.reason}),
+                                     "unrated_reason": verdict.reason, "rating_sequence": RATED_PLACEHOLDER}),
                          repr(ordinal(mu, sigma)) if verdict.rated else ""]
             keys = [_key("open"), _key("board"), *members]
             for side in ("german", "soviet"):
                 keys += [_key("player", ids[side], "assigned"), _key("player", ids[side], "history")]
-            keys.append(_key("pairs"))
+            keys += [_key("pairs"), _key("rated")]
             args += _pair_args(ids["german"], ids["soviet"]) if result is None else ["", ""]
             for field_name, value, times in zip(rated_fields, read, (rated_at, owners_rated_at)):
                 args += [field_name, value, json.dumps(times + [finished_at]) if verdict.rated else ""]
@@ -580,10 +587,19 @@ class Ladder:
 
 
     async def get_ladder(self, request: lapi.GetLadderRequest, ctx: CallContext) -> lapi.GetLadderResponse:
-        return lapi.GetLadderResponse(time_control=self.config.time_control.to_proto(), scenario=self.config.scenario,
-                                      options=convert.dict_to_struct(self._options),
-                                      max_concurrency=self.config.max_concurrency,
-                                      fair_play=self.fair_play.to_proto())
+        response = lapi.GetLadderResponse(time_control=self.config.time_control.to_proto(),
+                                          scenario=self.config.scenario, options=convert.dict_to_struct(self._options),
+                                          max_concurrency=self.config.max_concurrency,
+                                          fair_play=self.fair_play.to_proto(), rating_model=lapi.RatingModel(**MODEL))
+        async with self.redis.pipeline(transaction=False) as pipe:  # the ladder's keys: one slot on a Cluster
+            for side in SIDES:
+                pipe.hmget(_key("side", side), "mu", "sigma", "rev")
+            replies = await pipe.execute()
+        for side, (mu, sigma, rev) in zip(SIDES, replies):
+            mu, sigma = (float(mu), float(sigma)) if mu else FRESH
+            response.side_ratings.add(side=side, rating=ordinal(mu, sigma), mu=mu, sigma=sigma,
+                                      games=int(rev or 0))
+        return response
 
     async def seek(self, request: lapi.SeekRequest, ctx: CallContext) -> AsyncIterator[lapi.SeekResponse]:
         """Check the key and the request, then return the stream."""
@@ -597,15 +613,17 @@ class Ladder:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_HEARTBEAT",
                        f"heartbeat_seconds must be from 1 to {MAX_HEARTBEAT_SECONDS}")
         structlog.contextvars.bind_contextvars(player_id=player_id)
-        return self._seek(player_id, heartbeat, concurrency, token_hash(ctx.token or ""))
+        return self._seek(player_id, heartbeat, concurrency, token_hash(ctx.token or ""), request.include_legal_actions)
 
-    async def _seek(self, player_id: str, heartbeat: float, concurrency: int,
-                    key_hash: str) -> AsyncIterator[lapi.SeekResponse]:
+    async def _seek(self, player_id: str, heartbeat: float, concurrency: int, key_hash: str,
+                    legal_actions: bool) -> AsyncIterator[lapi.SeekResponse]:
         # written once the stream is read, not when it is checked: a HEAD of the REST route (checked,
         # then closed unread) changes nothing
         await self.redis.hset(_key("player", player_id), mapping={"concurrency": str(concurrency),
                                                                   "seek_session": uuid.uuid4().hex})
         sent: set[str] = set()
+        followers: dict[str, asyncio.Task] = {}
+        changes: asyncio.Queue[api.MatchUpdate] = asyncio.Queue()
         quiet_since = time.monotonic()
         ended = "shutdown"
         try:
@@ -624,20 +642,56 @@ class Ladder:
                     if match_id not in sent:
                         sent.add(match_id)
                         quiet_since = time.monotonic()
-                        yield lapi.SeekResponse(match=self._ladder_match(json.loads(entry)))
+                        match = self._ladder_match(json.loads(entry))
+                        yield lapi.SeekResponse(match=match)
+                        followers[match_id] = asyncio.create_task(
+                            self._follow(match_id, match.side if legal_actions else None, changes),
+                            name=f"seek-{player_id}-{match_id}")
                 sent &= assigned.keys()
+                for match_id in [m for m, task in followers.items() if task.done() and m not in sent]:
+                    del followers[match_id]
                 if time.monotonic() - quiet_since >= heartbeat:
                     quiet_since = time.monotonic()
                     yield lapi.SeekResponse(heartbeat=lapi.SeekHeartbeat(time=convert.timestamp(now),
                                                                          playing=len(assigned)))
-                await asyncio.sleep(self.config.interval / 2)
+                # the matches' updates as they come, until it is time to look at the assignments again
+                deadline = time.monotonic() + self.config.interval / 2
+                while (left := deadline - time.monotonic()) > 0:
+                    try:
+                        # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a cancellation that
+                        # lands as the queue hands an update, and a closed stream would then seek on forever
+                        async with asyncio.timeout(left):
+                            update = await changes.get()
+                    except TimeoutError:
+                        break
+                    quiet_since = time.monotonic()
+                    yield lapi.SeekResponse(match_update=update)
         except (GeneratorExit, asyncio.CancelledError):
             ended = "client_gone"
             raise
         finally:
+            for task in followers.values():
+                task.cancel()
             with contextlib.suppress(RedisError, ConnectionError, RuntimeError):
                 await self.redis.zrem(_key("seeking"), player_id)
             log.info("seek_ended", player_id=player_id, reason=ended, matches=len(sent))
+
+    async def _follow(self, match_id: str, seat: str | None, changes: asyncio.Queue) -> None:
+        """Put each update of a ladder match into ``changes`` until the match is over (Redis away: try
+        again, as long as the Seek stream lasts)."""
+        delay = 0.1
+        while not self.core.hub.closing:
+            try:
+                async for update in self.core.match_updates(match_id, seat):
+                    delay = 0.1
+                    changes.put_nowait(update)
+                return
+            except ServiceError:  # the match is gone
+                return
+            except (RedisError, ConnectionError, TimeoutError) as error:
+                log.warning("seek_follow_failed", match_id=match_id, error=repr(error))
+                await asyncio.sleep(delay)
+                delay = min(2 * delay, 2.0)
 
     def _ladder_match(self, entry: dict[str, Any]) -> lapi.LadderMatch:
         # entries assigned before they recorded the match's time control and scenario: the ladder's

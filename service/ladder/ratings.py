@@ -14,16 +14,24 @@ True
 
 from __future__ import annotations
 
+from importlib import metadata
+
 from openskill.models import PlackettLuce
 
 _MODEL = PlackettLuce()
 #: (mu, sigma) of a player (or side) without games
 FRESH: tuple[float, float] = (_MODEL.rating().mu, _MODEL.rating().sigma)
+#: How many sigmas the leaderboard's rating takes off mu.
+Z = 3.0
+#: The model and its parameters, as GetLadder states them (``RatingModel``): openskill's defaults.
+MODEL = {"name": "openskill.PlackettLuce", "library_version": metadata.version("openskill"),
+         "mu": _MODEL.mu, "sigma": _MODEL.sigma, "beta": _MODEL.beta, "kappa": _MODEL.kappa, "tau": _MODEL.tau,
+         "z": Z}
 
 
 def ordinal(mu: float, sigma: float) -> float:
     """The rating players are ranked by: a conservative estimate of the skill."""
-    return mu - 3 * sigma
+    return mu - Z * sigma
 
 
 def rate(german: tuple[float, float], soviet: tuple[float, float], german_side: tuple[float, float],
@@ -37,4 +45,4 @@ def rate(german: tuple[float, float], soviet: tuple[float, float], german_side: 
     return [(g.mu, g.sigma), (s.mu, s.sigma), (gs.mu, gs.sigma), (ss.mu, ss.sigma)]
 
 
-__all__ = ["FRESH", "ordinal", "rate"]
+__all__ = ["FRESH", "MODEL", "Z", "ordinal", "rate"]

@@ -46,7 +46,7 @@ from service import metrics
 from service.errors import ServiceError, shutting_down
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
-from service.match import answers, catalog, convert, history, log_entries, rulesets
+from service.match import answers, catalog, convert, history, log_entries, rulesets, updates
 from service.match import clock as clock_module
 from service.match import battles as battle_module
 from service.match.battles import battles as battles_of
@@ -56,7 +56,7 @@ from service.match.names import check_name
 from service.match.watch_limits import WatchLease, WatchLimits
 from service.store import deadlines
 from service.store import match_store as store_module
-from service.store.hub import StreamHub
+from service.store.hub import MatchState, StreamHub
 from service.store.match_store import ENDED, RequestRecord, Store, StoredEvent
 
 log = structlog.get_logger("typhoon.service")
@@ -148,10 +148,12 @@ class MatchService:
     """The match service over a :class:`~service.store.match_store.Store` (and a :class:`StreamHub` for watching)."""
 
     def __init__(self, store: Store, hub: StreamHub | None = None, clock: Callable[[], float] = time.time,
-                 cache: MatchCache | None = None, watch_limits: WatchLimits | None = None) -> None:
+                 cache: MatchCache | None = None, watch_limits: WatchLimits | None = None,
+                 seat_watches: updates.SeatWatches | None = None) -> None:
         self.store = store
         self.hub = hub or StreamHub(store)
         self.watch_limits = watch_limits or WatchLimits()
+        self.seat_watches = seat_watches or updates.SeatWatches()
         self.clock = clock
         self.clocks = clock_module.Clocks(store)
         self.cache = cache or MatchCache()
@@ -443,26 +445,45 @@ class MatchService:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_CURSOR", "after_sequence cannot be negative")
         meta = await self._meta(match_id)
         _check_cursor(request.after_sequence, meta)
+        seat = self._seat_of(meta, ctx.token) if request.include_legal_actions else None
         finished = meta["status"] in ENDED and request.after_sequence >= int(meta["last_sequence"])
-        lease = self.watch_limits.acquire(ctx.client)
-        stream = self._watch(match_id, request.after_sequence, heartbeat, finished, lease)
+        seat_release = self.seat_watches.acquire(match_id, seat) if seat else None
+        try:
+            lease = self.watch_limits.acquire(ctx.client)
+        except ServiceError:
+            if seat_release:
+                seat_release()
+            raise
+        stream = self._watch(match_id, request.after_sequence, heartbeat, MatchState(meta) if finished else None,
+                             lease, seat, seat_release)
         weakref.finalize(stream, lease.release)  # also when a transport drops the stream unstarted
+        if seat_release:
+            weakref.finalize(stream, seat_release)
         return stream
 
-    async def _watch(self, match_id: str, after: int, heartbeat: float, finished: bool,
-                     lease: WatchLease) -> AsyncIterator[api.WatchMatchResponse]:
+    async def _watch(self, match_id: str, after: int, heartbeat: float, finished: MatchState | None,
+                     lease: WatchLease, seat: str | None,
+                     seat_release: Callable[[], None] | None) -> AsyncIterator[api.WatchMatchResponse]:
         sent, last, ended = 0, after, "shutdown"
+        final = False  # the log's last entry was sent: its update ends the stream
         try:
-            if finished:
+            if finished is not None:
                 ended = "finished"
+                yield api.WatchMatchResponse(update=await self.seat_view(finished, seat))
                 return
             async for item in self.hub.follow(match_id, after, heartbeat):
                 if isinstance(item, StoredEvent):
                     yield api.WatchMatchResponse(event=match_event(item))
                     sent, last = sent + 1, item.seq
-                    if item.data.get("type") == FINAL_EVENT and item.source == "service":
+                    final = final or (item.data.get("type") == FINAL_EVENT and item.source == "service")
+                elif isinstance(item, MatchState):
+                    yield api.WatchMatchResponse(update=await self.seat_view(item, seat))
+                    if final:
                         ended = "finished"
                         return
+                elif final:  # the last update is not coming (the match was deleted): end anyway
+                    ended = "finished"
+                    return
                 else:
                     yield api.WatchMatchResponse(heartbeat=api.Heartbeat(last_sequence=item,
                                                                          time=convert.timestamp(self._now_ms())))
@@ -471,8 +492,45 @@ class MatchService:
             raise
         finally:
             lease.release()
+            if seat_release:
+                seat_release()
             log.info("watch_ended", match_id=match_id, reason=ended, events=sent, after_sequence=after,
                      last_sequence=last)
+
+    async def seat_view(self, state: MatchState, seat: str | None) -> api.MatchUpdate:
+        """The update of ``state`` (service.match.updates), with the legal actions and the game state if
+        ``seat`` is the side to act at its version (what a bot needs to choose; nothing when the match
+        has moved on since, or is of another ruleset: a later update carries them). Made once per state
+        and seat, whoever asks (shared: never change it)."""
+        update = updates.update_of(state)
+        if seat is None or update.side_to_act != seat:
+            return update
+        if seat not in state.cached:
+            known, _ = await self._known(update.match_id)
+            view = update
+            if known.version == update.version and not known.aborted and known.ruleset == engine.RULESET:
+                view = api.MatchUpdate()
+                view.CopyFrom(update)
+                view.legal_actions.MergeFrom(known.legal_actions())
+                view.state.CopyFrom(self._state(known.game, state.meta))
+            state.cached[seat] = view
+        return state.cached[seat]
+
+    async def match_updates(self, match_id: str, seat: str | None,
+                            heartbeat: float = 15.0) -> AsyncIterator[api.MatchUpdate]:
+        """Where the match stands now, then after each change, until it is over (the updates WatchMatch
+        sends, without the log entries): what the ladder's Seek sends of a player's matches. ``seat``:
+        add the legal actions and the state whenever that side is to act. Ends when the hub closes."""
+        meta = await self._meta(match_id)
+        if meta["status"] in ENDED:
+            yield await self.seat_view(MatchState(meta), seat)
+            return
+        async for item in self.hub.follow(match_id, int(meta["last_sequence"]), heartbeat):
+            if isinstance(item, MatchState):
+                update = await self.seat_view(item, seat)
+                yield update
+                if item.meta.get("status") in ENDED:
+                    return
 
     # --- acting ------------------------------------------------------------------------------------
 

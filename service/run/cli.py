@@ -83,6 +83,7 @@ def _serve(args: argparse.Namespace) -> int:
                          ladder_address_key_file=args.ladder_address_key_file or "",
                          redis_connections=args.redis_connections, max_watch_streams=args.max_watch_streams,
                          max_watch_streams_per_client=args.max_watch_streams_per_client, fsync=args.fsync,
+                         max_seat_watches=args.max_seat_watches,
                          abandon_after_days=args.abandon_after_days, retention_days=args.retention_days,
                          connections=connections, tls=tls, operations=operations, **guard_settings)
     workers = args.workers or default_workers()
@@ -227,6 +228,7 @@ def _add_guard_arguments(serve: argparse.ArgumentParser) -> None:
 
 def register(commands: argparse._SubParsersAction) -> None:
     from service.ladder.fairness import FairPlay
+    from service.match.updates import MAX_SEAT_WATCHES
     from service.match.watch_limits import MAX_WATCH_STREAMS, MAX_WATCH_STREAMS_PER_CLIENT
     from service.store.connection import MAX_CONNECTIONS, MAX_WAIT_TIMEOUT_MS, WAIT_TIMEOUT_MS
     from service.upkeep.abandoned import DEFAULT_DAYS as DEFAULT_ABANDON_DAYS
@@ -318,6 +320,9 @@ def register(commands: argparse._SubParsersAction) -> None:
                             "refused with RESOURCE_EXHAUSTED / 429")
     serve.add_argument("--max-watch-streams-per-client", type=int, default=MAX_WATCH_STREAMS_PER_CLIENT,
                        help=f"watch streams one client address may hold here ({MAX_WATCH_STREAMS_PER_CLIENT})")
+    serve.add_argument("--max-seat-watches", type=int, default=MAX_SEAT_WATCHES,
+                       help=f"watches of one seat with its legal actions (include_legal_actions) this process "
+                            f"serves at once ({MAX_SEAT_WATCHES}); more are refused with RESOURCE_EXHAUSTED / 429")
     serve.add_argument("--fsync", choices=["everysec", "always"], default="everysec",
                        help="the embedded Redis's append-only fsync: every second (a machine crash may lose "
                             "the last second), or at every write (slower; see deploy/README.md)")

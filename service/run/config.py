@@ -9,6 +9,7 @@ from service.api.connection_limits import ConnectionLimits
 from service.guard.limit_settings import LimitSettings
 from service.guard.store_capacity import HIGH_WATER
 from service.ladder.core import LadderConfig
+from service.match.updates import MAX_SEAT_WATCHES
 from service.match.watch_limits import MAX_WATCH_STREAMS, MAX_WATCH_STREAMS_PER_CLIENT
 from service.run.operations import Operations
 from service.run.tls import TlsFiles
@@ -51,6 +52,8 @@ class ServeConfig:
     redis_connections: int = MAX_CONNECTIONS
     max_watch_streams: int = MAX_WATCH_STREAMS
     max_watch_streams_per_client: int = MAX_WATCH_STREAMS_PER_CLIENT
+    #: Watches of one seat with its legal actions (WatchMatch include_legal_actions) per process.
+    max_seat_watches: int = MAX_SEAT_WATCHES
     fsync: str = "everysec"
     #: Live matches unchanged for this many days are ended (service.upkeep.abandoned); 0: never.
     abandon_after_days: float = DEFAULT_ABANDON_DAYS

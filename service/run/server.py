@@ -37,6 +37,7 @@ from service.guard.call_guard import CallGuard
 from service.ladder.core import Ladder
 from service.match.clock import Sweeper
 from service.match.core import MatchService
+from service.match.updates import SeatWatches
 from service.match.watch_limits import WatchLimits
 from service.run.config import ServeConfig
 from service.run.memory import MemoryReturn
@@ -211,7 +212,8 @@ class Server:
         self.store = Store.connect(config.redis_settings(self.redis_url))
         self.hub = StreamHub(self.store)
         watch_limits = WatchLimits(config.max_watch_streams, config.max_watch_streams_per_client)
-        self.core = MatchService(self.store, self.hub, watch_limits=watch_limits)
+        self.core = MatchService(self.store, self.hub, watch_limits=watch_limits,
+                                 seat_watches=SeatWatches(config.max_seat_watches))
         self.sweeper = Sweeper(self.core.clocks, self.core.forfeit_side_on_time)
         self.sweeper.start()
         self.ladder = Ladder(self.core, config.ladder)

@@ -12,12 +12,18 @@ queue dropped entries, a notice was lost while the feed reconnected) reads the m
 Redis again. A watcher starts its own catch-up read only once the subscription is in force, so
 whatever that read does not see, a notice will announce. Whatever happens, a watcher yields every
 entry after its cursor exactly once, in order.
+
+Each read of new entries also reads the match's meta hash, in the same script: when the entries read
+reach the meta's ``last_sequence`` (the last entry of the latest change), the watchers get a
+:class:`MatchState` after them, where the match stands now. A watcher yields one after its catch-up
+and after each change it follows, never twice for the same last sequence.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator
 
 import structlog
 from redis.exceptions import RedisError
@@ -29,6 +35,28 @@ from service.store.notify import Feed
 log = structlog.get_logger("typhoon.hub")
 
 _CLOSED = object()
+
+
+@dataclass(eq=False)
+class MatchState:
+    """A match's meta hash as it was once every entry up to its ``last_sequence`` had been read: where
+    the match stands after a change. One object is shared by the local watchers of the match, and
+    ``cached`` holds what the match core made of it, by view (built once for all of them)."""
+
+    meta: dict[str, str]
+    cached: dict[Any, Any] = field(default_factory=dict)
+
+    @property
+    def last_sequence(self) -> int:
+        return int(self.meta.get("last_sequence") or 0)
+
+
+def _state_after(events: list, meta: dict[str, str] | None, cursor: int) -> MatchState | None:
+    """The state to hand on after a read that ended at ``cursor``: only if the read reached the end."""
+    if meta is None or len(events) >= BATCH:
+        return None
+    state = MatchState(meta)
+    return state if state.last_sequence == cursor else None
 BATCH = 500
 #: Reads of new entries running at once (after a feed reconnect every watched match is read again).
 FETCH_CONCURRENCY = 32
@@ -87,9 +115,11 @@ class StreamHub:
     def matches(self) -> int:
         return len(self._watched)
 
-    async def follow(self, match_id: str, after: int, heartbeat: float) -> AsyncIterator[StoredEvent | int]:
-        """Every event of the match after sequence ``after``, then the live ones; an ``int`` (the last
-        sequence sent) each time ``heartbeat`` seconds pass without one. Ends when the hub closes."""
+    async def follow(self, match_id: str, after: int,
+                     heartbeat: float) -> AsyncIterator[StoredEvent | MatchState | int]:
+        """Every event of the match after sequence ``after``, then the live ones; a :class:`MatchState`
+        after the catch-up and after each change's last event; an ``int`` (the last sequence sent) each
+        time ``heartbeat`` seconds pass without anything. Ends when the hub closes."""
         if self.closing:
             return
         if not self._started:
@@ -99,6 +129,7 @@ class StreamHub:
         watched = self._subscribe(subscription)
         getter: asyncio.Future | None = None
         last = after
+        stated = -1  # the last sequence of the last MatchState yielded
         try:
             # wait until Redis confirms the subscription (beat meanwhile: Redis may be down)
             while not watched.confirmed.done():
@@ -110,11 +141,15 @@ class StreamHub:
             while not subscription.closed:
                 # from Redis: the catch-up, and any gap
                 while not subscription.closed:
-                    batch = await self.store.read_events(match_id, last, BATCH)
+                    batch, meta = await self.store.read_events_and_meta(match_id, last, BATCH)
                     for event in batch:
                         yield event
                         last = subscription.last = event.seq
                         await asyncio.sleep(0)  # let the loop notice a gone client during a long catch-up
+                    state = _state_after(batch, meta, last)
+                    if state is not None and state.last_sequence > stated:
+                        stated = state.last_sequence
+                        yield state
                     if len(batch) < BATCH:
                         break
                 # live, from the notices
@@ -131,6 +166,11 @@ class StreamHub:
                     item, getter = getter.result(), None
                     if item is _CLOSED:
                         return
+                    if isinstance(item, MatchState):
+                        if item.last_sequence == last and last > stated:
+                            stated = last
+                            yield item
+                        continue
                     if item.seq <= last:
                         continue
                     if item.seq > last + 1:
@@ -194,7 +234,7 @@ class StreamHub:
                 watched.reread = False
                 try:
                     async with self._fetch_slots:
-                        batch = await self.store.read_events(match_id, watched.cursor, BATCH)
+                        batch, meta = await self.store.read_events_and_meta(match_id, watched.cursor, BATCH)
                     delay = 0.05
                 except RedisError as error:
                     log.warning("fetch_failed", match_id=match_id, error=str(error))
@@ -207,6 +247,10 @@ class StreamHub:
                     watched.cursor = event.seq
                     for subscription in list(watched.subscribers):
                         subscription.offer(event)
+                state = _state_after(batch, meta, watched.cursor)
+                if state is not None:
+                    for subscription in list(watched.subscribers):
+                        subscription.offer(state)
                 if len(batch) == BATCH:
                     watched.reread = True
         finally:

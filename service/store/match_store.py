@@ -359,12 +359,16 @@ def _deadline_args(match_id: str, deadline: Deadline) -> list[str]:
 
 
 _READ = """
--- KEYS: events, archive. ARGV: first entry id, count. The entries, or the archive if the stream is gone.
+-- KEYS: events, archive, and the meta to read with them (optional).
+-- ARGV: first entry id, count. The entries, or the archive if the stream is gone; then the meta hash
+-- as it is with them (one script: the meta's last_sequence is the stream's last entry).
+local meta = {}
+if KEYS[3] then meta = redis.call('HGETALL', KEYS[3]) end
 if redis.call('EXISTS', KEYS[1]) == 0 then
   local archive = redis.call('GET', KEYS[2])
-  if archive then return {'archive', archive} end
+  if archive then return {'archive', archive, meta} end
 end
-return {'stream', redis.call('XRANGE', KEYS[1], ARGV[1], '+', 'COUNT', tonumber(ARGV[2]))}
+return {'stream', redis.call('XRANGE', KEYS[1], ARGV[1], '+', 'COUNT', tonumber(ARGV[2])), meta}
 """
 
 _COMPACT = """
@@ -613,13 +617,22 @@ class Store:
     async def read_events(self, match_id: str, after_seq: int, count: int) -> list[StoredEvent]:
         """Up to ``count`` events with a sequence above ``after_seq``, in order (from the stream, or from
         the archive of a finished match)."""
+        events, _ = await self.read_events_and_meta(match_id, after_seq, count, meta=False)
+        return events
+
+    async def read_events_and_meta(self, match_id: str, after_seq: int, count: int,
+                                   meta: bool = True) -> tuple[list[StoredEvent], dict[str, str] | None]:
+        """:meth:`read_events`, and the match's meta hash read with them in one step (None without a
+        match, or if not ``meta``): its ``last_sequence`` says whether more events follow."""
+        keys = [key(match_id, "events"), key(match_id, "archive")] + ([key(match_id, "meta")] if meta else [])
         # with --redis-min-replicas, only events replicas hold: a watcher never sees one a failover takes back
-        kind, reply = await self._acknowledged(self._read, [key(match_id, "events"), key(match_id, "archive")],
-                                               [f"{after_seq + 1}-0", str(count)])
+        kind, reply, flat = await self._acknowledged(self._read, keys, [f"{after_seq + 1}-0", str(count)])
+        fields = {text_of(flat[i]): text_of(flat[i + 1]) for i in range(0, len(flat), 2)} or None
         if kind == b"archive":
             return [StoredEvent(seq, version, time_ms, source, json.loads(data))
-                    for seq, version, time_ms, source, data in self._decoded(match_id, reply).after(after_seq, count)]
-        return [StoredEvent.from_entry(dict(zip(fields[::2], fields[1::2]))) for _, fields in reply]
+                    for seq, version, time_ms, source, data in
+                    self._decoded(match_id, reply).after(after_seq, count)], fields
+        return [StoredEvent.from_entry(dict(zip(fields_[::2], fields_[1::2]))) for _, fields_ in reply], fields
 
     async def wait_events(self, match_id: str, after_seq: int, block_ms: int, count: int = 200) -> list[StoredEvent]:
         """Like read_events, but waits up to ``block_ms`` for the first one (XREAD BLOCK)."""

@@ -69,7 +69,14 @@ def test_typhoon_match_run_starts_its_own_service_and_keeps_ladder_ratings(tmp_p
         assert code == 0
     text = capsys.readouterr().out
     assert "1 match through an embedded service at 127.0.0.1:" in text and "no match failed" in text
-    assert len(json.loads(out.read_text())["matches"]) == 1
+    records = json.loads(out.read_text())
+    assert len(records["matches"]) == 1
+    (match,) = records["matches"]
+    assert sum(match["side_actions"].values()) == match["actions"]  # every action, by the side that made it
+    assert match["think_seconds"]["german"] >= match["max_think_seconds"]["german"] > 0
+    players = {(p["player"], p["side"]): p for p in records["players"]}
+    assert players["heuristic", "german"]["actions"] == match["side_actions"]["german"]
+    assert players["random", "soviet"]["think_ms_per_action"] >= 0
     assert f"ratings (OpenSkill, kept in {ladder}):" in text
     standings = Ratings.load(ladder).standings()
     assert [(row.player, row.games, row.wins) for row in standings] == [("heuristic", 2, 2), ("random", 2, 0)]

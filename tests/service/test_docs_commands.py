@@ -18,12 +18,13 @@ import os
 import re
 import secrets
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -115,6 +116,7 @@ class Context:
     redis_url: str
     workdir: Path
     values: dict[str, str]
+    helpers: list = field(default_factory=list)  # what a block started, stopped after it (``.stop()``)
 
 
 SUBSTITUTIONS: list[tuple[str, Callable[[Context, re.Match], str]]] = [
@@ -144,10 +146,13 @@ SUBSTITUTIONS: list[tuple[str, Callable[[Context, re.Match], str]]] = [
     (r"--concurrency N\b", lambda c, m: "--concurrency 1"),
     (r"\bmy-bot\b", lambda c, m: c.values.get("BOT_NAME", "my-bot")),
     (r"\bmy-team\b", lambda c, m: c.values.get("OWNER_NAME", "my-team")),
-    (r"(?<![$\w])OWNER_KEY\b", lambda c, m: c.values.get("OWNER_KEY", "OWNER_KEY")),
-    (r"(?<!\$)\bKEY\b", lambda c, m: c.values.get("KEY", "KEY")),
-    (r"(?<!\$)\bID\b", lambda c, m: c.values["ID"]),
-    (r"(?<!\$)\bTOKEN\b", lambda c, m: c.values["TOKEN"]),
+    (r"(?<![$\w])OWNER_KEY\b(?!=)", lambda c, m: c.values.get("OWNER_KEY", "OWNER_KEY")),
+    (r"(?<!\$)\bKEY\b(?!=)", lambda c, m: c.values.get("KEY", "KEY")),
+    (r"(?<!\$)\bID\b(?!=)", lambda c, m: c.values["ID"]),
+    (r"(?<!\$)\bTOKEN\b(?!=)", lambda c, m: c.values["TOKEN"]),
+    # jq, where the machine has none: what the documents ask of it
+    (r"\bjq ((?:-[rc] )*)", lambda c, m: m.group(0) if shutil.which("jq") else
+     f"{sys.executable} {ROOT / 'tests/service/jq_lite.py'} {m.group(1)}"),
 ]
 
 
@@ -235,6 +240,37 @@ def serve_until_serving(command: Command, context: Context) -> str:
     return "".join(lines)
 
 
+def capture(command: Command, context: Context, timeout: float = 120) -> str:
+    """``NAME=$(...)`` (several, with ``;``): runs it, checks every variable got a value, and keeps the
+    values for the block's next commands (as the reader's shell would). A seek waits for a match: an
+    opponent seeks meanwhile (a random LadderBot, which plays on until the test ends)."""
+    text = substitute(command.text, context)
+    names = re.findall(r"(?:^|;\s*)([A-Z_]+)=\$\(", text)
+    if "/v1/ladder/seek" in text:
+        context.helpers.append(_opponent(context))
+    script = text + "\n" + "".join(f'printf "%s\\0" "${name}"\n' for name in names)
+    done = subprocess.run(["bash", "-c", script], cwd=context.workdir, env=_environment(context),
+                          capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"{command}\n  ran as: {text}\n  exit {done.returncode}: {done.stderr[-800:]}"
+    values = done.stdout.split("\0")[:len(names)]
+    for name, value in zip(names, values):
+        assert value and value != "null", f"{command}\n  ran as: {text}\n  left {name} empty: {done.stderr[-800:]}"
+        context.values[name] = value
+    return done.stdout
+
+
+def _opponent(context: Context):
+    """A ladder player seeking (and playing at random) in a thread, once earlier blocks' seekers are gone."""
+    from clients.ladder import LadderBot, LadderClient
+
+    time.sleep(6)  # a player counts as seeking 5 s after its stream last looked: let earlier blocks' lapse
+    with LadderClient(context.grpc) as ladder:
+        key = ladder.register_with_owner(f"docs-opponent-{secrets.token_hex(6)}").api_key
+    bot = LadderBot("random", context.grpc, key, seed="docs")
+    threading.Thread(target=bot.run, daemon=True).start()
+    return bot
+
+
 def covered_by(test_file: str) -> Callable[[Command, Context], str]:
     """A command a test of its own runs (too long to run twice)."""
 
@@ -282,6 +318,7 @@ RULES: list[tuple[str, Callable[[Command, Context], str], str]] = [
     (r"^curl -N\b", run_for_a_while(3, "event: "), "open"),
     (r"^curl\b", run_to_end, "open"),
     (r"^(ID|TOKEN)=", not_run("the example's values: the test sets ID and TOKEN itself"), ""),
+    (r"^[A-Z_]+=\$\(", capture, "ladder"),
 ]
 
 
@@ -333,11 +370,15 @@ def test_the_documented_commands_run(block: list[Command], service, redis_url, t
             subprocess.run([BIN / "typhoon", "replay", "export", context.values["ID"], "--server", service.target,
                             "-o", str(tmp_path / f"{context.values['ID']}.jsonl")], check=True, capture_output=True,
                            timeout=600)
-        for command in block:
-            runner, wanted = rule_for(command)
-            if wanted not in ("", needs):  # this command needs a match of another kind than the block's
-                context.values = _values(wanted, client)
-            runner(command, context)
+        try:
+            for command in block:
+                runner, wanted = rule_for(command)
+                if wanted not in ("", needs):  # this command needs a match of another kind than the block's
+                    context.values = _values(wanted, client)
+                runner(command, context)
+        finally:
+            for helper in context.helpers:
+                helper.stop()
 
 
 def test_the_commands_are_found():

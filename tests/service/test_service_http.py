@@ -110,11 +110,14 @@ def test_watch_as_server_sent_events_with_resume(http, service):
     assert [i for i, d in events] == [d["sequence"] for _, d in events]
     assert "seed_revealed" in events[-1][1]
     assert received[-1][0] == "end" and received[-1][2] == {"finished": True, "last_sequence": len(events)}
+    final = received[-2]  # where the match stands at its end, after its last entry (no id: not an entry)
+    assert final[:2] == ("match_update", None) and final[2]["status"] == "MATCH_STATUS_FINISHED"
 
     # Last-Event-ID resumes after the given sequence
     with http.stream("GET", f"/v1/matches/{match_id}/watch", headers={"Last-Event-ID": str(len(events) - 2)}) as again:
         resumed = [(e, i) for e, i, _ in read_sse(again)]
-    assert resumed == [("match_event", len(events) - 1), ("match_event", len(events)), ("end", None)]
+    assert resumed == [("match_event", len(events) - 1), ("match_event", len(events)), ("match_update", None),
+                       ("end", None)]
 
 
 def test_rest_error_bodies(http):

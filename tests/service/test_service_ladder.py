@@ -17,6 +17,7 @@ import pytest
 
 from clients.client import TyphoonClient, TyphoonError
 from clients.ladder import LadderBot, LadderClient, leaderboard_table
+from clients.ladder_audit import audit_ladder
 from clients.replay import fetch_log, verify_log
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import match_pb2
@@ -206,7 +207,8 @@ def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(backend, 
         seeks = [await first.seek(lapi.SeekRequest(), CallContext(token=key)) for key in players.values()]
 
         async def next_match(seek) -> lapi.LadderMatch:
-            """The stream's next match (a heartbeat comes while a slow machine pairs them)."""
+            """The stream's next match (past heartbeats, which come while a slow machine pairs them, and the
+            updates of the matches handed before)."""
             async def heartbeats_then_a_match() -> lapi.LadderMatch:
                 while (item := await anext(seek)).WhichOneof("kind") != "match":
                     pass
@@ -400,6 +402,12 @@ def test_four_bots_play_a_ladder_unattended(backend, tmp_path, restart):
             rated = {g.match_id for games in histories.values() for g in games if g.rated}
             assert sum(p.games for p in standings.values()) == 2 * len(rated)
             assert rated <= {m for m in started if client_status(service.target, m) == FINISHED}
+            # every rating recomputed from the public API (clients/ladder_audit.py): the same
+            audit = audit_ladder(ladder)
+            assert audit.ok and audit.rated == len(rated), audit.summary()
+            assert audit.rated + audit.unrated == len({g.match_id for games in histories.values() for g in games})
+            sides = {side.side: side for side in ladder.ladder().side_ratings}
+            assert sides["german"].games == sides["soviet"].games == audit.rated
     finally:
         silent.release.set()
         for bot in bots.values():

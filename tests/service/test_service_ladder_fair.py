@@ -6,7 +6,6 @@ with the test's settings, are the only ones pairing and rating); a single Redis,
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import hmac
 import json
@@ -38,6 +37,30 @@ def redis_url(backend, tmp_path_factory):
     redis = backend.fresh(tmp_path_factory.mktemp("ladder-fair") / "redis")
     yield redis
     redis.stop()
+
+
+#: The longest a test waits for a stream's item or its closing (a busy machine is slow, a hang is a failure).
+STREAM_WAIT = 60
+
+
+async def bounded(awaitable):
+    """``awaitable``'s result, or a clear failure after STREAM_WAIT seconds (never a hung suite)."""
+    try:
+        async with asyncio.timeout(STREAM_WAIT):
+            return await awaitable
+    except TimeoutError:
+        raise AssertionError(f"nothing from the stream in {STREAM_WAIT} s") from None
+
+
+async def cancelled(task: asyncio.Future) -> None:
+    """Cancel ``task`` until it is done (a cancellation landing inside a Redis call may be swallowed by
+    the client library, and the stream then reads on), or fail after STREAM_WAIT seconds."""
+    for _ in range(STREAM_WAIT * 10):
+        if task.done():
+            return
+        task.cancel()
+        await asyncio.wait({task}, timeout=0.1)
+    raise AssertionError(f"a stream's reader not cancelled in {STREAM_WAIT} s")
 
 
 def unique(name: str) -> str:
@@ -87,8 +110,14 @@ class Seeking:
 
     def _next(self, player_id: str) -> asyncio.Future:
         if player_id not in self.waiting:
-            self.waiting[player_id] = asyncio.ensure_future(anext(self.streams[player_id]))
+            self.waiting[player_id] = asyncio.ensure_future(self._next_match(player_id))
         return self.waiting[player_id]
+
+    async def _next_match(self, player_id: str) -> lapi.SeekResponse:
+        """The stream's next match (past the updates of the matches handed before, and heartbeats)."""
+        while (item := await anext(self.streams[player_id])).WhichOneof("kind") != "match":
+            pass
+        return item
 
     async def matches(self, *player_ids: str, rounds: int = 40) -> dict[str, lapi.LadderMatch]:
         """The next match of each of ``player_ids`` (pairing as needed); fails if one gets none."""
@@ -113,19 +142,15 @@ class Seeking:
         """The player's Seek stream closed, and a new one opened (as a bot restarting does)."""
         future = self.waiting.pop(player_id, None)
         if future is not None:
-            future.cancel()
-            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                await future
-        await self.streams[player_id].aclose()
+            await cancelled(future)
+        await bounded(self.streams[player_id].aclose())
         self.streams[player_id] = await self.ladder.seek(lapi.SeekRequest(), CallContext(token=self.keys[player_id]))
 
     async def close(self) -> None:
         for future in self.waiting.values():
-            future.cancel()
-            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                await future
+            await cancelled(future)
         for stream in self.streams.values():
-            await stream.aclose()
+            await bounded(stream.aclose())
 
 
 async def play(core: MatchService, match: dict[str, lapi.LadderMatch], actions: int, hurry: bool = True) -> None:
@@ -416,10 +441,10 @@ def test_keys_are_drawn_hashed_rotated_and_revoked(redis_url):
                        grpc.StatusCode.RESOURCE_EXHAUSTED, "PLAYER_QUOTA")
         # rotation by the player's own key: the old key is dead at once, an open Seek stream with it ends
         stream = await ladder.seek(lapi.SeekRequest(heartbeat_seconds=1), CallContext(token=key))
-        await anext(stream)
+        await bounded(anext(stream))
         rotated = (await ladder.rotate_player_key(lapi.RotatePlayerKeyRequest(player_id=player_id),
                                                   CallContext(token=key))).api_key
-        await _refused(anext(stream), grpc.StatusCode.UNAUTHENTICATED, "KEY_INVALID")
+        await _refused(bounded(anext(stream)), grpc.StatusCode.UNAUTHENTICATED, "KEY_INVALID")
         await _refused(ladder.seek(lapi.SeekRequest(), CallContext(token=key)), grpc.StatusCode.UNAUTHENTICATED,
                        "KEY_INVALID")
         await (await ladder.seek(lapi.SeekRequest(), CallContext(token=rotated))).aclose()

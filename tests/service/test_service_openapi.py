@@ -47,10 +47,20 @@ def test_the_document_is_valid_openapi_3_1(document):
     assert schemas["Action.kind.move"]["required"] == ["move"]
     assert schemas["MatchEvent.kind.game_event"]["required"] == ["sequence", "version", "time", "game_event"]
     assert "required" not in schemas["Action.MoveInput"]  # a caller may leave out path
-    watch = document["paths"]["/v1/matches/{match_id}/watch"]["get"]["responses"]["200"]["content"]
-    assert watch["text/event-stream"]["schema"]["items"] == {"$ref": "#/components/schemas/WatchEvent"}
-    assert schemas["WatchEvent"]["discriminator"]["propertyName"] == "event"
-    assert set(schemas["WatchEvent"]["discriminator"]["mapping"]) == {"match_event", "heartbeat", "end", "error"}
+    # a server-sent event stream: the schema of one event's data (what generated SSE clients yield), and each
+    # event whole, discriminated by its type
+    for path, name in (("/v1/matches/{match_id}/watch", "Watch"), ("/v1/ladder/seek", "Seek")):
+        content = document["paths"][path]["get"]["responses"]["200"]["content"]
+        assert content == {"text/event-stream": {"schema": {"$ref": f"#/components/schemas/{name}EventData"}}}
+        assert schemas[f"{name}Event"]["discriminator"]["propertyName"] == "event"
+    assert set(schemas["WatchEvent"]["discriminator"]["mapping"]) == {"match_event", "match_update", "heartbeat",
+                                                                      "end", "error"}
+    assert set(schemas["SeekEvent"]["discriminator"]["mapping"]) == {"match", "match_update", "heartbeat", "end",
+                                                                     "error"}
+    assert schemas["WatchEvent.match_event"]["required"] == ["event", "data", "id"]
+    assert schemas["WatchEvent.match_update"]["properties"]["data"] == {"$ref": "#/components/schemas/MatchUpdate"}
+    assert schemas["MatchUpdate"]["properties"]["status"]["enum"][1] == "MATCH_STATUS_OPEN"
+    assert "legal_actions" not in schemas["MatchUpdate"]["required"]
 
 
 def test_what_the_service_sends_is_what_the_document_says(document, http, client):
@@ -133,15 +143,33 @@ def test_a_generated_client_plays_a_match(document, service, tmp_path):
 
 def _sse_events(lines, wanted: str) -> list[dict]:
     """The server-sent events read up to the first ``wanted`` one, as {"event", "data"} objects."""
-    events, kind = [], None
+    events, kind, event_id = [], None, None
     for line in lines:
-        if line.startswith("event: "):
+        if line.startswith("id: "):
+            event_id = line.removeprefix("id: ")
+        elif line.startswith("event: "):
             kind = line.removeprefix("event: ")
         elif line.startswith("data: "):
-            events.append({"event": kind, "data": json.loads(line.removeprefix("data: "))})
+            events.append({"event": kind, "data": json.loads(line.removeprefix("data: "))}
+                          | ({"id": event_id} if event_id is not None else {}))
+            event_id = None
             if kind == wanted:
                 return events
     raise AssertionError(f"the stream ended before a {wanted!r} event: {events}")
+
+
+def test_the_watch_stream_sends_what_the_document_says(document, http, client):
+    """Every event of a watch with the seat's legal actions, from the log's start to the end of the match."""
+    match, tokens = client.create_match(seats=["german", "soviet"], time_control="blitz")
+    play_random(client, match.match_id, tokens, seed="openapi-watch", max_actions=3)
+    client.resign(match.match_id, tokens["soviet"])
+    with http.stream("GET", f"/v1/matches/{match.match_id}/watch", params={"include_legal_actions": "true"},
+                     headers={"Authorization": f"Bearer {tokens['german']}"}) as stream:
+        events = _sse_events(stream.iter_lines(), "end")
+    assert {e["event"] for e in events} == {"match_event", "match_update", "end"}
+    for event in events:
+        _check(document, "WatchEvent", event)
+        _check(document, "WatchEventData", event["data"])
 
 
 def test_the_ladder_routes_send_what_the_document_says(document, http, service):
@@ -171,7 +199,8 @@ def test_the_ladder_routes_send_what_the_document_says(document, http, service):
         _sse_events(bounded(south.iter_lines(), "a match on the Seek stream", stop=south.close), "match")  # both seeking, whoever the ladder pairs them with
     for event in events:
         _check(document, "SeekEvent", event)
-    assert {e["event"] for e in events} <= {"heartbeat", "match"}
+        _check(document, "SeekEventData", event["data"])
+    assert {e["event"] for e in events} <= {"heartbeat", "match", "match_update"}
     paired = events[-1]["data"]
     resigned = http.post(f"/v1/matches/{paired['match_id']}/resign",
                          headers={"Authorization": f"Bearer {paired['seat_token']}"}, json={})

@@ -4,6 +4,7 @@ from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from service.gen.typhoon.v1 import match_pb2 as _match_pb2
+from service.gen.typhoon.v1 import match_service_pb2 as _match_service_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -87,7 +88,7 @@ class LadderMatch(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., seat_token: _Optional[str] = ..., time_control: _Optional[_Union[_match_pb2.TimeControl, _Mapping]] = ..., opponent_id: _Optional[str] = ..., opponent_name: _Optional[str] = ..., scenario: _Optional[str] = ...) -> None: ...
 
 class LadderGame(_message.Message):
-    __slots__ = ("match_id", "side", "opponent_id", "opponent_name", "outcome", "reason", "rating", "mu", "sigma", "finished_at", "rated", "unrated_reason")
+    __slots__ = ("match_id", "side", "opponent_id", "opponent_name", "outcome", "reason", "rating", "mu", "sigma", "finished_at", "rating_sequence", "rated", "unrated_reason")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SIDE_FIELD_NUMBER: _ClassVar[int]
     OPPONENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -98,6 +99,7 @@ class LadderGame(_message.Message):
     MU_FIELD_NUMBER: _ClassVar[int]
     SIGMA_FIELD_NUMBER: _ClassVar[int]
     FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    RATING_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     RATED_FIELD_NUMBER: _ClassVar[int]
     UNRATED_REASON_FIELD_NUMBER: _ClassVar[int]
     match_id: str
@@ -110,9 +112,44 @@ class LadderGame(_message.Message):
     mu: float
     sigma: float
     finished_at: _timestamp_pb2.Timestamp
+    rating_sequence: int
     rated: bool
     unrated_reason: str
-    def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., opponent_id: _Optional[str] = ..., opponent_name: _Optional[str] = ..., outcome: _Optional[str] = ..., reason: _Optional[str] = ..., rating: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rated: _Optional[bool] = ..., unrated_reason: _Optional[str] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., opponent_id: _Optional[str] = ..., opponent_name: _Optional[str] = ..., outcome: _Optional[str] = ..., reason: _Optional[str] = ..., rating: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rating_sequence: _Optional[int] = ..., rated: _Optional[bool] = ..., unrated_reason: _Optional[str] = ...) -> None: ...
+
+class SideRating(_message.Message):
+    __slots__ = ("side", "rating", "mu", "sigma", "games")
+    SIDE_FIELD_NUMBER: _ClassVar[int]
+    RATING_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    side: str
+    rating: float
+    mu: float
+    sigma: float
+    games: int
+    def __init__(self, side: _Optional[str] = ..., rating: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., games: _Optional[int] = ...) -> None: ...
+
+class RatingModel(_message.Message):
+    __slots__ = ("name", "library_version", "mu", "sigma", "beta", "kappa", "tau", "z")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    LIBRARY_VERSION_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    BETA_FIELD_NUMBER: _ClassVar[int]
+    KAPPA_FIELD_NUMBER: _ClassVar[int]
+    TAU_FIELD_NUMBER: _ClassVar[int]
+    Z_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    library_version: str
+    mu: float
+    sigma: float
+    beta: float
+    kappa: float
+    tau: float
+    z: float
+    def __init__(self, name: _Optional[str] = ..., library_version: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., beta: _Optional[float] = ..., kappa: _Optional[float] = ..., tau: _Optional[float] = ..., z: _Optional[float] = ...) -> None: ...
 
 class RegisterOwnerRequest(_message.Message):
     __slots__ = ("name", "request_id")
@@ -219,18 +256,22 @@ class GetLadderRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetLadderResponse(_message.Message):
-    __slots__ = ("time_control", "scenario", "options", "max_concurrency", "fair_play")
+    __slots__ = ("time_control", "scenario", "options", "max_concurrency", "side_ratings", "rating_model", "fair_play")
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     SCENARIO_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     MAX_CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
+    SIDE_RATINGS_FIELD_NUMBER: _ClassVar[int]
+    RATING_MODEL_FIELD_NUMBER: _ClassVar[int]
     FAIR_PLAY_FIELD_NUMBER: _ClassVar[int]
     time_control: _match_pb2.TimeControl
     scenario: str
     options: _struct_pb2.Struct
     max_concurrency: int
+    side_ratings: _containers.RepeatedCompositeFieldContainer[SideRating]
+    rating_model: RatingModel
     fair_play: LadderFairPlay
-    def __init__(self, time_control: _Optional[_Union[_match_pb2.TimeControl, _Mapping]] = ..., scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., max_concurrency: _Optional[int] = ..., fair_play: _Optional[_Union[LadderFairPlay, _Mapping]] = ...) -> None: ...
+    def __init__(self, time_control: _Optional[_Union[_match_pb2.TimeControl, _Mapping]] = ..., scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., max_concurrency: _Optional[int] = ..., side_ratings: _Optional[_Iterable[_Union[SideRating, _Mapping]]] = ..., rating_model: _Optional[_Union[RatingModel, _Mapping]] = ..., fair_play: _Optional[_Union[LadderFairPlay, _Mapping]] = ...) -> None: ...
 
 class LadderFairPlay(_message.Message):
     __slots__ = ("same_owner_pairs", "pair_rated_max", "pair_window", "min_actions", "players_per_owner", "abandon_cooldown", "owner_pair_rated_max", "related_window")
@@ -253,12 +294,14 @@ class LadderFairPlay(_message.Message):
     def __init__(self, same_owner_pairs: _Optional[bool] = ..., pair_rated_max: _Optional[int] = ..., pair_window: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., min_actions: _Optional[int] = ..., players_per_owner: _Optional[int] = ..., abandon_cooldown: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., owner_pair_rated_max: _Optional[int] = ..., related_window: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class SeekRequest(_message.Message):
-    __slots__ = ("concurrency", "heartbeat_seconds")
+    __slots__ = ("concurrency", "heartbeat_seconds", "include_legal_actions")
     CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     concurrency: int
     heartbeat_seconds: int
-    def __init__(self, concurrency: _Optional[int] = ..., heartbeat_seconds: _Optional[int] = ...) -> None: ...
+    include_legal_actions: bool
+    def __init__(self, concurrency: _Optional[int] = ..., heartbeat_seconds: _Optional[int] = ..., include_legal_actions: _Optional[bool] = ...) -> None: ...
 
 class SeekHeartbeat(_message.Message):
     __slots__ = ("time", "playing")
@@ -269,12 +312,14 @@ class SeekHeartbeat(_message.Message):
     def __init__(self, time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., playing: _Optional[int] = ...) -> None: ...
 
 class SeekResponse(_message.Message):
-    __slots__ = ("match", "heartbeat")
+    __slots__ = ("match", "heartbeat", "match_update")
     MATCH_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
+    MATCH_UPDATE_FIELD_NUMBER: _ClassVar[int]
     match: LadderMatch
     heartbeat: SeekHeartbeat
-    def __init__(self, match: _Optional[_Union[LadderMatch, _Mapping]] = ..., heartbeat: _Optional[_Union[SeekHeartbeat, _Mapping]] = ...) -> None: ...
+    match_update: _match_service_pb2.MatchUpdate
+    def __init__(self, match: _Optional[_Union[LadderMatch, _Mapping]] = ..., heartbeat: _Optional[_Union[SeekHeartbeat, _Mapping]] = ..., match_update: _Optional[_Union[_match_service_pb2.MatchUpdate, _Mapping]] = ...) -> None: ...
 
 class GetLeaderboardRequest(_message.Message):
     __slots__ = ("page_size", "page_token")

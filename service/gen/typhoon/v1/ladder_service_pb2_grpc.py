@@ -168,9 +168,12 @@ class LadderServiceServicer:
         """Ask for matches. Needs the player's API key. While the stream is open the player is seeking: the
         service pairs it with other seeking players and sends each match it is paired into (with its
         seat token), up to `concurrency` at a time, and a heartbeat whenever nothing else was sent for
-        heartbeat_seconds. On (re)connecting, the matches the player is in and that are not over are sent
-        again, so a bot that restarts resumes them. A player that stops seeking is paired no more; its
-        matches go on (and its clocks run). REST: GET /v1/ladder/seek (server-sent events).
+        heartbeat_seconds. After each match it sends, where that match stands (a MatchUpdate), and again
+        after each change of it until it is over, with the player's legal actions and the game state when
+        it is to act if asked (include_legal_actions): a bot can play all its ladder matches from this one
+        stream and SubmitAction. On (re)connecting, the matches the player is in and that are not over are
+        sent again, so a bot that restarts resumes them. A player that stops seeking is paired no more;
+        its matches go on (and its clocks run). REST: GET /v1/ladder/seek (server-sent events).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

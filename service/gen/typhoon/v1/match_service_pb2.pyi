@@ -188,14 +188,16 @@ class GetEventLogResponse(_message.Message):
     def __init__(self, events: _Optional[_Iterable[_Union[_match_pb2.MatchEvent, _Mapping]]] = ..., next_after_sequence: _Optional[int] = ..., has_more: _Optional[bool] = ...) -> None: ...
 
 class WatchMatchRequest(_message.Message):
-    __slots__ = ("match_id", "after_sequence", "heartbeat_seconds")
+    __slots__ = ("match_id", "after_sequence", "heartbeat_seconds", "include_legal_actions")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     AFTER_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     after_sequence: int
     heartbeat_seconds: int
-    def __init__(self, match_id: _Optional[str] = ..., after_sequence: _Optional[int] = ..., heartbeat_seconds: _Optional[int] = ...) -> None: ...
+    include_legal_actions: bool
+    def __init__(self, match_id: _Optional[str] = ..., after_sequence: _Optional[int] = ..., heartbeat_seconds: _Optional[int] = ..., include_legal_actions: _Optional[bool] = ...) -> None: ...
 
 class Heartbeat(_message.Message):
     __slots__ = ("last_sequence", "time")
@@ -205,13 +207,41 @@ class Heartbeat(_message.Message):
     time: _timestamp_pb2.Timestamp
     def __init__(self, last_sequence: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
+class MatchUpdate(_message.Message):
+    __slots__ = ("match_id", "version", "last_sequence", "status", "side_to_act", "turn", "phase", "clock", "result", "legal_actions", "state")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    SIDE_TO_ACT_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    version: int
+    last_sequence: int
+    status: _match_pb2.MatchStatus
+    side_to_act: str
+    turn: int
+    phase: str
+    clock: _match_pb2.Clock
+    result: _match_pb2.MatchResult
+    legal_actions: ListLegalActionsResponse
+    state: _match_pb2.GameState
+    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., last_sequence: _Optional[int] = ..., status: _Optional[_Union[_match_pb2.MatchStatus, str]] = ..., side_to_act: _Optional[str] = ..., turn: _Optional[int] = ..., phase: _Optional[str] = ..., clock: _Optional[_Union[_match_pb2.Clock, _Mapping]] = ..., result: _Optional[_Union[_match_pb2.MatchResult, _Mapping]] = ..., legal_actions: _Optional[_Union[ListLegalActionsResponse, _Mapping]] = ..., state: _Optional[_Union[_match_pb2.GameState, _Mapping]] = ...) -> None: ...
+
 class WatchMatchResponse(_message.Message):
-    __slots__ = ("event", "heartbeat")
+    __slots__ = ("event", "heartbeat", "update")
     EVENT_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_FIELD_NUMBER: _ClassVar[int]
     event: _match_pb2.MatchEvent
     heartbeat: Heartbeat
-    def __init__(self, event: _Optional[_Union[_match_pb2.MatchEvent, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ...) -> None: ...
+    update: MatchUpdate
+    def __init__(self, event: _Optional[_Union[_match_pb2.MatchEvent, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ..., update: _Optional[_Union[MatchUpdate, _Mapping]] = ...) -> None: ...
 
 class ListScenariosRequest(_message.Message):
     __slots__ = ()

@@ -165,9 +165,12 @@ class MatchServiceServicer:
 
     def WatchMatch(self, request, context):
         """Every event after a cursor, then the new ones as they happen, with heartbeats while nothing
-        happens. The stream ends (status OK) after the match's last event (SeedRevealed), or when the
-        serving process shuts down: reconnect with the last sequence you received and nothing is missed.
-        REST: GET /v1/matches/{match_id}/watch (server-sent events).
+        happens; after the entries of each change (and once the catch-up is sent), a MatchUpdate says
+        where the match stands: version, side to act, status, clocks, and, on request for the caller's
+        own seat, its legal actions and the game state, so a bot needs no call but SubmitAction. The
+        stream ends (status OK) after the match's last event (SeedRevealed) and its last update, or when
+        the serving process shuts down: reconnect with the last sequence you received and nothing is
+        missed. REST: GET /v1/matches/{match_id}/watch (server-sent events).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
