@@ -338,10 +338,10 @@ def create_app(core: MatchService, cors_origins: tuple[str, ...] | list[str] = (
     ``page``: what the page is told (:class:`service.api.web.PageSettings`).
     ``guard``: the rate limits and the store's capacity every API call passes (service.guard)."""
 
-    # /docs (Swagger UI) loads its scripts from this server, not from a CDN; no /redoc (its bundle fetches a logo
-    # from its makers' site)
+    # /docs (Swagger UI) loads its scripts from this server, not from a CDN, under /docs/ so that they move with
+    # it to the admin listener (service.run.operations); no /redoc (its bundle fetches a logo from its makers' site)
     app = FastAPIOffline(title="Typhoon", version="v1", openapi_url="/openapi.json", redirect_slashes=False,
-                         redoc_url=None, description="Battle for Moscow matches; see docs/API.md")
+                         redoc_url=None, static_url="/docs/static", description="Battle for Moscow matches; see docs/API.md")
 
     async def framework_error(request: Request, error: HTTPException) -> Response:
         """Unknown paths and methods answer in the API's error format too."""

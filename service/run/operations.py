@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fastapi import FastAPI
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute
 
@@ -84,8 +85,9 @@ def take_docs(public: Starlette) -> list[BaseRoute]:
 
 def admin_app(routes: list[BaseRoute]) -> Starlette:
     """The HTTP admin listener's app: ``routes`` (the health checks, /openapi.json, /metrics and
-    /docs where placed here)."""
-    return Starlette(routes=routes)
+    /docs where placed here). A FastAPI app, not a bare Starlette one: /docs is a FastAPI route, which
+    needs FastAPI's own middleware around it (a 500 without)."""
+    return FastAPI(routes=routes, openapi_url=None, docs_url=None, redoc_url=None)
 
 
 __all__ = ["Operations", "PLACES", "admin_app", "is_docs_route", "take_docs"]

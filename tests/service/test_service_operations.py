@@ -64,6 +64,8 @@ def test_every_endpoint_can_be_moved_to_the_admin_listeners(redis_url):
             assert admin.get("/metrics").status_code == 404
             assert http.get("/docs").status_code == 404
             assert admin.get("/docs").status_code == 200
+            assert admin.get("/docs/static/swagger-ui-bundle.js").status_code == 200  # its scripts moved with it
+            assert http.get("/docs/static/swagger-ui-bundle.js").status_code == 404
             assert http.get("/redoc").status_code == 404
             assert http.get("/v1/scenarios").status_code == 200  # the API itself is untouched
         assert _reflected(service.target) == grpc.StatusCode.UNIMPLEMENTED
