@@ -4,10 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from collections.abc import Iterator
 
 import pytest
 
+from service.store.embedded_redis import EmbeddedRedis
 from service.store.match_store import Store, StoredEvent, commit_id, state_hash
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory) -> Iterator[str]:
+    """A Redis of this module's own: its tests write bare matches (no seed, no players) that the sweeps
+    and listings of the modules sharing the session's Redis must never meet, whichever runs first."""
+    embedded = EmbeddedRedis(tmp_path_factory.mktemp("store-redis"))
+    yield embedded.start()
+    embedded.stop()
 
 
 def test_calls_wait_for_a_free_connection_instead_of_failing_when_all_are_busy(redis_url):
