@@ -5,6 +5,7 @@ view (a battle's result, the opponent's turn in brief), the replay's battles wit
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -196,6 +197,13 @@ def test_a_phone_pinches_drags_and_taps(browser, service, client, screenshots):
         assert browser.execute_script("return window.typhoon.match.selected") is None, "a drag selected a unit"
 
         browser.find_element(By.ID, "zoom-fit").click()  # the whole map, then back to targets by the unit
+
+        def settled(_driver) -> bool:  # the map no longer moving (a zoom may glide), so a unit is where it is seen
+            seen = view()
+            time.sleep(0.3)
+            return view() == seen
+
+        wait(browser, settled)
         unit = browser.execute_script(
             "const box = document.querySelector('svg.board').getBoundingClientRect();"
             "const g = [...document.querySelectorAll('svg.board g.unit.movable')].find(g => {"
