@@ -61,7 +61,7 @@ def limiter_storage(store: Store) -> Storage:
     Redis Cluster a cluster client of the same nodes. The one place that knows how."""
     if store.cluster:
         parts = urlsplit(store.url)
-        options: dict[str, Any] = {"ssl": True} if parts.scheme == "rediss" else {}
+        options: dict[str, Any] = ({"ssl": True} if parts.scheme == "rediss" else {}) | store.settings.auth()
         return RedisClusterStorage(f"async+redis+cluster://{parts.netloc}", implementation="redispy",
                                    key_prefix=KEY_PREFIX, **options)
     return RedisStorage("async+redis://", implementation="redispy", key_prefix=KEY_PREFIX,
