@@ -108,7 +108,7 @@ def test_the_lobby_lists_matches_live(browser, service, client, screenshots):
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f'tr[data-match="{first}"]'))
     second, _ = new_match(client, "lobby-2", 0)  # appears without reloading the page
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f'tr[data-match="{second}"]'), timeout=10)
-    row = browser.find_element(By.CSS_SELECTOR, f'tr[data-match="{first}"]').text
+    row = text(browser, f'tr[data-match="{first}"]')
     assert "Bock" in row and "Zhukov" in row and "to act" in row
     browser.save_screenshot(str(screenshots / "lobby.png"))
     browser.set_window_size(390, 844)  # a phone: the table scrolls in its own box, the page does not
@@ -552,7 +552,7 @@ def test_a_new_match_from_the_lobby_says_how_to_seat_the_other_side(browser, ser
     wait(browser, lambda d: text(d, "#invite"))
     match_id = browser.execute_script("return window.typhoon.match.matchId")
     invite = text(browser, "#invite")
-    link = browser.find_element(By.CSS_SELECTOR, "#invite input").get_attribute("value")
+    link = browser.execute_script("return document.querySelector('#invite input').value")  # one step: it re-renders
     assert link == f"{service.base_url}/#/play/{match_id}", link
     # the service's real gRPC port (the test service's is not 50051), as the page is told it
     assert f"typhoon bot --match {match_id} --side soviet --strategy heuristic --server 127.0.0.1:{service.grpc_port}" \
