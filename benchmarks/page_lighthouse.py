@@ -47,9 +47,10 @@ def lighthouse_cli() -> Path:
     return cli
 
 
-def audit(cli: Path, url: str) -> dict:
+def audit(cli: Path, url: str, keep: Path | None = None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        report = Path(tmp) / "report.json"
+        report = (keep or Path(tmp)) / "report.json"
+        report.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(["node", str(cli), url, "--only-categories=performance", "--output=json",
                         f"--output-path={report}", f"--chrome-flags={FLAGS}", "--quiet"],
                        check=True, env=dict(os.environ, CHROME_PATH="/usr/bin/chromium"), timeout=300)
@@ -67,6 +68,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--actions", type=int, default=150)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--reports", type=Path, help="keep each run's Lighthouse JSON report in this directory "
+                        "(its diagnostics say what costs: main-thread work, long tasks, layout shifts)")
     args = parser.parse_args()
     cli = lighthouse_cli()
     with tempfile.TemporaryDirectory() as data_dir:
@@ -84,7 +87,8 @@ def main() -> int:
             pages = {"lobby": f"{server.base_url}/#/", "match page": f"{server.base_url}/#/match/{match.match_id}"}
             print(f"Lighthouse {LIGHTHOUSE}, mobile settings, median of {args.runs} runs; goal: performance >= {GOAL}")
             for name, url in pages.items():
-                runs = [audit(cli, url) for _ in range(args.runs)]
+                runs = [audit(cli, url, args.reports / f"{name.replace(' ', '-')}-{run}" if args.reports else None)
+                        for run in range(args.runs)]
                 median = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
                 print(f"{name:>10}: performance {median['score']:.0f} ({median['score'] / GOAL:.2f} of the goal; runs "
                       f"{[r['score'] for r in runs]}), total blocking time {median['tbt_ms']:.0f} ms, LCP "

@@ -279,19 +279,21 @@ export function draw(svg, board, state, marks = {}) {
   const drawn = (state.units || []).filter((u) => board.byId.has(u.hex)).sort((a, b) => rank(a) - rank(b));
   const seen = new Map(), keep = new Set();
   const order = [];
+  // counters new to the map are parsed together (the first drawing has them all: one parse, not forty)
+  const fresh = drawn.filter((unit) => !layer.unitNodes.has(unit.id));
+  if (fresh.length) {
+    const holder = document.createElementNS(SVG, "g");
+    holder.innerHTML = fresh.map((unit) => `<g data-unit="${esc(unit.id)}" role="img" data-strength="${esc(unit.strength)}" `
+      + `data-side="${esc((board.counters.get(unit.id) || {}).side || "")}">${counterBody(board, unit)}</g>`).join("");
+    for (const node of [...holder.children]) layer.unitNodes.set(node.dataset.unit, node);
+  }
   for (const unit of drawn) {
     const h = board.byId.get(unit.hex);
     const stacked = seen.get(unit.hex) || 0;
     seen.set(unit.hex, stacked + 1);
     const classes = ["unit", marks.selected === unit.id ? "selected" : "", targets.has(unit.id) ? "target" : "",
       attackers.has(unit.id) ? "attacker" : "", movable.has(unit.id) ? "movable" : ""].filter(Boolean).join(" ");
-    let node = layer.unitNodes.get(unit.id);
-    if (!node) {
-      node = document.createElementNS(SVG, "g");
-      node.dataset.unit = unit.id;
-      node.setAttribute("role", "img");
-      layer.unitNodes.set(unit.id, node);
-    }
+    const node = layer.unitNodes.get(unit.id);
     if (node.dataset.strength !== unit.strength) {
       node.dataset.strength = unit.strength;
       node.dataset.side = (board.counters.get(unit.id) || {}).side || "";

@@ -9,6 +9,9 @@ import { cap, columnName, describeAction, describeEntry, phaseName, sideName } f
 import { TARGET_ZOOM, zoomable } from "./zoom.js";
 
 const MAX_LOG = 200;  // entries kept on the page (the whole log is in the replay)
+// Entries the page follows the stream from at first: the rest of the log (for the turns in brief and the
+// log's older lines) is fetched once the page is drawn, so a long match opens as fast as a new one.
+const TAIL = 60;
 
 export function seatKey(matchId) { return `typhoon:${matchId}:seat`; }
 
@@ -101,7 +104,7 @@ export function showMatch(root, matchId, params, playing = false) {
   const view = {
     matchId, match: null, state: null, board: null, scenario: null, version: -1, seat: takeSeat(matchId, params),
     legal: null, selected: null, retreat: null, plan: null, message: null, busy: false, status: "connecting", entries: 0,
-    log: [], cursor: null, summary: null, caughtUp: false,
+    log: [], cursor: null, summary: null, caughtUp: false, history: false,
   };
   window.typhoon.match = view;
   let stopped = false, stream = null, ticker = null, clocks = null, zoom = null;
@@ -131,10 +134,17 @@ export function showMatch(root, matchId, params, playing = false) {
     el("button", { type: "button", "aria-label": "zoom in", id: "zoom-in", onclick: () => zoom.zoomBy(1.4) }, "+"),
     el("button", { type: "button", "aria-label": "zoom out", id: "zoom-out", onclick: () => zoom.zoomBy(1 / 1.4) }, "−"),
     el("button", { type: "button", id: "zoom-fit", onclick: () => zoom.fit() }, "whole map"));
-  root.append(headline, el("div", { class: "match" },
+  // the turns in brief wait for the whole log (fetched after the rest): below the facts, so that their
+  // coming moves nothing in view on a phone
+  briefs.hidden = true;
+  battles.hidden = true;
+  const layout = [headline, el("div", { class: "match" },
     el("div", { class: "map-wrap" }, svg, zoomBar, redraw, help, mapStatus),
-    el("div", { class: "side" }, play, battles, briefs, facts, track,
-      el("section", { class: "card later", "aria-label": "log" }, el("h2", {}, "Log"), logRegion), cities, announcer)));
+    el("div", { class: "side" }, play, battles, facts, briefs, track,
+      el("section", { class: "card later", "aria-label": "log" }, el("h2", {}, "Log"), logRegion), cities, announcer))];
+  // nothing but a word until the match is drawn: empty cards would be pushed about as they fill
+  const loading = el("p", { class: "muted" }, "Loading the match…");
+  root.append(loading);
 
   svg.addEventListener("click", (event) => onBoard(unitAt(event.target), hexAt(event.target)));
   svg.addEventListener("keydown", onMapKey);
@@ -233,7 +243,7 @@ export function showMatch(root, matchId, params, playing = false) {
   // Each side's turns in brief, the newest first (the opponent's, when it ends, also in the play card).
   let briefsShown = -1;
   function renderBriefs() {
-    if (briefsShown === view.log.length) return;
+    if (!view.history || briefsShown === view.log.length) return;
     briefsShown = view.log.length;
     const all = runs(view.log).map(summarize).reverse();
     briefs.hidden = !all.length;
@@ -698,18 +708,48 @@ export function showMatch(root, matchId, params, playing = false) {
 
   // New log entries go into the list once per frame, all together (a catch-up brings hundreds at once).
   let pending = [];
+  function logItem(entry) {
+    const { text, kind } = describeEntry(entry, view.scenario);
+    return el("li", { class: kind, "data-seq": entry.sequence }, el("span", { class: "seq" }, `#${entry.sequence}`), text);
+  }
+
   function flushLog() {
-    const items = pending.slice(-MAX_LOG).reverse().map((entry) => {
-      const { text, kind } = describeEntry(entry, view.scenario);
-      return el("li", { class: kind, "data-seq": entry.sequence }, el("span", { class: "seq" }, `#${entry.sequence}`), text);
-    });
+    const items = pending.slice(-MAX_LOG).reverse().map(logItem);
     pending = [];
     log.prepend(...items);
     while (log.childElementCount > MAX_LOG) log.lastElementChild.remove();
     if (!view.caughtUp && view.match && view.entries >= view.match.last_sequence) {
       view.caughtUp = true;
       logRegion.setAttribute("aria-live", "polite");
+      if (!view.history) whenIdle(loadHistory);
     }
+  }
+
+  const whenIdle = (task) => (window.requestIdleCallback ? requestIdleCallback(task, { timeout: 1000 }) : setTimeout(task, 100));
+
+  // The log before the stream's first entry (1 to view.historyFrom), fetched once the page is drawn: the
+  // turns in brief need all of it, and the log's list shows its newest lines under the stream's.
+  async function loadHistory() {
+    const older = [];
+    try {
+      while (older.length < view.historyFrom) {
+        const after = older.length ? older[older.length - 1].sequence : 0;
+        const page = await api.events(matchId, after, Math.min(1000, view.historyFrom - after));
+        older.push(...page.events.filter((e) => e.sequence <= view.historyFrom));
+        if (!page.has_more || !page.events.length) break;
+      }
+    } catch {  // the service is unreachable or busy: the page works without it, and tries again
+      if (!stopped) setTimeout(loadHistory, 3000);
+      return;
+    }
+    if (stopped) return;
+    view.log = older.concat(view.log);
+    view.history = true;
+    const room = MAX_LOG - log.childElementCount;
+    if (room > 0) log.append(...older.slice(-room).reverse().map(logItem));
+    renderBriefs();
+    // the phase began before the stream's first entry: its battles resolved before it show now
+    if (!view.log.slice(older.length).some((e) => e.game_event && e.game_event.phase_started)) show(focusKey());
   }
 
   function append(entry) {
@@ -717,7 +757,8 @@ export function showMatch(root, matchId, params, playing = false) {
     pending.push(entry);
     view.log.push(entry);
     view.entries = entry.sequence;
-    if (entry.version > view.version || entry.seat_claimed) refresh();  // a seat taken changes no version
+    // a seat taken changes no version: refresh for one the page's match does not show yet
+    if (entry.version > view.version || (entry.seat_claimed && entry.sequence > view.match.last_sequence)) refresh();
   }
 
   // The opponent's run of actions just ended and the seat has the move: its summary, said aloud.
@@ -736,12 +777,14 @@ export function showMatch(root, matchId, params, playing = false) {
   }
 
   let refreshing = null, again = false;
-  async function refresh() {
+  // `known`: GetMatch's answer the caller has just fetched (the page's first one), not fetched again
+  async function refresh(known = null) {
     if (refreshing) { again = true; return refreshing; }
     refreshing = (async () => {
       do {
         again = false;
-        const { match, state } = await api.getMatch(matchId);
+        const { match, state } = known || await api.getMatch(matchId);
+        known = null;
         let legal = null;  // read before anything changes: the page stays usable while it loads
         if (view.seat && state.side_to_act === view.seat.side) {
           legal = await api.legalActions(matchId);
@@ -757,6 +800,7 @@ export function showMatch(root, matchId, params, playing = false) {
         if (view.plan && !(mine() && joiners(view.plan.defender).length)) view.plan = null;
         if (!mine() && view.summary) view.summary = null;
         noticeTurnChange();
+        if (loading.isConnected) loading.replaceWith(...layout);  // the first drawing: all of it in one frame
         renderFacts();
         renderPlay(focusKey());
         redrawMap();
@@ -770,9 +814,10 @@ export function showMatch(root, matchId, params, playing = false) {
 
   // On a phone the map opens zoomed in (counters are 44 px targets) on the units of the side to act.
   function firstZoom() {
-    zoom = zoomable(svg, view.board);
+    zoom = zoomable(svg, view.board, zoomIn);
     view.zoom = zoom;
-    zoom.apply();
+  }
+  function zoomIn() {
     if (zoom.scale >= TARGET_ZOOM || (!touch() && innerWidth > 900)) return;  // a desktop shows the whole map
     const side = view.seat ? view.seat.side : view.state.side_to_act;
     const hexes = view.state.units.filter((u) => !side || (view.board.counters.get(u.id) || {}).side === side)
@@ -788,9 +833,12 @@ export function showMatch(root, matchId, params, playing = false) {
       view.scenario = await loadScenario(match.scenario);
       view.board = prepare(view.scenario);
       svg.setAttribute("aria-label", `Map of ${view.scenario.map.name || "the battle"}: ${view.board.hexes.length} hexes`);
-      await refresh();
+      await refresh({ match, state });
       firstZoom();
-      stream = watch(matchId, 0, {
+      const from = Math.max(0, match.last_sequence - TAIL);
+      view.historyFrom = from;
+      view.history = !from;
+      stream = watch(matchId, from, {
         onEvent: append,
         onStatus: (status) => {
           view.status = status;

@@ -8,7 +8,9 @@ import { COUNTER_WIDTH } from "./board.js";
 // The zoom at which a counter is a 44 px target (WCAG's target size), with a little room.
 export const TARGET_ZOOM = 46 / COUNTER_WIDTH;
 
-export function zoomable(svg, board) {
+// `first()`: called once the box has its size, in the frame that first lays it out (before it is painted):
+// reading the size any earlier would make the browser lay the whole page out at once, out of turn.
+export function zoomable(svg, board, first = null) {
   // the map point at the box's top left, CSS px per map unit, and whether the whole map is shown (kept
   // so when the box changes size, until someone zooms)
   const view = { x: 0, y: 0, scale: 0, fitted: true };
@@ -16,12 +18,16 @@ export function zoomable(svg, board) {
   let gesture = null, dragged = false;
 
   const box = () => svg.getBoundingClientRect();
-  const fitScale = () => { const b = box(); return Math.min(b.width / board.width, b.height / board.height) || 1; };
+  // the box's size as of the last apply (a resize applies again): reading it anew after a viewBox change
+  // would make the browser lay the page out again at once
+  let size = null;
+  const sized = () => size || box();
 
   function apply() {
-    const b = box();
+    const b = sized();
+    size = { width: b.width, height: b.height };
     if (!b.width || !b.height) return;
-    const fit = fitScale();
+    const fit = Math.min(b.width / board.width, b.height / board.height) || 1;
     view.scale = view.fitted ? fit : Math.max(fit, Math.min(view.scale || fit, 4));
     const w = b.width / view.scale, h = b.height / view.scale;
     // keep the map in the box: centred on an axis it does not fill
@@ -45,7 +51,7 @@ export function zoomable(svg, board) {
 
   // Centre the box on the map point (mx, my).
   function centreOn(mx, my) {
-    const b = box();
+    const b = sized();
     view.x = mx - b.width / view.scale / 2;
     view.y = my - b.height / view.scale / 2;
     apply();
@@ -53,7 +59,7 @@ export function zoomable(svg, board) {
 
   // Bring the map point (mx, my) into view with a margin, moving as little as possible.
   function reveal(mx, my, margin = 50) {
-    const b = box();
+    const b = sized();
     const w = b.width / view.scale, h = b.height / view.scale;
     if (mx - margin < view.x) view.x = mx - margin; else if (mx + margin > view.x + w) view.x = mx + margin - w;
     if (my - margin < view.y) view.y = my - margin; else if (my + margin > view.y + h) view.y = my + margin - h;
@@ -107,12 +113,16 @@ export function zoomable(svg, board) {
     const [px, py] = local(e);
     zoomAt(view.scale * Math.exp(-e.deltaY / 300), px, py);
   }, { passive: false });
-  new ResizeObserver(() => apply()).observe(svg);
+  new ResizeObserver(() => {
+    size = null;
+    apply();
+    if (first) { const then = first; first = null; then(); }
+  }).observe(svg);
 
   return {
     get scale() { return view.scale; },
     fit() { view.fitted = true; apply(); },
-    zoomBy(factor) { const b = box(); zoomAt(view.scale * factor, b.width / 2, b.height / 2); },
+    zoomBy(factor) { const b = sized(); zoomAt(view.scale * factor, b.width / 2, b.height / 2); },
     // the zoom at which counters are 44 px targets, centred on (mx, my), where the map is shown smaller
     toTargets(mx, my) { view.fitted = false; if (view.scale < TARGET_ZOOM) view.scale = TARGET_ZOOM; centreOn(mx, my); },
     centreOn, reveal, apply,
