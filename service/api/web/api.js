@@ -19,15 +19,46 @@ export function grpcAddress() {
 }
 
 export class ApiError extends Error {
-  constructor(status, body) {
+  // `retryAfter`: the seconds a refusal asks to wait before trying again (a rate limit), else null
+  constructor(status, body, retryAfter = null) {
     const error = (body && body.error) || {};
     super(error.message || `HTTP ${status}`);
     this.status = status;
     this.reason = error.reason || "";
     this.code = error.status || "";
     this.metadata = error.metadata || {};
+    this.retryAfter = retryAfter;
   }
+
+  get tooMany() { return this.status === 429; }
 }
+
+// What a person is told of a refusal: a rate limit's in plain words, with when to try again (the
+// service's sentence names the limit, which says nothing to a player).
+export function plainly(error) {
+  if (error instanceof ApiError && error.tooMany) {
+    return `Too many requests, try again in ${Math.max(1, Math.ceil(error.retryAfter ?? DEFAULT_WAIT))} s.`;
+  }
+  return error.message;
+}
+
+// A read refused for too many requests is tried again after the wait the refusal asks for (at most
+// LONGEST_WAIT seconds), READ_RETRIES times; an action is not: the player is told, and chooses.
+const READ_RETRIES = 4;
+const LONGEST_WAIT = 60;
+const DEFAULT_WAIT = 2;  // a 429 that does not say (a proxy's)
+
+// The wait a refusal asks for: the Retry-After header (seconds), else the body's retry_after_seconds
+// (a page on another origin may not be allowed to read the header); null when neither says.
+function retryAfter(response, body) {
+  const header = response.headers.get("Retry-After");
+  if (header && /^\d+$/.test(header.trim())) return Number(header);
+  const seconds = body && body.error && body.error.retry_after_seconds;
+  if (Number.isFinite(Number(seconds)) && seconds !== null && seconds !== "") return Number(seconds);
+  return response.status === 429 ? DEFAULT_WAIT : null;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // A request id makes a retried submit apply once. (crypto.randomUUID exists only in secure contexts;
 // getRandomValues everywhere.)
@@ -44,18 +75,25 @@ async function call(method, path, { query, body, token } = {}) {
   const headers = {};
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;
-  let response;
-  try {
-    response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  } catch {  // the browser's own words ("TypeError: Failed to fetch") tell a person nothing
-    throw new ApiError(0, { error: { reason: "UNREACHABLE", message: "The service cannot be reached: check the connection and try again." } });
+  for (let attempt = 0; ; attempt++) {
+    let response;
+    try {
+      response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch {  // the browser's own words ("TypeError: Failed to fetch") tell a person nothing
+      throw new ApiError(0, { error: { reason: "UNREACHABLE", message: "The service cannot be reached: check the connection and try again." } });
+    }
+    const data = await response.json().catch(() => null);
+    if (response.ok) return data;
+    const error = new ApiError(response.status, data, retryAfter(response, data));
+    const again = method === "GET" && error.retryAfter !== null && (response.status === 429 || response.status === 503);
+    if (!again || attempt >= READ_RETRIES) throw error;
+    api.waits += 1;  // for tests and the curious: reads that waited
+    await sleep(Math.min(error.retryAfter, LONGEST_WAIT) * 1000);
   }
-  const data = await response.json().catch(() => null);
-  if (!response.ok) throw new ApiError(response.status, data);
-  return data;
 }
 
 export const api = {
+  waits: 0,
   listMatches: (query) => call("GET", "/v1/matches", { query }),
   getMatch: (id, version) => call("GET", `/v1/matches/${id}`, { query: { version } }),
   legalActions: (id) => call("GET", `/v1/matches/${id}/legal-actions`),
@@ -92,64 +130,129 @@ export function scenario(id) {
   return scenarios.get(id);
 }
 
-// Follow a match's log from `after` on: onEvent(matchEvent) for every entry, in order, once each.
-// EventSource reconnects by itself with Last-Event-ID after a cut; after an `end` that says the server
-// is shutting down, or an error the browser gave up on, we reconnect from our own cursor.
+// Follow a match's log from `after` on: onEvent(matchEvent) for every entry, in order, once each;
+// onStatus("connecting" | "live" | "reconnecting" | "error" | "finished"). The stream is read with fetch
+// (not EventSource, which hides a refusal's status and Retry-After): a stream refused for too many
+// requests (429) is opened again after the wait the service asks for; a cut one, or a server away, after
+// a wait that doubles with each failure in a row (up to 10 s); always from our own cursor.
 export function watch(matchId, after, { onEvent, onStatus }) {
   let cursor = after;
-  let source = null;
   let closed = false;
   let retry = null;
   let status = "";
+  let failures = 0;
+  let refusals = 0;  // openings refused for too many requests
+  let reading = null;  // the AbortController of the stream being read
   const say = (now) => { if (now !== status) { status = now; onStatus && onStatus(now); } };
-  const open = () => {
-    if (closed) return;
-    if (!status) say("connecting");
-    source = new EventSource(new URL(`/v1/matches/${matchId}/watch?after_sequence=${cursor}&heartbeat_seconds=15`, API_ORIGIN));
-    // "open" also follows the browser's own reconnections, which call nothing of ours
-    source.addEventListener("open", () => say("live"));
-    source.addEventListener("heartbeat", () => say("live"));
-    source.addEventListener("match_event", (e) => {
-      say("live");
-      const event = JSON.parse(e.data);
-      if (event.sequence <= cursor) return;
-      cursor = event.sequence;
-      onEvent(event);
-    });
-    source.addEventListener("end", (e) => {
-      const end = JSON.parse(e.data);
-      source.close();
-      if (end.finished) {
-        closed = true;
-        say("finished");
-      } else {
-        say("reconnecting");
-        reconnect(500);
-      }
-    });
-    source.addEventListener("error", (e) => {
-      if (e.data) {  // the service's own error event: do not hammer it
-        source.close();
-        say("error");
-        reconnect(3000);
-      } else if (source.readyState === EventSource.CLOSED) {
-        say("reconnecting");
-        reconnect(1000);
-      } else {
-        say("reconnecting");
-      }
-    });
-  };
   const reconnect = (ms) => {
     if (closed) return;
     clearTimeout(retry);
     retry = setTimeout(open, ms);
   };
+  const backoff = () => Math.min(10000, 500 * 2 ** failures++);
+  const stop = () => { if (reading) { reading.abort(); reading = null; } };
+
+  // One server-sent event: returns false when the stream is over (the reader lets go of it).
+  function handle(event, data) {
+    if (event === "heartbeat") { say("live"); return true; }
+    if (event === "match_event") {
+      say("live");
+      const entry = JSON.parse(data);
+      if (entry.sequence > cursor) {
+        cursor = entry.sequence;
+        onEvent(entry);
+      }
+      return true;
+    }
+    if (event === "end") {
+      stop();
+      if (JSON.parse(data).finished) {
+        closed = true;
+        say("finished");
+      } else {  // the server is shutting down: another will take us
+        say("reconnecting");
+        reconnect(500);
+      }
+      return false;
+    }
+    if (event === "error") {  // the service's own error event: do not hammer it
+      stop();
+      say("error");
+      reconnect(3000);
+      return false;
+    }
+    return true;
+  }
+
+  function dispatch(block) {
+    let event = "message";
+    const data = [];
+    for (const raw of block.split("\n")) {
+      const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+      if (!line || line.startsWith(":")) continue;
+      const colon = line.indexOf(":");
+      const field = colon < 0 ? line : line.slice(0, colon);
+      let value = colon < 0 ? "" : line.slice(colon + 1);
+      if (value.startsWith(" ")) value = value.slice(1);
+      if (field === "event") event = value;
+      else if (field === "data") data.push(value);
+    }
+    return handle(event, data.join("\n"));
+  }
+
+  async function open() {
+    if (closed) return;
+    if (!status) say("connecting");
+    stop();
+    const mine = reading = new AbortController();
+    const url = new URL(`/v1/matches/${matchId}/watch?after_sequence=${cursor}&heartbeat_seconds=15`, API_ORIGIN);
+    let response;
+    try {
+      response = await fetch(url, { headers: { Accept: "text/event-stream" }, cache: "no-store", signal: mine.signal });
+    } catch {
+      if (mine.signal.aborted) return;
+      say("reconnecting");
+      reconnect(backoff());
+      return;
+    }
+    if (!response.ok) {
+      const body = await response.json().catch(() => null);
+      const error = new ApiError(response.status, body, retryAfter(response, body));
+      say(error.tooMany ? "reconnecting" : "error");
+      if (error.tooMany) refusals += 1;
+      reconnect(error.tooMany ? Math.min(error.retryAfter, LONGEST_WAIT) * 1000 : Math.max(3000, backoff()));
+      return;
+    }
+    failures = 0;
+    say("live");
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        for (let cut = buffer.indexOf("\n\n"); cut >= 0; cut = buffer.indexOf("\n\n")) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          if (!dispatch(block)) return;
+        }
+      }
+    } catch {
+      if (mine.signal.aborted) return;  // closed, dropped, or over
+    }
+    if (mine !== reading || closed) return;
+    reading = null;
+    say("reconnecting");  // cut without an end: the network, or the server went away
+    reconnect(backoff());
+  }
+
   open();
   return {
-    close() { closed = true; clearTimeout(retry); source && source.close(); },
+    close() { closed = true; clearTimeout(retry); stop(); },
     get cursor() { return cursor; },
+    get refusals() { return refusals; },
     // for tests and people: cut the connection as a network would; the watch resumes from its cursor
-    drop() { source && source.close(); say("reconnecting"); reconnect(200); },
+    drop() { stop(); say("reconnecting"); reconnect(200); },
   };
 }

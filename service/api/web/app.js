@@ -1,7 +1,7 @@
 // The page's routes (in the URL's fragment): #/ the lobby, #/match/<id> a match live (and play with
 // a seat token), #/replay/<id> a match step by step with its dice audit.
 
-import { api } from "./api.js";
+import { api, plainly } from "./api.js";
 import { showMatch } from "./match.js";
 import { showReplay } from "./replay.js";
 import { el, fill, resultText, statusLabel } from "./dom.js";
@@ -56,7 +56,7 @@ function showLobby(root) {
       sessionStorage.setItem(`typhoon:${created.match.match_id}:seat`, JSON.stringify({ side: "german", token }));
       location.hash = `#/play/${created.match.match_id}`;
     } catch (error) {
-      note.textContent = error.message;
+      note.textContent = plainly(error);
       create.disabled = false;
     }
   } }, "New match (play German)");
@@ -85,7 +85,7 @@ function showLobby(root) {
       if (!matches.length) fill(body, el("tr", {}, el("td", { colspan: 7, class: "muted" }, "No matches yet: create one, or run typhoon play.")));
       note.textContent = `updated ${new Date().toLocaleTimeString()}`;
     } catch (error) {
-      note.textContent = error.reason === "UNREACHABLE" ? "the service cannot be reached; retrying" : error.message;
+      note.textContent = error.reason === "UNREACHABLE" ? "the service cannot be reached; retrying" : plainly(error);
     }
     if (!stopped) timer = setTimeout(refresh, 3000);  // live: the list is polled (ListMatches has no stream)
   }

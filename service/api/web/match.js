@@ -1,6 +1,6 @@
 // A match live (GetMatch + the WatchMatch stream), and play for the seat whose token the page holds.
 
-import { api, ApiError, grpcAddress, scenario as loadScenario, watch } from "./api.js";
+import { api, ApiError, grpcAddress, plainly, scenario as loadScenario, watch } from "./api.js";
 import { battlesTable, oddsSentence, previewCard, resolvedCard } from "./battles.js";
 import { draw, hexAt, prepare, step, unitAt, unitLabel } from "./board.js";
 import { click, el, fill, resultText, statusLabel, touch } from "./dom.js";
@@ -265,6 +265,7 @@ export function showMatch(root, matchId, params, playing = false) {
   function announce(text) { announcer.textContent = ""; requestAnimationFrame(() => { announcer.textContent = text; }); }
 
   function refusal(error) {
+    if (error instanceof ApiError && error.tooMany) return plainly(error);
     return error instanceof ApiError && error.reason && error.reason !== "UNREACHABLE"
       ? `${error.message} (${error.reason})` : error.message;
   }
@@ -283,6 +284,8 @@ export function showMatch(root, matchId, params, playing = false) {
   // does not know, the seat form again.
   function refused(error, asked) {
     if (["TOKEN_INVALID", "TOKEN_MISSING"].includes(error.reason)) forgetSeat(error);
+    // too many requests: nothing was done, and nothing the player chose is lost (they try again)
+    else if (error instanceof ApiError && error.tooMany) say("refused", asked ? `${cap(asked)}: not sent. ${refusal(error)}` : refusal(error));
     else say("refused", asked ? `${cap(asked)}: refused. ${refusal(error)}` : refusal(error));
   }
 
