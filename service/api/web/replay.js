@@ -2,7 +2,7 @@
 // the service re-simulates from the log), with the dice audit: the service's (VerifyMatch) and, where
 // the browser has WebCrypto, every roll recomputed here from the revealed seed (engine/dice.py).
 
-import { api, scenario as loadScenario, wholeLog } from "./api.js";
+import { api, scenario as loadScenario, watch, wholeLog } from "./api.js";
 import { battlesTable } from "./battles.js";
 import { draw, prepare } from "./board.js";
 import { el, fill, resultText } from "./dom.js";
@@ -45,7 +45,7 @@ async function pageAudit(seed, commitment, rolls) {
 export function showReplay(root, matchId, params) {
   const view = { matchId, step: 0, last: 0, steps: [], cache: new Map(), board: null, scenario: null, log: [], turn: 0 };
   window.typhoon.replay = view;
-  let stopped = false, timer = null, poll = null;
+  let stopped = false, timer = null, stream = null;
   const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
   svg.setAttribute("class", "board");
   svg.setAttribute("role", "img");
@@ -200,18 +200,26 @@ export function showReplay(root, matchId, params) {
     where.textContent = `step ${view.step} / ${view.last}`;
   }
 
-  // A running match goes on while it is replayed: its new steps are added as they are played, until
-  // the seed is revealed (always the last entry of a log), and the audit is done again.
-  async function follow() {
-    try {
-      const before = view.last;
-      const page = await api.events(matchId, view.log.length ? view.log[view.log.length - 1].sequence : 0);
-      if (stopped) return;
-      addEntries(page.events);
-      if (page.events.length && view.step >= before) go(view.step);  // the step shown may have grown
-      if (page.events.some((e) => e.seed_revealed)) { audited(); return; }
-    } catch { /* the service is away for a moment: the next poll tries again */ }
-    if (!stopped) poll = setTimeout(follow, 3000);
+  // A running match goes on while it is replayed: its new steps come by its event stream (a
+  // spectator's: no token) and are added as they are played, a frame's worth at a time, until the seed
+  // is revealed (always the last entry of a log) and the audit is done again.
+  let arriving = [];
+  function follow(after) {
+    stream = watch(matchId, after, { onEvent: (entry) => {
+      if (!arriving.length) requestAnimationFrame(takeArrivals);
+      arriving.push(entry);
+    } });
+    view.stream = stream;
+  }
+
+  function takeArrivals() {
+    const entries = arriving;
+    arriving = [];
+    if (stopped || !entries.length) return;
+    const before = view.last;
+    addEntries(entries);
+    if (view.step >= before) go(view.step);  // the step shown may have grown
+    if (entries.some((e) => e.seed_revealed)) { stream.close(); audited(); }
   }
 
   (async () => {
@@ -225,11 +233,11 @@ export function showReplay(root, matchId, params) {
       const start = params.has("step") ? Number(params.get("step")) : 0;
       await go(start);
       audited();
-      if (!view.log.some((e) => e.seed_revealed)) poll = setTimeout(follow, 3000);
+      if (!view.log.some((e) => e.seed_revealed)) follow(view.log.length ? view.log[view.log.length - 1].sequence : 0);
     } catch (error) {
       fill(root, el("p", { class: "banner refused" }, error.message));
     }
   })();
 
-  return () => { stopped = true; clearInterval(timer); clearTimeout(poll); document.removeEventListener("keydown", keys); };
+  return () => { stopped = true; clearInterval(timer); stream && stream.close(); document.removeEventListener("keydown", keys); };
 }
