@@ -75,33 +75,33 @@ const TERRAIN_STYLE = ".hex{stroke:#8c8577;stroke-width:1}.clear{fill:#f4eed7}.f
   + ".city-name{font-size:9px;font-weight:700;fill:#111}";
 
 function terrainImage(board) {
-  const out = [];
+  // one path per kind of thing (every clear hex, every tree, every rail…), not an element each: the image
+  // is a document of its own, and its styling and layout grow with its elements (some thousand before)
+  const shapes = { clear: [], forest: [], tree: [], rail: [], river: [], fort: [], "setup-cross": [] };
+  const outline = (h) => `M${h.corners.map(([x, y]) => `${f(x)},${f(y)}`).join("L")}Z`;
   for (const h of board.hexes) {
-    out.push(`<polygon class="hex ${h.terrain}" points="${pointsOf(h)}"/>`);
+    (shapes[h.terrain] || shapes.clear).push(outline(h));
     if (h.terrain === "forest") {
-      for (const [dx, dy] of [[-12, 4], [10, 6], [-1, -6]]) {
-        out.push(`<path class="tree" d="M${f(h.x + dx)},${f(h.y + dy - 7)}l-5,9h10z"/>`);
-      }
+      for (const [dx, dy] of [[-12, 4], [10, 6], [-1, -6]]) shapes.tree.push(`M${f(h.x + dx)},${f(h.y + dy - 7)}l-5,9h10z`);
     }
-  }
-  for (const h of board.hexes) {
     for (const direction of h.rail) {
-      const k = EDGE[direction];
-      const angle = Math.PI / 3 * k + Math.PI / 6;
-      const ex = h.x + (HEIGHT / 2) * Math.cos(angle), ey = h.y + (HEIGHT / 2) * Math.sin(angle);
-      out.push(`<line class="rail" x1="${f(h.x)}" y1="${f(h.y)}" x2="${f(ex)}" y2="${f(ey)}"/>`);
+      const angle = Math.PI / 3 * EDGE[direction] + Math.PI / 6;
+      shapes.rail.push(`M${f(h.x)},${f(h.y)}L${f(h.x + (HEIGHT / 2) * Math.cos(angle))},${f(h.y + (HEIGHT / 2) * Math.sin(angle))}`);
     }
-  }
-  for (const h of board.hexes) {
     for (const direction of h.river) {
       const k = EDGE[direction];
       const [a, b] = [h.corners[k], h.corners[(k + 1) % 6]];
-      out.push(`<line class="river" x1="${f(a[0])}" y1="${f(a[1])}" x2="${f(b[0])}" y2="${f(b[1])}"/>`);
+      shapes.river.push(`M${f(a[0])},${f(a[1])}L${f(b[0])},${f(b[1])}`);
     }
+    const r = SIZE * 0.8;
+    if (h.fort) shapes.fort.push(`M${f(h.x - r)},${f(h.y)}a${f(r)},${f(r)} 0 1,0 ${f(2 * r)},0a${f(r)},${f(r)} 0 1,0 ${f(-2 * r)},0`);
+    if (h.setup === "german" && !h.city) shapes["setup-cross"].push(`M${f(h.x + 18)},${f(h.y - 22)}h8m-4,-4v8`);
   }
-  for (const h of board.hexes) {
-    if (h.fort) out.push(`<circle class="fort" cx="${f(h.x)}" cy="${f(h.y)}" r="${f(SIZE * 0.8)}"/>`);
-    if (h.setup === "german" && !h.city) out.push(`<path class="setup-cross" d="M${f(h.x + 18)},${f(h.y - 22)}h8m-4,-4v8"/>`);
+  const out = [];
+  for (const [kind, parts] of Object.entries(shapes)) {
+    if (!parts.length) continue;
+    const classes = kind === "clear" || kind === "forest" ? `hex ${kind}` : kind;
+    out.push(`<path class="${classes}" d="${parts.join("")}"/>`);
   }
   for (const h of board.hexes) out.push(`<text class="hex-id" x="${f(h.x)}" y="${f(h.y - HEIGHT / 2 + 9)}">${h.id}</text>`);
   for (const h of board.hexes) {
