@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -47,11 +48,16 @@ def lighthouse_cli() -> Path:
     return cli
 
 
-def audit(cli: Path, url: str, keep: Path | None = None) -> dict:
+def pinned(core: int | None) -> list[str]:
+    """The command prefix that runs a program (and its children) on ``core``, where taskset is."""
+    return ["taskset", "-c", str(core)] if core is not None and shutil.which("taskset") else []
+
+
+def audit(cli: Path, url: str, keep: Path | None = None, core: int | None = None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         report = (keep or Path(tmp)) / "report.json"
         report.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["node", str(cli), url, "--only-categories=performance", "--output=json",
+        subprocess.run([*pinned(core), "node", str(cli), url, "--only-categories=performance", "--output=json",
                         f"--output-path={report}", f"--chrome-flags={FLAGS}", "--quiet"],
                        check=True, env=dict(os.environ, CHROME_PATH="/usr/bin/chromium"), timeout=300)
         data = json.loads(report.read_text())
@@ -68,12 +74,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--actions", type=int, default=150)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--cores", default="0,1", help="the service's core and the browser's (taskset), 'none' not to "
+                        "pin: apart, each measures less of the other")
     parser.add_argument("--reports", type=Path, help="keep each run's Lighthouse JSON report in this directory "
                         "(its diagnostics say what costs: main-thread work, long tasks, layout shifts)")
     args = parser.parse_args()
     cli = lighthouse_cli()
+    service_core, browser_core = (None, None) if args.cores == "none" else map(int, args.cores.split(","))
     with tempfile.TemporaryDirectory() as data_dir:
-        server = ServeProcess("--data-dir", data_dir).start()
+        server = ServeProcess("--data-dir", data_dir)
+        server.args = [*pinned(service_core), *server.args]  # its embedded Redis, a child, on the same core
+        server.start()
         try:
             with TyphoonClient(server.target) as client:
                 match, tokens = client.create_match("standard", seats=[("german", "Bock"), ("soviet", "Zhukov")])
@@ -87,7 +98,8 @@ def main() -> int:
             pages = {"lobby": f"{server.base_url}/#/", "match page": f"{server.base_url}/#/match/{match.match_id}"}
             print(f"Lighthouse {LIGHTHOUSE}, mobile settings, median of {args.runs} runs; goal: performance >= {GOAL}")
             for name, url in pages.items():
-                runs = [audit(cli, url, args.reports / f"{name.replace(' ', '-')}-{run}" if args.reports else None)
+                runs = [audit(cli, url, args.reports / f"{name.replace(' ', '-')}-{run}" if args.reports else None,
+                              browser_core)
                         for run in range(args.runs)]
                 median = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
                 print(f"{name:>10}: performance {median['score']:.0f} ({median['score'] / GOAL:.2f} of the goal; runs "

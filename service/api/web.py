@@ -93,7 +93,7 @@ def document(settings: PageSettings, static: str) -> str:
 def headers(settings: PageSettings) -> dict[str, str]:
     """The document's headers: it loads nothing from elsewhere, and calls only its API."""
     connect = f" connect-src 'self' {settings.api_origin};" if settings.api_origin else ""
-    return {"Content-Security-Policy": f"default-src 'self';{connect} img-src 'self' data:; "
+    return {"Content-Security-Policy": f"default-src 'self';{connect} img-src 'self' data: blob:; "
                                        "style-src 'self' 'unsafe-inline'",
             "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "no-cache"}
 

@@ -248,7 +248,7 @@ def test_the_opponents_turn_in_brief_when_it_ends(browser, service, client, scre
     assert "Soviet" in summary and (f"{len(moved)} unit" in summary if moved else "Nothing moved" in summary), summary
     assert all(unit in summary for unit in moved), (moved, summary)
     wait(browser, lambda d: "Your move" in text(d, "#announce"))
-    assert "Soviet" in text(browser, "#briefs")
+    wait(browser, lambda d: "Soviet" in text(d, "#briefs"))
     browser.save_screenshot(str(screenshots / "play-summary.png"))
 
 

@@ -110,7 +110,9 @@ function terrainImage(board) {
   const [w, h] = [f(board.width), f(board.height)];
   const image = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}">`
     + `<style>${TERRAIN_STYLE}</style>${out.join("")}</svg>`;
-  return `<image class="terrain" x="0" y="0" width="${w}" height="${h}" href="data:image/svg+xml,${encodeURIComponent(image)}"/>`;
+  // a blob, not a data: URL: the browser loads it in a task of its own, after the page's first drawing
+  const url = URL.createObjectURL(new Blob([image], { type: "image/svg+xml" }));
+  return `<image class="terrain" x="0" y="0" width="${w}" height="${h}" href="${url}"/>`;
 }
 
 // The map: its image, and over it each hex as a bare polygon (class "hex <terrain>", data-hex), what

@@ -11,7 +11,7 @@ import { TARGET_ZOOM, zoomable } from "./zoom.js";
 const MAX_LOG = 200;  // entries kept on the page (the whole log is in the replay)
 // Entries the page follows the stream from at first: the rest of the log (for the turns in brief and the
 // log's older lines) is fetched once the page is drawn, so a long match opens as fast as a new one.
-const TAIL = 60;
+const TAIL = 40;
 
 export function seatKey(matchId) { return `typhoon:${matchId}:seat`; }
 
@@ -748,11 +748,16 @@ export function showMatch(root, matchId, params, playing = false) {
     if (stopped) return;
     view.log = older.concat(view.log);
     view.history = true;
+    renderBriefs();
+    const summed = owedSummary && mine();
+    if (summed) sumUpTheirs();
+    owedSummary = false;
+    // the phase began before the stream's first entry: its battles resolved before it show now
+    if (summed || !view.log.slice(older.length).some((e) => e.game_event && e.game_event.phase_started)) show(focusKey());
+    await new Promise((resolve) => whenIdle(resolve));  // the log's older lines, in a task of their own
+    if (stopped) return;
     const room = MAX_LOG - log.childElementCount;
     if (room > 0) log.append(...older.slice(-room).reverse().map(logItem));
-    renderBriefs();
-    // the phase began before the stream's first entry: its battles resolved before it show now
-    if (!view.log.slice(older.length).some((e) => e.game_event && e.game_event.phase_started)) show(focusKey());
   }
 
   function append(entry) {
@@ -765,18 +770,22 @@ export function showMatch(root, matchId, params, playing = false) {
   }
 
   // The opponent's run of actions just ended and the seat has the move: its summary, said aloud.
-  let lastToAct = null;
+  let lastToAct = null, owedSummary = false;
   function noticeTurnChange() {
     const toAct = view.state.side_to_act;
     const seat = view.seat && view.seat.side;
     if (seat && toAct === seat && lastToAct && lastToAct !== seat && view.caughtUp) {
-      const theirs = runs(view.log).filter((r) => r.side !== seat).pop();
-      if (theirs) {
-        view.summary = summarize(theirs);
-        announce(`${view.summary.title}: ${view.summary.lines.join(". ")}. Your move.`);
-      }
+      if (view.history) sumUpTheirs(); else owedSummary = true;  // a run's turn is in the older log
     }
     if (toAct) lastToAct = toAct;
+  }
+
+  function sumUpTheirs() {
+    const theirs = runs(view.log).filter((r) => r.side !== view.seat.side).pop();
+    if (theirs) {
+      view.summary = summarize(theirs);
+      announce(`${view.summary.title}: ${view.summary.lines.join(". ")}. Your move.`);
+    }
   }
 
   let refreshing = null, again = false;
@@ -821,7 +830,8 @@ export function showMatch(root, matchId, params, playing = false) {
     view.zoom = zoom;
   }
   function zoomIn() {
-    if (zoom.scale >= TARGET_ZOOM || (!touch() && innerWidth > 900)) return;  // a desktop shows the whole map
+    // a desktop shows the whole map
+    if (zoom.fitScale >= TARGET_ZOOM || (!touch() && innerWidth > 900)) { zoom.apply(); return; }
     const side = view.seat ? view.seat.side : view.state.side_to_act;
     const hexes = view.state.units.filter((u) => !side || (view.board.counters.get(u.id) || {}).side === side)
       .map((u) => view.board.byId.get(u.hex)).filter(Boolean);

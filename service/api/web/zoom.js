@@ -8,8 +8,10 @@ import { COUNTER_WIDTH } from "./board.js";
 // The zoom at which a counter is a 44 px target (WCAG's target size), with a little room.
 export const TARGET_ZOOM = 46 / COUNTER_WIDTH;
 
-// `first()`: called once the box has its size, in the frame that first lays it out (before it is painted):
-// reading the size any earlier would make the browser lay the whole page out at once, out of turn.
+// `first()`: called once the box has its size, in the frame that first lays it out (before it is painted),
+// to show the map as it should first be seen (it applies a zoom: one change of the viewBox, one more
+// layout of the map in that frame); reading the size any earlier would make the browser lay the whole
+// page out at once, out of turn.
 export function zoomable(svg, board, first = null) {
   // the map point at the box's top left, CSS px per map unit, and whether the whole map is shown (kept
   // so when the box changes size, until someone zooms)
@@ -115,12 +117,13 @@ export function zoomable(svg, board, first = null) {
   }, { passive: false });
   new ResizeObserver(() => {
     size = null;
-    apply();
-    if (first) { const then = first; first = null; then(); }
+    if (first) { const then = first; first = null; then(); } else apply();
   }).observe(svg);
 
   return {
     get scale() { return view.scale; },
+    // the scale at which the whole map fits the box
+    get fitScale() { const b = sized(); return Math.min(b.width / board.width, b.height / board.height) || 1; },
     fit() { view.fitted = true; apply(); },
     zoomBy(factor) { const b = sized(); zoomAt(view.scale * factor, b.width / 2, b.height / 2); },
     // the zoom at which counters are 44 px targets, centred on (mx, my), where the map is shown smaller
