@@ -14,7 +14,7 @@ from service_helpers import ServiceProcess
 BUSY_JS = "return !!(window.typhoon.match && window.typhoon.match.busy)"
 
 
-def wait(browser, condition, timeout: float = 30.0):
+def wait(browser, condition, timeout: float = 20.0):
     return WebDriverWait(browser, timeout, poll_frequency=0.05).until(lambda driver: condition(driver))
 
 
@@ -26,12 +26,6 @@ def selected(browser):
     return browser.execute_script("return window.typhoon.match.selected")
 
 
-def limited(redis_url: str, *limits: str) -> ServiceProcess:
-    """A service on the tests' Redis with only ``limits`` on."""
-    flags = [item for limit in limits for item in ("--limit", limit)]
-    return ServiceProcess("--redis-url", redis_url, "--no-rate-limits", *flags, rate_limits=True)
-
-
 def to_german_moves(client, match_id: str, tokens: dict[str, str]):
     """The standard set-up, then the end of every phase before the first with moves; its legal actions."""
     while True:
@@ -39,8 +33,14 @@ def to_german_moves(client, match_id: str, tokens: dict[str, str]):
         kinds = {action.WhichOneof("kind"): action for action in legal.actions}
         if "move" in kinds:
             return legal
-        action = kinds.get("standard_setup") or kinds["end_phase"]
-        client.submit(match_id, tokens[legal.side_to_act], action, expected_version=legal.version)
+        client.submit(match_id, tokens[legal.side_to_act], kinds.get("standard_setup") or kinds["end_phase"],
+                      expected_version=legal.version)
+
+
+def limited(redis_url: str, *limits: str) -> ServiceProcess:
+    """A service on the tests' Redis with only ``limits`` on."""
+    flags = [item for limit in limits for item in ("--limit", limit)]
+    return ServiceProcess("--redis-url", redis_url, "--no-rate-limits", *flags, rate_limits=True)
 
 
 def click_in_page(browser, css: str) -> None:
@@ -101,14 +101,14 @@ def test_a_watch_refused_for_too_many_streams_waits_and_follows_again(browser, c
         browser.get(f"{service.base_url}/#/match/{match.match_id}")
         wait(browser, lambda d: text(d, "#live") == "live")
         browser.execute_script("window.typhoon.match.stream.drop()")  # reopened in 0.2 s: over the limit
-        wait(browser, lambda d: d.execute_script("return window.typhoon.match.stream.refusals") >= 1)
+        wait(browser, lambda d: d.execute_script("return window.typhoon.match.stream.refusals") >= 1, timeout=30)
         assert text(browser, "#live") == "reconnecting"
         to_german_moves(client, match.match_id, tokens)
         last = client.get_match(match.match_id).match.last_sequence
         wait(browser, lambda d: d.execute_script(
             "return [...document.querySelectorAll('#log li')].map(li => +li.dataset.seq).sort((a, b) => a - b)")
-            == list(range(1, last + 1)))
-        wait(browser, lambda d: text(d, "#live") == "live")
+            == list(range(1, last + 1)), timeout=30)
+        wait(browser, lambda d: text(d, "#live") == "live", timeout=30)
         assert browser.execute_script("return window.typhoon.match.stream.refusals") <= 4, "it waited as told (a retry every 0.2 s would be refused some 25 times)"
     finally:
         service.stop()
