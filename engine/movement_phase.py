@@ -61,13 +61,18 @@ class MovementPhase:
     segments of the units whose reach holds one of the two hexes: the hex left is put back in order, the
     hex entered taken out, the mover's hex taken out of the others' swaps; a unit left with or without an
     empty hex (a change of whether others may move onto it) has the swaps onto it listed again. A move
-    that stacks two units (rare) drops them all.
+    onto a friend starts a *chain* (the unit underneath moves next, maybe onto another friend): while it
+    lasts the segments wait (the listing of a stack does not read them); when its last unit moves to an
+    empty hex, the chain as a whole has emptied the first mover's hex and filled that one, so the
+    segments are patched as for one move between them, every hex of the chain taken out of the swaps.
     """
 
     def _reset_movement(self) -> None:
         self._unmoved_cache: list[str] | None = None
         self._empty_segs: dict[str, tuple[list[int], list[Move]]] = {}
         self._friend_segs: dict[str, tuple[list[int], list[Move]]] = {}
+        #: a chain of moves onto friends under way: (the hex its first unit left, the hexes its units left)
+        self._chain: tuple[int, tuple[int, ...]] | None = None
 
     def _movers(self, unmoved: list[str] | None = None) -> list[str]:
         """Units that may move now: the unit another has moved onto, or else every unit that may still
@@ -211,19 +216,37 @@ class MovementPhase:
         _, free_exit, reach = host
         return free_exit or (not self.ps.stack and vacated in reach)
 
-    def _moved_between_empty_hexes(self, unit: str, start: int, dest: int) -> None:
-        """Patch the kept segments after ``unit`` moved from ``start`` to the empty ``dest`` (see the class).
-        Segments are copied before they change: a clone of the game shares them."""
-        unmoved = self._unmoved_cache
-        if unmoved is None:
-            self._reset_movement()
+    def _patch_kept(self, unit: str, start: int, dest: int, stacked: tuple[int, str] | None) -> None:
+        """Patch what the phase keeps after ``unit`` moved from ``start`` to ``dest`` (see the class);
+        ``stacked``: the stack the move began from, if any."""
+        if self._unmoved_cache is None or (stacked and self._chain is None):  # nothing kept (or a position
+            self._reset_movement()  # loaded mid-chain): listed afresh
             return
+        if self.ps.stack:  # the chain begins or goes on: the unit is done, the others' segments wait
+            origin, left = self._chain if stacked else (start, ())
+            self._chain = (origin, (*left, start))
+            self._unmoved_cache = [u for u in self._unmoved_cache if u != unit]
+            self._empty_segs.pop(unit, None)
+            self._friend_segs.pop(unit, None)
+            return
+        if stacked:  # the chain ends in an empty hex
+            origin, left = self._chain
+            self._chain = None
+            self._moved_between_empty_hexes(unit, origin, dest, (*left, start))
+            return
+        self._moved_between_empty_hexes(unit, start, dest, ())
+
+    def _moved_between_empty_hexes(self, unit: str, start: int, dest: int, left: tuple[int, ...]) -> None:
+        """Patch the kept segments after ``unit`` moved from ``start`` to the empty ``dest`` (see the class),
+        or a chain of moves onto friends emptied ``start`` and filled ``dest``, its units leaving the hexes
+        ``left`` (``start`` first). Segments are copied before they change: a clone of the game shares them."""
+        unmoved = self._unmoved_cache
         self._unmoved_cache = unmoved = [u for u in unmoved if u != unit]
         reach_cache, empty, friends, table = self._reach_cache, self._empty_segs, self._friend_segs, self._move_table
         empty.pop(unit, None)
         friends.pop(unit, None)
         flipped = []  # hexes of units that gained their first empty hex or lost their last
-        back_home = start == dest  # a named path back to its own hex: no hex emptied or filled
+        back_home = start == dest  # a named path (or a chain) back to its first hex: no hex emptied or filled
         for u in unmoved:
             reach = reach_cache.get(u)
             if reach is None:
@@ -257,6 +280,12 @@ class MovementPhase:
                     empty[u] = (hexes, moves)
                     if not hexes:
                         flipped.append(self.hex_of[u])
+        if len(left) > 1:  # the hexes a chain's later units left hold moved units now: no more swaps there
+            gone = frozenset(left[1:])
+            for u, (hexes, moves) in list(friends.items()):
+                if not gone.isdisjoint(hexes):
+                    keep = [i for i, h in enumerate(hexes) if h not in gone]
+                    friends[u] = ([hexes[i] for i in keep], [moves[i] for i in keep])
         for h in flipped:
             for u in [u for u in friends if h in reach_cache[u].cost]:
                 del friends[u]
@@ -357,10 +386,7 @@ class MovementPhase:
         else:
             self._put(unit, dest)
         self.ps.moved.add(unit)
-        if stacked or self.ps.stack:
-            self._reset_movement()
-        else:
-            self._moved_between_empty_hexes(unit, start, dest)
+        self._patch_kept(unit, start, dest, stacked)
         ids = self.board.ids
         self._emit(UnitMoved(unit, ids[start], tuple(map(ids.__getitem__, path))))
         for hex_index in path:
