@@ -487,8 +487,9 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         twin._reach_cache = dict(self._reach_cache)
         twin._rules_cache = dict(self._rules_cache)
         twin._units_cache = dict(self._units_cache)
-        twin._empty_segs = dict(self._empty_segs)
-        twin._friend_segs = dict(self._friend_segs)
+        # the kept segments are patched in place as the phase goes on: each game its own
+        twin._empty_segs = {u: (hexes.copy(), moves.copy()) for u, (hexes, moves) in self._empty_segs.items()}
+        twin._friend_segs = {u: (hexes.copy(), moves.copy()) for u, (hexes, moves) in self._friend_segs.items()}
         twin._events = []
         return twin
 

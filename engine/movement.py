@@ -15,8 +15,8 @@ stops there, so nothing beyond that hex is reachable through it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Sequence
 
 from .errors import IllegalAction, Reason
@@ -43,7 +43,11 @@ class Reach:
     start: int
     cost: dict[int, int]
     parent: dict[int, int]
-    rank: dict[int, int] = field(default_factory=dict)
+
+    @cached_property
+    def rank(self) -> dict[int, int]:
+        """hex → its place in ``cost``'s order (made when first asked: few reaches are asked)."""
+        return dict(zip(self.cost, range(len(self.cost))))
 
     def path_to(self, dest: int) -> tuple[int, ...]:
         path = [dest]
@@ -122,7 +126,7 @@ def reach(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc:
                     buckets[total].append(nxt)
         frontier = buckets[spent + 1]
     del best[start]
-    return Reach(start, best, parent, dict(zip(best, range(len(best)))))
+    return Reach(start, best, parent)
 
 
 def reach_among(board: "Board", start: int, rules: MoveRules, enemy_units: set[int] | dict,

@@ -239,9 +239,8 @@ class MovementPhase:
     def _moved_between_empty_hexes(self, unit: str, start: int, dest: int, left: tuple[int, ...]) -> None:
         """Patch the kept segments after ``unit`` moved from ``start`` to the empty ``dest`` (see the class),
         or a chain of moves onto friends emptied ``start`` and filled ``dest``, its units leaving the hexes
-        ``left`` (``start`` first). Segments are copied before they change: a clone of the game shares them."""
-        unmoved = self._unmoved_cache
-        self._unmoved_cache = unmoved = [u for u in unmoved if u != unit]
+        ``left`` (``start`` first). Segments are patched in place: a clone of the game copies them."""
+        self._unmoved_cache = unmoved = [u for u in self._unmoved_cache if u != unit]
         reach_cache, empty, friends, table = self._reach_cache, self._empty_segs, self._friend_segs, self._move_table
         empty.pop(unit, None)
         friends.pop(unit, None)
@@ -253,39 +252,39 @@ class MovementPhase:
                 continue
             cost = reach.cost
             if start in cost:
-                old = None if back_home else empty.get(u)
-                if old is not None:
-                    hexes, moves = old[0].copy(), old[1].copy()
+                segment = None if back_home else empty.get(u)
+                if segment is not None:
+                    hexes, moves = segment
+                    was_empty = not hexes
                     if dest in cost:
                         at = hexes.index(dest)
                         del hexes[at], moves[at]
-                    at = bisect(hexes, reach.rank[start], key=reach.rank.__getitem__)
+                    rank = reach.rank
+                    at = bisect(hexes, rank[start], key=rank.__getitem__)
                     hexes.insert(at, start)
                     moves.insert(at, table[u][start])
-                    empty[u] = (hexes, moves)
-                    if not old[0]:
+                    if was_empty:
                         flipped.append(self.hex_of[u])
-                old = friends.get(u)
-                if old is not None and start in old[0]:
-                    hexes, moves = old[0].copy(), old[1].copy()
+                segment = friends.get(u)
+                if segment is not None and start in segment[0]:
+                    hexes, moves = segment
                     at = hexes.index(start)
                     del hexes[at], moves[at]
-                    friends[u] = (hexes, moves)
             elif dest in cost:
-                old = empty.get(u)
-                if old is not None:
-                    hexes, moves = old[0].copy(), old[1].copy()
+                segment = empty.get(u)
+                if segment is not None:
+                    hexes, moves = segment
                     at = hexes.index(dest)
                     del hexes[at], moves[at]
-                    empty[u] = (hexes, moves)
                     if not hexes:
                         flipped.append(self.hex_of[u])
         if len(left) > 1:  # the hexes a chain's later units left hold moved units now: no more swaps there
             gone = frozenset(left[1:])
-            for u, (hexes, moves) in list(friends.items()):
+            for hexes, moves in friends.values():
                 if not gone.isdisjoint(hexes):
                     keep = [i for i, h in enumerate(hexes) if h not in gone]
-                    friends[u] = ([hexes[i] for i in keep], [moves[i] for i in keep])
+                    moves[:] = [moves[i] for i in keep]
+                    hexes[:] = [hexes[i] for i in keep]
         for h in flipped:
             for u in [u for u in friends if h in reach_cache[u].cost]:
                 del friends[u]
