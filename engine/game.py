@@ -206,9 +206,13 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         """Every legal action of the player to act (pending decisions first and alone)."""
         if self.outcome:
             return []
-        if self._legal_cache is None:
-            self._legal_cache = self._list_actions()
-        return list(self._legal_cache)
+        kept = self._legal_cache
+        if kept is None:
+            return self._list_actions()
+        # the list the last action's settling made is handed over, not copied: the caller may change it,
+        # so it is not kept (a second call lists again, the same actions in the same order)
+        self._legal_cache = None
+        return kept
 
     def _list_actions(self) -> list[Action]:
         kind = self.phase.kind
@@ -491,6 +495,7 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         twin._empty_segs = {u: (hexes.copy(), moves.copy()) for u, (hexes, moves) in self._empty_segs.items()}
         twin._friend_segs = {u: (hexes.copy(), moves.copy()) for u, (hexes, moves) in self._friend_segs.items()}
         twin._events = []
+        twin._legal_cache = None if self._legal_cache is None else list(self._legal_cache)
         return twin
 
     def to_json(self) -> dict[str, Any]:
