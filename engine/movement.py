@@ -49,6 +49,20 @@ class Reach:
         """hex → its place in ``cost``'s order (made when first asked: few reaches are asked)."""
         return dict(zip(self.cost, range(len(self.cost))))
 
+    @cached_property
+    def onward(self) -> frozenset[int]:
+        """The hexes of the reach some other hex was first reached from (the start hex, always left, aside)."""
+        return frozenset(self.parent.values()) - {self.start}
+
+    def cities(self, city_bits: tuple[tuple[int, int], ...]) -> list[tuple[int, int, int]]:
+        """(hex, bit, cost to reach it) of the cities of ``city_bits`` (hex, bit) in this reach, found once
+        (``city_bits`` is the same for every game of a map)."""
+        found = self.__dict__.get("_cities")
+        if found is None:
+            cost = self.cost
+            found = self.__dict__["_cities"] = [(h, bit, cost[h]) for h, bit in city_bits if h in cost]
+        return found
+
     def path_to(self, dest: int) -> tuple[int, ...]:
         path = [dest]
         while path[-1] != self.start:
@@ -134,7 +148,11 @@ def reach_among(board: "Board", start: int, rules: MoveRules, enemy_units: set[i
     """:func:`reach`, taken from the reach with no enemy on the map when no enemy unit or zone of control
     lies within it (then the search would find the same hexes, costs, parents and order: enemy units out
     of reach and zones of control nobody enters change nothing). Those are kept on the board, per start
-    hex and kind of movement, for as long as the map is loaded (a few thousand at most)."""
+    hex and kind of movement, for as long as the map is loaded (a few thousand at most).
+
+    Nor does an enemy hex or zone of control matter where the search with no enemy went no further (no
+    hex was first reached from it: the other hexes are reached the same way whether it is left or not):
+    then the reach is the one with no enemy less the enemy units' hexes."""
     key = (start, rules.allowance, rules.neighbours is board.rail_links, rules.costs is None)
     free = board.memo.get(key)
     if free is None:
@@ -142,6 +160,11 @@ def reach_among(board: "Board", start: int, rules: MoveRules, enemy_units: set[i
     hexes = free.cost.keys()
     if hexes.isdisjoint(enemy_zoc) and hexes.isdisjoint(enemy_units):
         return free
+    onward = free.onward
+    if onward.isdisjoint(enemy_zoc) and onward.isdisjoint(enemy_units):
+        if hexes.isdisjoint(enemy_units):
+            return free
+        return Reach(start, {h: c for h, c in free.cost.items() if h not in enemy_units}, free.parent)
     return reach(start, rules, enemy_units, enemy_zoc)
 
 

@@ -321,24 +321,24 @@ class MovementPhase:
         start = self.hex_of[unit]
         rules = self._move_rules(unit)
         enemy = other(counter.side)
-        enemy_units, enemy_zoc = self._units_of(enemy), self._zoc(enemy)
         if action.path is not None:
             path = tuple(self._hex(h) for h in action.path)
             if not path or path[-1] != dest:
                 raise IllegalAction(Reason.PATH_BROKEN, f"the path of unit {unit} must end at {action.to}")
-            movement.check_path(unit, start, path, rules, enemy_units, enemy_zoc, self.board)
+            movement.check_path(unit, start, path, rules, self._units_of(enemy), self._zoc(enemy), self.board)
         else:
             if dest == start:
                 raise IllegalAction(Reason.PATH_BROKEN, f"unit {unit} is already in {action.to}")
-            if dest not in self._reach(unit).cost:
-                self._explain_unreachable(unit, start, dest, rules, enemy_units, enemy_zoc)
             reach = self._reach(unit)
-            cost, away, control, side = reach.cost, self.board.distances[dest], self.control, counter.side
+            cost = reach.cost
+            if dest not in cost:
+                self._explain_unreachable(unit, start, dest, rules, self._units_of(enemy), self._zoc(enemy))
+            away, control, side, allowance = self.board.distances[dest], self.control, counter.side, rules.allowance
             # only cities a path to ``dest`` could pass through (every hex costs at least 1)
-            capture = {h: bit for h, bit in self._city_bits
-                       if h in cost and control.get(h) != side and h != dest and cost[h] + away[h] <= rules.allowance}
+            capture = {h: bit for h, bit, spent in reach.cities(self._city_bits)
+                       if control.get(h) != side and h != dest and spent + away[h] <= allowance}
             if capture:
-                path = movement.preferred_path(start, dest, rules, enemy_units, enemy_zoc, capture)
+                path = movement.preferred_path(start, dest, rules, self._units_of(enemy), self._zoc(enemy), capture)
             else:
                 path = reach.path_to(dest)
         occupant = self.at.get(dest)
@@ -386,8 +386,9 @@ class MovementPhase:
             self._put(unit, dest)
         self.ps.moved.add(unit)
         self._patch_kept(unit, start, dest, stacked)
-        ids = self.board.ids
+        ids, cities = self.board.ids, self.board.cities
         self._emit(UnitMoved(unit, ids[start], tuple(map(ids.__getitem__, path))))
         for hex_index in path:
-            self._enter_city(unit, hex_index)
+            if hex_index in cities:
+                self._enter_city(unit, hex_index)
 
