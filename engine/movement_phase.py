@@ -172,19 +172,22 @@ class MovementPhase:
             segment = self._empty_segs[unit] = (hexes, list(map(self._move_table[unit].__getitem__, hexes)))
         return segment
 
-    def _free_hosts(self, unmoved: list[str]) -> list[tuple[str, int, bool, dict[int, int]]]:
-        """(unit, its hex, whether it has an empty hex to go to, its reach) for each unit still to move."""
-        hex_of = self.hex_of
-        return [(host, hex_of[host], bool(self._empty_segment(host)[0]), self._reach(host).cost) for host in unmoved]
+    def _free_hosts(self, unmoved: list[str]) -> tuple[list[int], dict[int, bool], dict[int, dict[int, int]]]:
+        """The hexes of the units still to move (in their order), whether each one's unit has an empty hex
+        to go to, and each one's reach."""
+        hex_of, empty_segment, reach_of = self.hex_of, self._empty_segment, self._reach
+        hexes = [hex_of[host] for host in unmoved]
+        return (hexes, {h: bool(empty_segment(host)[0]) for h, host in zip(hexes, unmoved)},
+                {h: reach_of(host).cost for h, host in zip(hexes, unmoved)})
 
-    def _friend_segment(self, unit: str, hosts: list[tuple[str, int, bool, dict[int, int]]]) -> tuple[list[int],
-                                                                                                       list[Move]]:
+    def _friend_segment(self, unit: str, hosts: tuple[list[int], dict[int, bool], dict[int, dict[int, int]]]
+                        ) -> tuple[list[int], list[Move]]:
         """The hexes of units still to move (``hosts``, see ``_free_hosts``) that ``unit`` can move onto (no
         two units sharing a hex yet), and the moves there: the host must have an empty hex to go to, or
         else the hex ``unit`` leaves."""
         start, reachable = self.hex_of[unit], self._reach(unit).cost
-        hexes = [h for host, h, free, its_reach in hosts
-                 if h in reachable and host != unit and (free or start in its_reach)]
+        host_hexes, free, reach_of = hosts
+        hexes = [h for h in filter(reachable.__contains__, host_hexes) if free[h] or start in reach_of[h]]
         segment = self._friend_segs[unit] = (hexes, list(map(self._move_table[unit].__getitem__, hexes)))
         return segment
 
