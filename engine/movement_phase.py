@@ -262,7 +262,7 @@ class MovementPhase:
                     if dest in cost:
                         at = hexes.index(dest)
                         del hexes[at], moves[at]
-                    rank = reach.rank
+                    rank = reach.rank()
                     at = bisect(hexes, rank[start], key=rank.__getitem__)
                     hexes.insert(at, start)
                     moves.insert(at, table[u][start])
@@ -341,7 +341,8 @@ class MovementPhase:
             capture = {h: bit for h, bit, spent in reach.cities(self._city_bits)
                        if control.get(h) != side and h != dest and spent + away[h] <= allowance}
             if capture:
-                path = movement.preferred_path(start, dest, rules, self._units_of(enemy), self._zoc(enemy), capture)
+                path = movement.preferred_path(start, dest, rules, self._units_of(enemy), self._zoc(enemy), capture,
+                                               away)
             else:
                 path = reach.path_to(dest)
         occupant = self.at.get(dest)
