@@ -147,7 +147,7 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         self._units_cache: dict[str, tuple[int, dict[int, str]]] = {}
         self._legal_cache: list[Action] | None = None
         self._attacks_cache: tuple[PhaseState, tuple, int, list[tuple[str, str]]] | None = None
-        self._entries_cache: tuple[PhaseState, tuple, list[int]] | None = None
+        self._entries_cache: tuple[PhaseState, tuple, tuple[list[int], dict[str, bool]]] | None = None
         self._declarations: dict[tuple[str, str], Action] = {}  # shared DeclareAttack values (immutable)
         self._rules_made: dict[tuple, movement.MoveRules] = {}  # shared MoveRules values (immutable)
         self._city_bits = tuple((h, 1 << i) for i, h in enumerate(sorted(self.board.cities)))
