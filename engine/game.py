@@ -29,6 +29,7 @@ from .actions import (  # noqa: F401
     ChooseLosses,
     EndPhase,
     Move,
+    PlaceUnit,
     Replace,
     Resign,
     StandardSetup,
@@ -143,6 +144,7 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         self._reach_cache: dict[str, movement.Reach] = {}
         self._move_table = action_table(Move, self.board.ids)
         self._replace_table = action_table(Replace, self.board.ids)
+        self._place_table = action_table(PlaceUnit, self.board.ids)
         self._rules_cache: dict[str, movement.MoveRules] = {}
         self._units_cache: dict[str, tuple[int, dict[int, str]]] = {}
         self._legal_cache: list[Action] | None = None
