@@ -368,7 +368,10 @@ class MatchService:
             page = await self.store.list_ids(token, size)
             for member, meta in zip(page.members, await self.store.metas(page.ids)):
                 if meta and (wanted is None or meta.get("status") == wanted) and len(matches) < size:
-                    matches.append(self._match(meta))
+                    try:
+                        matches.append(self._match(meta))
+                    except (KeyError, ValueError, TypeError) as error:  # a record no service wrote: not the page's end
+                        log.warning("list_skipped_match", match_id=meta.get("id"), error=repr(error))
                     token = member  # the index's own place, not one rebuilt from the meta (which may differ)
             if not page.next_token:
                 return api.ListMatchesResponse(matches=matches)
