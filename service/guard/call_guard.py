@@ -46,8 +46,8 @@ RPC_LIMITS: dict[str, tuple[str, str]] = {
 #: The RPCs that check a seat token or a ladder key (the REST routes ``authenticated`` or taking ``keys``).
 KEY_CHECKED = frozenset({"SubmitAction", "Resign", "Seek", "RegisterPlayer", "RotatePlayerKey", "RevokePlayerKey",
                          "RotateOwnerKey", "RevokeOwnerKey"})
-#: The RPCs that add to the store for good, refused while it is nearly full.
-ADDS_TO_STORE = frozenset({"CreateMatch", "RegisterPlayer", "RegisterOwner"})
+#: The RPCs that add to the store for good, refused while it is nearly full (Seek: the ladder's matches).
+ADDS_TO_STORE = frozenset({"CreateMatch", "RegisterPlayer", "RegisterOwner", "Seek"})
 FROM_ADDRESS = "from this address"
 
 
