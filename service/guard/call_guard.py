@@ -117,7 +117,7 @@ class CallGuard:
         """The guard of ``typhoon serve``: the limits of ``settings`` counted in ``store``'s Redis, and
         its capacity judged against ``high_water`` (start it: ``guard.capacity.start()``)."""
         enabled = any(settings.enabled(name) for name in BY_NAME)
-        limits = RateLimits(limiter_storage(store), settings, None if store.cluster else store.lane) if enabled else None
+        limits = RateLimits(limiter_storage(store), settings, None if store.clustered else store.lane) if enabled else None
         return cls(limits, StoreCapacity(store, high_water), trusted_proxies)
 
 
