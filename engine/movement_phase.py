@@ -142,6 +142,9 @@ class MovementPhase:
         """Moves to empty hexes (unit by unit, each in its reach's order), then moves onto friendly units
         that can move away, then ending the phase (not while two units share a hex)."""
         if self.ps.stack:
+            kept = self._chain_actions()
+            if kept is not None:
+                return kept
             movers = self._movers()
             at, table = self.at, self._move_table
             actions: list[Action] = [table[u][h] for u in movers for h in self._reach(u).cost if h not in at]
@@ -162,6 +165,37 @@ class MovementPhase:
                 segment = self._friend_segment(unit, hosts)
             actions += segment[1]
         actions.append(END_PHASE)
+        return actions
+
+    def _chain_actions(self) -> list[Action] | None:
+        """The listing of a stack (as :meth:`_moves_onto_friends` and the unit underneath's empty hexes make
+        it) read off the segments kept from before the chain began, or None if they are not all there.
+        While a chain lasts, the one hex emptied is the one its first unit left (its moves end on friends):
+        the unit underneath may go to its kept empty hexes and that one, if in reach (in its place in the
+        reach's order); a unit still to move can be moved onto if it has a kept empty hex or that one."""
+        chain, unmoved = self._chain, self._unmoved_cache
+        if chain is None or unmoved is None:
+            return None
+        origin = chain[0]
+        empty, reach_cache, hex_of = self._empty_segs, self._reach_cache, self.hex_of
+        unit = self.at[self.ps.stack[0]]
+        reach = reach_cache.get(unit)
+        segment = empty.get(unit)
+        if reach is None or segment is None or reach.start != hex_of[unit]:
+            return None
+        cost, row = reach.cost, self._move_table[unit]
+        actions: list[Action] = list(segment[1])
+        if origin in cost:
+            rank = reach.rank()
+            actions.insert(bisect(segment[0], rank[origin], key=rank.__getitem__), row[origin])
+        for host in unmoved:
+            h = hex_of[host]
+            if h in cost and host != unit:
+                host_segment, host_reach = empty.get(host), reach_cache.get(host)
+                if host_segment is None or host_reach is None:
+                    return None
+                if host_segment[0] or origin in host_reach.cost:
+                    actions.append(row[h])
         return actions
 
     def _empty_segment(self, unit: str) -> tuple[list[int], list[Move]]:
