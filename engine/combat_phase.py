@@ -339,6 +339,17 @@ class CombatPhase:
         raise AssertionError(stage)
 
     def _retreat_options(self, unit: str) -> retreat.RetreatOptions:
+        """Where ``unit`` may retreat now (kept while no unit moves: a battle's stage, its listing, the check
+        of the choice and the retreat itself all ask)."""
+        key = (unit, self._positions["german"], self._positions["soviet"])
+        cached = self._retreat_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        options = self._retreat_options_now(unit)
+        self._retreat_cache = (key, options)
+        return options
+
+    def _retreat_options_now(self, unit: str) -> retreat.RetreatOptions:
         side = self.side_of(unit)
         enemy = other(side)
         start = self.hex_of[unit]

@@ -23,7 +23,7 @@ from typing import Any, Iterable
 
 import orjson
 
-from . import combat, movement
+from . import combat, movement, retreat
 from .actions import (  # noqa: F401
     Action,
     ChooseLosses,
@@ -150,6 +150,7 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         self._legal_cache: list[Action] | None = None
         self._attacks_cache: tuple[PhaseState, tuple, int, list[tuple[str, str]]] | None = None
         self._entries_cache: tuple[PhaseState, tuple, tuple[list[int], dict[str, bool]]] | None = None
+        self._retreat_cache: tuple[tuple[str, int, int], retreat.RetreatOptions] | None = None
         self._declarations: dict[tuple[str, str], Action] = {}  # shared DeclareAttack values (immutable)
         self._rules_made: dict[tuple, movement.MoveRules] = {}  # shared MoveRules values (immutable)
         self._city_bits = tuple((h, 1 << i) for i, h in enumerate(sorted(self.board.cities)))
