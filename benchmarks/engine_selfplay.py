@@ -13,15 +13,20 @@ every round, so that a machine growing busier or quieter weighs on both alike), 
 games per CPU second and their ratio. Both sides play ruleset 2 when this tree can, so that they play the
 very same games (the digest of the final states says whether they did).
 
-Profile (cProfile of 15 random standard games, 2026-11-26, after the speed work, machine loaded): the
-movement phases still take most of the time: the reach search (``movement.reach``, ~13 % of the time on its
-own, ~4,900 searches for 15 games, a quarter of them saved by the reach with no enemy near, part 6), the
-check of a move (``_check_movement`` with its path, ~17 % with what it calls), the listing of moves
-(``_movement_actions`` and its kept segments, ~37 % with what it calls), the patching after a move (~5 %);
-then the replacement listing (~7 %), supply and combat (a few % each). Before the work (c671d70) the same
-games spent most of their time re-listing every unit's moves after each move and rebuilding reach searches
-(parts 1-6 in the git log). An optional Cython build of the hot modules was tried and set aside: ~1.3x on
-top, not worth a compiled and a pure engine to keep in step.
+Profile (cProfile, line_profiler and per-phase timers over 8-12 random standard games, 2026-11-27, after
+parts 7-14 of the speed work, machine loaded): the start of each movement phase, where every mover's reach
+is searched and its segments listed, is ~27 % of the time (``movement.reach`` ~12 % on its own, ~250 full
+searches a game, the rest taken from the reach with no enemy); the patching of the kept segments after a
+move ~10 %; the check of a move ~10 % (a city-capturing path search ~3 %); the listing kept between moves
+~3 %; replacement phases ~5 %, combat resolution ~5 %, the rest spread thin (no function above 3 % on its
+own). Before parts 7-14, a chain of moves onto friends (~1 move in 7 in random play) dropped the kept
+segments and listed every unit again, and a replacement listing worked its entry hexes and each
+unit's communication out again after every action.
+Before the work (c671d70) the same games spent most of their time re-listing every unit's moves after each
+move and rebuilding reach searches (parts 1-6 in the git log). The reach search itself is at CPython's
+floor (variants with bytearrays, split frontiers or hoisted lookups measured no faster). An optional Cython
+build of the hot modules gave ~1.2-1.3x on top (2026-11-26 and 11-27) and was set aside: a compiled module
+shadows its edited source until rebuilt, and a compiled and a pure engine would both need the corpus.
 """
 
 from __future__ import annotations

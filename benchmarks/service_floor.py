@@ -22,6 +22,11 @@ window divided by the calls answered in it; Redis's CPU is shown beside it.
     .venv/bin/python benchmarks/service_floor.py --time-control 3600+0     # matches with clocks
     .venv/bin/python benchmarks/service_floor.py --rounds 3 --transport grpc  # median of three rounds
     .venv/bin/python benchmarks/service_floor.py --profile /tmp/profiles  # where each server's CPU goes
+    .venv/bin/python benchmarks/service_floor.py --baseline c671d70 --rounds 3  # against another commit
+
+``--baseline REV`` also runs commit REV's ``typhoon serve`` (a temporary git worktree, with this tree's
+Python environment and client), in each round beside the others, and prints this tree's service
+against it: before and after under the same load. Flags REV's command line lacks (the limits) are left out.
 
 Machines are noisy: read the ratios (service / floor, same run), and the load line, which says how
 much CPU other processes took meanwhile.
@@ -43,6 +48,7 @@ import sys
 import tempfile
 import time
 import uuid
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,6 +59,7 @@ if str(ROOT) not in sys.path:
 import aiohttp  # noqa: E402
 import grpc  # noqa: E402
 import psutil  # noqa: E402
+from baseline import short, worktree  # noqa: E402
 from tabulate import tabulate  # noqa: E402
 
 from service.gen.typhoon.v1 import actions_pb2, match_service_pb2 as api  # noqa: E402
@@ -77,6 +84,8 @@ FLOOR_REDIS = "floor + Redis GET"
 #: ends (~40 a minute), from one address; every other limit, the per-seat SubmitAction limit and the
 #: wrong-key check of every call with a token among them, costs what it costs a deployment.
 SERVE_ARGS = ["--limit", "create_match=off", "--limit", "join_match=off"]
+#: How a baseline commit's service is named in the tables: ``typhoon serve @c671d70``.
+BASELINE_PREFIX = "typhoon serve @"
 #: The issue's targets: service / floor.
 TARGETS = {"grpc": {"cpu": 2.5, "throughput": 0.5, "p99": 2.0}, "rest": {"cpu": 3.0}}
 
@@ -143,7 +152,7 @@ async def _serve_floor(redis_url: str = "") -> None:
 class ServerProcess:
     """A server child process, pinned to ``cores`` if given; its log goes to a file."""
 
-    def __init__(self, args: list[str], log_path: Path, cores: set[int] | None) -> None:
+    def __init__(self, args: list[str], log_path: Path, cores: set[int] | None, tree: Path = ROOT) -> None:
         self.log_path = log_path
         self.cores = cores
 
@@ -153,9 +162,9 @@ class ServerProcess:
         if cores:
             args = ["taskset", "-c", ",".join(map(str, sorted(cores))), *args]
         self.log = open(log_path, "w")  # noqa: SIM115 - closed in stop()
-        self.process = subprocess.Popen(args, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=self.log,
+        self.process = subprocess.Popen(args, cwd=tree, stdin=subprocess.DEVNULL, stdout=self.log,
                                         stderr=subprocess.STDOUT,
-                                        env=dict(os.environ, REDIS_URL="", PYTHONUNBUFFERED="1",
+                                        env=dict(os.environ, REDIS_URL="", PYTHONUNBUFFERED="1", PYTHONPATH=str(tree),
                                                  **{DIE_WITH_PARENT_VARIABLE: str(os.getpid())}))
         self.grpc_port = self.http_port = 0
 
@@ -229,6 +238,11 @@ class Result:
     @property
     def redis_ms(self) -> float:
         return self.redis_cpu_s * 1000 / self.calls if self.calls else 0.0
+
+    def row_cells(self) -> list:
+        row = self.row()
+        return [row["calls_per_s"], row["p50_ms"], row["p99_ms"], row["server_cpu_ms_per_call"],
+                row["redis_cpu_ms_per_call"], row["errors"], row["other_processes_cores"]]
 
     def row(self) -> dict:
         return {"target": self.target, "transport": self.transport, "calls": self.calls, "errors": self.errors,
@@ -359,7 +373,7 @@ async def run_phase(server: ServerProcess, target: str, transport: str, matches:
     result = Result(target, transport)
     window = Window(result, server)
     stop = asyncio.Event()
-    floor = target != "typhoon serve"  # the floors offer no matches
+    floor = not target.startswith("typhoon serve")  # the floors offer no matches
     rng = random.Random(seed)
     # one gRPC connection per channel: the kernel spreads connections (not calls) over --workers
     opened = [grpc.aio.insecure_channel(f"127.0.0.1:{server.grpc_port}",
@@ -498,11 +512,19 @@ def summarize(results: dict[tuple[str, str], Result], transports: list[str],
                               "ratios": ratio, "ratios_to_floor_redis": redis_ratio,
                               "verdict": verdict(transport, ratio)}
         for result in (floor, with_redis, service):
-            row = result.row()
-            rows.append([transport + label, result.target, row["calls_per_s"], row["p50_ms"], row["p99_ms"],
-                         row["server_cpu_ms_per_call"], row["redis_cpu_ms_per_call"], row["errors"],
-                         row["other_processes_cores"]])
-        for name, r in (("service / floor", ratio), ("service / floor + Redis", redis_ratio)):
+            rows.append([transport + label, result.target, *result.row_cells()])
+        compared = [("service / floor", ratio), ("service / floor + Redis", redis_ratio)]
+        baseline = next((result for (target, where), result in results.items()
+                         if where == transport and target.startswith(BASELINE_PREFIX)), None)
+        if baseline:
+            before = {"floor": ratios(floor, baseline), "floor_redis": ratios(with_redis, baseline),
+                      "after_to_before": ratios(baseline, service)}
+            summary[transport]["baseline"] = {"service": baseline.row(), "ratios": before}
+            rows.append([transport + label, baseline.target, *baseline.row_cells()])
+            compared += [(f"{baseline.target} / floor", before["floor"]),
+                         (f"{baseline.target} / floor + Redis", before["floor_redis"]),
+                         (f"service / {baseline.target}", before["after_to_before"])]
+        for name, r in compared:
             rows.append([transport + label, name, f"{r['throughput']}×", f"{r['p50']}×", f"{r['p99']}×",
                          f"{r['cpu']}×", "", "", ""])
     return rows, summary
@@ -533,6 +555,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="measure everything this many times, alternating, and judge the median ratios (1)")
     parser.add_argument("--time-control", default=None,
                         help="give the service's matches clocks, e.g. 3600+0 (no flag falls): what clocks cost")
+    parser.add_argument("--baseline", metavar="REV", default=None,
+                        help="also run commit REV's typhoon serve in each round: the service before and after")
     parser.add_argument("--json", default=None, help="write the figures as JSON to this file")
     parser.add_argument("--profile", default=None,
                         help="record py-spy profiles of each server into DIR/SERVER/TRANSPORT.txt (py-spy on PATH)")
@@ -568,6 +592,32 @@ def main(argv: list[str] | None = None) -> int:
         "typhoon serve": [sys.executable, "-m", "clients.cli", "serve", "--grpc-port", "0", "--http-port", "0",
                           "--data-dir", str(workdir / "data"), *SERVE_ARGS, *shlex.split(args.serve_args)],
     }
+    trees = dict.fromkeys(commands, ROOT)
+    with ExitStack() as stack:
+        if args.baseline:
+            tree = stack.enter_context(worktree(args.baseline))
+            target = BASELINE_PREFIX + short(args.baseline)
+            commands[target] = _baseline_command(tree, commands["typhoon serve"])
+            trees[target] = tree
+        return _measure(args, commands, trees, transports, workdir, server_cores, cores, pin)
+
+
+def _baseline_command(tree: Path, command: list[str]) -> list[str]:
+    """``command`` (this tree's typhoon serve) for the service of ``tree``, without the flags it lacks."""
+    known = subprocess.run([sys.executable, "-m", "clients.cli", "serve", "--help"], cwd=tree, capture_output=True,
+                           text=True, env=dict(os.environ, PYTHONPATH=str(tree))).stdout
+    kept, words = [], iter(command)
+    for word in words:
+        if word in SERVE_ARGS and word.startswith("--") and f"{word} " not in known:
+            next(words, None)  # and its value
+            continue
+        kept.append(word)
+    return kept
+
+
+def _measure(args: argparse.Namespace, commands: dict[str, list[str]], trees: dict[str, Path],
+             transports: list[str], workdir: Path, server_cores: set[int] | None, cores: list[int],
+             pin: bool) -> int:
     load_before = os.getloadavg()
     rounds: list[dict[tuple[str, str], Result]] = []
     try:
@@ -575,7 +625,7 @@ def main(argv: list[str] | None = None) -> int:
             results: dict[tuple[str, str], Result] = {}
             for target, command in commands.items():
                 server = ServerProcess(command, workdir / f"{target.replace(' ', '-')}.log",
-                                       server_cores).wait_serving()
+                                       server_cores, trees[target]).wait_serving()
                 try:
                     for transport in transports:
                         profile = Path(args.profile) / target.replace(" ", "-") if args.profile else None
@@ -596,7 +646,8 @@ def main(argv: list[str] | None = None) -> int:
           + (f"; typhoon serve {args.serve_args}" if args.serve_args else "")
           + (f"; {args.channels} gRPC channels" if args.channels > 1 else "")
           + (f"; matches with clocks {args.time_control}" if args.time_control else "")
-          + (f"; {args.rounds} rounds" if args.rounds > 1 else ""))
+          + (f"; {args.rounds} rounds" if args.rounds > 1 else "")
+          + (f"; before: {BASELINE_PREFIX}{short(args.baseline)}" if args.baseline else ""))
     rows, summaries = [], []
     for number, results in enumerate(rounds, 1):
         label = f" #{number}" if args.rounds > 1 else ""

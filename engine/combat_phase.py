@@ -47,12 +47,17 @@ class CombatPhase:
     def _possible_attacks(self) -> list[tuple[str, str]]:
         """(attacker, defender) pairs that could still be declared (kept while no unit moves and no attacker
         is added: the phase's settling and its listing ask in turn)."""
-        key = (self._positions["german"], self._positions["soviet"], len(self.ps.attacking), self.turn, self.phase)
+        attacking = self.ps.attacking
+        key = (self._positions["german"], self._positions["soviet"], self.turn, self.phase)
         cached = self._attacks_cache
         if cached is not None and cached[0] is self.ps and cached[1] == key:
-            return cached[2]
-        pairs = self._attacks_now()
-        self._attacks_cache = (self.ps, key, pairs)
+            if cached[2] == len(attacking):
+                return cached[3]
+            # attackers added since, no unit moved: the same pairs less theirs, in the same order
+            pairs = [pair for pair in cached[3] if pair[0] not in attacking]
+        else:
+            pairs = self._attacks_now()
+        self._attacks_cache = (self.ps, key, len(attacking), pairs)
         return pairs
 
     def _attacks_now(self) -> list[tuple[str, str]]:
@@ -334,6 +339,17 @@ class CombatPhase:
         raise AssertionError(stage)
 
     def _retreat_options(self, unit: str) -> retreat.RetreatOptions:
+        """Where ``unit`` may retreat now (kept while no unit moves: a battle's stage, its listing, the check
+        of the choice and the retreat itself all ask)."""
+        key = (unit, self._positions["german"], self._positions["soviet"])
+        cached = self._retreat_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        options = self._retreat_options_now(unit)
+        self._retreat_cache = (key, options)
+        return options
+
+    def _retreat_options_now(self, unit: str) -> retreat.RetreatOptions:
         side = self.side_of(unit)
         enemy = other(side)
         start = self.hex_of[unit]

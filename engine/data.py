@@ -384,7 +384,12 @@ class Scenario:
     files: dict[str, str]
 
     def units_of(self, side: str) -> list[str]:
-        return [c.id for c in self.counters.values() if c.side == side]
+        """The ids of ``side``'s counters, in the counter manifest's order (a new list each call)."""
+        kept = self.__dict__.setdefault("_units_of", {})  # worked out once: a scenario never changes
+        units = kept.get(side)
+        if units is None:
+            units = kept[side] = tuple(c.id for c in self.counters.values() if c.side == side)
+        return list(units)
 
 
 # --- loading ---------------------------------------------------------------------------------------

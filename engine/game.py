@@ -23,12 +23,13 @@ from typing import Any, Iterable
 
 import orjson
 
-from . import combat, movement
+from . import combat, movement, retreat
 from .actions import (  # noqa: F401
     Action,
     ChooseLosses,
     EndPhase,
     Move,
+    PlaceUnit,
     Replace,
     Resign,
     StandardSetup,
@@ -143,10 +144,13 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         self._reach_cache: dict[str, movement.Reach] = {}
         self._move_table = action_table(Move, self.board.ids)
         self._replace_table = action_table(Replace, self.board.ids)
+        self._place_table = action_table(PlaceUnit, self.board.ids)
         self._rules_cache: dict[str, movement.MoveRules] = {}
         self._units_cache: dict[str, tuple[int, dict[int, str]]] = {}
         self._legal_cache: list[Action] | None = None
-        self._attacks_cache: tuple[PhaseState, tuple, list[tuple[str, str]]] | None = None
+        self._attacks_cache: tuple[PhaseState, tuple, int, list[tuple[str, str]]] | None = None
+        self._entries_cache: tuple[PhaseState, tuple, tuple[list[int], dict[str, bool]]] | None = None
+        self._retreat_cache: tuple[tuple[str, int, int], retreat.RetreatOptions] | None = None
         self._declarations: dict[tuple[str, str], Action] = {}  # shared DeclareAttack values (immutable)
         self._rules_made: dict[tuple, movement.MoveRules] = {}  # shared MoveRules values (immutable)
         self._city_bits = tuple((h, 1 << i) for i, h in enumerate(sorted(self.board.cities)))
@@ -206,9 +210,13 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         """Every legal action of the player to act (pending decisions first and alone)."""
         if self.outcome:
             return []
-        if self._legal_cache is None:
-            self._legal_cache = self._list_actions()
-        return list(self._legal_cache)
+        kept = self._legal_cache
+        if kept is None:
+            return self._list_actions()
+        # the list the last action's settling made is handed over, not copied: the caller may change it,
+        # so it is not kept (a second call lists again, the same actions in the same order)
+        self._legal_cache = None
+        return kept
 
     def _list_actions(self) -> list[Action]:
         kind = self.phase.kind
@@ -487,9 +495,11 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         twin._reach_cache = dict(self._reach_cache)
         twin._rules_cache = dict(self._rules_cache)
         twin._units_cache = dict(self._units_cache)
-        twin._empty_segs = dict(self._empty_segs)
-        twin._friend_segs = dict(self._friend_segs)
+        # the kept segments are patched in place as the phase goes on: each game its own
+        twin._empty_segs = {u: (hexes.copy(), moves.copy()) for u, (hexes, moves) in self._empty_segs.items()}
+        twin._friend_segs = {u: (hexes.copy(), moves.copy()) for u, (hexes, moves) in self._friend_segs.items()}
         twin._events = []
+        twin._legal_cache = None if self._legal_cache is None else list(self._legal_cache)
         return twin
 
     def to_json(self) -> dict[str, Any]:

@@ -15,7 +15,7 @@ stops there, so nothing beyond that hex is reachable through it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Sequence
 
@@ -35,15 +35,44 @@ class MoveRules:
     kind: str  # "normal" | "rail" | "mud" (what the refusal messages say)
 
 
-@dataclass
 class Reach:
-    """Every hex a unit can end its move in, with the cheapest way there; ``rank``: hex → its place in
-    ``cost``'s order (the order the search found the hexes in)."""
+    """Every hex a unit can end its move in, with the cheapest way there: ``cost`` (hex → movement points,
+    in the order the search found the hexes) and ``parent`` (hex → the hex it was first reached from).
+    What is worked out from them is made when first asked (few reaches are asked)."""
 
-    start: int
-    cost: dict[int, int]
-    parent: dict[int, int]
-    rank: dict[int, int] = field(default_factory=dict)
+    __slots__ = ("start", "cost", "parent", "_rank", "_onward", "_cities")
+
+    def __init__(self, start: int, cost: dict[int, int], parent: dict[int, int]) -> None:
+        self.start, self.cost, self.parent = start, cost, parent
+        self._rank: dict[int, int] | None = None
+        self._onward: frozenset[int] | None = None
+        self._cities: list[tuple[int, int, int]] | None = None
+
+    def __repr__(self) -> str:
+        return f"Reach(start={self.start}, cost={self.cost}, parent={self.parent})"
+
+    def rank(self) -> dict[int, int]:
+        """hex → its place in ``cost``'s order."""
+        rank = self._rank
+        if rank is None:
+            rank = self._rank = dict(zip(self.cost, range(len(self.cost))))
+        return rank
+
+    def onward(self) -> frozenset[int]:
+        """The hexes of the reach some other hex was first reached from (the start hex, always left, aside)."""
+        onward = self._onward
+        if onward is None:
+            onward = self._onward = frozenset(self.parent.values()) - {self.start}
+        return onward
+
+    def cities(self, city_bits: tuple[tuple[int, int], ...]) -> list[tuple[int, int, int]]:
+        """(hex, bit, cost to reach it) of the cities of ``city_bits`` (hex, bit) in this reach, found once
+        (``city_bits`` is the same for every game of a map)."""
+        found = self._cities
+        if found is None:
+            cost = self.cost
+            found = self._cities = [(h, bit, cost[h]) for h, bit in city_bits if h in cost]
+        return found
 
     def path_to(self, dest: int) -> tuple[int, ...]:
         path = [dest]
@@ -53,7 +82,8 @@ class Reach:
 
 
 def search(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc: frozenset[int],
-           capture: dict[int, int] | None = None) -> tuple[dict[int, int], dict[int, int]]:
+           capture: dict[int, int] | None = None, away: Sequence[int] | None = None
+           ) -> tuple[dict[int, int], dict[int, int]]:
     """Cheapest-cost labels from ``start``.
 
     Without ``capture`` a label is a hex. With ``capture`` (hex → bit of an enemy-controlled city) a
@@ -63,6 +93,11 @@ def search(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc
     Only the start label is where the unit has not entered: a path back into the start hex (which
     labels keep only when it has passed through a city since) has entered it, and stops there when it
     is in an enemy zone of control.
+
+    With ``away`` (hex → its distance to a destination) only the labels from which the destination can
+    still be reached are kept (every hex costs at least 1): a label that could lead there is found only
+    from labels that could, and a way that could not costs more than any that could, so the labels that
+    could lead there get the same costs, parents and order as without it.
     """
     neighbours, costs, allowance = rules.neighbours, rules.costs, rules.allowance
     width = 4096 if capture is not None else 1
@@ -82,7 +117,7 @@ def search(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc
                 if nxt in enemy_units:
                     continue
                 total = spent + (costs[nxt] if costs is not None else 1)
-                if total > allowance:
+                if total > allowance or (away is not None and total + away[nxt] > allowance):
                     continue
                 nxt_label = nxt * width + (mask | capture.get(nxt, 0) if capture else 0)
                 known = best.get(nxt_label)
@@ -122,7 +157,7 @@ def reach(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc:
                     buckets[total].append(nxt)
         frontier = buckets[spent + 1]
     del best[start]
-    return Reach(start, best, parent, dict(zip(best, range(len(best)))))
+    return Reach(start, best, parent)
 
 
 def reach_among(board: "Board", start: int, rules: MoveRules, enemy_units: set[int] | dict,
@@ -130,7 +165,11 @@ def reach_among(board: "Board", start: int, rules: MoveRules, enemy_units: set[i
     """:func:`reach`, taken from the reach with no enemy on the map when no enemy unit or zone of control
     lies within it (then the search would find the same hexes, costs, parents and order: enemy units out
     of reach and zones of control nobody enters change nothing). Those are kept on the board, per start
-    hex and kind of movement, for as long as the map is loaded (a few thousand at most)."""
+    hex and kind of movement, for as long as the map is loaded (a few thousand at most).
+
+    Nor does an enemy hex or zone of control matter where the search with no enemy went no further (no
+    hex was first reached from it: the other hexes are reached the same way whether it is left or not):
+    then the reach is the one with no enemy less the enemy units' hexes."""
     key = (start, rules.allowance, rules.neighbours is board.rail_links, rules.costs is None)
     free = board.memo.get(key)
     if free is None:
@@ -138,6 +177,11 @@ def reach_among(board: "Board", start: int, rules: MoveRules, enemy_units: set[i
     hexes = free.cost.keys()
     if hexes.isdisjoint(enemy_zoc) and hexes.isdisjoint(enemy_units):
         return free
+    onward = free.onward()
+    if onward.isdisjoint(enemy_zoc) and onward.isdisjoint(enemy_units):
+        if hexes.isdisjoint(enemy_units):
+            return free
+        return Reach(start, {h: c for h, c in free.cost.items() if h not in enemy_units}, free.parent)
     return reach(start, rules, enemy_units, enemy_zoc)
 
 
@@ -147,13 +191,15 @@ def _ones(size: int) -> tuple[int, ...]:
 
 
 def preferred_path(start: int, dest: int, rules: MoveRules, enemy_units: set[int] | dict,
-                   enemy_zoc: frozenset[int], capture: dict[int, int]) -> tuple[int, ...] | None:
+                   enemy_zoc: frozenset[int], capture: dict[int, int],
+                   away: Sequence[int] | None = None) -> tuple[int, ...] | None:
     """The path to ``dest`` that passes through the most enemy-controlled cities, then the cheapest.
 
     Ties go to the lowest set of city bits, then to the order the search found them in, so the choice
-    is the same on every run.
+    is the same on every run. ``away``: every hex's distance to ``dest``, when known (a shorter search,
+    the same path).
     """
-    best, parent = search(start, rules, enemy_units, enemy_zoc, capture)
+    best, parent = search(start, rules, enemy_units, enemy_zoc, capture, away)
     candidates = [label for label in best if label // 4096 == dest and label // 4096 != start]
     if not candidates:
         return None

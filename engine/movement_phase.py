@@ -61,13 +61,18 @@ class MovementPhase:
     segments of the units whose reach holds one of the two hexes: the hex left is put back in order, the
     hex entered taken out, the mover's hex taken out of the others' swaps; a unit left with or without an
     empty hex (a change of whether others may move onto it) has the swaps onto it listed again. A move
-    that stacks two units (rare) drops them all.
+    onto a friend starts a *chain* (the unit underneath moves next, maybe onto another friend): while it
+    lasts the segments wait (the listing of a stack does not read them); when its last unit moves to an
+    empty hex, the chain as a whole has emptied the first mover's hex and filled that one, so the
+    segments are patched as for one move between them, every hex of the chain taken out of the swaps.
     """
 
     def _reset_movement(self) -> None:
         self._unmoved_cache: list[str] | None = None
         self._empty_segs: dict[str, tuple[list[int], list[Move]]] = {}
         self._friend_segs: dict[str, tuple[list[int], list[Move]]] = {}
+        #: a chain of moves onto friends under way: (the hex its first unit left, the hexes its units left)
+        self._chain: tuple[int, tuple[int, ...]] | None = None
 
     def _movers(self, unmoved: list[str] | None = None) -> list[str]:
         """Units that may move now: the unit another has moved onto, or else every unit that may still
@@ -137,6 +142,9 @@ class MovementPhase:
         """Moves to empty hexes (unit by unit, each in its reach's order), then moves onto friendly units
         that can move away, then ending the phase (not while two units share a hex)."""
         if self.ps.stack:
+            kept = self._chain_actions()
+            if kept is not None:
+                return kept
             movers = self._movers()
             at, table = self.at, self._move_table
             actions: list[Action] = [table[u][h] for u in movers for h in self._reach(u).cost if h not in at]
@@ -159,6 +167,37 @@ class MovementPhase:
         actions.append(END_PHASE)
         return actions
 
+    def _chain_actions(self) -> list[Action] | None:
+        """The listing of a stack (as :meth:`_moves_onto_friends` and the unit underneath's empty hexes make
+        it) read off the segments kept from before the chain began, or None if they are not all there.
+        While a chain lasts, the one hex emptied is the one its first unit left (its moves end on friends):
+        the unit underneath may go to its kept empty hexes and that one, if in reach (in its place in the
+        reach's order); a unit still to move can be moved onto if it has a kept empty hex or that one."""
+        chain, unmoved = self._chain, self._unmoved_cache
+        if chain is None or unmoved is None:
+            return None
+        origin = chain[0]
+        empty, reach_cache, hex_of = self._empty_segs, self._reach_cache, self.hex_of
+        unit = self.at[self.ps.stack[0]]
+        reach = reach_cache.get(unit)
+        segment = empty.get(unit)
+        if reach is None or segment is None or reach.start != hex_of[unit]:
+            return None
+        cost, row = reach.cost, self._move_table[unit]
+        actions: list[Action] = list(segment[1])
+        if origin in cost:
+            rank = reach.rank()
+            actions.insert(bisect(segment[0], rank[origin], key=rank.__getitem__), row[origin])
+        for host in unmoved:
+            h = hex_of[host]
+            if h in cost and host != unit:
+                host_segment, host_reach = empty.get(host), reach_cache.get(host)
+                if host_segment is None or host_reach is None:
+                    return None
+                if host_segment[0] or origin in host_reach.cost:
+                    actions.append(row[h])
+        return actions
+
     def _empty_segment(self, unit: str) -> tuple[list[int], list[Move]]:
         """The empty hexes ``unit`` can reach, in its reach's order, and the moves there."""
         segment = self._empty_segs.get(unit)
@@ -167,19 +206,22 @@ class MovementPhase:
             segment = self._empty_segs[unit] = (hexes, list(map(self._move_table[unit].__getitem__, hexes)))
         return segment
 
-    def _free_hosts(self, unmoved: list[str]) -> list[tuple[str, int, bool, dict[int, int]]]:
-        """(unit, its hex, whether it has an empty hex to go to, its reach) for each unit still to move."""
-        hex_of = self.hex_of
-        return [(host, hex_of[host], bool(self._empty_segment(host)[0]), self._reach(host).cost) for host in unmoved]
+    def _free_hosts(self, unmoved: list[str]) -> tuple[list[int], dict[int, bool], dict[int, dict[int, int]]]:
+        """The hexes of the units still to move (in their order), whether each one's unit has an empty hex
+        to go to, and each one's reach."""
+        hex_of, empty_segment, reach_of = self.hex_of, self._empty_segment, self._reach
+        hexes = [hex_of[host] for host in unmoved]
+        return (hexes, {h: bool(empty_segment(host)[0]) for h, host in zip(hexes, unmoved)},
+                {h: reach_of(host).cost for h, host in zip(hexes, unmoved)})
 
-    def _friend_segment(self, unit: str, hosts: list[tuple[str, int, bool, dict[int, int]]]) -> tuple[list[int],
-                                                                                                       list[Move]]:
+    def _friend_segment(self, unit: str, hosts: tuple[list[int], dict[int, bool], dict[int, dict[int, int]]]
+                        ) -> tuple[list[int], list[Move]]:
         """The hexes of units still to move (``hosts``, see ``_free_hosts``) that ``unit`` can move onto (no
         two units sharing a hex yet), and the moves there: the host must have an empty hex to go to, or
         else the hex ``unit`` leaves."""
         start, reachable = self.hex_of[unit], self._reach(unit).cost
-        hexes = [h for host, h, free, its_reach in hosts
-                 if h in reachable and host != unit and (free or start in its_reach)]
+        host_hexes, free, reach_of = hosts
+        hexes = [h for h in filter(reachable.__contains__, host_hexes) if free[h] or start in reach_of[h]]
         segment = self._friend_segs[unit] = (hexes, list(map(self._move_table[unit].__getitem__, hexes)))
         return segment
 
@@ -211,52 +253,75 @@ class MovementPhase:
         _, free_exit, reach = host
         return free_exit or (not self.ps.stack and vacated in reach)
 
-    def _moved_between_empty_hexes(self, unit: str, start: int, dest: int) -> None:
-        """Patch the kept segments after ``unit`` moved from ``start`` to the empty ``dest`` (see the class).
-        Segments are copied before they change: a clone of the game shares them."""
-        unmoved = self._unmoved_cache
-        if unmoved is None:
-            self._reset_movement()
+    def _patch_kept(self, unit: str, start: int, dest: int, stacked: tuple[int, str] | None) -> None:
+        """Patch what the phase keeps after ``unit`` moved from ``start`` to ``dest`` (see the class);
+        ``stacked``: the stack the move began from, if any."""
+        if self._unmoved_cache is None or (stacked and self._chain is None):  # nothing kept (or a position
+            self._reset_movement()  # loaded mid-chain): listed afresh
             return
-        self._unmoved_cache = unmoved = [u for u in unmoved if u != unit]
+        if self.ps.stack:  # the chain begins or goes on: the unit is done, the others' segments wait
+            origin, left = self._chain if stacked else (start, ())
+            self._chain = (origin, (*left, start))
+            self._unmoved_cache = [u for u in self._unmoved_cache if u != unit]
+            self._empty_segs.pop(unit, None)
+            self._friend_segs.pop(unit, None)
+            return
+        if stacked:  # the chain ends in an empty hex
+            origin, left = self._chain
+            self._chain = None
+            self._moved_between_empty_hexes(unit, origin, dest, (*left, start))
+            return
+        self._moved_between_empty_hexes(unit, start, dest, ())
+
+    def _moved_between_empty_hexes(self, unit: str, start: int, dest: int, left: tuple[int, ...]) -> None:
+        """Patch the kept segments after ``unit`` moved from ``start`` to the empty ``dest`` (see the class),
+        or a chain of moves onto friends emptied ``start`` and filled ``dest``, its units leaving the hexes
+        ``left`` (``start`` first). Segments are patched in place: a clone of the game copies them."""
+        self._unmoved_cache = unmoved = [u for u in self._unmoved_cache if u != unit]
         reach_cache, empty, friends, table = self._reach_cache, self._empty_segs, self._friend_segs, self._move_table
         empty.pop(unit, None)
         friends.pop(unit, None)
         flipped = []  # hexes of units that gained their first empty hex or lost their last
-        back_home = start == dest  # a named path back to its own hex: no hex emptied or filled
+        back_home = start == dest  # a named path (or a chain) back to its first hex: no hex emptied or filled
         for u in unmoved:
             reach = reach_cache.get(u)
             if reach is None:
                 continue
             cost = reach.cost
             if start in cost:
-                old = None if back_home else empty.get(u)
-                if old is not None:
-                    hexes, moves = old[0].copy(), old[1].copy()
+                segment = None if back_home else empty.get(u)
+                if segment is not None:
+                    hexes, moves = segment
+                    was_empty = not hexes
                     if dest in cost:
                         at = hexes.index(dest)
                         del hexes[at], moves[at]
-                    at = bisect(hexes, reach.rank[start], key=reach.rank.__getitem__)
+                    rank = reach.rank()
+                    at = bisect(hexes, rank[start], key=rank.__getitem__)
                     hexes.insert(at, start)
                     moves.insert(at, table[u][start])
-                    empty[u] = (hexes, moves)
-                    if not old[0]:
+                    if was_empty:
                         flipped.append(self.hex_of[u])
-                old = friends.get(u)
-                if old is not None and start in old[0]:
-                    hexes, moves = old[0].copy(), old[1].copy()
+                segment = friends.get(u)
+                if segment is not None and start in segment[0]:
+                    hexes, moves = segment
                     at = hexes.index(start)
                     del hexes[at], moves[at]
-                    friends[u] = (hexes, moves)
             elif dest in cost:
-                old = empty.get(u)
-                if old is not None:
-                    hexes, moves = old[0].copy(), old[1].copy()
+                segment = empty.get(u)
+                if segment is not None:
+                    hexes, moves = segment
                     at = hexes.index(dest)
                     del hexes[at], moves[at]
-                    empty[u] = (hexes, moves)
                     if not hexes:
                         flipped.append(self.hex_of[u])
+        if len(left) > 1:  # the hexes a chain's later units left hold moved units now: no more swaps there
+            gone = frozenset(left[1:])
+            for hexes, moves in friends.values():
+                if not gone.isdisjoint(hexes):
+                    keep = [i for i, h in enumerate(hexes) if h not in gone]
+                    moves[:] = [moves[i] for i in keep]
+                    hexes[:] = [hexes[i] for i in keep]
         for h in flipped:
             for u in [u for u in friends if h in reach_cache[u].cost]:
                 del friends[u]
@@ -293,24 +358,25 @@ class MovementPhase:
         start = self.hex_of[unit]
         rules = self._move_rules(unit)
         enemy = other(counter.side)
-        enemy_units, enemy_zoc = self._units_of(enemy), self._zoc(enemy)
         if action.path is not None:
             path = tuple(self._hex(h) for h in action.path)
             if not path or path[-1] != dest:
                 raise IllegalAction(Reason.PATH_BROKEN, f"the path of unit {unit} must end at {action.to}")
-            movement.check_path(unit, start, path, rules, enemy_units, enemy_zoc, self.board)
+            movement.check_path(unit, start, path, rules, self._units_of(enemy), self._zoc(enemy), self.board)
         else:
             if dest == start:
                 raise IllegalAction(Reason.PATH_BROKEN, f"unit {unit} is already in {action.to}")
-            if dest not in self._reach(unit).cost:
-                self._explain_unreachable(unit, start, dest, rules, enemy_units, enemy_zoc)
             reach = self._reach(unit)
-            cost, away, control, side = reach.cost, self.board.distances[dest], self.control, counter.side
+            cost = reach.cost
+            if dest not in cost:
+                self._explain_unreachable(unit, start, dest, rules, self._units_of(enemy), self._zoc(enemy))
+            away, control, side, allowance = self.board.distances[dest], self.control, counter.side, rules.allowance
             # only cities a path to ``dest`` could pass through (every hex costs at least 1)
-            capture = {h: bit for h, bit in self._city_bits
-                       if h in cost and control.get(h) != side and h != dest and cost[h] + away[h] <= rules.allowance}
+            capture = {h: bit for h, bit, spent in reach.cities(self._city_bits)
+                       if control.get(h) != side and h != dest and spent + away[h] <= allowance}
             if capture:
-                path = movement.preferred_path(start, dest, rules, enemy_units, enemy_zoc, capture)
+                path = movement.preferred_path(start, dest, rules, self._units_of(enemy), self._zoc(enemy), capture,
+                                               away)
             else:
                 path = reach.path_to(dest)
         occupant = self.at.get(dest)
@@ -357,12 +423,10 @@ class MovementPhase:
         else:
             self._put(unit, dest)
         self.ps.moved.add(unit)
-        if stacked or self.ps.stack:
-            self._reset_movement()
-        else:
-            self._moved_between_empty_hexes(unit, start, dest)
-        ids = self.board.ids
+        self._patch_kept(unit, start, dest, stacked)
+        ids, cities = self.board.ids, self.board.cities
         self._emit(UnitMoved(unit, ids[start], tuple(map(ids.__getitem__, path))))
         for hex_index in path:
-            self._enter_city(unit, hex_index)
+            if hex_index in cities:
+                self._enter_city(unit, hex_index)
 

@@ -7,6 +7,7 @@ extra supply with replacement points.
 
 from __future__ import annotations
 
+from itertools import filterfalse
 from typing import TYPE_CHECKING
 
 from .actions import (
@@ -17,6 +18,7 @@ from .events import (
     ReplacementPointsReceived, TankDesignated, UnitAvailable, UnitReplaced, UnitRestored, WinterAttrition,
     WinterGearBought,
 )
+from .sequence import other
 from .zones import in_communication
 
 if TYPE_CHECKING:
@@ -230,7 +232,24 @@ class ReplacementPhase:
     # --- replacing and restoring -------------------------------------------------------------------
 
     def _entry_hexes(self, side: str) -> list[int]:
-        """Empty hexes where ``side`` may bring in a replacement now."""
+        """Empty hexes where ``side`` may bring in a replacement now.
+
+        The hexes a phase's replacements may enter, empty or not, are kept through the phase while the
+        enemy stands still (the enemy alone blocks communication; a city's control changes only where a
+        replacement enters it, which fills the hex), and the empty ones read off them."""
+        return list(filterfalse(self.at.__contains__, self._phase_kept(side)[0]))
+
+    def _phase_kept(self, side: str) -> tuple[list[int], dict[str, bool]]:
+        """What a replacement phase keeps while the enemy stands still: the entry hexes, empty or not, and
+        whether each unit asked about is in communication (its own units do not move in the phase)."""
+        key = (side, self._positions[other(side)], self.turn)
+        cached = self._entries_cache
+        if cached is None or cached[0] is not self.ps or cached[1] != key:
+            cached = self._entries_cache = (self.ps, key, (self._entry_candidates(side), {}))
+        return cached[2]
+
+    def _entry_candidates(self, side: str) -> list[int]:
+        """The hexes of :meth:`_entry_hexes`, empty or not, in order."""
         board = self.board
         hexes = set(board.entry[side]) | self._extra_entry(side)
         if self.ruleset >= 3:  # ruling 51: a city on the edge is an entry hex only while controlled
@@ -238,16 +257,20 @@ class ReplacementPhase:
         targets = self._communication_targets(side)
         region = self._communication(side)
         for city in board.cities:
-            if self.control.get(city) != side or city in self.at:
+            if self.control.get(city) != side:
                 continue
             if (side == "soviet" and city == board.capital) or in_communication(board, city, targets, region):
                 hexes.add(city)
-        return sorted(h for h in hexes if h not in self.at)
+        return sorted(hexes)
 
     def _restorable(self, unit: str) -> bool:
-        return (unit in self.reduced and unit not in self.ps.replaced
-                and (self.in_communication(unit)
-                     or (self.side_of(unit) == "soviet" and self.hex_of[unit] == self.board.capital)))
+        if unit not in self.reduced or unit in self.ps.replaced:
+            return False
+        known = self._phase_kept(self.side_of(unit))[1]
+        linked = known.get(unit)
+        if linked is None:
+            linked = known[unit] = self.in_communication(unit)
+        return linked or (self.side_of(unit) == "soviet" and self.hex_of[unit] == self.board.capital)
 
     def _entry_refusal(self, side: str, hex_index: int) -> tuple[str, str]:
         board = self.board

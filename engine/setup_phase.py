@@ -23,8 +23,8 @@ class SetupPhase:
         actions: list[Action] = []
         if len(unplaced) == len(self.scenario.units_of("german")):
             actions.append(StandardSetup())
-        free = [h for h in self.board.setup_hexes["german"] if h not in self.at]
-        actions.extend(PlaceUnit(unplaced[0], self.board.ids[h]) for h in free)
+        row = self._place_table[unplaced[0]]  # shared PlaceUnit values, as moves share Move values
+        actions.extend(row[h] for h in self.board.setup_hexes["german"] if h not in self.at)
         return actions
 
     def _check_setup(self, action: Action):

@@ -28,7 +28,8 @@ class SupplyPhase:
 
     def _communication_targets(self, side: str) -> frozenset[int]:
         edge = self.board.east_edge if side == "soviet" else self.board.west_edge
-        return edge | self._extra_entry(side)
+        extra = self._extra_entry(side)
+        return edge | extra if extra else edge
 
     def _communication(self, side: str) -> frozenset[int]:
         """The hexes joined to ``side``'s edge by hexes free of enemy units and enemy zones of control."""

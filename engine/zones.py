@@ -22,16 +22,16 @@ def zone_of_control(board: Board, unit_hexes: Iterable[int]) -> frozenset[int]:
 
 def communication_region(board: Board, targets: Iterable[int], blocked: frozenset[int] | set[int]) -> frozenset[int]:
     """The free hexes (not ``blocked``) joined by free hexes to a free target hex."""
-    region = {t for t in targets if t not in blocked}
-    frontier = list(region)
+    seen = set(blocked)  # the blocked hexes and those already in the region: one look-up a neighbour
+    frontier = [t for t in targets if t not in seen]
+    seen.update(frontier)
     neighbours = board.neighbours
     while frontier:
-        here = frontier.pop()
-        for nxt in neighbours[here]:
-            if nxt not in region and nxt not in blocked:
-                region.add(nxt)
+        for nxt in neighbours[frontier.pop()]:
+            if nxt not in seen:
+                seen.add(nxt)
                 frontier.append(nxt)
-    return frozenset(region)
+    return frozenset(seen.difference(blocked))
 
 
 def in_communication(board: Board, hex_index: int, targets: frozenset[int], region: frozenset[int]) -> bool:

@@ -60,7 +60,7 @@ CONNECTIONS_REFUSED = Counter("typhoon_connections_refused", "Connections, reque
 STORED_MATCHES = Gauge("typhoon_stored_matches", "Matches Redis held at the last sweep, live or over", ["state"],
                        multiprocess_mode="mostrecent")
 SWEPT = Counter("typhoon_swept_matches", "Matches the hourly sweep compacted, ended as abandoned, or deleted past "
-                "the retention", ["what"])
+                "the retention, and records it skipped as unreadable", ["what"])
 RATE_LIMITED = Counter("typhoon_rate_limited", "Calls refused by a rate limit (service.guard), by limit", ["limit"])
 STORE_FULL_REFUSED = Counter("typhoon_store_full_refused", "New matches and players refused while Redis is near "
                              "its maxmemory", ["method"])

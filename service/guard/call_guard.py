@@ -46,8 +46,8 @@ RPC_LIMITS: dict[str, tuple[str, str]] = {
 #: The RPCs that check a seat token or a ladder key (the REST routes ``authenticated`` or taking ``keys``).
 KEY_CHECKED = frozenset({"SubmitAction", "Resign", "Seek", "RegisterPlayer", "RotatePlayerKey", "RevokePlayerKey",
                          "RotateOwnerKey", "RevokeOwnerKey"})
-#: The RPCs that add to the store for good, refused while it is nearly full.
-ADDS_TO_STORE = frozenset({"CreateMatch", "RegisterPlayer", "RegisterOwner"})
+#: The RPCs that add to the store for good, refused while it is nearly full (Seek: the ladder's matches).
+ADDS_TO_STORE = frozenset({"CreateMatch", "RegisterPlayer", "RegisterOwner", "Seek"})
 FROM_ADDRESS = "from this address"
 
 
@@ -117,7 +117,7 @@ class CallGuard:
         """The guard of ``typhoon serve``: the limits of ``settings`` counted in ``store``'s Redis, and
         its capacity judged against ``high_water`` (start it: ``guard.capacity.start()``)."""
         enabled = any(settings.enabled(name) for name in BY_NAME)
-        limits = RateLimits(limiter_storage(store), settings, None if store.cluster else store.lane) if enabled else None
+        limits = RateLimits(limiter_storage(store), settings, None if store.clustered else store.lane) if enabled else None
         return cls(limits, StoreCapacity(store, high_water), trusted_proxies)
 
 

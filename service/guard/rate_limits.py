@@ -59,7 +59,7 @@ def limiter_storage(store: Store) -> Storage:
     """The limits' storage, on the service's own Redis: the store's connection pool (so the same URL,
     socket, TLS, retries and timeouts, and whatever else the store's client is built with), or on a
     Redis Cluster a cluster client of the same nodes. The one place that knows how."""
-    if store.cluster:
+    if store.clustered:
         parts = urlsplit(store.url)
         options: dict[str, Any] = ({"ssl": True} if parts.scheme == "rediss" else {}) | store.settings.auth()
         return RedisClusterStorage(f"async+redis+cluster://{parts.netloc}", implementation="redispy",

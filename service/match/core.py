@@ -367,14 +367,16 @@ class MatchService:
         for _ in range(20):  # a status filter may skip many; bound the work of one call
             page = await self.store.list_ids(token, size)
             for member, meta in zip(page.members, await self.store.metas(page.ids)):
-                if meta and (wanted is None or meta.get("status") == wanted) and len(matches) < size:
-                    matches.append(self._match(meta))
-                    token = member  # the index's own place, not one rebuilt from the meta (which may differ)
+                if len(matches) >= size:  # the page is full before the index is: the next one starts here
+                    return api.ListMatchesResponse(matches=matches, next_page_token=token)
+                token = member  # the index's own place, not one rebuilt from the meta (which may differ)
+                if meta and (wanted is None or meta.get("status") == wanted):
+                    try:
+                        matches.append(self._match(meta))
+                    except (KeyError, ValueError, TypeError) as error:  # a record no service wrote: not the page's end
+                        log.warning("list_skipped_match", match_id=meta.get("id"), error=repr(error))
             if not page.next_token:
                 return api.ListMatchesResponse(matches=matches)
-            if len(matches) >= size:
-                break
-            token = page.next_token
         return api.ListMatchesResponse(matches=matches, next_page_token=token)
 
     async def list_scenarios(self, request: api.ListScenariosRequest, ctx: CallContext) -> api.ListScenariosResponse:

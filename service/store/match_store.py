@@ -397,6 +397,8 @@ class Store:
     def __init__(self, client: aioredis.Redis, settings: RedisSettings = RedisSettings()) -> None:
         self.redis = client
         self.settings = settings
+        #: Whether the client is a Redis Cluster's (keys of one call then share a hash slot).
+        self.clustered = isinstance(client, aioredis.RedisCluster)
         lane = self.lane = Lane(client)  # the scripts' commands (and the rate limits'), on connections of the pool
         self._create = Script(lane, _CREATE)
         self._load = Script(lane, _LOAD)
@@ -413,19 +415,8 @@ class Store:
         self._barrier = (("PUBLISH", BARRIER_CHANNEL, ""), ("WAIT", settings.min_replicas, settings.wait_timeout_ms))
 
     @property
-    def clustered(self) -> bool:
-        """Whether the client is a Redis Cluster's."""
-        from redis.asyncio.cluster import RedisCluster
-
-        return isinstance(self.redis, RedisCluster)
-
-    @property
     def url(self) -> str:
         return self.settings.url
-
-    @property
-    def cluster(self) -> bool:
-        return self.settings.cluster
 
     async def time_ms(self) -> int:
         """Redis's clock, in Unix milliseconds: the one clock of every service process."""

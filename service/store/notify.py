@@ -150,9 +150,9 @@ class Feed:
         if isinstance(info, dict) and "redis_version" not in info:  # Cluster: {node: info}
             info = next(iter(info.values()))
         self._sharded = int(str(info.get("redis_version", "6")).split(".")[0]) >= 7
-        if self.store.cluster and self._sharded:
+        if self.store.clustered and self._sharded:
             self._pubsub = self.store.redis.pubsub()
-        elif self.store.cluster:  # classic PUBLISH reaches every node of a Redis 6 Cluster: any one will do
+        elif self.store.clustered:  # classic PUBLISH reaches every node of a Redis 6 Cluster: any one will do
             from redis.asyncio import Redis
 
             node = self.store.redis.get_default_node()
@@ -188,7 +188,7 @@ class Feed:
         if not pubsub.subscribed:
             await asyncio.sleep(0.05)  # nothing subscribed yet: redis-py would return at once
             return None
-        if self.store.cluster and self._sharded:
+        if self.store.clustered and self._sharded:
             return await pubsub.get_sharded_message(timeout=0.2)
         return await pubsub.get_message(timeout=1.0)
 

@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 
 import structlog
-from redis.exceptions import LockError
+from redis.exceptions import LockError, RedisError
 
 from service import metrics
 from service.store.match_store import INDEX_KEY, Store, key
@@ -79,9 +79,14 @@ class CompactionSweep:
             done = live = 0
             async for name in self.store.redis.scan_iter(match=EVENTS_PATTERN, count=1000):
                 match_id = _match_id(name)
-                compacted = await self.store.compact(match_id)  # False for a live match
-                ended = not compacted and self.abandonment and await self.abandonment.end_if_abandoned(match_id)
-                gone = not compacted and not ended and self.unused and await self.unused.delete_if_unused(match_id)
+                try:
+                    compacted, ended, gone = await self._sweep_match(match_id)
+                except (RedisError, OSError):
+                    raise  # Redis away: the next pass does it
+                except Exception as error:  # noqa: BLE001 - a record no service wrote: the others are still swept
+                    log.warning("sweep_skipped_match", match_id=match_id, error=repr(error))
+                    metrics.SWEPT.labels("unreadable").inc()
+                    compacted = ended = gone = False
                 done += compacted  # an ended one is compacted by the commit that ends it (Store.commit)
                 live += not compacted and not ended and not gone
             if self.retention:
@@ -97,6 +102,14 @@ class CompactionSweep:
             metrics.SWEPT.labels("compacted").inc(done)
         self.compacted += done
         return done
+
+    async def _sweep_match(self, match_id: str) -> tuple[bool, bool, bool]:
+        """Compact the match if it is over, else end it if abandoned, else delete it if unused:
+        (compacted, ended, deleted)."""
+        compacted = await self.store.compact(match_id)  # False for a live match
+        ended = not compacted and bool(self.abandonment) and await self.abandonment.end_if_abandoned(match_id)
+        gone = not compacted and not ended and bool(self.unused) and await self.unused.delete_if_unused(match_id)
+        return compacted, ended, gone
 
     async def _run(self) -> None:
         pause = self.first_after

@@ -166,7 +166,8 @@ def test_a_clone_shares_no_changing_part_of_the_phase_state():
 
 def test_clones_played_apart_match_the_same_game_played_from_its_position():
     """Copies taken at every step of a random game, each played on for a few actions, end where the
-    same actions lead from the step's position read back from its JSON (no copy shares a change)."""
+    same actions lead from the step's position read back from its JSON (no copy shares a change), with
+    the same legal actions (what a movement phase keeps and patches between actions is each game's own)."""
     game = engine.new_game("standard", seed="clones")
     rnd = random.Random(5)
     for _ in range(300):
@@ -179,7 +180,9 @@ def test_clones_played_apart_match_the_same_game_played_from_its_position():
                 break
             action = rnd.choice(twin.legal_actions())
             assert events_json(twin.apply(action)) == events_json(fresh.apply(action))
+            assert twin.legal_actions() == fresh.legal_actions()
         assert twin.canonical_json() == fresh.canonical_json()
+        assert game.legal_actions() == engine.game_from_position(json.loads(game.canonical_json())).legal_actions()
         game.apply(rnd.choice(game.legal_actions()))
 
 

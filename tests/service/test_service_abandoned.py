@@ -15,9 +15,11 @@ from prometheus_client import REGISTRY
 import engine
 from clients.client import TyphoonError
 from clients.replay import fetch_log, verify_log
-from service.gen.typhoon.v1 import match_pb2
+from service.gen.typhoon.v1 import match_pb2, match_service_pb2 as api
+from service.match.core import CallContext, MatchService
 from service.processes import ROOT
-from service.store.match_store import DAY_MS, INDEX_KEY, Store, key
+from service.store.embedded_redis import EmbeddedRedis
+from service.store.match_store import DAY_MS, INDEX_KEY, Store, StoredEvent, key, text_of
 from service.upkeep.abandoned import Abandonment
 from service.upkeep.compaction import CompactionSweep
 
@@ -123,3 +125,35 @@ def test_serve_refuses_a_negative_number_of_days(option):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stdout.strip() == f"typhoon serve: {option}: a number of days, or 0 for never"
+
+
+def test_a_match_record_the_sweep_cannot_read_is_skipped_and_the_others_are_still_swept(tmp_path):
+    """A record no service wrote (here: live, left for a year, without a seed or players) fails its own
+    sweep, not the pass: the matches scanned after it are ended as before; ListMatches leaves it out
+    instead of failing the page."""
+    async def scenario(redis_url: str) -> tuple[str | None, str | None]:
+        store = Store.from_url(redis_url)
+        try:
+            long_ago = await store.time_ms() - 365 * DAY_MS
+            for match_id in ("broken-a", "broken-b"):  # two, so the scan meets one before the real match, whatever its order
+                assert await store.create(match_id, {"id": match_id, "status": "active", "version": "0",
+                                                     "updated_at": str(long_ago), "created_at": str(long_ago)},
+                                          '{"s":0}', 0, [StoredEvent(1, 0, long_ago, "service", {"type": "x"})],
+                                          long_ago)
+            created = await MatchService(store).create_match(
+                api.CreateMatchRequest(scenario="standard", seats=[api.SeatClaim(side="german"), api.SeatClaim(side="soviet")]),
+                CallContext())
+            real = created.match.match_id
+            await store.redis.hset(key(real, "meta"), mapping={"updated_at": long_ago, "created_at": long_ago})
+            sweeper = CompactionSweep(store, abandonment=Abandonment(store, DAY_MS))
+            await sweeper.sweep()
+            listed = await MatchService(store).list_matches(api.ListMatchesRequest(page_size=10), CallContext())
+            assert [match.match_id for match in listed.matches] == [real]  # ListMatches skips them too
+            return (await store.redis.hget(key(real, "meta"), "status"),
+                    await store.redis.hget(key("broken-a", "meta"), "status"))
+        finally:
+            await store.close()
+
+    with EmbeddedRedis(tmp_path) as redis_url:
+        real_status, broken_status = asyncio.run(scenario(redis_url))
+    assert (text_of(real_status), text_of(broken_status)) == ("aborted", "active")

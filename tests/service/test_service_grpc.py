@@ -183,3 +183,44 @@ def test_unknown_match(client):
         with pytest.raises(TyphoonError) as missing:
             call()
         assert missing.value.code == grpc.StatusCode.NOT_FOUND and missing.value.reason == "MATCH_NOT_FOUND"
+
+
+def test_a_filtered_page_that_ends_on_the_index_last_entries_keeps_the_ones_it_could_not_take(tmp_path):
+    """The index (newest first): active, active, finished, active, active. Three active a page: the first
+    index page (3 entries) gives two, the next (the last 2) one more, and the last active one must come
+    on the following page, not be dropped because the index had nothing after it."""
+    import asyncio
+
+    from service.gen.typhoon.v1 import match_service_pb2 as api
+    from service.match.core import CallContext, MatchService
+    from service.store.embedded_redis import EmbeddedRedis
+    from service.store.match_store import Store
+
+    async def scenario(redis_url: str) -> tuple[list[str], list[str]]:
+        store = Store.from_url(redis_url)
+        service = MatchService(store)
+        both = [api.SeatClaim(side="german"), api.SeatClaim(side="soviet")]
+        try:
+            created = []
+            for number in range(5):  # oldest first; the third is over
+                answer = await service.create_match(api.CreateMatchRequest(seats=both), CallContext())
+                created.append(answer.match.match_id)
+                if number == 2:
+                    await service.resign(api.ResignRequest(match_id=created[-1]),
+                                         CallContext(token=answer.seat_tokens[0].token))
+                await asyncio.sleep(0.002)  # distinct creation times: the index's order
+            active, token = [], ""
+            for _ in range(5):
+                page = await service.list_matches(api.ListMatchesRequest(
+                    status=match_pb2.MATCH_STATUS_ACTIVE, page_size=3, page_token=token), CallContext())
+                active += [match.match_id for match in page.matches]
+                token = page.next_page_token
+                if not token:
+                    break
+            return active, created
+        finally:
+            await store.close()
+
+    with EmbeddedRedis(tmp_path) as redis_url:
+        active, created = asyncio.run(scenario(redis_url))
+    assert active == [created[4], created[3], created[1], created[0]]

@@ -406,9 +406,11 @@ def test_new_matches_and_players_are_refused_before_redis_is_full_while_live_mat
     service = ServiceProcess("--redis-url", url, "--store-high-water", "0.5").start()
     admin = redis.Redis.from_url(url)
     try:
-        with service.client() as client, service.http() as http:
+        with service.client() as client, service.http() as http, \
+                LadderClient(service.target, rate_limit_patience=0) as ladder:
             match, tokens = client.create_match(seats=["german", "soviet"])
             legal = client.legal_actions(match.match_id)
+            player_key = ladder.register_with_owner("seeker").api_key
             used = admin.info("memory")["used_memory"]
             admin.config_set("maxmemory", str(int(used * 1.6)))  # 62 %: past the mark of 50 %
             error = wait_for(lambda: _refused(client.create_match), timeout=60, interval=0.5)
@@ -417,8 +419,8 @@ def test_new_matches_and_players_are_refused_before_redis_is_full_while_live_mat
             reply = http.post("/v1/matches", json={})
             assert reply.status_code == 429 and reply.json()["error"]["reason"] == "STORE_FULL"
             assert "Retry-After" in reply.headers
-            with LadderClient(service.target) as ladder:
-                assert _refused(lambda: ladder.register_owner("too-late")).reason == "STORE_FULL"
+            assert _refused(lambda: ladder.register_owner("too-late")).reason == "STORE_FULL"
+            assert _refused(lambda: next(iter(ladder.seek(player_key)))).reason == "STORE_FULL"  # no ladder match
             # the live match goes on
             assert client.submit(match.match_id, tokens["german"], legal.actions[0],
                                  expected_version=legal.version).version == 1
