@@ -17,26 +17,14 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
 
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.processes import ROOT, dying_with_parent, stop_process
+from page_helpers import BUSY_JS, kind_of, selected, text, to_german_moves, wait
 from service_helpers import play_random
 
 UNITS_JS = """return [...document.querySelectorAll('svg.board g.unit')]
     .map(g => [g.dataset.unit, g.dataset.hex, g.dataset.strength]).sort();"""
-
-
-def wait(browser, condition, timeout: float = 20.0):
-    return WebDriverWait(browser, timeout, poll_frequency=0.05).until(lambda driver: condition(driver))
-
-
-def text(browser, css: str) -> str:
-    """An element's text, read in one step (the page re-renders: a found element can go stale)."""
-    return browser.execute_script("const e = document.querySelector(arguments[0]); return e ? e.textContent : '';", css)
-
-
-BUSY_JS = "return !!(window.typhoon.match && window.typhoon.match.busy)"
 
 
 def click(browser, css: str) -> None:
@@ -72,10 +60,6 @@ def press_hex(browser, hex_id: str, below: float = 0.0) -> None:
     actions = ActionBuilder(browser)
     actions.pointer_action.move_to_location(int(x), int(y)).click()
     actions.perform()
-
-
-def selected(browser):
-    return browser.execute_script("return window.typhoon.match.selected")
 
 
 def page_version(browser) -> int:
@@ -388,21 +372,6 @@ def test_combat_decisions_through_the_page(browser, service, client, screenshots
         taken[stage] = kind
     print(f"\ncombat decisions taken through the page: {sorted(taken)}")
     assert {"retreat", "advance", "exchange_losses"} <= set(taken), taken
-
-
-def kind_of(action) -> str:
-    return action.WhichOneof("kind")
-
-
-def to_german_moves(client, match_id: str, tokens: dict[str, str]):
-    """The standard set-up, then the end of every phase before the first with moves; its legal actions."""
-    while True:
-        legal = client.legal_actions(match_id)
-        kinds = {kind_of(a): a for a in legal.actions}
-        if "move" in kinds:
-            return legal
-        action = kinds.get("standard_setup") or kinds["end_phase"]
-        client.submit(match_id, tokens[legal.side_to_act], action, expected_version=legal.version)
 
 
 def test_a_click_on_a_reachable_hex_moves_there_even_onto_a_unit_of_yours(browser, service, client, screenshots):

@@ -10,24 +10,9 @@ import time
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
 
+from page_helpers import BUSY_JS, kind_of, text, wait
 from service_helpers import play_random
-
-BUSY_JS = "return !!(window.typhoon.match && window.typhoon.match.busy)"
-
-
-def wait(browser, condition, timeout: float = 20.0):
-    return WebDriverWait(browser, timeout, poll_frequency=0.05).until(lambda driver: condition(driver))
-
-
-def text(browser, css: str) -> str:
-    return browser.execute_script("const e = document.querySelector(arguments[0]); return e ? e.textContent : '';", css)
-
-
-def kind_of(action) -> str:
-    return action.WhichOneof("kind")
-
 
 def new_match(client):
     return client.create_match("standard", seats=[("german", "Bock"), ("soviet", "Zhukov")])

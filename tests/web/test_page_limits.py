@@ -7,35 +7,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from selenium.webdriver.support.ui import WebDriverWait
 
+from page_helpers import BUSY_JS, selected, text, to_german_moves, wait
 from service_helpers import ServiceProcess
-
-BUSY_JS = "return !!(window.typhoon.match && window.typhoon.match.busy)"
-
-
-def wait(browser, condition, timeout: float = 20.0):
-    return WebDriverWait(browser, timeout, poll_frequency=0.05).until(lambda driver: condition(driver))
-
-
-def text(browser, css: str) -> str:
-    return browser.execute_script("const e = document.querySelector(arguments[0]); return e ? e.textContent : '';", css)
-
-
-def selected(browser):
-    return browser.execute_script("return window.typhoon.match.selected")
-
-
-def to_german_moves(client, match_id: str, tokens: dict[str, str]):
-    """The standard set-up, then the end of every phase before the first with moves; its legal actions."""
-    while True:
-        legal = client.legal_actions(match_id)
-        kinds = {action.WhichOneof("kind"): action for action in legal.actions}
-        if "move" in kinds:
-            return legal
-        client.submit(match_id, tokens[legal.side_to_act], kinds.get("standard_setup") or kinds["end_phase"],
-                      expected_version=legal.version)
-
 
 def limited(redis_url: str, *limits: str) -> ServiceProcess:
     """A service on the tests' Redis with only ``limits`` on."""
