@@ -102,10 +102,21 @@ def rate_limit_delay(error: TyphoonError) -> float | None:
     """
     if error.code != grpc.StatusCode.RESOURCE_EXHAUSTED or error.reason != "RATE_LIMITED":
         return None
+    return retry_after(error, 1.0)
+
+
+def retry_after(error: TyphoonError, default: float) -> float:
+    """The seconds a refusal asks to wait (its ``retry_after_seconds``, else ``default``), and up to a
+    quarter second more so that clients refused together do not all come back together.
+
+    >>> error = TyphoonError(grpc.StatusCode.RESOURCE_EXHAUSTED, "STORE_FULL", "", {"retry_after_seconds": "60"})
+    >>> 60 <= retry_after(error, 5) <= 60.25, 5 <= retry_after(TyphoonError(error.code, "STORE_FULL", ""), 5) <= 5.25
+    (True, True)
+    """
     try:
-        seconds = float(error.metadata.get("retry_after_seconds", "1"))
+        seconds = float(error.metadata.get("retry_after_seconds", default))
     except ValueError:
-        seconds = 1.0
+        seconds = default
     return max(0.1, seconds) + random.uniform(0, 0.25)
 
 

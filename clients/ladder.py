@@ -40,7 +40,8 @@ from typing import Any, NamedTuple
 import grpc
 from tabulate import tabulate
 
-from clients.client import RATE_LIMIT_PATIENCE, TRANSIENT_CODES, ReconnectingStream, TyphoonError, patiently
+from clients.client import (RATE_LIMIT_PATIENCE, TRANSIENT_CODES, ReconnectingStream, TyphoonError, patiently,
+                            retry_after)
 from clients.ladder_audit import cli_audit
 from clients.sdk import OWN_WATCH, Bot, BotResult, as_strategy, checked_strategy, parse_params
 from clients.tls import ClientTls, open_channel
@@ -228,6 +229,10 @@ class Seek(ReconnectingStream):
             self._back_off()
 
 
+#: Seconds a LadderBot waits before seeking again after a STORE_FULL that names no wait.
+STORE_FULL_WAIT = 60.0
+
+
 @dataclass
 class LadderRecord:
     """What a LadderBot did."""
@@ -235,6 +240,8 @@ class LadderRecord:
     started: list[LadderMatch] = field(default_factory=list)
     results: list[BotResult] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    #: Seeks the service refused for want of room (STORE_FULL), each waited out before seeking again.
+    store_full_waits: int = 0
 
     def summary(self) -> str:
         finished = [r for r in self.results if r.finished]
@@ -333,6 +340,10 @@ class LadderBot:
                             self._deliver(item)
                 except TyphoonError as error:
                     if error.code in TRANSIENT_CODES:
+                        continue
+                    if error.reason == "STORE_FULL":  # no room for new matches until the operator makes some
+                        self.record.store_full_waits += 1
+                        self._stopped.wait(retry_after(error, STORE_FULL_WAIT))
                         continue
                     raise
         finally:

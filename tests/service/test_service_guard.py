@@ -15,6 +15,7 @@ import json
 import secrets
 import subprocess
 import sys
+import threading
 from typing import Iterator
 
 import grpc
@@ -26,7 +27,7 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from clients.client import TyphoonClient, TyphoonError
-from clients.ladder import LadderClient
+from clients.ladder import LadderBot, LadderClient
 from service.api.openapi import openapi_document
 from service.api.routes import ROUTES, SERVICES
 from service.errors import ServiceError
@@ -421,6 +422,14 @@ def test_new_matches_and_players_are_refused_before_redis_is_full_while_live_mat
             assert "Retry-After" in reply.headers
             assert _refused(lambda: ladder.register_owner("too-late")).reason == "STORE_FULL"
             assert _refused(lambda: next(iter(ladder.seek(player_key)))).reason == "STORE_FULL"  # no ladder match
+            bot = LadderBot("random", service.target, player_key)  # an unattended bot waits for room, and stays
+            seeking = threading.Thread(target=bot.run, daemon=True)
+            seeking.start()
+            wait_for(lambda: bot.record.store_full_waits >= 1, timeout=60, interval=0.2)
+            assert seeking.is_alive() and not bot.record.errors
+            bot.stop_seeking()  # its wait ends at once
+            seeking.join(30)
+            assert not seeking.is_alive()
             # the live match goes on
             assert client.submit(match.match_id, tokens["german"], legal.actions[0],
                                  expected_version=legal.version).version == 1
