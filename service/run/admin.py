@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 
 from engine.ruleset import played
 from service.match import rulesets
 from service.match.clock import end_without_result
 from service.run import backup
+from service.run import operator_redis
 from service.run.operator_redis import redis_of
 from service.store.credentials import password_from_file
 from service.store.match_store import INDEX_KEY, LIVE, Store, key, text_of
@@ -111,10 +111,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     abort.add_argument("--reason", default="",
                        help=f"the reason recorded (default: '{DEFAULT_REASON}'; for a match of another "
                             "ruleset, the sentence saying so)")
-    abort.add_argument("--redis-url", default=os.environ.get("REDIS_URL"),
-                       help="the service's Redis (default: $REDIS_URL, else the embedded Redis of --data-dir)")
-    abort.add_argument("--data-dir", default=".typhoon", help="the embedded Redis's data directory (.typhoon)")
-    abort.add_argument("--redis-password-file", metavar="PATH", default=os.environ.get("TYPHOON_REDIS_PASSWORD_FILE"),
-                       help="a file holding the Redis password (default: $TYPHOON_REDIS_PASSWORD_FILE)")
+    operator_redis.add_arguments(abort)
     abort.set_defaults(run=_admin_abort)
     backup.register(actions)

