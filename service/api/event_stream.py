@@ -39,14 +39,13 @@ class EventStreamResponse:
         finally:
             for task in (pump, gone):
                 task.cancel()
+            # Wait without re-raising: `await task` would add this frame to the traceback of the
+            # task's own exception, a cycle (task -> exception -> frame -> task) that only the
+            # garbage collector frees, once for every stream a client closed mid-send.
+            await asyncio.wait((pump, gone))
             for task in (pump, gone):
-                try:
-                    await task
-                except asyncio.CancelledError:
-                    if not task.cancelled():  # this response was cancelled itself (shutdown): pass it on
-                        raise
-                except OSError:
-                    pass  # the client went while a frame was being sent
+                if not task.cancelled() and not isinstance(task.exception(), (OSError, type(None))):
+                    raise task.exception()  # type: ignore[misc]
 
     async def _pump(self, send: Send) -> None:
         frames = self.frames

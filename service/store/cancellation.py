@@ -33,14 +33,21 @@ def keep_cancellations() -> None:
 
     @functools.wraps(send)
     async def send_packed_command(self: AbstractConnection, *args: Any, **kwargs: Any) -> None:
-        task = asyncio.current_task()
-        requested = task.cancelling() if task is not None else 0
+        requested = _cancellations_requested()
         await send(self, *args, **kwargs)
-        if task is not None and task.cancelling() > requested:
+        if _cancellations_requested() > requested:
             await self.disconnect(nowait=True)  # the command went out; nobody will read its reply
             raise asyncio.CancelledError()
 
     AbstractConnection.send_packed_command = send_packed_command  # type: ignore[method-assign]
+
+
+def _cancellations_requested() -> int:
+    """The current task's count of cancellation requests. The task is not kept in the send's frame: the
+    raised cancellation's traceback keeps that frame, and the task keeps the cancellation, a cycle only
+    the garbage collector would free."""
+    task = asyncio.current_task()
+    return task.cancelling() if task is not None else 0
 
 
 __all__ = ["keep_cancellations"]
