@@ -159,6 +159,10 @@ def test_a_phone_pinches_drags_and_taps(browser, service, client, screenshots):
         assert 0 <= gap < 30, gap  # the play card right under the map
         play_top = browser.execute_script("return document.getElementById('play').getBoundingClientRect().top")
         assert play_top < 844, play_top  # and on the screen
+        bar_bottom, map_top = browser.execute_script(
+            "return [document.querySelector('.zoom-bar').getBoundingClientRect().bottom,"
+            " document.querySelector('svg.board').getBoundingClientRect().top]")
+        assert bar_bottom <= map_top, (bar_bottom, map_top)  # the zoom buttons above the map, hiding none of it
         hint = text(browser, "#play")
         assert "Tap a unit" in hint and "Escape" not in hint and "Click" not in hint, hint
 
@@ -192,7 +196,7 @@ def test_a_phone_pinches_drags_and_taps(browser, service, client, screenshots):
         unit = browser.execute_script(
             "const box = document.querySelector('svg.board').getBoundingClientRect();"
             "const g = [...document.querySelectorAll('svg.board g.unit.movable')].find(g => {"
-            "  const b = g.getBoundingClientRect(); return b.top > box.top + 60 && b.bottom < box.bottom && b.left > box.left"
+            "  const b = g.getBoundingClientRect(); return b.top > box.top && b.bottom < box.bottom && b.left > box.left"
             "    && b.right < box.right; });"
             "return g.dataset.unit;")
         x, y = browser.execute_script("const b = document.querySelector(`svg.board g.unit[data-unit='${arguments[0]}'] "
@@ -204,6 +208,9 @@ def test_a_phone_pinches_drags_and_taps(browser, service, client, screenshots):
         assert "Tap it again to let go." in text(browser, "#selection")
         browser.execute_script("const m = window.typhoon.match, h = m.board.byId.get(m.state.units.find(u => u.id === m.selected).hex);"
                                "m.zoom.toTargets(h.x, h.y);")
+        ring = browser.execute_script("const a = document.activeElement;"
+                                      "return [a.matches('svg.board'), getComputedStyle(a).outlineStyle];")
+        assert ring == [True, "none"], ring  # the map has the focus, but a tap draws no focus ring
         browser.save_screenshot(str(screenshots / "phone-touch.png"))
     finally:
         browser.execute_cdp_cmd("Emulation.setEmitTouchEventsForMouse", {"enabled": False})
