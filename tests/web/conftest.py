@@ -12,7 +12,6 @@ the tests and never served by the page: its npm package is fetched once with ``n
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
@@ -23,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from debian_packages import ensure_installed
+
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -32,25 +33,8 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 
 
 def ensure_browser() -> None:
-    """Install Debian's chromium and chromium-driver if they are not there (one install at a time: the test
-    processes of ``pytest -n`` may all get here at once, and apt allows one dpkg at a time)."""
-    if CHROMIUM.exists() and CHROMEDRIVER.exists():
-        return
-    with open(Path(tempfile.gettempdir()) / "typhoon-tests-browser-install.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-            _install_browser()
-
-
-def _install_browser() -> None:
-    if not shutil.which("apt-get"):
-        pytest.fail("the browser tests need chromium and chromium-driver, and there is no apt-get to install them")
-    environment = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    install = ["apt-get", "install", "-y", "-q", "chromium", "chromium-driver"]
-    bound = {"env": environment, "capture_output": True, "timeout": 900}  # a stuck mirror fails, not hangs
-    if subprocess.run(install, **bound).returncode != 0:
-        subprocess.run(["apt-get", "update", "-q"], check=True, **bound)
-        subprocess.run(install, check=True, **bound)
+    """Install Debian's chromium and chromium-driver if they are not there."""
+    ensure_installed(["chromium", "chromium-driver"], [CHROMIUM, CHROMEDRIVER])
 
 
 @pytest.fixture(scope="session")
