@@ -330,6 +330,8 @@ class Silent:
         return self.rng.choice(legal_actions)
 
 
+#: Each form plays for ~4.5 min on a quiet machine: the bounds leave room for one three times as slow.
+@pytest.mark.timeout(1500)
 @pytest.mark.parametrize("restart", [False, True], ids=["steady", "killed-and-restarted"])
 def test_four_bots_play_a_ladder_unattended(backend, tmp_path, restart):
     """Heuristic, two random bots and one that falls silent in its first match play a ladder with a
@@ -371,7 +373,7 @@ def test_four_bots_play_a_ladder_unattended(backend, tmp_path, restart):
                 if (restarted and standings["heuristic"].games >= 2 and standings["silent"].time_losses
                         and standings["heuristic"].rank < min(standings["random-a"].rank, standings["random-b"].rank)):
                     break
-                assert time.monotonic() < started_at + 480, ladder_table(ladder)
+                assert time.monotonic() < started_at + 1080, ladder_table(ladder)
             for bot in bots.values():
                 bot.stop_seeking()
             for name, bot in bots.items():
