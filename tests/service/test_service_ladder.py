@@ -314,18 +314,24 @@ def test_each_ended_ladder_match_is_rated_exactly_once_whoever_sees_it(backend, 
 # --- four bots, unattended -------------------------------------------------------------------------
 
 class Silent:
-    """A bot that plays at random, then stops answering (its strategy never returns again)."""
+    """A bot that plays at random, then, from game turn ``from_turn`` of its first match that gets there,
+    stops answering (its strategy never returns again).
+
+    A turn, not a count of answers: by the start of turn 5 each side has made more than ``min_actions``
+    (50) actions of its own (a side makes at least 14 a game turn), so its loss on time is rated, and a
+    game always gets there. A count could run out at the very end of a short game the bot lost on the
+    board; then it fell silent before the first action of its next matches, which were aborted, and it
+    never lost on time (a CI run under stress-ng)."""
 
     name = "silent"
 
-    def __init__(self, answers: int) -> None:
-        self.answers = answers
+    def __init__(self, from_turn: int = 5) -> None:
+        self.from_turn = from_turn
         self.release = threading.Event()
         self.rng = random.Random("silent")
 
     def choose(self, state, legal_actions):
-        self.answers -= 1
-        if self.answers < 0:
+        if state.turn >= self.from_turn:
             self.release.wait()
         return self.rng.choice(legal_actions)
 
@@ -347,7 +353,7 @@ def test_four_bots_play_a_ladder_unattended(backend, tmp_path, restart):
     # average, which not even a loaded machine makes the heuristic bot do; the silent one flags in 30 s
     serve = (*redis.serve_args, "--ladder-time-control", "30+1", "--ladder-first-action", "15")
     service = ServiceProcess(*serve, grpc_port=port).start()
-    silent = Silent(answers=200)  # past both sides' min_actions (50 by default): its loss on time is rated
+    silent = Silent()  # past both sides' min_actions (50 by default): its loss on time is rated
     bots: dict[str, LadderBot] = {}
     threads = []
     try:
