@@ -146,7 +146,8 @@ def test_bots_resume_after_a_service_restart_in_the_middle_of_a_match(tmp_path):
         _join(g, s)
         assert german.error is None and soviet.error is None, (german.error, soviet.error)
         assert german.result.finished and soviet.result.finished and german.result.turn == 7
-        assert german.result.retries + soviet.result.retries > 0
+        # no count of retries is asserted: a bot waiting on its stream while the service is away is resumed by
+        # the client's watch itself, uncounted, and may make no call in that second (a CI run had 0 and 0)
         assert german.result.actions + soviet.result.actions == german.result.version
         _verified(target, match.match_id)
     finally:
