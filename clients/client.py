@@ -290,6 +290,10 @@ class Watch(ReconnectingStream):
                 self.finished = True
 
 
+#: How a client's channel reconnects to a service that went away: soon, and at least once a second.
+RECONNECT_OPTIONS = [("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reconnect_backoff_ms", 1000)]
+
+
 class TyphoonClient:
     """Synchronous client of ``typhoon.v1.MatchService``. Unary calls are retried (``retries`` times,
     backing off up to 2 s) while the service is unreachable or shutting down, and after the time a rate
@@ -307,8 +311,7 @@ class TyphoonClient:
         self.retries = retries
         self.rate_limit_patience = rate_limit_patience
         self.metadata = list(metadata)
-        self.channel = channel or open_channel(target, tls, options=[
-            ("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reconnect_backoff_ms", 1000)])
+        self.channel = channel or open_channel(target, tls, options=RECONNECT_OPTIONS)
         self.stub = match_service_pb2_grpc.MatchServiceStub(self.channel)
 
     def close(self) -> None:
@@ -468,6 +471,6 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
-__all__ = ["Action", "Match", "MatchEvent", "MatchUpdate", "Seat", "TyphoonClient", "TyphoonError", "Watch",
+__all__ = ["Action", "Match", "MatchEvent", "MatchUpdate", "RECONNECT_OPTIONS", "Seat", "TyphoonClient", "TyphoonError", "Watch",
            "describe_event", "as_time_control", "patiently", "rate_limit_delay", "time_left", "to_action",
            "wait_for_rate_limit"]

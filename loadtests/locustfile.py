@@ -66,7 +66,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from clients.client import TyphoonClient, TyphoonError  # noqa: E402
+from clients.client import RECONNECT_OPTIONS, TyphoonClient, TyphoonError  # noqa: E402
 from loadtests import metrics as m  # noqa: E402
 from service.gen.typhoon.v1 import match_pb2, match_service_pb2 as api  # noqa: E402
 
@@ -257,8 +257,7 @@ def _choose(targets: list[str], environment) -> str:
 #: gRPC gives channels to one target with the same options one shared connection (its global subchannel
 #: pool): 200 users were one TCP connection (``ss``), which one worker of a ``--workers 2`` service served
 #: alone, and 1,050 users met the service's limit of streams per connection (REFUSED_STREAM).
-OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1), ("grpc.initial_reconnect_backoff_ms", 200),
-                  ("grpc.max_reconnect_backoff_ms", 1000)]
+OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1), *RECONNECT_OPTIONS]
 
 
 class LocustTyphoonClient(TyphoonClient):
