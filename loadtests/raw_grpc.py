@@ -19,6 +19,7 @@ Every call is a stream of :class:`RawStream`; the connection's own end (GOAWAY, 
 from __future__ import annotations
 
 import asyncio
+import base64
 import struct
 import time
 from collections.abc import Callable, Iterable
@@ -31,6 +32,7 @@ import h2.events
 import h2.exceptions
 import h2.settings
 import hpack
+from google.rpc import error_details_pb2, status_pb2
 
 #: The largest flow-control window HTTP/2 allows (a reader that never wants to be held back).
 MAX_WINDOW = 2**31 - 1
@@ -66,6 +68,19 @@ class RawStream:
     @property
     def message(self) -> str:
         return self.trailers.get("grpc-message") or self.headers.get("grpc-message") or ""
+
+    @property
+    def retry_after(self) -> float | None:
+        """The delay of the google.rpc.RetryInfo the status carries (grpc-status-details-bin), if any."""
+        encoded = self.trailers.get("grpc-status-details-bin") or self.headers.get("grpc-status-details-bin")
+        if not encoded:
+            return None
+        status = status_pb2.Status.FromString(base64.b64decode(encoded + "=" * (-len(encoded) % 4)))
+        for detail in status.details:
+            info = error_details_pb2.RetryInfo()
+            if detail.Unpack(info):
+                return info.retry_delay.seconds + info.retry_delay.nanos / 1e9
+        return None
 
     def messages(self) -> list[bytes]:
         """The whole messages received so far (each without its 5-byte prefix)."""

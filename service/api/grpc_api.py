@@ -21,6 +21,7 @@ import structlog
 from google.protobuf import any_pb2, duration_pb2, message_factory
 from google.protobuf.message import DecodeError
 from google.rpc import error_details_pb2, status_pb2
+from grpc._cython.cygrpc import ExecuteBatchError
 from grpc_status import rpc_status
 from redis.exceptions import RedisError
 
@@ -145,16 +146,19 @@ def _stream(name: str, core: MatchService, guard: CallGuard, slow_reader_timeout
                     await rpc_guard.admit(ctx.token, ctx.client)
                     stream = await core_method(request, ctx)
                 async for item in stream:
-                    await _write(context, item, slow_reader_timeout)
+                    await _write(context, item, slow_reader_timeout, stalled)
                     sent += 1
+            except ExecuteBatchError:  # the client went while a message was being sent: nobody to answer
+                log.info("rpc", code="CANCELLED", reason="CLIENT_GONE", sent=sent,
+                         ms=round((time.perf_counter() - started) * 1000, 2))
+                metrics.observe_call(name, "grpc", "CANCELLED", None)
+                return None
             except Exception as error:  # noqa: BLE001
                 failure = as_service_error(error)
                 await rpc_guard.refused(failure, ctx.client)
                 log.info("rpc", code=failure.code.name, reason=failure.reason, sent=sent,
                          ms=round((time.perf_counter() - started) * 1000, 2))
                 metrics.observe_call(name, "grpc", failure.code.name, None)
-                if stalled is not None and failure.reason == "SLOW_READER":
-                    stalled.ended(context)
                 return end_with(context, failure)
             finally:
                 if stream is not None:
@@ -168,18 +172,42 @@ def _stream(name: str, core: MatchService, guard: CallGuard, slow_reader_timeout
     return handler
 
 
-async def _write(context: grpc.aio.ServicerContext, item: Any, slow_reader_timeout: float) -> None:
+async def _write(context: grpc.aio.ServicerContext, item: Any, slow_reader_timeout: float,
+                 stalled: StalledStreams | None = None) -> None:
     """Send one message of a stream; a client that has read nothing for ``slow_reader_timeout`` seconds
-    (its flow-control window and the buffers full) is told to watch again from its cursor."""
+    (its flow-control window and the buffers full) is told to watch again from its cursor.
+
+    The send is not cancelled when the time is up: gRPC's Python server never completes a status sent
+    after a send it cancelled (each such call was kept for good, its connection closed or not). The
+    stream is marked a slow reader then (logged, counted, its connection to be closed by ``stalled``),
+    and the send waited for to its end: the client reads at last (it then gets SLOW_READER after what
+    was queued) or its connection is closed under it."""
     if not slow_reader_timeout:
         await context.write(item)
         return
+    stalls: list[bool] = []
+    timer = asyncio.get_running_loop().call_later(slow_reader_timeout, _stalled, context, stalls,
+                                                  slow_reader_timeout, stalled)
     try:
-        async with asyncio.timeout(slow_reader_timeout):  # a timer, not a task per message as wait_for makes
-            await context.write(item)
-    except TimeoutError:
-        metrics.CONNECTIONS_REFUSED.labels("SLOW_READER").inc()
-        raise slow_reader(slow_reader_timeout) from None
+        await context.write(item)
+    except ExecuteBatchError:
+        if stalls:  # its connection closed under it
+            raise slow_reader(slow_reader_timeout) from None
+        raise
+    finally:
+        timer.cancel()
+    if stalls:
+        raise slow_reader(slow_reader_timeout)
+
+
+def _stalled(context: grpc.aio.ServicerContext, stalls: list[bool], seconds: float,
+             stalled: StalledStreams | None) -> None:
+    """A send has waited ``seconds`` on a client that reads nothing."""
+    stalls.append(True)
+    metrics.CONNECTIONS_REFUSED.labels("SLOW_READER").inc()
+    log.info("grpc_slow_reader", reason="SLOW_READER", seconds=seconds)
+    if stalled is not None:
+        stalled.ended(context)
 
 
 def slow_reader(seconds: float) -> ServiceError:

@@ -1,14 +1,13 @@
 """Closing the connection of a gRPC stream whose client reads nothing: what gRPC's Python server cannot
 do for one call.
 
-A watch stream whose client stops reading is ended at the slow-reader timeout
-(``service.api.grpc_api``): its handler gives up and sets the status SLOW_READER. But HTTP/2 sends a
-stream's status after the messages queued before it, and those wait for the client to open its
-flow-control window: a raw HTTP/2 client that never does (``loadtests/attacks/grpc_raw.py``) kept every
+A watch stream whose client stops reading is marked a slow reader at the slow-reader timeout
+(``service.api.grpc_api``), to end with the status SLOW_READER. But HTTP/2 sends a stream's status
+after the messages queued before it, and those wait for the client to open its flow-control window: a raw HTTP/2 client that never does (``loadtests/attacks/grpc_raw.py``) kept every
 such stream, and what was queued on it, open for good (10 of 10 still open at 75 s), no longer counted
 by the watch caps. gRPC's Python server can neither reset one stream (``RST_STREAM``) nor tell whether
-its status went out (its call is done once the status is queued), and such a client answers the
-keepalive pings. So ``grace`` seconds after a stream is ended as a slow reader (time for a client that
+its status went out (its call is done once the status is queued; and a status queued behind a send
+it cancelled was never completed at all), and such a client answers the keepalive pings. So ``grace`` seconds after a stream is ended as a slow reader (time for a client that
 reads again to get its status and the reason) its TCP connection is closed, with a reset, as the HTTP
 port closes a connection nobody reads: gRPC core ends every call of the connection and frees what they
 held; a client's channel reconnects at its next call, and a watch resumes from its cursor. The
@@ -116,12 +115,14 @@ class StalledStreams:
         self.spared = spared
         self.grace = grace
         self.closed = 0
+        self._to_close: set[str] = set()  # the connections (peers) to close, each once for all its streams
         self._closing: set[asyncio.Task[None]] = set()
 
     def ended(self, context: grpc.aio.ServicerContext) -> None:
-        """``context``'s handler has ended it as a slow reader: close its connection in ``grace`` seconds."""
+        """``context``'s stream is a slow reader: close its connection in ``grace`` seconds."""
         peer = context.peer() or ""
-        if self.port and not self.spared(client_address(peer)):
+        if self.port and peer not in self._to_close and not self.spared(client_address(peer)):
+            self._to_close.add(peer)
             asyncio.get_running_loop().call_later(self.grace, self._start_closing, peer)
 
     def _start_closing(self, peer: str) -> None:
@@ -130,9 +131,12 @@ class StalledStreams:
         task.add_done_callback(self._closing.discard)
 
     async def _close(self, peer: str) -> None:
-        if await asyncio.to_thread(close_connection, self.port, peer):
-            self.closed += 1
-            log.info("grpc_slow_reader_connection_closed", client=client_address(peer), seconds=self.grace)
+        try:
+            if await asyncio.to_thread(close_connection, self.port, peer):
+                self.closed += 1
+                log.info("grpc_slow_reader_connection_closed", client=client_address(peer), seconds=self.grace)
+        finally:
+            self._to_close.discard(peer)
 
 
 __all__ = ["STATUS_GRACE", "StalledStreams", "close_connection", "connection_inode"]
