@@ -6,6 +6,7 @@ The attackers come from 127.0.0.2 and up; honest play is 127.0.0.1's.
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import subprocess
@@ -79,10 +80,14 @@ class HonestPlay:
 
 
 def _play(grpc_target: str, number: int, say: Callable[[str], None]) -> None:
+    """Play matches one after another, each as players of an address of its own (the service under attack
+    trusts this machine as a proxy: its ``create_match`` limit counts each of them, not the attacker's)."""
     chooser = random.Random(number)
-    with TyphoonClient(grpc_target, timeout=30, rate_limit_patience=120) as client:
-        while True:
-            try:
+    for match_number in itertools.count():
+        address = f"198.51.{100 + number}.{match_number % 250 + 1}"
+        try:
+            with TyphoonClient(grpc_target, timeout=30, rate_limit_patience=120,
+                               metadata=[("x-forwarded-for", address)]) as client:
                 match, tokens = client.create_match(seats=["german", "soviet"])
                 while True:
                     legal = client.legal_actions(match.match_id)
@@ -91,9 +96,9 @@ def _play(grpc_target: str, number: int, say: Callable[[str], None]) -> None:
                     client.submit(match.match_id, tokens[legal.side_to_act], chooser.choice(legal.actions),
                                   expected_version=legal.version)
                     say(f"a {time.monotonic()}")
-            except Exception:  # noqa: BLE001 - told: honest play that failed under the attack
-                say("f")
-                time.sleep(0.5)
+        except Exception:  # noqa: BLE001 - told: honest play that failed under the attack
+            say("f")
+            time.sleep(0.5)
 
 
 def _probe(http_base: str, say: Callable[[str], None]) -> None:

@@ -62,7 +62,7 @@ LIMITS: tuple[Limit, ...] = (
     Limit("submit_action", "1200/minute", "credential", "SubmitAction calls of one seat", "open"),
     Limit("resign", "10/minute", "credential", "Resign calls of one seat", "open"),
     Limit("watch", "120/minute", "address", "watch streams opened (WatchMatch)", "open"),
-    Limit("stream_opens", "50/second", "process", "watch and seek streams opened on this server", "open"),
+    Limit("stream_opens", "50/second", "process", "watch and seek streams opened", "open"),
     Limit("key_failures", "10 per 5 minutes", "address", "seat tokens and keys refused", "closed"),
 )
 BY_NAME = {limit.name: limit for limit in LIMITS}

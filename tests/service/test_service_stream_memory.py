@@ -15,6 +15,7 @@ import pytest
 from clients.client import TyphoonClient
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.gen.typhoon.v1 import match_service_pb2_grpc
+from service.guard.limit_settings import LimitSettings
 from service.run.config import ServeConfig
 from service.run.memory import MemoryReturn, _malloc_trim
 from service.run.server import BackgroundServer
@@ -29,7 +30,10 @@ STREAM_CODE = {"_watch", "follow", "_sse", "_pump", "handler"}
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with BackgroundServer(ServeConfig(grpc_port=0, http_port=0, data_dir=str(tmp_path_factory.mktemp("data")))) as run:
+    # streams opened back to back: not held back by the stream_opens limit
+    config = ServeConfig(grpc_port=0, http_port=0, data_dir=str(tmp_path_factory.mktemp("data")),
+                         limits=LimitSettings.defaults().with_rates({"stream_opens": "off"}))
+    with BackgroundServer(config) as run:
         yield run
 
 
