@@ -15,7 +15,7 @@ unlimited; ``closed``: it is refused with UNAVAILABLE ``STORE_UNAVAILABLE``, as 
 Traceback (most recent call last):
 ...
 ValueError: there is no limit 'create'; the limits: create_match, join_match, register_player, register_owner, \
-seek, submit_action, resign, watch, key_failures
+seek, submit_action, resign, watch, key_failures, history
 >>> LimitSettings.defaults().with_rates({"watch": "many"})
 Traceback (most recent call last):
 ...
@@ -63,6 +63,10 @@ LIMITS: tuple[Limit, ...] = (
     Limit("resign", "10/minute", "credential", "Resign calls of one seat", "open"),
     Limit("watch", "120/minute", "address", "watch streams opened (WatchMatch)", "open"),
     Limit("key_failures", "10 per 5 minutes", "address", "seat tokens and keys refused", "closed"),
+    # a budget of work, not of calls: each computation of the history pool (service.guard.history_pool)
+    # spends the log entries it re-simulates; a campaign match has ~2,200
+    Limit("history", "60000/minute;600000/hour", "address",
+          "match log entries re-simulated (VerifyMatch, GetMatch at a version)", "open"),
 )
 BY_NAME = {limit.name: limit for limit in LIMITS}
 OFF = "off"

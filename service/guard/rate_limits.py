@@ -190,6 +190,19 @@ class RateLimits:
         except STORE_ERRORS as error:
             self._store_error(name, error)
 
+    async def spend(self, name: str, client: str, cost: int, who: str = "from this address") -> None:
+        """Count ``cost`` against a budget (a limit counted in units of work, not calls), or raise its
+        refusal if that would pass it (nothing counted then). A cost larger than the budget's smallest
+        rate counts as that rate: a call is never refused for good."""
+        items = self.items.get(name, ())
+        cost = min(cost, *(item.amount for item in items)) if items else cost
+        try:
+            for item in items:
+                if not await self.limiter.hit(item, name, client, cost=cost):
+                    raise await self._refusal(name, item, client, who)
+        except STORE_ERRORS as error:
+            self._store_error(name, error)
+
     async def record(self, name: str, client: str) -> None:
         """Count one for ``client`` (a failure, already refused as it is): never raises."""
         for item in self.items.get(name, ()):

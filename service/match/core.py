@@ -149,8 +149,10 @@ class MatchService:
 
     def __init__(self, store: Store, hub: StreamHub | None = None, clock: Callable[[], float] = time.time,
                  cache: MatchCache | None = None, watch_limits: WatchLimits | None = None,
-                 seat_watches: updates.SeatWatches | None = None) -> None:
+                 seat_watches: updates.SeatWatches | None = None, past: history.Past | None = None) -> None:
         self.store = store
+        #: where GetMatch at a version and VerifyMatch are computed (None: here, on this event loop)
+        self.past = past
         self.hub = hub or StreamHub(store)
         self.watch_limits = watch_limits or WatchLimits()
         self.seat_watches = seat_watches or updates.SeatWatches()
@@ -334,21 +336,33 @@ class MatchService:
     async def get_match(self, request: api.GetMatchRequest, ctx: CallContext) -> api.GetMatchResponse:
         known, _ = await self._known(self._match_id(request.match_id), meta=True)
         if request.HasField("version") and request.version != known.version:
-            return await self._match_at(known, request.version)
+            if self.past is None:
+                return await self._match_at(known, request.version)
+            history.check_version(request.version, known.version)
+            state = await self.past.state_at(known.meta, request.version, ctx.client)
+            return api.GetMatchResponse(match=self._match(known.meta), state=state)
         return api.GetMatchResponse(match=self._match(known.meta), state=self._state(known.game, known.meta))
 
     async def _match_at(self, known: Known, version: int) -> api.GetMatchResponse:
         """GetMatch at a past version: re-simulated from the log (service/match/history.py)."""
         history.check_version(version, known.version)
-        events = await history.load_log(self.store, known.meta["id"])
-        game, logged_hash = history.game_at(events, version)
-        state = self._state(game, known.meta)
+        events = await history.load_log(self.store, known.meta["id"], until_version=version)
+        game, logged_hash = history.game_at(events, version, history.revealed_seed(known.meta))
+        return api.GetMatchResponse(match=self._match(known.meta), state=self.past_state(game, logged_hash, known.meta))
+
+    @classmethod
+    def past_state(cls, game: engine.Game, logged_hash: str, meta: dict[str, str]) -> match_pb2.GameState:
+        """The GameState of a past version: ``game`` then, with the state hash logged with it, in the
+        match as ``meta`` says it is now."""
+        state = cls._state(game, meta)
         state.state_hash = logged_hash
-        return api.GetMatchResponse(match=self._match(known.meta), state=state)
+        return state
 
     async def verify_match(self, request: api.VerifyMatchRequest, ctx: CallContext) -> api.VerifyMatchResponse:
         match_id = self._match_id(request.match_id)
         final = await self.get_match(api.GetMatchRequest(match_id=match_id), ctx)
+        if self.past is not None:
+            return await self.past.verification(final, ctx.client)
         return await history.verify_match(self.store, match_id, final)
 
     async def list_matches(self, request: api.ListMatchesRequest, ctx: CallContext) -> api.ListMatchesResponse:

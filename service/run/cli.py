@@ -125,21 +125,10 @@ def _edge(args: argparse.Namespace):
 
 
 def _add_edge_arguments(serve: argparse.ArgumentParser) -> None:
-    from dataclasses import fields
-
     from service.api.connection_limits import ConnectionLimits
     from service.run.operations import PLACES, Operations
 
-    limits = serve.add_argument_group("limits on slow and greedy clients (deploy/README.md)")
-    for each in fields(ConnectionLimits):
-        default = each.default
-        if isinstance(default, tuple):
-            limits.add_argument("--" + each.name.replace("_", "-"), default=",".join(default), metavar="ADDRESSES",
-                                help=f"{each.metadata['help']} (default {','.join(default) or 'none'})")
-        else:
-            limits.add_argument("--" + each.name.replace("_", "-"), type=type(default), default=default,
-                                metavar="SECONDS" if isinstance(default, float) else "N",
-                                help=f"{each.metadata['help']} (default {default:g})")
+    _add_fields(serve.add_argument_group("limits on slow and greedy clients (deploy/README.md)"), ConnectionLimits)
     tls = serve.add_argument_group("TLS on both ports")
     tls.add_argument("--tls-cert", metavar="PEM", help="the server's certificate (chain); with --tls-key, both ports "
                                                        "speak TLS only")
@@ -162,6 +151,21 @@ def _add_edge_arguments(serve: argparse.ArgumentParser) -> None:
                           "port; default: none")
 
 
+def _add_fields(group: argparse._ArgumentGroup, settings: type) -> None:
+    """A flag for each field of the dataclass ``settings`` (its name with dashes, its ``help`` metadata)."""
+    from dataclasses import fields
+
+    for each in fields(settings):
+        default = each.default
+        if isinstance(default, tuple):
+            group.add_argument("--" + each.name.replace("_", "-"), default=",".join(default), metavar="ADDRESSES",
+                               help=f"{each.metadata['help']} (default {','.join(default) or 'none'})")
+        else:
+            group.add_argument("--" + each.name.replace("_", "-"), type=type(default), default=default,
+                               metavar=each.metadata.get("metavar", "SECONDS" if isinstance(default, float) else "N"),
+                               help=f"{each.metadata['help']} (default {default:g})")
+
+
 def fair_play_of(args: argparse.Namespace):
     """The ladder's fair play of ``typhoon serve``'s flags (a FairPlay; check() it)."""
     from service.ladder.fairness import FairPlay
@@ -177,7 +181,10 @@ def fair_play_of(args: argparse.Namespace):
 def _guard_settings(args: argparse.Namespace) -> dict:
     """The ServeConfig fields of the rate limits, the trusted proxies, the store's capacity and the
     unused-match sweep (ValueError for a wrong value)."""
+    from dataclasses import fields
+
     from service.guard.addresses import parse_networks
+    from service.guard.history_pool import HistorySettings
     from service.guard.limit_settings import LimitSettings
     from service.store.embedded_redis import maxmemory_bytes
 
@@ -192,13 +199,15 @@ def _guard_settings(args: argparse.Namespace) -> dict:
     if args.unused_after_hours < 0:
         raise ValueError("--unused-after-hours: a number of hours, or 0 for never")
     maxmemory_bytes(args.redis_maxmemory)
+    history = HistorySettings(**{each.name: getattr(args, each.name) for each in fields(HistorySettings)})
     return {"limits": limits, "trusted_proxies": tuple(args.trusted_proxy or ()),
             "store_high_water": args.store_high_water, "unused_after_hours": args.unused_after_hours,
-            "redis_maxmemory": args.redis_maxmemory}
+            "redis_maxmemory": args.redis_maxmemory, "history": history}
 
 
 def _add_guard_arguments(serve: argparse.ArgumentParser) -> None:
     """The flags of service.guard and of the unused-match sweep (deploy/README.md, "Rate limits")."""
+    from service.guard.history_pool import HistorySettings
     from service.guard.limit_settings import LIMITS
     from service.guard.store_capacity import HIGH_WATER
     from service.upkeep.unused import DEFAULT_HOURS
@@ -224,6 +233,8 @@ def _add_guard_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--redis-maxmemory", default="auto", metavar="SIZE",
                        help="the embedded Redis's maxmemory, e.g. 2gb (default auto: a quarter of the machine's "
                             "memory; 0: none)")
+    _add_fields(serve.add_argument_group("the history pool: VerifyMatch and GetMatch at a version, off the event "
+                                         "loop (deploy/README.md)"), HistorySettings)
 
 
 def register(commands: argparse._SubParsersAction) -> None:

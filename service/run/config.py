@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from service.api.connection_limits import ConnectionLimits
+from service.guard.history_pool import HistorySettings
 from service.guard.limit_settings import LimitSettings
 from service.guard.store_capacity import HIGH_WATER
 from service.ladder.core import LadderConfig
@@ -75,6 +76,8 @@ class ServeConfig:
     store_high_water: float = HIGH_WATER
     #: The embedded Redis's maxmemory ("auto": a quarter of the machine's memory; "0": none).
     redis_maxmemory: str = "auto"
+    #: The pool that re-simulates match logs off the event loop, and its caps (service.guard.history_pool).
+    history: HistorySettings = field(default_factory=HistorySettings)
 
     def redis_settings(self, url: str = "") -> RedisSettings:
         """The settings of the service's Redis (``url``: the one found when none was given, the embedded)."""

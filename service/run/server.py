@@ -34,6 +34,7 @@ from service.api import grpc_api, http_api, log_context, reflection, web
 from service.api.connection_limits import ConnectionLimits, grpc_options
 from service.api.http_connections import HttpServer, uvicorn_config
 from service.guard.call_guard import CallGuard
+from service.guard.history_pool import HistoryPool
 from service.ladder.core import Ladder
 from service.match.clock import Sweeper
 from service.match.core import MatchService
@@ -198,6 +199,7 @@ class Server:
         self.store: Store | None = None
         self.readiness: Readiness | None = None
         self.guard: CallGuard | None = None
+        self.history: HistoryPool | None = None
 
     async def start(self) -> None:
         config = self.config
@@ -226,6 +228,8 @@ class Server:
         self.compaction.start()
         self.guard = CallGuard.for_store(self.store, config.limits, config.store_high_water, config.trusted_proxies)
         self.guard.capacity.start()
+        self.history = HistoryPool(self.store.settings, config.history, self.guard.limits)
+        self.core.past = self.history  # VerifyMatch and GetMatch at a version: off this event loop
 
         limits, operations, tls = config.connections, config.operations, config.tls
         if config.trusted_proxies:  # a trusted proxy carries many clients: the per-address cap leaves it alone
@@ -238,7 +242,8 @@ class Server:
         self._health = health.aio.HealthServicer()
         self.readiness = Readiness(self.store, self._health,
                                    ["", grpc_api.SERVICE_NAME, grpc_api.LADDER_SERVICE.full_name],
-                                   saturation=[watch_limits.saturation, self._pool_saturation])
+                                   saturation=[watch_limits.saturation, self._pool_saturation,
+                                               self.history.saturation])
         self.readiness.on_check.append(self._update_gauges)
         await self.readiness.start()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._grpc)
@@ -339,6 +344,8 @@ class Server:
             await self.compaction.stop()
         if self.guard:
             await self.guard.capacity.stop()
+        if self.history:
+            await self.history.stop()
         if self._grpc:
             await self._grpc.stop(1.0)
         if self._admin_grpc:

@@ -277,4 +277,4 @@ def _guard_args(config: ServeConfig) -> list[str]:
                  "--limit-on-store-error", f"{limit['name']}={limit['without_redis']}"]
     for proxy in config.trusted_proxies:
         args += ["--trusted-proxy", proxy]
-    return args
+    return args + config.history.as_args()
