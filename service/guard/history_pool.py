@@ -20,8 +20,10 @@ it in a loop stalled every call of the process. So ``typhoon serve`` hands that 
   its caller left), the pool takes at most ``--history-workers`` + ``--history-queue`` computations
   (``HISTORY_BUSY``), and each computation spends its cost, the log entries it reads, from the
   client's ``history`` budget (a rate limit in Redis, service.guard.limit_settings: ``RATE_LIMITED``).
-  Every refusal is RESOURCE_EXHAUSTED (HTTP 429) with ``retry_after_seconds``; a cached answer costs
-  nothing and is never refused.
+  Before any of that, before the match is even read, every such call, cached or not, counts against
+  the client's ``history_calls`` in this process's memory (the ``limits`` library's memory storage: no
+  round trip), so that a loop of cached answers is a loop of cheap refusals past ten a second. Every
+  refusal is RESOURCE_EXHAUSTED (HTTP 429) with ``retry_after_seconds``.
 
 Readiness (service.run.readiness) says the process is saturated while the pool is full, and for
 :data:`HOLD_SECONDS` after it last was: no flapping while a flood comes and goes.
@@ -53,13 +55,17 @@ from typing import Any, TypeVar
 import structlog
 from cachetools import LRUCache
 from grpc import StatusCode
+from limits import parse_many
+from limits.storage import MemoryStorage
+from limits.strategies import SlidingWindowCounterRateLimiter
 
 from service import metrics
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.guard.addresses import counted_as
-from service.guard.rate_limits import RateLimits
+from service.guard.limit_settings import BY_NAME
+from service.guard.rate_limits import RateLimits, rate_limited
 from service.match import history
 from service.match.core import MatchService
 from service.processes import die_with_parent
@@ -76,8 +82,9 @@ BLOCK = 16
 HOLD_SECONDS = 5.0
 #: How much nicer than the service its pool's processes are (the kernel serves play first).
 NICENESS = 10
-#: The ``history`` budget's limit name (service.guard.limit_settings).
+#: The ``history`` budget's limit name, and that of the calls counted in each process (service.guard.limit_settings).
 BUDGET = "history"
+CALLS = "history_calls"
 _STATUS_ENDED = (match_pb2.MATCH_STATUS_FINISHED, match_pb2.MATCH_STATUS_ABORTED)
 
 
@@ -128,10 +135,13 @@ class HistoryPool:
     ``history`` budget is counted (None, or the limit off: no budget)."""
 
     def __init__(self, redis: RedisSettings, settings: HistorySettings = HistorySettings(),
-                 limits: RateLimits | None = None) -> None:
+                 limits: RateLimits | None = None, call_rates: str | None = None) -> None:
         self.redis = redis
         self.settings = settings
         self.limits = limits if limits is not None and limits.enabled(BUDGET) else None
+        self._call_rates = call_rates or ""
+        self._call_items = parse_many(call_rates) if call_rates else []
+        self._calls = SlidingWindowCounterRateLimiter(MemoryStorage())
         self.capacity = settings.history_workers + settings.history_queue
         #: computations submitted and not finished
         self.pending = 0
@@ -144,6 +154,16 @@ class HistoryPool:
         self._last_full = -math.inf
 
     # --- the two calls ------------------------------------------------------------------------------
+
+    def admit(self, client: str) -> None:
+        """Before anything is read: the client's ``history_calls`` in this process (cached answers too)."""
+        who = counted_as(client)
+        for item in self._call_items:
+            if not self._calls.hit(item, CALLS, who):
+                reset = self._calls.get_window_stats(item, CALLS, who).reset_time
+                metrics.RATE_LIMITED.labels(CALLS).inc()
+                raise rate_limited(CALLS, BY_NAME[CALLS].counts, "from this address", self._call_rates,
+                                   max(1, math.ceil(reset - time.time())))
 
     async def state_at(self, meta: dict[str, str], version: int, client: str) -> match_pb2.GameState:
         """The state at ``version`` (checked by the caller) of the match of ``meta``."""

@@ -334,7 +334,10 @@ class MatchService:
     # --- reading -----------------------------------------------------------------------------------
 
     async def get_match(self, request: api.GetMatchRequest, ctx: CallContext) -> api.GetMatchResponse:
-        known, _ = await self._known(self._match_id(request.match_id), meta=True)
+        match_id = self._match_id(request.match_id)
+        if self.past is not None and request.HasField("version"):
+            self.past.admit(ctx.client)
+        known, _ = await self._known(match_id, meta=True)
         if request.HasField("version") and request.version != known.version:
             if self.past is None:
                 return await self._match_at(known, request.version)
@@ -360,6 +363,8 @@ class MatchService:
 
     async def verify_match(self, request: api.VerifyMatchRequest, ctx: CallContext) -> api.VerifyMatchResponse:
         match_id = self._match_id(request.match_id)
+        if self.past is not None:
+            self.past.admit(ctx.client)
         final = await self.get_match(api.GetMatchRequest(match_id=match_id), ctx)
         if self.past is not None:
             return await self.past.verification(final, ctx.client)

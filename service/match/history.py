@@ -125,6 +125,9 @@ class Past(Protocol):
     """Where a match's past is computed when not on the event loop of the call (``typhoon serve``: a
     pool of processes, service.guard.history_pool); ``client`` is the caller's address."""
 
+    def admit(self, client: str) -> None:
+        """Before anything is read for such a call: raises its refusal when ``client`` asks too often."""
+
     async def state_at(self, meta: dict[str, str], version: int, client: str) -> match_pb2.GameState:
         """GetMatch's state at a past ``version`` of the match whose meta hash is ``meta``."""
 

@@ -228,7 +228,8 @@ class Server:
         self.compaction.start()
         self.guard = CallGuard.for_store(self.store, config.limits, config.store_high_water, config.trusted_proxies)
         self.guard.capacity.start()
-        self.history = HistoryPool(self.store.settings, config.history, self.guard.limits)
+        self.history = HistoryPool(self.store.settings, config.history, self.guard.limits,
+                                   config.limits.rates("history_calls") if config.limits.enabled("history_calls") else None)
         self.core.past = self.history  # VerifyMatch and GetMatch at a version: off this event loop
 
         limits, operations, tls = config.connections, config.operations, config.tls

@@ -88,6 +88,12 @@ def test_every_http_route_is_an_rpc_of_the_table_or_a_fixed_one():
     assert {route.rpc for route in ROUTES} <= set(RPC_TABLE)
 
 
+def test_the_api_document_gives_every_rpc_its_cost_class():
+    text = (ROOT / "docs" / "API.md").read_text()
+    for rpc, row in RPC_TABLE.items():
+        assert re.search(rf"^\| {rpc} \| {row.cost.value}[ ;|]", text, re.M), f"docs/API.md: no row for {rpc}"
+
+
 def test_a_block_of_versions_stays_within_the_match():
     assert block_of(0, 0) == (0, 0)
     assert block_of(BLOCK, 10 * BLOCK) == (BLOCK, 2 * BLOCK - 1)
@@ -259,6 +265,33 @@ def test_the_history_budget_counts_the_log_entries_each_call_re_simulates(redis_
             # another client has its own budget
             other = http.get(f"/v1/matches/{match.match_id}/verification", headers={"X-Forwarded-For": "198.19.3.2"})
             assert other.status_code == 200
+    finally:
+        service.stop()
+
+
+def test_history_calls_are_counted_per_client_before_anything_is_read_cached_answers_too(redis_url):
+    service = ServiceProcess("--redis-url", redis_url, "--no-rate-limits", "--limit", "history_calls=3/minute",
+                             "--trusted-proxy", "127.0.0.0/8", rate_limits=True).start()
+    try:
+        with service.client() as client, service.http() as http:
+            match, tokens = client.create_match(seats=["german", "soviet"])
+            play_random(client, match.match_id, tokens, seed="calls")  # finished: its verification is cached
+            headers = {"X-Forwarded-For": "198.19.4.1"}
+            for path, query in ((f"/v1/matches/{match.match_id}/verification", None),
+                                (f"/v1/matches/{match.match_id}/verification", None),
+                                (f"/v1/matches/{match.match_id}", {"version": 1})):
+                assert http.get(path, params=query, headers=headers).status_code == 200
+            for path, query in ((f"/v1/matches/{match.match_id}/verification", None),
+                                (f"/v1/matches/{match.match_id}", {"version": 2}),
+                                ("/v1/matches/nosuchmatch0000/verification", None)):  # refused before it is read
+                reply = http.get(path, params=query, headers=headers)
+                error = reply.json()["error"]
+                assert (reply.status_code, error["reason"], error["metadata"]["limit"]) == \
+                    (429, "RATE_LIMITED", "history_calls"), reply.text
+                assert int(reply.headers["Retry-After"]) >= 1
+            assert http.get(f"/v1/matches/{match.match_id}", headers=headers).status_code == 200  # not a history call
+            other = {"X-Forwarded-For": "198.19.4.2"}
+            assert http.get(f"/v1/matches/{match.match_id}/verification", headers=other).status_code == 200
     finally:
         service.stop()
 

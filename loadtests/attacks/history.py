@@ -1,0 +1,137 @@
+"""Calls whose work grows with a match's length (issue 34, point 1): VerifyMatch and GetMatch at a version
+re-simulate the match's log. Before the history pool (service.guard.history_pool) they ran on the event
+loop, uncached: four anonymous loops of ``curl /v1/matches/$ID/verification`` on a long finished match
+took honest play from 1,188 to 16 calls per 15 s and /healthz's median from 4 to 728 ms.
+
+The attack makes a finished campaign match and a live one (~1,000 and ~600 actions), measures honest
+play from an address of its own (random actions over gRPC, :mod:`loadtests.attacks.honest_play`) and
+/healthz alone, then under two attacks, each for a third of its time:
+
+1. the issue's: four loops, one address, asking for the finished match's verification;
+2. the costly one: eight loops from eight addresses asking for the live match's states at random
+   versions (each a block the cache has not seen) and its verification (a live match's is not cached).
+
+Figures: honest calls/s and /healthz's median alone and under each attack (with the ratio to alone),
+the attackers' answers by HTTP status and reason, and whether /readyz said NOT_SERVING meanwhile.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import random
+import threading
+import time
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from clients.client import TyphoonClient
+from loadtests.attacks.honest_play import HonestPlay, ServiceCpu, rate_and_health
+
+if TYPE_CHECKING:  # the package imports this module: no import at run time
+    from loadtests.attacks import Target
+
+NAME = "history"
+SUMMARY = "loops of VerifyMatch and GetMatch at random versions on long matches, from 1 then 8 addresses"
+#: The attacker's processes run this much nicer than the rest (see _loops).
+ATTACKER_NICENESS = 15
+
+
+def _long_match(client: TyphoonClient, seed: str, actions: int | None) -> tuple[str, int]:
+    """A campaign match played at random (to its end, or for ``actions``): its id and version."""
+    match, tokens = client.create_match(scenario="campaign", seats=["german", "soviet"])
+    chooser = random.Random(seed)
+    while actions is None or actions > 0:
+        legal = client.legal_actions(match.match_id)
+        if not legal.side_to_act:
+            break
+        client.submit(match.match_id, tokens[legal.side_to_act], chooser.choice(legal.actions),
+                      expected_version=legal.version)
+        actions = None if actions is None else actions - 1
+    return match.match_id, client.get_match(match.match_id).match.version
+
+
+def _loops(target: Target, seconds: float, asks: list[tuple[str, int]], addresses: list[str]) -> Counter[str]:
+    """One loop per address, each asking one of ``asks`` at random (a path, and the number of versions to
+    pick one from for ``?version=``, or 0) for ``seconds``: in a process of its own at a low CPU priority,
+    so that what slows honest play is what the service spends on the attack, not the attacker's own
+    work on this shared machine (an attacker elsewhere costs the service only that)."""
+    context = multiprocessing.get_context("spawn")
+    results = context.Queue()
+    process = context.Process(target=_attack, args=(target.http, seconds, asks, addresses, results), daemon=True)
+    process.start()
+    outcomes: Counter[str] = results.get(timeout=seconds + 120)
+    process.join(30)
+    return outcomes
+
+
+def _attack(http_base: str, seconds: float, asks: list[tuple[str, int]], addresses: list[str], results: Any) -> None:
+    os.nice(ATTACKER_NICENESS)
+    outcomes: Counter[str] = Counter()
+    end = time.monotonic() + seconds
+
+    def loop(address: str, chooser: random.Random) -> None:
+        with httpx.Client(base_url=http_base, timeout=60, headers={"X-Forwarded-For": address}) as http:
+            while time.monotonic() < end:
+                path, versions = chooser.choice(asks)
+                reply = http.get(path, params={"version": chooser.randrange(versions)} if versions else None)
+                reason = reply.json().get("error", {}).get("reason", "") if reply.status_code != 200 else ""
+                outcomes[f"{reply.status_code} {reason}".strip()] += 1
+
+    threads = [threading.Thread(target=loop, args=(address, random.Random(address))) for address in addresses]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    results.put(outcomes)
+
+
+def _not_ready(target: Target, seconds: float) -> dict[str, int]:
+    """How many of /readyz's answers over ``seconds`` (every 0.25 s) were 503."""
+    counts = {"asked": 0, "not ready": 0}
+    end = time.monotonic() + seconds
+    with httpx.Client(base_url=target.http, timeout=30) as http:
+        while time.monotonic() < end:
+            counts["asked"] += 1
+            counts["not ready"] += http.get("/readyz").status_code == 503
+            time.sleep(0.25)
+    return counts
+
+
+def run(target: Target, seconds: float) -> dict[str, Any]:
+    with TyphoonClient(target.grpc, timeout=60) as client:
+        finished, finished_version = _long_match(client, "finished", None)
+        live, live_version = _long_match(client, "live", 600)
+    part = seconds / 3
+    figures: dict[str, Any] = {"finished match actions": finished_version, "live match actions": live_version}
+    with HonestPlay(target) as play:
+        play.rate(1.0)  # its first match made
+        with ServiceCpu(target) as cpu:
+            alone, health = rate_and_health(play, target, part)
+        figures |= {"honest calls/s alone": alone, "healthz ms alone": health, "CPU alone": cpu.shares}
+        attacks = {
+            "1 address, finished verification x4": (
+                [(f"/v1/matches/{finished}/verification", 0)], ["198.18.10.1"] * 4),
+            "8 addresses, live states and verification": (
+                [(f"/v1/matches/{live}", live_version), (f"/v1/matches/{live}/verification", 0)],
+                [f"198.18.11.{n}" for n in range(1, 9)]),
+        }
+        for name, (asks, addresses) in attacks.items():
+            found: dict[str, Any] = {}
+            attackers = threading.Thread(target=lambda: found.update(outcomes=_loops(target, part, asks, addresses)))
+            readiness = threading.Thread(target=lambda: found.update(ready=_not_ready(target, part)))
+            attackers.start()
+            readiness.start()
+            with ServiceCpu(target) as cpu:
+                rate, health = rate_and_health(play, target, part)
+            attackers.join()
+            readiness.join()
+            figures |= {f"{name}: honest calls/s": f"{rate} ({rate / alone:.0%} of alone)" if alone else rate,
+                        f"{name}: healthz ms": health,
+                        f"{name}: attacker answers": dict(found["outcomes"].most_common()),
+                        f"{name}: readyz 503 of asked": f"{found['ready']['not ready']}/{found['ready']['asked']}",
+                        f"{name}: CPU": cpu.shares}
+        figures["honest calls refused"] = play.refused
+    return figures
