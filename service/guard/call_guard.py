@@ -158,7 +158,7 @@ class RpcGuard:
         if not self.active:
             return
         if self.capacity is not None:
-            self.capacity.check(self.rpc)
+            await self.capacity.admit(self.rpc)
         checks: list[Check] = []
         if self._key_checked and token:
             checks.append(("test", "key_failures", counted_as(address), FROM_ADDRESS))

@@ -71,7 +71,7 @@ import re
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 import structlog
 from grpc import StatusCode
@@ -296,6 +296,9 @@ class Ladder:
         self._settle = self.redis.register_script(_SETTLE)
         self._move_keys = self.redis.register_script(_MOVE_KEYS)
         self._moved = False
+        #: asked before each match the pairing creates: whether the store has room for it (``typhoon serve``:
+        #: the guard's capacity, as for CreateMatch); None: always
+        self.room: Callable[[], Awaitable[bool]] | None = None
         self._tasks: list[asyncio.Task] = []
         self._stopping = False
         self.settled = 0
@@ -441,6 +444,8 @@ class Ladder:
                                                   met[p].games, p))
             meetings = met[a, b]
             german, soviet = (a, b) if meetings.first_german else (b, a)
+            if self.room is not None and not await self.room():  # the store is full: they wait, seeking
+                return created
             if await self._create(german, soviet, players, meetings.games):
                 created += 1
             for pid in (a, b):

@@ -228,6 +228,7 @@ class Server:
         self.compaction.start()
         self.guard = CallGuard.for_store(self.store, config.limits, config.store_high_water, config.trusted_proxies)
         self.guard.capacity.start()
+        self.ladder.room = self.guard.capacity.room  # the ladder's pairings add matches: judged as CreateMatch
         self.history = HistoryPool(self.store.settings, config.history, self.guard.limits,
                                    config.limits.rates("history_calls") if config.limits.enabled("history_calls") else None)
         self.core.past = self.history  # VerifyMatch and GetMatch at a version: off this event loop
