@@ -44,6 +44,7 @@ from service.run.config import ServeConfig
 from service.run.memory import MemoryReturn
 from service.run.operations import admin_app, take_docs
 from service.run.readiness import Readiness
+from service.run.tls import warn_if_plaintext
 from service.run.workers import tell_ready
 from service.store.embedded_redis import EmbeddedRedis
 from service.store.hub import StreamHub
@@ -297,6 +298,8 @@ class Server:
         self.memory.start()
 
         await self.readiness.check()
+        if not config.worker:  # a supervisor of workers warns once for all of them
+            warn_if_plaintext(config.host, config.tls, log)
         log.info("worker_serving" if config.worker else "serving", grpc_port=self.grpc_port,
                  http_port=self.http_port, host=config.host, tls=bool(config.tls),
                  admin_port=self.admin_port, admin_grpc_port=self.admin_grpc_port,

@@ -30,6 +30,7 @@ import structlog
 from service import metrics
 from service.processes import dying_with_parent
 from service.run.config import ServeConfig
+from service.run.tls import warn_if_plaintext
 
 log = structlog.get_logger("typhoon.workers")
 
@@ -188,6 +189,7 @@ class Supervisor:
             for sock in admin_holds.values():
                 sock.close()
             if not self._stop:
+                warn_if_plaintext(config.host, config.tls, log)
                 log.info("serving", grpc_port=grpc_port, http_port=http_port, host=config.host, workers=self.count,
                          admin_port=admin_ports.get("--admin-port"), admin_grpc_port=admin_ports.get("--admin-grpc-port"),
                          tls=bool(config.tls),
