@@ -17,8 +17,6 @@ the attackers' answers by HTTP status and reason, and whether /readyz said NOT_S
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import random
 import threading
 import time
@@ -28,15 +26,13 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from clients.client import TyphoonClient
-from loadtests.attacks.honest_play import HonestPlay, ServiceCpu, rate_and_health
+from loadtests.attacks.honest_play import HonestPlay, ServiceCpu, attacker, rate_and_health
 
 if TYPE_CHECKING:  # the package imports this module: no import at run time
     from loadtests.attacks import Target
 
 NAME = "history"
 SUMMARY = "loops of VerifyMatch and GetMatch at random versions on long matches, from 1 then 8 addresses"
-#: The attacker's processes run this much nicer than the rest (see _loops).
-ATTACKER_NICENESS = 15
 
 
 def _long_match(client: TyphoonClient, seed: str, actions: int | None) -> tuple[str, int]:
@@ -55,20 +51,11 @@ def _long_match(client: TyphoonClient, seed: str, actions: int | None) -> tuple[
 
 def _loops(target: Target, seconds: float, asks: list[tuple[str, int]], addresses: list[str]) -> Counter[str]:
     """One loop per address, each asking one of ``asks`` at random (a path, and the number of versions to
-    pick one from for ``?version=``, or 0) for ``seconds``: in a process of its own at a low CPU priority,
-    so that what slows honest play is what the service spends on the attack, not the attacker's own
-    work on this shared machine (an attacker elsewhere costs the service only that)."""
-    context = multiprocessing.get_context("spawn")
-    results = context.Queue()
-    process = context.Process(target=_attack, args=(target.http, seconds, asks, addresses, results), daemon=True)
-    process.start()
-    outcomes: Counter[str] = results.get(timeout=seconds + 120)
-    process.join(30)
-    return outcomes
+    pick one from for ``?version=``, or 0) for ``seconds``, the attacker apart (honest_play.attacker)."""
+    return attacker(_attack, target.http, seconds, asks, addresses, seconds=seconds)
 
 
-def _attack(http_base: str, seconds: float, asks: list[tuple[str, int]], addresses: list[str], results: Any) -> None:
-    os.nice(ATTACKER_NICENESS)
+def _attack(http_base: str, seconds: float, asks: list[tuple[str, int]], addresses: list[str]) -> Counter[str]:
     outcomes: Counter[str] = Counter()
     end = time.monotonic() + seconds
 
@@ -85,7 +72,7 @@ def _attack(http_base: str, seconds: float, asks: list[tuple[str, int]], address
         thread.start()
     for thread in threads:
         thread.join()
-    results.put(outcomes)
+    return outcomes
 
 
 def _not_ready(target: Target, seconds: float) -> dict[str, int]:

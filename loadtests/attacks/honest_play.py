@@ -1,16 +1,21 @@
 """Honest play beside an attack: one client from an address of its own, playing random legal actions in
 matches of its own over gRPC as fast as the service answers, and the rate it gets; and the latency of
 ``/healthz`` meanwhile. An attack measures both alone, then under attack (a benchmark's figures, never
-a test's: the machine is shared)."""
+a test's: the machine is shared). The attacker itself runs apart, at a low CPU priority
+(:func:`attacker`): what slows honest play is then what the service spends on the attack, not the
+attacker's own work on this machine (an attacker elsewhere costs the service only that)."""
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
+import os
 import random
 import statistics
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 import psutil
@@ -20,6 +25,8 @@ from clients.client import TyphoonClient, TyphoonError
 if TYPE_CHECKING:  # the package imports this module: no import at run time
     from loadtests.attacks import Target
 
+T = TypeVar("T")
+
 #: The honest client's address (X-Forwarded-For through the trusted proxy): none of an attacker's.
 HONEST_ADDRESS = "198.51.100.200"
 
@@ -28,13 +35,15 @@ class HonestPlay:
     """Random play in a process of its own (``with HonestPlay(target) as play: play.rate(5)``), so that
     the attacker's threads do not slow the honest client itself: the calls answered, counted."""
 
-    def __init__(self, target: Target, address: str = HONEST_ADDRESS) -> None:
+    def __init__(self, target: Target, address: str = HONEST_ADDRESS, scenario: str = "standard",
+                 matches: int = 1) -> None:
+        """``matches`` of ``scenario`` made at once and played in turn (each replaced when it ends)."""
         context = multiprocessing.get_context("spawn")
         self._calls = context.Value("q", 0)
         self._refused = context.Value("q", 0)
         self._stop = context.Event()
-        self._process = context.Process(target=_play, args=(target.grpc, address, self._calls, self._refused,
-                                                             self._stop), name="honest-play", daemon=True)
+        self._process = context.Process(target=_play, args=(target.grpc, address, scenario, matches, self._calls,
+                                                             self._refused, self._stop), name="honest-play", daemon=True)
 
     def __enter__(self) -> HonestPlay:
         self._process.start()
@@ -61,21 +70,24 @@ class HonestPlay:
         return round((self.calls - before) / (time.monotonic() - started), 1)
 
 
-def _play(grpc_target: str, address: str, calls: Any, refused: Any, stop: Any) -> None:
-    """The honest client: random legal actions in matches of its own until ``stop`` is set."""
+def _play(grpc_target: str, address: str, scenario: str, matches: int, calls: Any, refused: Any, stop: Any) -> None:
+    """The honest client: random legal actions in ``matches`` matches of its own, in turn, until ``stop``."""
     chooser = random.Random("honest")
-    match_id, tokens = "", dict[str, str]()
+    playing: list[tuple[str, dict[str, str]] | None] = [None] * matches
     with TyphoonClient(grpc_target, timeout=30, rate_limit_patience=0, retries=0,
                        metadata=[("x-forwarded-for", address)]) as client:
-        while not stop.is_set():
+        for turn in itertools.cycle(range(matches)):
+            if stop.is_set():
+                return
             try:
-                if not match_id:
-                    match, tokens = client.create_match(seats=["german", "soviet"])
-                    match_id = match.match_id
+                if playing[turn] is None:
+                    match, tokens = client.create_match(scenario=scenario, seats=["german", "soviet"])
+                    playing[turn] = (match.match_id, tokens)
+                match_id, tokens = playing[turn]
                 legal = client.legal_actions(match_id)
                 calls.value += 1
                 if not legal.side_to_act:
-                    match_id = ""
+                    playing[turn] = None
                     continue
                 client.submit(match_id, tokens[legal.side_to_act], chooser.choice(legal.actions),
                               expected_version=legal.version)
@@ -141,3 +153,27 @@ class ServiceCpu:
         self.shares = {f"{kind} CPU %": round(100 * (after[kind] - self._before.get(kind, 0.0)) / spent)
                        for kind in after}
         self.shares["machine busy %"] = round(psutil.cpu_percent())
+
+
+#: The attacker's processes run this much nicer than the rest.
+ATTACKER_NICENESS = 15
+
+
+def attacker(function: Callable[..., T], *args: Any, seconds: float) -> T:
+    """``function(*args)`` in a process of its own at a low CPU priority; what it returns (picklable),
+    waiting at most ``seconds`` and two minutes more."""
+    context = multiprocessing.get_context("spawn")
+    results = context.Queue()
+    process = context.Process(target=_niced, args=(function, args, results), daemon=True)
+    process.start()
+    try:
+        return results.get(timeout=seconds + 120)  # type: ignore[no-any-return]
+    finally:
+        process.join(30)
+        if process.is_alive():
+            process.kill()
+
+
+def _niced(function: Callable[..., Any], args: tuple[Any, ...], results: Any) -> None:
+    os.nice(ATTACKER_NICENESS)
+    results.put(function(*args))
