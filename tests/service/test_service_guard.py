@@ -396,7 +396,8 @@ def test_every_key_checked_rpc_is_a_route_with_a_token_and_every_limit_is_used()
     assert KEY_CHECKED == {route.rpc for route in ROUTES if route.authenticated or route.keys}
     served = {method.name for descriptor, _ in SERVICES.values() for method in descriptor.methods}
     assert set(RPC_LIMITS) <= served
-    assert {limit for limit, _ in RPC_LIMITS.values()} | {"key_failures", "history"} == {limit.name for limit in LIMITS}
+    assert {limit for limit, _ in RPC_LIMITS.values()} | {"key_failures", "history", "history_calls"} == \
+        {limit.name for limit in LIMITS}
 
 
 # --- the store's capacity ---------------------------------------------------------------------------
