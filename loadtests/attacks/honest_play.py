@@ -80,10 +80,11 @@ def _play(grpc_target: str, address: str, scenario: str, matches: int, calls: An
             if stop.is_set():
                 return
             try:
-                if playing[turn] is None:
+                current = playing[turn]
+                if current is None:
                     match, tokens = client.create_match(scenario=scenario, seats=["german", "soviet"])
-                    playing[turn] = (match.match_id, tokens)
-                match_id, tokens = playing[turn]
+                    current = playing[turn] = (match.match_id, tokens)
+                match_id, tokens = current
                 legal = client.legal_actions(match_id)
                 calls.value += 1
                 if not legal.side_to_act:

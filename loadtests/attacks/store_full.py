@@ -41,7 +41,8 @@ PER_ADDRESS = 30
 
 def _share(admin: redis.Redis) -> float:
     memory = admin.info("memory")
-    return (memory["used_memory"] - memory.get("mem_not_counted_for_evict", 0)) / max(1, memory["maxmemory"])
+    share: float = (memory["used_memory"] - memory.get("mem_not_counted_for_evict", 0)) / max(1, memory["maxmemory"])
+    return share
 
 
 def _oom(admin: redis.Redis) -> int:

@@ -92,7 +92,7 @@ class StoreCapacity:
         self.interval = interval
         self.used = 0
         self.most = 0
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[None] | None = None
         self._warned = False
         self._looked_at = -1.0e9
         self._looking: asyncio.Future[None] | None = None
@@ -117,6 +117,7 @@ class StoreCapacity:
         """Read Redis's memory now."""
         from redis.asyncio.cluster import RedisCluster
 
+        assert self.store is not None
         redis = self.store.redis
         if isinstance(redis, RedisCluster):
             info = await redis.info("memory", target_nodes=RedisCluster.PRIMARIES)

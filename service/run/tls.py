@@ -76,7 +76,7 @@ def reaches_the_network(host: str) -> bool:
         addresses = [ipaddress.ip_address(host.strip("[]"))]
     except ValueError:
         try:
-            addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in socket.getaddrinfo(host, None)]
+            addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in socket.getaddrinfo(host, None)]
         except (OSError, ValueError):
             return True
     return not addresses or any(not address.is_loopback for address in addresses)

@@ -247,10 +247,19 @@ def test_a_full_pool_refuses_with_retry_after_while_play_goes_on(pooled):
         wait_for(lambda: http.get("/readyz").status_code == 200, timeout=120, interval=0.5)
 
 
-def test_the_history_budget_counts_the_log_entries_each_call_re_simulates(redis_url):
-    service = ServiceProcess("--redis-url", redis_url, "--no-rate-limits", "--limit", "history=150/minute",
+@contextmanager
+def _limited(redis_url: str, limit: str) -> Iterator[ServiceProcess]:
+    """A service with only ``limit`` on, believing X-Forwarded-For from this machine."""
+    service = ServiceProcess("--redis-url", redis_url, "--no-rate-limits", "--limit", limit,
                              "--trusted-proxy", "127.0.0.0/8", rate_limits=True).start()
     try:
+        yield service
+    finally:
+        service.stop()
+
+
+def test_the_history_budget_counts_the_log_entries_each_call_re_simulates(redis_url):
+    with _limited(redis_url, "history=150/minute") as service:
         with service.client() as client, service.http() as http:
             match, tokens = client.create_match(seats=["german", "soviet"])
             play_random(client, match.match_id, tokens, seed="budget", max_actions=40)
@@ -265,14 +274,10 @@ def test_the_history_budget_counts_the_log_entries_each_call_re_simulates(redis_
             # another client has its own budget
             other = http.get(f"/v1/matches/{match.match_id}/verification", headers={"X-Forwarded-For": "198.19.3.2"})
             assert other.status_code == 200
-    finally:
-        service.stop()
 
 
 def test_history_calls_are_counted_per_client_before_anything_is_read_cached_answers_too(redis_url):
-    service = ServiceProcess("--redis-url", redis_url, "--no-rate-limits", "--limit", "history_calls=3/minute",
-                             "--trusted-proxy", "127.0.0.0/8", rate_limits=True).start()
-    try:
+    with _limited(redis_url, "history_calls=3/minute") as service:
         with service.client() as client, service.http() as http:
             match, tokens = client.create_match(seats=["german", "soviet"])
             play_random(client, match.match_id, tokens, seed="calls")  # finished: its verification is cached
@@ -292,8 +297,6 @@ def test_history_calls_are_counted_per_client_before_anything_is_read_cached_ans
             assert http.get(f"/v1/matches/{match.match_id}", headers=headers).status_code == 200  # not a history call
             other = {"X-Forwarded-For": "198.19.4.2"}
             assert http.get(f"/v1/matches/{match.match_id}/verification", headers=other).status_code == 200
-    finally:
-        service.stop()
 
 
 def test_history_settings_are_flags_checked_at_start(redis_url):

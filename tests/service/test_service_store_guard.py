@@ -15,7 +15,7 @@ import grpc
 import pytest
 import redis
 
-from clients.client import TyphoonClient, TyphoonError
+from clients.client import TyphoonClient
 from clients.ladder import LadderClient
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.ladder.core import PREFIX, Ladder, LadderConfig
@@ -24,6 +24,7 @@ from service.store.embedded_redis import EmbeddedRedis
 from service.store.match_store import INDEX_KEY, Store
 
 from service_helpers import ServiceProcess, wait_for, within
+from test_service_guard import _refused as _refusal
 
 THREADS = 8
 BALLAST = "test:ballast:"
@@ -37,14 +38,6 @@ def _oom_errors(admin: redis.Redis) -> int:
 def _share(admin: redis.Redis) -> float:
     memory = admin.info("memory")
     return (memory["used_memory"] - memory.get("mem_not_counted_for_evict", 0)) / memory["maxmemory"]
-
-
-def _refusal(call) -> TyphoonError | None:
-    try:
-        call()
-    except TyphoonError as error:
-        return error
-    return None
 
 
 @pytest.mark.timeout(900)
