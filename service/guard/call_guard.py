@@ -89,7 +89,8 @@ class Admission:
         return self.cost
 
 
-_IN_COMMIT = "its checks belong in the commit script (issue 35): no Redis round trip of its own on the play path"
+_IN_COMMIT = ("its checks belong in the commit script (issue 35): no Redis round trip of its own on the play path; "
+              "a repeated request id's first answer is rebuilt in the history pool")
 _STREAM_OPENS = "stream opens admitted per client and in total (the transports; issue 34, points 3-5)"
 _POOL = "the history pool: a per-client cap, the history budget, a bounded queue; finished matches cached"
 

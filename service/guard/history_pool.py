@@ -1,7 +1,9 @@
-"""The calls whose work grows with a match's length, off the event loop: VerifyMatch and GetMatch at a version.
+"""The calls whose work grows with a match's length, off the event loop: VerifyMatch, GetMatch at a version,
+and the first answer to a repeated SubmitAction or Resign request id.
 
-Both re-simulate the match's log with the engine (:mod:`service.match.history`): ~0.1 s of CPU for a
-campaign match of 1,000 actions, more on a busy machine. On the event loop, four clients asking for
+They re-simulate the match's log with the engine (:mod:`service.match.history`, :mod:`service.match.answers`):
+~0.1 s of CPU for a campaign match of 1,000 actions, more on a busy machine; a request id replayed
+once a second per seat, as the ``submit_action`` limit lets a client, would take a whole core. On the event loop, four clients asking for
 it in a loop stalled every call of the process. So ``typhoon serve`` hands that work to a
 :class:`HistoryPool`:
 
@@ -11,7 +13,8 @@ it in a loop stalled every call of the process. So ``typhoon serve`` hands that 
   threads: the engine is Python, and a thread holding the GIL would stall the loop just the same;
 - **cached where it cannot change**: the state at a version of a match never changes while it is
   live, nor once it is over (its seed is then revealed), so states are cached by match, version and
-  whether it is over; a finished or aborted match's verification is cached by match and log length.
+  whether it is over; a finished or aborted match's verification is cached by match and log length,
+  a request id's first answer by match and the version it made.
   One pass over the log computes the states of a block of :data:`BLOCK` versions at once (a replay
   steps through them one by one). The cache is an LRU of ``--history-cache-mb`` (``cachetools``);
 - **one computation for many callers**: a call that asks for what is being computed waits for it;
@@ -66,11 +69,11 @@ from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.guard.addresses import counted_as
 from service.guard.limit_settings import BY_NAME
 from service.guard.rate_limits import RateLimits, rate_limited
-from service.match import history
+from service.match import answers, history
 from service.match.core import MatchService
 from service.processes import die_with_parent
 from service.store.connection import RedisSettings
-from service.store.match_store import ENDED, Store
+from service.store.match_store import ENDED, RequestRecord, Store
 
 log = structlog.get_logger("typhoon.history")
 
@@ -196,6 +199,18 @@ class HistoryPool:
                 self._keep(key, cached)
         answer: api.VerifyMatchResponse = api.VerifyMatchResponse.FromString(cached)
         return answer
+
+    async def answer(self, meta: dict[str, str], record: RequestRecord, response: str, client: str) -> bytes:
+        """A repeated SubmitAction or Resign request id's first answer, rebuilt from the log (it never
+        changes: cached)."""
+        key = ("answer", meta["id"], record.version, record.last_seq, response)
+        cached = self.cache.get(key)
+        metrics.HISTORY_ANSWERS.labels("answer", "computed" if cached is None else "cached").inc()
+        if cached is None:
+            cached = await self._compute(key, client, max(1, record.last_seq), _replayed, meta["id"], meta,
+                                         record.text(), response)
+            self._keep(key, cached)
+        return cached
 
     def _keep(self, key: tuple[Any, ...], answer: bytes) -> None:
         if len(answer) <= self.cache.maxsize:
@@ -380,6 +395,19 @@ def _states(match_id: str, meta: dict[str, str], first: int, last: int) -> list[
         raise ServiceError(StatusCode.NOT_FOUND, "MATCH_NOT_FOUND", f"there is no match {match_id!r}")
     return [MatchService.past_state(game, logged_hash, meta).SerializeToString()
             for _, game, logged_hash in history.games_at(events, first, last, history.revealed_seed(meta))]
+
+
+#: The answers a repeated request id gets, by message name.
+_RESPONSES = {message.DESCRIPTOR.name: message for message in (api.SubmitActionResponse, api.ResignResponse)}
+
+
+def _replayed(match_id: str, meta: dict[str, str], record: str, response: str) -> bytes:
+    """A repeated request id's first answer (serialized), from the log through the request's last entry."""
+    assert _worker is not None
+    request = RequestRecord.parse(record)
+    events = _worker.run(answers.events_through(_worker.store, match_id, request.last_seq))
+    data: bytes = MatchService.replayed_answer(meta, events, request, _RESPONSES[response]).SerializeToString()
+    return data
 
 
 def _verification(match_id: str, final: bytes) -> bytes:

@@ -601,7 +601,7 @@ class MatchService:
             if request_id and record:
                 side = ctx.service_side or self._seat_of(known.meta, ctx.token)
                 fingerprint = _fingerprint(rpc, side, action or engine.Resign(side), expected)
-                return await self._answer(match_id, record, fingerprint, request_id, response_type)
+                return await self._answer(match_id, record, fingerprint, request_id, response_type, ctx.client)
             if expected is not None and expected != known.version:
                 raise _stale(known.version, expected)
             answer = await self._try(match_id, known, ctx, action, expected, request_id, rpc, response_type)
@@ -655,7 +655,7 @@ class MatchService:
                      events=len(stored), finished=bool(result))
             return response
         if outcome.outcome == "DUPLICATE":
-            return await self._answer(match_id, outcome.record, fingerprint, request_id, response_type)
+            return await self._answer(match_id, outcome.record, fingerprint, request_id, response_type, ctx.client)
         if outcome.outcome == "NOT_FOUND":
             raise _not_found(match_id)
         if outcome.outcome == "STALE" and expected is not None:
@@ -670,18 +670,26 @@ class MatchService:
         return None
 
     async def _answer(self, match_id: str, record: RequestRecord, fingerprint: str, request_id: str,
-                      response_type: type) -> Any:
-        """The first answer to a request id, rebuilt from the log (service.match.answers)."""
+                      response_type: type, client: str = "") -> Any:
+        """The first answer to a request id, rebuilt from the log (service.match.answers): a replay of the
+        match up to it, in ``past`` when there is one (``client`` is the caller's address)."""
         _check_same_request(record.fingerprint, fingerprint[:len(record.fingerprint)], request_id)
-        events: list[StoredEvent] = []
-        while not events or events[-1].seq < record.last_seq:
-            page = await self.store.read_events(match_id, events[-1].seq if events else 0, MAX_EVENTS_PAGE)
-            if not page:
-                break
-            events += page
-        past = answers.meta_at(await self._meta(match_id), events, record.version, record.last_seq)
+        if self.past is not None:
+            answer = response_type.FromString(
+                await self.past.answer(await self._meta(match_id), record, response_type.DESCRIPTOR.name, client))
+        else:
+            events = await answers.events_through(self.store, match_id, record.last_seq)
+            answer = self.replayed_answer(await self._meta(match_id), events, record, response_type)
         log.info("request_replayed", request_id=request_id)
-        return response_type(version=record.version, match=self._match(past),
+        return answer
+
+    @classmethod
+    def replayed_answer(cls, meta: dict[str, str], events: list[StoredEvent], record: RequestRecord,
+                        response_type: type) -> Any:
+        """The answer of the request ``record`` tells of, from the match's ``meta`` now and its log ``events``
+        through the request's last."""
+        past = answers.meta_at(meta, events, record.version, record.last_seq)
+        return response_type(version=record.version, match=cls._match(past),
                              events=[match_event(e) for e in events if record.first_seq <= e.seq <= record.last_seq])
 
     def _check_turn(self, game: engine.Game, action: engine.Action, side: str) -> None:

@@ -20,7 +20,7 @@ from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.match import convert, rulesets
 from service.match.audit import CHECKS, Report, verify_log
 from service.match.log_entries import match_event
-from service.store.match_store import ENDED
+from service.store.match_store import ENDED, RequestRecord
 
 #: Events read from the store per round trip while loading a whole log.
 _PAGE = 1000
@@ -133,6 +133,10 @@ class Past(Protocol):
 
     async def verification(self, final: api.GetMatchResponse, client: str) -> api.VerifyMatchResponse:
         """VerifyMatch's answer for the match as ``final`` shows it now."""
+
+    async def answer(self, meta: dict[str, str], record: RequestRecord, response: str, client: str) -> bytes:
+        """The first answer (serialized, a ``response`` message: SubmitActionResponse, ResignResponse) to the
+        request ``record`` tells of, in the match whose meta hash is ``meta`` now."""
 
 
 async def verify_match(store, match_id: str, final: api.GetMatchResponse) -> api.VerifyMatchResponse:

@@ -149,6 +149,24 @@ def test_the_pool_answers_as_the_event_loop_did_for_live_and_finished_matches(re
             assert audit == expected_audit
 
 
+def test_a_repeated_request_id_gets_its_first_answer_from_the_pool_and_then_from_its_cache(redis_url, pooled):
+    with pooled.client() as client:
+        match, tokens = client.create_match(seats=["german", "soviet"])
+        play_random(client, match.match_id, tokens, seed="retried", max_actions=20)
+        legal = client.legal_actions(match.match_id)
+        action, token = legal.actions[0], tokens[legal.side_to_act]
+        first = client.submit(match.match_id, token, action, expected_version=legal.version, request_id="retry-" + "a" * 26)
+        play_random(client, match.match_id, tokens, seed="retried-more", max_actions=30)
+        resigned = client.resign(match.match_id, tokens["german"], request_id="resign-" + "b" * 25)
+        for _ in range(2):  # computed in the pool, then cached
+            assert client.submit(match.match_id, token, action, expected_version=legal.version,
+                                 request_id="retry-" + "a" * 26) == first
+            assert client.resign(match.match_id, tokens["german"], request_id="resign-" + "b" * 25) == resigned
+        with _stopped(pooled):  # cached: answered while the pool is stopped
+            assert client.submit(match.match_id, token, action, expected_version=legal.version,
+                                 request_id="retry-" + "a" * 26) == first
+
+
 def test_bad_versions_and_unknown_matches_are_refused_as_before(pooled):
     with pooled.client() as client, pooled.http() as http:
         match, _ = client.create_match()
