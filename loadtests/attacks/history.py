@@ -5,11 +5,13 @@ took honest play from 1,188 to 16 calls per 15 s and /healthz's median from 4 to
 
 The attack makes a finished campaign match and a live one (~1,000 and ~600 actions), measures honest
 play from an address of its own (random actions over gRPC, :mod:`loadtests.attacks.honest_play`) and
-/healthz alone, then under two attacks, each for a third of its time:
+/healthz alone, then under three attacks, each for a quarter of its time:
 
 1. the issue's: four loops, one address, asking for the finished match's verification;
 2. the costly one: eight loops from eight addresses asking for the live match's states at random
-   versions (each a block the cache has not seen) and its verification (a live match's is not cached).
+   versions (each a block the cache has not seen) and its verification (a live match's is not cached);
+3. one seat sending its last action again with its request id, four loops: the first answer is
+   rebuilt by replaying the match (~0.1 s on the event loop before the history pool took it).
 
 Figures: honest calls/s and /healthz's median alone and under each attack (with the ratio to alone),
 the attackers' answers by HTTP status and reason, and whether /readyz said NOT_SERVING meanwhile.
@@ -20,10 +22,12 @@ from __future__ import annotations
 import random
 import threading
 import time
+import uuid
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 import httpx
+from google.protobuf import json_format
 
 from clients.client import TyphoonClient
 from loadtests.attacks.honest_play import HonestPlay, ServiceCpu, attacker, rate_and_health
@@ -32,38 +36,52 @@ if TYPE_CHECKING:  # the package imports this module: no import at run time
     from loadtests.attacks import Target
 
 NAME = "history"
-SUMMARY = "loops of VerifyMatch and GetMatch at random versions on long matches, from 1 then 8 addresses"
+SUMMARY = ("loops of VerifyMatch, GetMatch at random versions and a repeated request id on long matches, from 1 "
+           "then 8 addresses")
 
 
-def _long_match(client: TyphoonClient, seed: str, actions: int | None) -> tuple[str, int]:
-    """A campaign match played at random (to its end, or for ``actions``): its id and version."""
+#: One request of an attacker's loop: method, path, the number of versions to pick ``?version=`` from (0:
+#: none), a JSON body and a bearer token.
+Ask = tuple[str, str, int, dict[str, Any] | None, str | None]
+
+
+def _long_match(client: TyphoonClient, seed: str, actions: int | None) -> tuple[str, int, Ask]:
+    """A campaign match played at random (to its end, or for ``actions``): its id, its version, and its last
+    action sent again with its request id (REST), an Ask whose answer is rebuilt from the log."""
     match, tokens = client.create_match(scenario="campaign", seats=["german", "soviet"])
     chooser = random.Random(seed)
+    last: Ask | None = None
     while actions is None or actions > 0:
         legal = client.legal_actions(match.match_id)
         if not legal.side_to_act:
             break
-        client.submit(match.match_id, tokens[legal.side_to_act], chooser.choice(legal.actions),
-                      expected_version=legal.version)
+        action, request_id = chooser.choice(legal.actions), uuid.uuid4().hex
+        client.submit(match.match_id, tokens[legal.side_to_act], action, expected_version=legal.version,
+                      request_id=request_id)
+        last = ("POST", f"/v1/matches/{match.match_id}/actions", 0,
+                {"action": json_format.MessageToDict(action, preserving_proto_field_name=True),
+                 "expected_version": legal.version, "request_id": request_id}, tokens[legal.side_to_act])
         actions = None if actions is None else actions - 1
-    return match.match_id, client.get_match(match.match_id).match.version
+    assert last is not None
+    return match.match_id, client.get_match(match.match_id).match.version, last
 
 
-def _loops(target: Target, seconds: float, asks: list[tuple[str, int]], addresses: list[str]) -> Counter[str]:
-    """One loop per address, each asking one of ``asks`` at random (a path, and the number of versions to
-    pick one from for ``?version=``, or 0) for ``seconds``, the attacker apart (honest_play.attacker)."""
+def _loops(target: Target, seconds: float, asks: list[Ask], addresses: list[str]) -> Counter[str]:
+    """One loop per address, each sending one of ``asks`` at random for ``seconds``, the attacker apart
+    (honest_play.attacker)."""
     return attacker(_attack, target.http, seconds, asks, addresses, seconds=seconds)
 
 
-def _attack(http_base: str, seconds: float, asks: list[tuple[str, int]], addresses: list[str]) -> Counter[str]:
+def _attack(http_base: str, seconds: float, asks: list[Ask], addresses: list[str]) -> Counter[str]:
     outcomes: Counter[str] = Counter()
     end = time.monotonic() + seconds
 
     def loop(address: str, chooser: random.Random) -> None:
         with httpx.Client(base_url=http_base, timeout=60, headers={"X-Forwarded-For": address}) as http:
             while time.monotonic() < end:
-                path, versions = chooser.choice(asks)
-                reply = http.get(path, params={"version": chooser.randrange(versions)} if versions else None)
+                method, path, versions, body, token = chooser.choice(asks)
+                reply = http.request(method, path, params={"version": chooser.randrange(versions)} if versions else None,
+                                     json=body, headers={"Authorization": f"Bearer {token}"} if token else None)
                 reason = reply.json().get("error", {}).get("reason", "") if reply.status_code != 200 else ""
                 outcomes[f"{reply.status_code} {reason}".strip()] += 1
 
@@ -89,21 +107,23 @@ def _not_ready(target: Target, seconds: float) -> dict[str, int]:
 
 def run(target: Target, seconds: float) -> dict[str, Any]:
     with TyphoonClient(target.grpc, timeout=60) as client:
-        finished, finished_version = _long_match(client, "finished", None)
-        live, live_version = _long_match(client, "live", 600)
-    part = seconds / 3
+        finished, finished_version, _ = _long_match(client, "finished", None)
+        live, live_version, retried = _long_match(client, "live", 600)
+    part = seconds / 4
     figures: dict[str, Any] = {"finished match actions": finished_version, "live match actions": live_version}
     with HonestPlay(target) as play:
         play.rate(1.0)  # its first match made
         with ServiceCpu(target) as cpu:
             alone, health = rate_and_health(play, target, part)
         figures |= {"honest calls/s alone": alone, "healthz ms alone": health, "CPU alone": cpu.shares}
-        attacks = {
+        attacks: dict[str, tuple[list[Ask], list[str]]] = {
             "1 address, finished verification x4": (
-                [(f"/v1/matches/{finished}/verification", 0)], ["198.18.10.1"] * 4),
+                [("GET", f"/v1/matches/{finished}/verification", 0, None, None)], ["198.18.10.1"] * 4),
             "8 addresses, live states and verification": (
-                [(f"/v1/matches/{live}", live_version), (f"/v1/matches/{live}/verification", 0)],
+                [("GET", f"/v1/matches/{live}", live_version, None, None),
+                 ("GET", f"/v1/matches/{live}/verification", 0, None, None)],
                 [f"198.18.11.{n}" for n in range(1, 9)]),
+            "1 seat, its last action's request id again x4": ([retried], ["198.18.12.1"] * 4),
         }
         for name, (asks, addresses) in attacks.items():
             found: dict[str, Any] = {}
