@@ -5,9 +5,10 @@ action among them.
 The attack starts a service of its own with its defaults but ``--redis-maxmemory 32mb`` (trusting
 127.0.0.1 as a proxy, as ``loadtests.abuse`` does), measures honest play from an address of its own
 (:mod:`loadtests.attacks.honest_play`: four campaign matches made before, played in turn: no new one
-is made while the store is full) alone, then floods CreateMatch from eight threads, each moving
+is made while the store is full) alone for a quarter of its time, then floods CreateMatch from eight threads, each moving
 to a fresh address of 198.18.0.0/15 every 30 matches (the ``create_match`` limit counts per address),
-for the rest of the time. Figures: Redis's memory before and after (and the largest share of
+for half its time, then measures honest play alone again, the store full (the rate alone is the mean
+of the two: the machine is shared, its load drifts). Figures: Redis's memory before and after (and the largest share of
 ``maxmemory`` seen, read every 0.1 s), the writes Redis refused for want of memory (its
 ``errorstat_OOM``: 0 is the goal), the flood's answers by reason, and honest play's rate alone and
 during the flood, with its refusals.
@@ -104,22 +105,25 @@ def _attack(target: Target, admin: redis.Redis, seconds: float) -> dict[str, Any
 
     with HonestPlay(target, scenario="campaign", matches=4) as play:
         play.rate(1.0)  # its first match made
-        alone = play.rate(seconds / 4)
+        before = play.rate(seconds / 4)
         refused_before = play.refused
         watcher = threading.Thread(target=watch_memory)
         watcher.start()
         found: dict[str, Any] = {}
         flooding = threading.Thread(target=lambda: found.update(
-            outcomes=attacker(_flood, target.grpc, seconds * 3 / 4, seconds=seconds)))
+            outcomes=attacker(_flood, target.grpc, seconds / 2, seconds=seconds)))
         flooding.start()
-        during = play.rate(seconds * 3 / 4)
+        during = play.rate(seconds / 2)
         flooding.join()
+        refused_during = play.refused - refused_before
+        after = play.rate(seconds / 4)  # the store full: the live matches go on
         stop.set()
         watcher.join(60)
         outcomes = found.get("outcomes", Counter())
-        figures |= {"honest calls/s alone": alone,
+        alone = (before + after) / 2
+        figures |= {"honest calls/s alone before, after": f"{before}, {after}",
                     "honest calls/s during the flood": f"{during} ({during / alone:.0%} of alone)" if alone else during,
-                    "honest calls refused during the flood": play.refused - refused_before}
+                    "honest calls refused during the flood": refused_during}
     figures |= {"flood answers": dict(outcomes.most_common()),
                 "Redis MB after": round(admin.info("memory")["used_memory"] / 2**20, 1),
                 "largest share of maxmemory seen": f"{peak['share']:.1%}",
