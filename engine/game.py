@@ -545,14 +545,15 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
                 "strongpoint_shifts": sorted(ps.strongpoint_shifts),
             },
             "result": self.outcome.to_json() if self.outcome else None,
+            "ruleset": self.ruleset,
         }
-        if self.ruleset >= 3:  # written from ruleset 3 on, so that a ruleset-2 state keeps its hash
-            state["ruleset"] = self.ruleset
         return state
 
     def canonical_json(self) -> str:
         """``json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))``: the text of the state
-        the service stores and whose hash every action logs.
+        the service stores and whose hash every action logs. A state of ruleset 2 leaves out its
+        ``ruleset`` (written into states from ruleset 3 on), so that the hashes its matches logged still
+        verify; a service reads it back with the ruleset its match records (see POSITION.md).
 
         orjson writes the same text ~20× faster for what a position holds (dicts with string keys, lists,
         integers, booleans, null, ASCII strings); the two differ only where a position never goes (floats,
@@ -560,6 +561,8 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         any text with those takes ``json.dumps``.
         """
         data = self.to_json()
+        if self.ruleset < 3:
+            del data["ruleset"]
         try:
             fast = orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
         except TypeError:  # what orjson does not encode (an integer past 64 bits)

@@ -27,9 +27,19 @@ class PositionError(ValueError):
 
 
 def game_from_position(data: dict[str, Any], ruleset: int | None = None) -> Game:
-    """The game ``data`` describes. Its ruleset is the position's ``ruleset`` field (written from ruleset 3
-    on); a position without one plays ``ruleset`` (a service passes the ruleset its match records), by
-    default the engine's :data:`~engine.ruleset.RULESET`."""
+    """The game ``data`` describes. Its ruleset is the position's ``ruleset`` field (``Game.to_json()``
+    always writes it); a position without one plays ``ruleset`` (a service passes the ruleset its match
+    records: its stored ruleset-2 states have none, see ``Game.canonical_json``), by default the current
+    ruleset, :data:`~engine.ruleset.RULESET`.
+
+    >>> import json
+    >>> from engine import new_game
+    >>> old = new_game("standard", seed="r", ruleset=2)
+    >>> game_from_position(old.to_json()).ruleset, game_from_position(json.loads(old.canonical_json())).ruleset
+    (2, 3)
+    >>> game_from_position(json.loads(old.canonical_json()), ruleset=2).ruleset
+    2
+    """
     if not isinstance(data, dict):
         raise PositionError("a position is a JSON object")
     fields = {"format", "scenario", "options", "seed", "fixed_dice", "rolls", "turn", "phase", "weather", "supply",

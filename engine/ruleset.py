@@ -4,7 +4,7 @@ A match is checked by replaying its actions with the engine, so a change of the 
 older match's log stop replaying. Any change that can alter a game (a different legal action, event,
 die roll or state) is made under a new ruleset number, and the rules that differ are kept for the
 older rulesets the engine still plays (:data:`RULESETS`): a game records its ruleset (``Game.ruleset``;
-in its position from ruleset 3 on, see POSITION.md), new games play :data:`RULESET`, and a game of an
+in every position it writes; the canonical form of a ruleset-2 state leaves it out, see POSITION.md), new games play :data:`RULESET`, and a game of an
 older ruleset plays and replays exactly as it did. A match records the ruleset it was started under (the
 service's ``match_created`` log entry and ``Match.ruleset``). engine/RULINGS.md says since which ruleset
 each ruling holds.

@@ -812,7 +812,6 @@ class MatchService:
             state.result.CopyFrom(result)
         if meta.get("status") not in ENDED:
             position.pop("seed", None)
-        position["ruleset"] = game.ruleset  # the stored state names it only from ruleset 3 on
         state.position_json = json.dumps(position, sort_keys=True, separators=(",", ":"))
         return state
 
