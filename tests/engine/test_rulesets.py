@@ -15,16 +15,17 @@ from bfm_helpers import position, refuse
 
 
 def test_new_games_play_the_newest_ruleset_and_older_ones_on_request():
-    assert RULESET == max(RULESETS) == 3 and set(CHANGES) >= set(RULESETS)
-    assert engine.new_game("standard", seed="r").ruleset == 3
-    assert engine.new_game("standard", seed="r", ruleset=2).ruleset == 2
+    assert RULESET == max(RULESETS) == 4 and set(CHANGES) >= set(RULESETS)
+    assert engine.new_game("standard", seed="r").ruleset == 4
+    for ruleset in (2, 3):
+        assert engine.new_game("standard", seed="r", ruleset=ruleset).ruleset == ruleset
 
 
-@pytest.mark.parametrize("ruleset", [1, 4, "3", True, None])
+@pytest.mark.parametrize("ruleset", [1, 5, "3", True, None])
 def test_a_ruleset_the_engine_does_not_play_is_refused(ruleset):
     with pytest.raises(engine.IllegalAction) as refused:
         engine.new_game("standard", seed="r", ruleset=ruleset)
-    assert refused.value.reason == Reason.UNKNOWN_RULESET and "rulesets 2 and 3" in refused.value.message
+    assert refused.value.reason == Reason.UNKNOWN_RULESET and "rulesets 2, 3 and 4" in refused.value.message
     with pytest.raises(engine.PositionError, match="is not one this engine plays"):
         engine.game_from_position({"units": [], "ruleset": ruleset if ruleset is not None else 0})
 
