@@ -17,6 +17,7 @@ from clients.sdk import start_bot
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.match import history
 from service.match.audit import recompute_drawn, recompute_mixed_die
+from service.processes import ROOT
 
 GERMAN = "g" * 40
 SOVIET = "S0v1et-entropy_" + "7" * 20
@@ -119,6 +120,7 @@ def test_a_seat_that_gives_none_before_the_first_die_gets_one_drawn_and_a_late_j
     client.resign(match.match_id, tokens["german"])
     seed = client.get_match(match.match_id).match.seed
     assert drawn[0].entropy == recompute_drawn(seed, "soviet") == engine.drawn_entropy(seed, "soviet")
+    check_by_hand(list(client.event_log(match.match_id)))
     error = refused(lambda: client.contribute_entropy(match.match_id, joined.token, SOVIET))
     assert error.reason == "GAME_OVER"
 
@@ -162,6 +164,26 @@ def test_a_match_of_bots_mixes_their_fresh_entropy_and_verifies_from_its_log(ser
     assert replay.steps[-1].game.state_hash() == final.state.state_hash
     game, logged_hash = history.game_at(log, final.match.version)
     assert game.state_hash() == logged_hash == final.state.state_hash
+    # and the few lines docs/API.md gives an auditor check it by hand
+    check_by_hand(log)
+    with pytest.raises(AssertionError):
+        check_by_hand(log, lambda r: {"index": r.index, "value": r.value % 6 + 1})
+
+
+def check_by_hand(log, as_roll=lambda r: {"index": r.index, "value": r.value}) -> None:
+    """Run docs/API.md's Python lines for checking a match by hand on ``log``."""
+    text = (ROOT / "docs" / "API.md").read_text()
+    section = text[text.index("**Checking a match by hand.**"):]
+    code = section[section.index("```python\n") + len("```python\n"):section.index("```\n", section.index("```python"))]
+    assert len(code.splitlines()) <= 10, "a few lines"
+    events = {"seed": log[-1].seed_revealed.seed, "commitment": log[0].match_created.seed_commitment,
+              "entropy": {e.entropy_contributed.side: e.entropy_contributed.entropy for e in log
+                          if e.WhichOneof("kind") == "entropy_contributed"}
+              | {e.game_event.entropy_drawn.side: e.game_event.entropy_drawn.entropy for e in log
+                 if e.WhichOneof("kind") == "game_event" and e.game_event.WhichOneof("kind") == "entropy_drawn"},
+              "rolls": [as_roll(e.game_event.die_rolled) for e in log if e.WhichOneof("kind") == "game_event"
+                        and e.game_event.WhichOneof("kind") == "die_rolled"]}
+    exec(code, events)  # noqa: S102 - the document's own lines
 
 
 def test_an_altered_entropy_is_found(client):
