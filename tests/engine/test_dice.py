@@ -1,5 +1,6 @@
 """The dice of ruleset 4 (issue 37): each seat's entropy mixed into the committed seed with HMAC-SHA-256,
-recomputed here from engine/dice.py's description, independently of the engine.
+recomputed from engine/dice.py's description independently of the engine (by the audit's own
+implementation, service.match.audit, which `typhoon replay verify` and VerifyMatch use).
 
 What the tests show: the documented example and derivation; no roll can change once a seat's entropy
 is in (a property over seeds and entropies); a seat cannot predict a roll from its own entropy; a seat
@@ -10,7 +11,6 @@ seed's alone, as before.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import random
 from collections import Counter
 
@@ -22,27 +22,13 @@ import engine
 from engine import DeclareAttack, Reason, ResolveBattle
 from engine.events import DieRolled, EntropyDrawn
 
+from service.match.audit import recompute_drawn as my_drawn
+from service.match.audit import recompute_mixed_die as my_roll
+
 from bfm_helpers import position
 
 GERMAN = "0123456789abcdef0123456789abcdef"
 SOVIET = "fedcba9876543210fedcba9876543210"
-
-
-def my_roll(seed: str, entropy: dict[str, str], index: int) -> int:
-    """Roll ``index``, written from the docstring of engine/dice.py (not calling the engine)."""
-    text = "typhoon-dice-v2" + "".join("|" + side + "=" + entropy[side] for side in sorted(entropy))
-    key = hmac.new(seed.encode("utf-8"), text.encode("utf-8"), hashlib.sha256).digest()
-    attempt = 0
-    while True:
-        for byte in hmac.new(key, (str(index) + ":" + str(attempt)).encode("utf-8"), hashlib.sha256).digest():
-            if byte < 252:
-                return byte % 6 + 1
-        attempt += 1
-
-
-def my_drawn(seed: str, side: str) -> str:
-    return hmac.new(seed.encode("utf-8"), ("typhoon-drawn-entropy-v1|" + side).encode("utf-8"),
-                    hashlib.sha256).hexdigest()
 
 
 #: Two German battles on turn 1 (a die each, at least): 16th and 19th attacked by XXIV and XLI.

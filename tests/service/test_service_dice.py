@@ -6,18 +6,22 @@ that gave none; logged in order between the commitment and the reveal; recompute
 from __future__ import annotations
 
 import json
+import secrets
+import threading
 
 import grpc
 import pytest
 
 import engine
 from clients.client import TyphoonError
+from clients.ladder import LadderBot, LadderClient
 from clients.replay import Replay, verify_log
 from clients.sdk import start_bot
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.match import history
 from service.match.audit import recompute_drawn, recompute_mixed_die
 from service.processes import ROOT
+from service_helpers import wait_for
 
 GERMAN = "g" * 40
 SOVIET = "S0v1et-entropy_" + "7" * 20
@@ -211,3 +215,35 @@ def test_an_altered_entropy_is_found(client):
     drawn.game_event.entropy_drawn.entropy = "0" * 64
     report = verify_log(altered)
     assert not report.ok and report.first.sequence == drawn.sequence and report.first.check == "dice"
+
+
+def test_ladder_bots_give_their_entropy_once_seek_hands_them_the_match(service, client):
+    # Seek takes no entropy (it comes before the match's seed is drawn): each bot gives it with
+    # ContributeEntropy when its match arrives, the German one before its first action, so before any die
+    bots, threads = [], []
+    try:
+        with LadderClient(service.target) as ladder:
+            for name in ("dice-a", "dice-b"):
+                key = ladder.register_with_owner(f"{name}-{secrets.token_hex(3)}").api_key
+                bots.append(LadderBot("random", service.target, key, seed=name, retry_seconds=30))
+        threads = [threading.Thread(target=bot.run, daemon=True) for bot in bots]
+        for thread in threads:
+            thread.start()
+        wait_for(lambda: all(bot.record.started for bot in bots), 120)
+        match_id = bots[0].record.started[0].match_id
+        assert match_id == bots[1].record.started[0].match_id
+        for bot in bots:
+            bot.stop_seeking()
+        assert all(bot.wait(300) for bot in bots)
+    finally:
+        for bot in bots:
+            bot.stop()
+        for thread in threads:
+            thread.join(10)
+    log = list(client.event_log(match_id))
+    given = {e.entropy_contributed.side for e in log if e.WhichOneof("kind") == "entropy_contributed"}
+    drawn = {e.game_event.entropy_drawn.side for e in log
+             if e.WhichOneof("kind") == "game_event" and e.game_event.WhichOneof("kind") == "entropy_drawn"}
+    assert "german" in given and given | drawn == {"german", "soviet"} and not given & drawn
+    report = verify_log(log, match_id, client.get_match(match_id))
+    assert report.ok, report.text()
