@@ -113,6 +113,7 @@ def test_a_seat_that_gives_none_before_the_first_die_gets_one_drawn_and_a_late_j
     assert kinds(events).index("entropy_drawn") == kinds(events).index("die_rolled") - 1
     shown = client.get_match(match.match_id).match
     assert seat(shown, "soviet").entropy == drawn[0].entropy and seat(shown, "soviet").entropy_drawn
+    first_die, first_die_hash = shown.version, client.get_match(match.match_id).state.state_hash
     # the Soviet player joins now, bringing entropy: the seat is claimed, its entropy not taken
     joined = client.join_match(match.match_id, "soviet", entropy=SOVIET)
     shown = client.get_match(match.match_id).match
@@ -120,6 +121,15 @@ def test_a_seat_that_gives_none_before_the_first_die_gets_one_drawn_and_a_late_j
     assert kinds(client.event_log(match.match_id)).count("entropy_contributed") == 1
     error = refused(lambda: client.contribute_entropy(match.match_id, joined.token, SOVIET))
     assert (error.code, error.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "ENTROPY_GIVEN")
+    # the match as it was, re-simulated from the log while the seed is secret, holds the entropy too
+    tokens["soviet"] = joined.token
+    legal = client.legal_actions(match.match_id)
+    client.submit(match.match_id, tokens[legal.side_to_act], legal.actions[0], expected_version=legal.version)
+    for version, entropy in ((first_die - 1, {"german": GERMAN}),
+                             (first_die, {"german": GERMAN, "soviet": drawn[0].entropy})):
+        past = client._call("GetMatch", api.GetMatchRequest(match_id=match.match_id, version=version))
+        assert json.loads(past.state.position_json)["entropy"] == entropy
+    assert past.state.state_hash == first_die_hash
     # once over, the drawn entropy is the seed's
     client.resign(match.match_id, tokens["german"])
     seed = client.get_match(match.match_id).match.seed
