@@ -111,6 +111,8 @@ RPC_TABLE: dict[str, Admission] = {
     "GetScenario": Admission(Cost.FIXED),
     "VerifyMatch": Admission(Cost.HISTORY, elsewhere=_POOL),
     "PreviewBattle": Admission(Cost.PLAY),
+    # once a seat, before the first die: counted with its actions
+    "ContributeEntropy": Admission(Cost.PLAY, "submit_action", "for this seat", key_checked=True),
     # typhoon.v1.LadderService
     "RegisterOwner": Admission(Cost.WRITE, "register_owner", adds_to_store=True),
     "GetOwner": Admission(Cost.FIXED),
