@@ -54,6 +54,7 @@ from service.match.cache import Known, MatchCache
 from service.match.log_entries import match_event
 from service.match.names import check_name
 from service.match.watch_limits import WatchLease, WatchLimits
+from service.request_ids import check_request_id
 from service.store import deadlines
 from service.store import match_store as store_module
 from service.store.hub import MatchState, StreamHub
@@ -70,7 +71,6 @@ _STATUS_NAMES = {value: name for name, value in _STATUS.items()}
 MAX_RETRIES = 16
 #: Limits on requests (the OpenAPI document states them from here).
 MAX_PLAYER_NAME = 64
-MAX_REQUEST_ID = 128
 MAX_MATCHES_PAGE = 100
 MAX_EVENTS_PAGE = 1000
 MAX_HEARTBEAT_SECONDS = 60
@@ -289,7 +289,7 @@ class MatchService:
         tokens = [api.SeatToken(side=seat.side, token=seat.seat_token) for seat in request.seats
                   if seat.seat_token and _side_holding(meta, seat.seat_token) == seat.side]
         structlog.contextvars.bind_contextvars(match_id=match_id)
-        log.info("request_replayed", request_id=request.request_id)
+        log.info("request_replayed")
         return api.CreateMatchResponse(match=self._match(meta), seat_tokens=tokens)
 
     # --- JoinMatch ---------------------------------------------------------------------------------
@@ -718,9 +718,7 @@ class MatchService:
 
     @staticmethod
     def _check_request_id(request_id: str) -> None:
-        if len(request_id) > MAX_REQUEST_ID:
-            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_REQUEST_ID",
-                       f"request_id is longer than {MAX_REQUEST_ID} characters")
+        check_request_id(request_id)
 
     @staticmethod
     def _check_player_name(name: str) -> None:

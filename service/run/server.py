@@ -84,8 +84,13 @@ def grpc_server_options(config: ServeConfig) -> list[tuple[str, int]]:
             *grpc_options(config.connections)]
 
 
+#: Tracebacks as dicts, without the frames' local variables (structlog shows them by default): a key, a
+#: seat token or a request id in a local would otherwise be written in clear into the log.
+_TRACEBACKS = structlog.processors.ExceptionRenderer(structlog.tracebacks.ExceptionDictTransformer(show_locals=False))
+
+
 def configure_logging(level: str = "info", stream=None, cache: bool = False) -> None:
-    """structlog JSON lines on stderr; each line carries the bound match_id, request_id, rpc...
+    """structlog JSON lines on stderr; each line carries the bound match_id, request_ref, rpc...
 
     Lines logged with ``lifecycle=True`` (serving, shutting down, stopped) pass whatever the level.
     ``cache``: each logger is assembled once, at its first line (``typhoon serve``, configured once per
@@ -101,7 +106,7 @@ def configure_logging(level: str = "info", stream=None, cache: bool = False) -> 
 
     structlog.configure(
         processors=[level_filter, log_context.merge, structlog.processors.add_log_level,
-                    structlog.processors.TimeStamper(fmt="iso", utc=True), structlog.processors.dict_tracebacks,
+                    structlog.processors.TimeStamper(fmt="iso", utc=True), _TRACEBACKS,
                     structlog.processors.JSONRenderer(serializer=_json_line)],
         wrapper_class=structlog.make_filtering_bound_logger(min(number, logging.INFO)),
         # one write per line: the workers of --workers share their supervisor's output, and print()'s two

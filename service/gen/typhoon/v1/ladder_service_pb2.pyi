@@ -160,12 +160,14 @@ class RegisterOwnerRequest(_message.Message):
     def __init__(self, name: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class RegisterOwnerResponse(_message.Message):
-    __slots__ = ("owner", "owner_key")
+    __slots__ = ("owner", "owner_key", "key_withheld")
     OWNER_FIELD_NUMBER: _ClassVar[int]
     OWNER_KEY_FIELD_NUMBER: _ClassVar[int]
+    KEY_WITHHELD_FIELD_NUMBER: _ClassVar[int]
     owner: LadderOwner
     owner_key: str
-    def __init__(self, owner: _Optional[_Union[LadderOwner, _Mapping]] = ..., owner_key: _Optional[str] = ...) -> None: ...
+    key_withheld: bool
+    def __init__(self, owner: _Optional[_Union[LadderOwner, _Mapping]] = ..., owner_key: _Optional[str] = ..., key_withheld: _Optional[bool] = ...) -> None: ...
 
 class GetOwnerRequest(_message.Message):
     __slots__ = ("owner_id",)
@@ -210,10 +212,12 @@ class RotatePlayerKeyRequest(_message.Message):
     def __init__(self, player_id: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class RotatePlayerKeyResponse(_message.Message):
-    __slots__ = ("api_key",)
+    __slots__ = ("api_key", "key_withheld")
     API_KEY_FIELD_NUMBER: _ClassVar[int]
+    KEY_WITHHELD_FIELD_NUMBER: _ClassVar[int]
     api_key: str
-    def __init__(self, api_key: _Optional[str] = ...) -> None: ...
+    key_withheld: bool
+    def __init__(self, api_key: _Optional[str] = ..., key_withheld: _Optional[bool] = ...) -> None: ...
 
 class RevokePlayerKeyRequest(_message.Message):
     __slots__ = ("player_id",)
@@ -234,10 +238,12 @@ class RotateOwnerKeyRequest(_message.Message):
     def __init__(self, owner_id: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class RotateOwnerKeyResponse(_message.Message):
-    __slots__ = ("owner_key",)
+    __slots__ = ("owner_key", "key_withheld")
     OWNER_KEY_FIELD_NUMBER: _ClassVar[int]
+    KEY_WITHHELD_FIELD_NUMBER: _ClassVar[int]
     owner_key: str
-    def __init__(self, owner_key: _Optional[str] = ...) -> None: ...
+    key_withheld: bool
+    def __init__(self, owner_key: _Optional[str] = ..., key_withheld: _Optional[bool] = ...) -> None: ...
 
 class RevokeOwnerKeyRequest(_message.Message):
     __slots__ = ("owner_id",)
