@@ -99,7 +99,7 @@ def _unary(name: str, core: MatchService, guard: CallGuard):
                     response = await core_method(request, ctx)
             except Exception as error:  # noqa: BLE001 - every failure becomes a status
                 failure = as_service_error(error)
-                await rpc_guard.refused(failure, ctx.client)
+                await rpc_guard.refused(failure, ctx.client, ctx.token)
                 log.info("rpc", code=failure.code.name, reason=failure.reason,
                          ms=round((time.perf_counter() - started) * 1000, 2))
                 metrics.observe_call(name, "grpc", failure.code.name, time.perf_counter() - started)
@@ -135,7 +135,7 @@ def _stream(name: str, core: MatchService, guard: CallGuard, slow_reader_timeout
                     sent += 1
             except Exception as error:  # noqa: BLE001
                 failure = as_service_error(error)
-                await rpc_guard.refused(failure, ctx.client)
+                await rpc_guard.refused(failure, ctx.client, ctx.token)
                 log.info("rpc", code=failure.code.name, reason=failure.reason, sent=sent,
                          ms=round((time.perf_counter() - started) * 1000, 2))
                 metrics.observe_call(name, "grpc", failure.code.name, None)

@@ -219,7 +219,7 @@ def _endpoint(route: Route, core: Any, guard: CallGuard):
                         body = answer_body(await answer_method(message, ctx))
             except Exception as error:  # noqa: BLE001 - every failure becomes an error body
                 failure = as_service_error(error)
-                await rpc_guard.refused(failure, client)
+                await rpc_guard.refused(failure, client, bearer_token(request.headers.get("authorization")))
                 log.info("rpc", code=failure.code.name, reason=failure.reason,
                          ms=round((time.perf_counter() - started) * 1000, 2))
                 metrics.observe_call(route.rpc, "http", failure.code.name,

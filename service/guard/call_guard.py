@@ -11,8 +11,13 @@ Per RPC (:data:`RPC_LIMITS`), before the call:
    counts credentials and the call has one, else by its client address.
 
 After a call refused UNAUTHENTICATED for a token or key that is wrong (any reason but ``*_MISSING``),
-its address is counted against ``key_failures``. The match core knows nothing of this: the
-transports call :meth:`RpcGuard.admit` and :meth:`RpcGuard.refused` around every call.
+or refused for a token the core found holding nothing (``ServiceError.wrong_credential``: JoinMatch's
+NO_FREE_SEAT or SEAT_TAKEN to a chosen token, the answer a right token would not get), its address is
+counted against ``key_failures``, **once per wrong token** within the limit's window: a client that
+retries a stale token forever does not lock its address (and the right token with it) out, while a
+guesser, whose every try is a new token, is counted at each. JoinMatch is admitted only while its address
+is not locked, whatever token it brings. The match core knows nothing of this: the transports call
+:meth:`RpcGuard.admit` and :meth:`RpcGuard.refused` around every call.
 
 >>> guard = CallGuard(limits=None, capacity=None)
 >>> guard.for_rpc("GetMatch").active, guard.for_rpc("SubmitAction").limit
@@ -45,7 +50,9 @@ RPC_LIMITS: dict[str, tuple[str, str]] = {
 }
 #: The RPCs that check a seat token or a ladder key (the REST routes ``authenticated`` or taking ``keys``).
 KEY_CHECKED = frozenset({"SubmitAction", "Resign", "Seek", "RegisterPlayer", "RotatePlayerKey", "RevokePlayerKey",
-                         "RotateOwnerKey", "RevokeOwnerKey"})
+                         "RotateOwnerKey", "RevokeOwnerKey", "JoinMatch"})
+#: Of those, the RPCs whose token is in the request, not the call's metadata: always checked.
+TOKEN_IN_REQUEST = frozenset({"JoinMatch"})
 #: The RPCs that add to the store for good, refused while it is nearly full (Seek: the ladder's matches).
 ADDS_TO_STORE = frozenset({"CreateMatch", "RegisterPlayer", "RegisterOwner", "Seek"})
 FROM_ADDRESS = "from this address"
@@ -62,6 +69,7 @@ class RpcGuard:
         self.limit = name if limits is not None and name and limits.enabled(name) else None
         self._by_credential = bool(self.limit) and BY_NAME[name].identity == "credential"
         self._key_checked = rpc in KEY_CHECKED and limits is not None and limits.enabled("key_failures")
+        self._token_in_request = rpc in TOKEN_IN_REQUEST
         self._counts_failures = limits is not None and limits.enabled("key_failures")
         #: whether admit() has anything to do (the calls it has not cost nothing)
         self.active = bool(self.limit or self._key_checked or self.capacity)
@@ -74,7 +82,7 @@ class RpcGuard:
         if self.capacity is not None:
             self.capacity.check(self.rpc)
         checks: list[Check] = []
-        if self._key_checked and token:
+        if self._key_checked and (token or self._token_in_request):
             checks.append(("test", "key_failures", counted_as(address), FROM_ADDRESS))
         if self.limit:
             if self._by_credential and token:
@@ -84,10 +92,16 @@ class RpcGuard:
         if checks:
             await self.limits.check(checks)
 
-    async def refused(self, error: ServiceError, address: str) -> None:
-        """After the call was refused with ``error``: a wrong token or key counts against its address."""
-        if self._counts_failures and error.code == StatusCode.UNAUTHENTICATED and not error.reason.endswith("_MISSING"):
-            await self.limits.record("key_failures", counted_as(address))
+    async def refused(self, error: ServiceError, address: str, token: str | None = None) -> None:
+        """After the call was refused with ``error``: a wrong token or key (``token``, the call's bearer
+        token, or the one the error names) counts against its address, once per token."""
+        if not self._counts_failures:
+            return
+        wrong = error.wrong_credential
+        if wrong is None and error.code == StatusCode.UNAUTHENTICATED and not error.reason.endswith("_MISSING"):
+            wrong = credential_key(token or "")
+        if wrong is not None:
+            await self.limits.record_once("key_failures", counted_as(address), wrong)
 
 
 class CallGuard:
@@ -117,7 +131,8 @@ class CallGuard:
         """The guard of ``typhoon serve``: the limits of ``settings`` counted in ``store``'s Redis, and
         its capacity judged against ``high_water`` (start it: ``guard.capacity.start()``)."""
         enabled = any(settings.enabled(name) for name in BY_NAME)
-        limits = RateLimits(limiter_storage(store), settings, None if store.clustered else store.lane) if enabled else None
+        limits = RateLimits(limiter_storage(store), settings, None if store.clustered else store.lane,
+                            marks=store.redis) if enabled else None
         return cls(limits, StoreCapacity(store, high_water), trusted_proxies)
 
 
@@ -125,4 +140,4 @@ class CallGuard:
 NO_GUARD = CallGuard(limits=None, capacity=None)
 
 
-__all__ = ["ADDS_TO_STORE", "CallGuard", "KEY_CHECKED", "NO_GUARD", "RPC_LIMITS", "RpcGuard"]
+__all__ = ["ADDS_TO_STORE", "CallGuard", "KEY_CHECKED", "NO_GUARD", "RPC_LIMITS", "RpcGuard", "TOKEN_IN_REQUEST"]
