@@ -406,7 +406,7 @@ class LadderBot:
 def _rating_rows(players: list[LadderPlayer]) -> str:
     head = ["rank", "player", "rating", "mu", "sigma", "games", "won G", "won S", "lost", "drawn", "on time",
             "aborted", "player id"]
-    rows = [[str(p.rank), p.name, f"{p.rating:.2f}", f"{p.mu:.2f}", f"{p.sigma:.2f}", str(p.games),
+    rows = [[str(p.rank) if not p.provisional else "new", p.name, f"{p.rating:.2f}", f"{p.mu:.2f}", f"{p.sigma:.2f}", str(p.games),
              f"{p.wins_as_german}/{p.games_as_german}", f"{p.wins_as_soviet}/{p.games_as_soviet}", str(p.losses),
              str(p.draws), str(p.time_losses), str(p.aborted), p.player_id] for p in players]
     return tabulate(rows, headers=head, colalign=["right", "left", *["right"] * 10, "left"], disable_numparse=True)
@@ -414,7 +414,8 @@ def _rating_rows(players: list[LadderPlayer]) -> str:
 
 def leaderboard_table(players: list[LadderPlayer]) -> str:
     """The standings as text: ``won G`` is wins as German / games as German (``won S`` the same for the
-    Soviet side), ``on time`` the losses on time; ``rating`` is mu - 3 sigma."""
+    Soviet side), ``on time`` the losses on time; ``rating`` is mu - 3 sigma; a provisional player (not
+    established yet: no rank, after the established ones) is ranked ``new``."""
     return _rating_rows(players)
 
 

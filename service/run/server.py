@@ -30,6 +30,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from starlette.routing import BaseRoute, Route
 
 from service import metrics
+from service.client_identity import count_by
 from service.api import grpc_api, http_api, log_context, reflection, web
 from service.api.connection_limits import ConnectionLimits, grpc_options
 from service.api.http_connections import HttpServer, uvicorn_config
@@ -229,6 +230,7 @@ class Server:
                                           unused=UnusedMatches.after_hours(self.store, config.unused_after_hours),
                                           interval=sweep_interval(config.unused_after_hours))
         self.compaction.start()
+        count_by(config.client_ipv4_prefix, config.client_ipv6_prefix)  # the limits' and the ladder's clients
         self.guard = CallGuard.for_store(self.store, config.limits, config.store_high_water, config.trusted_proxies)
         self.guard.capacity.start()
 

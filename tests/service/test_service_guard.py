@@ -48,7 +48,7 @@ from service_helpers import ServiceProcess, bounded, wait_for, wait_until_unlock
 
 SMALL = ["create_match=3/minute", "join_match=3/minute", "register_player=2/minute", "seek=2/minute",
          "submit_action=5/minute", "resign=2/minute", "watch=2/minute", "key_failures=3/minute"]
-_addresses = itertools.count(1)
+_addresses = itertools.count(secrets.randbelow(512))
 
 
 def guarded(redis_url: str, *limits: str, proxy: str = "127.0.0.0/8") -> ServiceProcess:
@@ -66,9 +66,9 @@ def limited(redis_url) -> Iterator[ServiceProcess]:
 
 
 def new_address() -> str:
-    """An address of this test's own (its counts start at zero)."""
-    n = next(_addresses) + secrets.randbelow(2**16) * 1000
-    return f"198.{18 + n // 65536 % 2}.{n // 256 % 256}.{n % 256}"
+    """An address of this test's own, in a /24 of its own (a client counts by its /24: its counts start at zero)."""
+    n = next(_addresses)
+    return f"198.{18 + n // 256 % 2}.{n % 256}.{1 + secrets.randbelow(254)}"
 
 
 def client_from(service: ServiceProcess, address: str, patience: float = 0) -> TyphoonClient:
