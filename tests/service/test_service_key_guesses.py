@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from typing import Iterator
+from typing import Any, Iterator
 
 import grpc
 import pytest
@@ -78,10 +78,15 @@ def test_a_chosen_seat_token_is_the_seat_of_one_match_only(guessed):
             "soviet"
 
 
-def test_join_match_guesses_count_toward_key_failures(guessed):
-    with client_from(guessed, new_address()) as setup:
+def full_match(service: ServiceProcess) -> tuple[Any, dict[str, str], Any]:
+    """A match with both seats taken (from an address of its own): the match, its tokens, its legal actions."""
+    with client_from(service, new_address()) as setup:
         match, tokens = setup.create_match(seats=["german", "soviet"])
-        legal = setup.legal_actions(match.match_id)
+        return match, tokens, setup.legal_actions(match.match_id)
+
+
+def test_join_match_guesses_count_toward_key_failures(guessed):
+    match, tokens, legal = full_match(guessed)
     guesser, neighbour = new_address(), new_address()
     with client_from(guessed, guesser) as client, http_from(guessed, guesser) as http:
         for _ in range(2):  # a guess answers NO_FREE_SEAT where the right token would get its seat
@@ -103,9 +108,7 @@ def test_join_match_guesses_count_toward_key_failures(guessed):
 
 
 def test_a_wrong_token_sent_again_and_again_counts_once(guessed):
-    with client_from(guessed, new_address()) as setup:
-        match, tokens = setup.create_match(seats=["german", "soviet"])
-        legal = setup.legal_actions(match.match_id)
+    match, tokens, legal = full_match(guessed)
     address, stale, stale_key = new_address(), secrets.token_urlsafe(32), "tpk_" + secrets.token_urlsafe(32)
     with client_from(guessed, address) as client, http_from(guessed, address) as http:
         for _ in range(8):  # a client library retrying its 401 forever, on both transports
