@@ -50,7 +50,7 @@ RPC_LIMITS: dict[str, tuple[str, str]] = {
 }
 #: The RPCs that check a seat token or a ladder key (the REST routes ``authenticated`` or taking ``keys``).
 KEY_CHECKED = frozenset({"SubmitAction", "Resign", "Seek", "RegisterPlayer", "RotatePlayerKey", "RevokePlayerKey",
-                         "RotateOwnerKey", "RevokeOwnerKey", "JoinMatch"})
+                         "RotateOwnerKey", "RevokeOwnerKey", "JoinMatch", "WatchMatch"})  # WatchMatch: a seat's view
 #: Of those, the RPCs whose token is in the request, not the call's metadata: always checked.
 TOKEN_IN_REQUEST = frozenset({"JoinMatch"})
 #: The RPCs that add to the store for good, refused while it is nearly full (Seek: the ladder's matches).

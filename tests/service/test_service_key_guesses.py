@@ -101,6 +101,9 @@ def test_join_match_guesses_count_toward_key_failures(guessed):
         assert_rate_limited(refusal(lambda: client.submit(match.match_id, tokens["german"], legal.actions[0])),
                             "key_failures")
         assert_429(http.post(f"/v1/matches/{match.match_id}/join", json={}), "key_failures")
+        # a seat's watch checks its token too
+        assert_rate_limited(refusal(lambda: next(iter(client.watch(match.match_id, updates=True, resume=False,
+                                                                   token=tokens["german"])))), "key_failures")
     with client_from(guessed, neighbour) as client:  # another address is not kept waiting
         assert client._call("JoinMatch", api.JoinMatchRequest(match_id=match.match_id,
                                                               seat_token=tokens["german"])).side == "german"
