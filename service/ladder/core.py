@@ -44,8 +44,9 @@ which see two players and the pairs, the board and the open matches at once. Key
                             wins_german wins_soviet ...), last_opponent last_ended, seek_session (of its
                             latest Seek stream), abort_streak (abandoned matches in a row),
                             blocked_until (it is not paired before that Redis time), established ("1"
-                            once it is: service.ladder.fairness; "0" while provisional)
-    player:<id>:opponents   set: the owner groups of its opponents in rated matches
+                            once it is: service.ladder.fairness; "0" while provisional), standing_games
+                            (its rated matches that count toward being established)
+    player:<id>:opponents   set: the owner groups of its opponents in those matches
     player:<id>:assigned    hash: match id -> the LadderMatch JSON (with its seat token), while not rated
     player:<id>:history     list, newest first: the LadderGame JSON of each match
     side:<side>             hash: mu sigma rev, the rating of the side itself
@@ -305,7 +306,7 @@ class Ladder:
         self.fair_play = self.config.fair_play
         fresh_established = self.fair_play.established(0, 0)
         self.accounts = Accounts(self.redis, self.store.time_ms, self.fair_play.players_per_owner,
-                                 {"mu": repr(FRESH[0]), "sigma": repr(FRESH[1]), "rev": "0",
+                                 {"mu": repr(FRESH[0]), "sigma": repr(FRESH[1]), "rev": "0", "standing_games": "0",
                                   "established": "1" if fresh_established else "0"},
                                  repr(board_score(ordinal(*FRESH), fresh_established)), self._describe,
                                  self.fair_play.related_window_ms, self.config.address_key)
@@ -391,10 +392,14 @@ class Ladder:
             return 0
         ids = [text_of(i) for i in await self.redis.zrange(_key("board"), 0, -1)]
         for player_id in ids:
-            games, mu, sigma, group, owner_id = map(text_of, await self.redis.hmget(
-                _key("player", player_id), "games", "mu", "sigma", "group", "owner_id"))
+            games, mu, sigma, group, owner_id, standing_games = map(text_of, await self.redis.hmget(
+                _key("player", player_id), "games", "mu", "sigma", "group", "owner_id", "standing_games"))
             if mu is None:
                 continue
+            if standing_games is None:  # rated before this version: every rated match counts
+                standing_games = games or "0"
+                await self.redis.hset(_key("player", player_id), "standing_games", standing_games)
+            games = standing_games
             opponents = _key("player", player_id, "opponents")
             if int(games or 0) and not await self.redis.exists(opponents):
                 for entry in await self.redis.lrange(_key("player", player_id, "history"), 0, -1):
@@ -555,18 +560,23 @@ class Ladder:
                     pipe.hmget(member, "mu", "sigma", "rev", "name")
                 pipe.hmget(_key("pairs"), rated_fields)
                 for side in SIDES:  # whether each player is established (a rev change settles again: the same)
-                    pipe.hmget(_key("player", ids[side]), "games", "group", "owner_id")
+                    pipe.hmget(_key("player", ids[side]), "standing_games", "group", "owner_id")
                     pipe.smembers(_key("player", ids[side], "opponents"))
-                *current, read, german_games, german_met, soviet_games, soviet_met = await pipe.execute()
+                pipe.zcount(_key("board"), -PROVISIONAL_OFFSET / 2, "+inf")
+                *current, read, german_games, german_met, soviet_games, soviet_met, settled_players = \
+                    await pipe.execute()
             groups, standing = [], []
             for side, (games, group, owner_id), opponents in (("german", german_games, german_met),
                                                              ("soviet", soviet_games, soviet_met)):
                 groups.append(group_of({"id": ids[side], "owner_id": text_of(owner_id), "group": text_of(group)}))
                 standing.append((int(games or 0), {text_of(g) for g in opponents} - {groups[-1]}))
             established = [self.fair_play.established(games, len(opponents)) for games, opponents in standing]
-            # after this match, if it is rated: one more game, against one more owner group maybe
-            established_after = [self.fair_play.established(games + 1, len((opponents | {groups[1 - i]}) - {groups[i]}))
-                                 for i, (games, opponents) in enumerate(standing)]
+            # a rated match counts toward being established against an established opponent (or any, on a
+            # young ladder); after it: one more such game, against one more owner group maybe
+            counts = [self.fair_play.counts_toward(established[1 - i], settled_players) for i in (0, 1)]
+            established_after = [established[i] or self.fair_play.established(
+                games + counts[i], len((opponents | ({groups[1 - i]} if counts[i] else set())) - {groups[i]}))
+                for i, (games, opponents) in enumerate(standing)]
             read = [text_of(value) or "" for value in read]
             rated_at, *owners = [self.fair_play.recent(_rated_times(value), finished_at) for value in read]
             owners_rated_at = owners[0] if owners else None  # one owner group: a private ladder
@@ -597,8 +607,10 @@ class Ladder:
                     if index < 2:
                         change["set"] |= met[index] | {"abort_streak": "0",
                                                        "established": "1" if established_after[index] else "0"}
-                        change["incr"] = _record_change(side, winner, result.get("reason", ""))
-                        change["opponent"] = groups[1 - index]
+                        change["incr"] = _record_change(side, winner, result.get("reason", "")) | (
+                            {"standing_games": 1} if counts[index] else {})
+                        if counts[index]:
+                            change["opponent"] = groups[1 - index]
                     changes.append(json.dumps(change))
             args: list[str] = [match_id]
             for rev, change in zip(revs, changes):

@@ -11,12 +11,13 @@ The ladder cannot be farmed by one client playing itself:
   all; further matches are played, when neither player has another opponent free, but not rated
   (``pair_limit``, ``owner_pair_limit``);
 * a player is **established** once it has ``established_games`` rated matches against
-  ``established_owners`` owner groups other than its own (:meth:`FairPlay.established`); until then it
-  is **provisional**, and a match raises a player's rating only against an established opponent
+  ``established_owners`` owner groups other than its own (:meth:`FairPlay.established`), counting only
+  matches against established opponents once the ladder has more than ``established_owners``
+  established players (:meth:`FairPlay.counts_toward`: before, on a young ladder, any); until then it is
+  **provisional**, and a match raises a player's rating only against an established opponent
   (:func:`without_gain`): a farm of fresh sybils, from however many addresses, is worth nothing to beat,
-  and a sybil becomes established only by ``established_games`` rated matches against as many
-  unrelated owners, within the pair limits below. Provisional players come after the established ones on
-  the leaderboard, without a rank;
+  neither for rating nor for becoming established. Provisional players come after the established ones
+  on the leaderboard, without a rank;
 * a match that ends by resignation or time before each side made ``min_actions`` actions of its own
   (a resignation or a time forfeit is none) is not rated (``early``), nor is an aborted one
   (``aborted``); the side that gave up or ran out of time before its own ``min_actions`` abandoned it,
@@ -124,6 +125,17 @@ class FairPlay:
         (True, False, True)
         """
         return rated_games >= self.established_games and opponent_groups >= self.established_owners
+
+    def counts_toward(self, opponent_established: bool, established_players: int) -> bool:
+        """Whether a rated match counts toward a player's being established: against an established opponent;
+        against any while the ladder has at most ``established_owners`` established players (a young ladder,
+        where nobody could be established else). So a farmer does not establish itself on its sybils, nor
+        a sybil on its fellows, once the ladder has its first established players.
+
+        >>> FairPlay().counts_toward(True, 50), FairPlay().counts_toward(False, 50), FairPlay().counts_toward(False, 3)
+        (True, False, True)
+        """
+        return opponent_established or established_players <= self.established_owners
 
     def may_pair(self, group_a: str, group_b: str) -> bool:
         """Whether players of these owner groups (:func:`group_of`) may meet."""
