@@ -46,11 +46,13 @@ RPC_LIMITS: dict[str, tuple[str, str]] = {
     "Seek": ("seek", "with this API key"),
     "SubmitAction": ("submit_action", "for this seat"),
     "Resign": ("resign", "for this seat"),
+    "ContributeEntropy": ("submit_action", "for this seat"),  # once a seat: counted with its actions
     "WatchMatch": ("watch", ""),
 }
 #: The RPCs that check a seat token or a ladder key (the REST routes ``authenticated`` or taking ``keys``).
-KEY_CHECKED = frozenset({"SubmitAction", "Resign", "Seek", "RegisterPlayer", "RotatePlayerKey", "RevokePlayerKey",
-                         "RotateOwnerKey", "RevokeOwnerKey", "JoinMatch", "WatchMatch"})  # WatchMatch: a seat's view
+KEY_CHECKED = frozenset({"SubmitAction", "Resign", "ContributeEntropy", "Seek", "RegisterPlayer", "RotatePlayerKey",
+                         "RevokePlayerKey", "RotateOwnerKey", "RevokeOwnerKey", "JoinMatch",
+                         "WatchMatch"})  # WatchMatch: a seat's view
 #: Of those, the RPCs whose token is in the request, not the call's metadata: always checked.
 TOKEN_IN_REQUEST = frozenset({"JoinMatch"})
 #: The RPCs that add to the store for good, refused while it is nearly full (Seek: the ladder's matches).
