@@ -79,7 +79,7 @@ class RawStream:
         for detail in status.details:
             info = error_details_pb2.RetryInfo()
             if detail.Unpack(info):
-                return info.retry_delay.seconds + info.retry_delay.nanos / 1e9
+                return float(info.retry_delay.seconds + info.retry_delay.nanos / 1e9)
         return None
 
     def messages(self) -> list[bytes]:

@@ -95,7 +95,7 @@ async def _storm(target: Target, match_ids: list[str], seconds: float) -> tuple[
                     head = b""
             status = head.split(b" ", 2)[1].decode() if head.count(b" ") >= 2 else "no answer"
             if status == "200":
-                writer.transport.pause_reading()  # never read again
+                writer.transport.pause_reading()  # type: ignore[attr-defined]  # never read again
                 writers.append(writer)
                 sse["admitted"] += 1
                 return
