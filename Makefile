@@ -13,7 +13,7 @@ $(VENV)/.installed: pyproject.toml requirements-dev.lock
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
-.PHONY: install lock demo test bench bench-service
+.PHONY: install lock demo test ladder bench bench-service
 install: $(VENV)/.installed
 
 # After a change to the dependencies of pyproject.toml: resolve them again (uv, a few seconds), keeping
@@ -29,6 +29,14 @@ lock: $(VENV)/.installed
 
 demo: $(VENV)/.installed
 	$(VENV)/bin/typhoon demo
+
+# The ladder on one machine: a service of its own, two bots registered (each as its own owner, from an
+# address of its own) seeking until they have played MATCHES ladder matches, then the standings and a
+# replay check. BOTS: strategy[:name=value...][:count],... (a package.module:callable of yours too).
+MATCHES ?= 4
+BOTS ?= heuristic,random
+ladder: $(VENV)/.installed
+	$(PY) -m loadtests.ladder_run --matches $(MATCHES) --bots $(BOTS) --time-control 120+2 --first-action 30 --verify 1
 
 # One test process per core (pytest-xdist; PYTEST_WORKERS=0: a single process), each with its own embedded
 # Redis and service; a file's tests stay together in one process (--dist loadfile). pytest's last line

@@ -137,6 +137,9 @@ SUBSTITUTIONS: list[tuple[str, Callable[[Context, re.Match], str]]] = [
     (r"^typhoon (bot|replay \w+)\b(?!.*--server)(.*?)( \| .*)?$", lambda c, m: f"{m.group(0).split(' | ')[0]} "
      f"--server {c.grpc}{m.group(3) or ''}"),
     (r"^\.venv/bin/python -m (loadtests\.\w+)", lambda c, m: f"cd {ROOT} && {sys.executable} -m {m.group(1)}"),
+    # the ladder on one machine, small: one match; "your own strategy" a module:callable that exists
+    (r"^make ladder\b", lambda c, m: f"make -C {ROOT} --no-print-directory ladder MATCHES=1 PY={sys.executable}"),
+    (r"\bmy_bot:choose\b", lambda c, m: "clients.strategies.random_strategy:RandomStrategy"),
     (r"--matches 100\b", lambda c, m: "--matches 1"),  # the ladder run, small: two random bots, one match
     (r"--bots [\w:,]+", lambda c, m: "--bots random:2"),
     (r"--verify \d+", lambda c, m: "--verify 1"),
@@ -294,6 +297,7 @@ def not_run(reason: str) -> Callable[[Command, Context], str]:
 RULES: list[tuple[str, Callable[[Command, Context], str], str]] = [
     (r"^make test\b", not_run("it is the run this test is part of"), ""),
     (r"^(make demo|typhoon demo)\b", covered_by("tests/clients/test_demo.py"), ""),
+    (r"^make ladder\b", run_to_end, ""),
     (r"^typhoon replay show / render / export$", not_run("names the subcommands below, each run"), ""),
     (r"^typhoon serve \.\.\.$", not_run("stands for the typhoon serve commands above, each run"), ""),
     (r"^typhoon serve\b", serve_until_serving, ""),
