@@ -291,7 +291,7 @@ def test_the_replay_shows_declared_battles_with_their_odds_and_the_redraw_time_i
     browser.execute_script("localStorage.setItem('typhoon:debug', '1')")
     browser.refresh()
     wait(browser, lambda d: "map redrawn in" in text(d, ".redraw") and d.find_element(By.CSS_SELECTOR, ".redraw").is_displayed())
-    browser.execute_script("localStorage.removeItem('typhoon:debug')")
+    browser.execute_script("localStorage.removeItem('typhoon:debug'); document.documentElement.classList.remove('debug')")
     # "may go here" is told apart from forest: a hatched amber pattern, not a green tint
     fills = browser.execute_script("return getComputedStyle(document.querySelector('svg.board polygon.hex.forest')).fill")
     assert "url" not in fills
