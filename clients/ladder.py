@@ -619,6 +619,9 @@ def run_until_stopped(bot: LadderBot) -> int:
 def _quiet_errors(run):
     def wrapped(args) -> int:
         try:
+            if not service_answers(args.server, tls_from_args(args)):  # said at once, not after the retries
+                print(f"typhoon ladder: {unreachable_sentence(args.server)}", file=sys.stderr)
+                return 1
             return run(args)
         except TyphoonError as error:
             print(f"typhoon ladder: {error}", file=sys.stderr)

@@ -101,7 +101,8 @@ def _free_port() -> int:
 def test_a_command_with_no_service_at_its_address_says_so_and_how_to_start_one(tmp_path):
     nowhere = f"127.0.0.1:{_free_port()}"
     for command, flag in ((["bot", "--server", nowhere], "--server"), (["bot", "--ladder", nowhere, "--key", "k"], "--ladder"),
-                          (["match", "run", "--server", nowhere, "--games", "1"], "--server")):
+                          (["match", "run", "--server", nowhere, "--games", "1"], "--server"),
+                          (["ladder", "leaderboard", "--server", nowhere], "--server")):
         done = subprocess.run([sys.executable, "-m", "clients.cli", *command], capture_output=True, text=True,
                               timeout=120, cwd=tmp_path, env=_env())
         assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
