@@ -18,6 +18,7 @@ same player picking each in turn.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -44,6 +45,10 @@ class NumberedGame:
         self.game = game
         self.picked: tuple[int, ...] = ()
         self._choices: Choices | None = None
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> "NumberedGame":
+        """What OpenSpiel's clone of a state does to it: :meth:`copy` (the tables are shared, never changed)."""
+        return self.copy()
 
     def copy(self) -> "NumberedGame":
         twin = NumberedGame(self.game.clone(), self.encoding, self.observer)
@@ -93,8 +98,7 @@ class NumberedGame:
         action = choices.action(picked)
         if action is None and number not in choices.next_ids(self.picked):
             raise IllegalNumber(self.refusal(number))
-        if action is None:
-            self.picked = picked
+        self.picked = picked if action is None else ()
         return action
 
     def play(self, number: int) -> list[Event]:
