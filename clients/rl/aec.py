@@ -63,7 +63,7 @@ def engine_seed(seed: int | None, options: dict[str, Any] | None, rng: np.random
     return f"rl-{int(rng.integers(2**63))}"
 
 
-class TyphoonAEC(AECEnv):  # type: ignore[misc]
+class TyphoonAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type information
     """The raw environment (see the module's text). ``scenario`` and ``options`` are the engine's
     (``engine.new_game``); ``reward`` is "result" or "points"."""
 
@@ -77,7 +77,7 @@ class TyphoonAEC(AECEnv):  # type: ignore[misc]
             raise ValueError(f"reward is 'result' or 'points', not {reward!r}")
         if illegal not in ("raise", "lose"):
             raise ValueError(f"illegal is 'raise' or 'lose', not {illegal!r}")
-        if render_mode not in (None, *self.metadata["render_modes"]):
+        if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode is None or 'ansi', not {render_mode!r}")
         self.scenario, self.engine_options = scenario, options
         self.reward_kind, self.vp_scale, self.max_steps, self.illegal = reward, vp_scale, max_steps, illegal

@@ -37,7 +37,7 @@ from .numbered import IllegalNumber, NumberedGame
 SIDES = ("german", "soviet")
 
 
-class TyphoonSingle(gymnasium.Env):  # type: ignore[misc]
+class TyphoonSingle(gymnasium.Env):
     """See the module's text. ``opponent_params`` go to the opponent's strategy; ``reward``, ``vp_scale``
     and ``max_steps`` are as in :class:`.aec.TyphoonAEC`."""
 
