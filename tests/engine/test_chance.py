@@ -40,7 +40,7 @@ def test_named_rolls_replay_the_seeded_game(scenario, options, most):
         theirs.pop("fixed_dice"), theirs.pop("seed")
         assert mine == theirs
     assert seeded.rolls == len(rolled) > 0
-    assert most_in_one_action == most  # a phase ended into the next can roll twice (weather, then extra supply)
+    assert most_in_one_action == most  # Harsher Winter: the German player rolls twice on the Winter Attrition Table
 
 
 def test_the_position_holds_every_roll_and_replays():
