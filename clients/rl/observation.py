@@ -144,48 +144,62 @@ class Observer:
         mark("german_setup", board.setup_hexes["german"])
         mark("soviet_setup", board.setup_hexes["soviet"])
         self._static = static
-        self._cities = sorted(board.cities)
+        # per unit (the encoding's numbering): side, armour, movement allowance, strength full and half
+        counters = [scenario.counters[u] for u in self.encoding.units]
+        self._german = np.array([c.side == "german" for c in counters])
+        self._unit_features = np.array([[c.side == "german", c.side == "soviet", c.type != "infantry", c.ma / MA_SCALE]
+                                        for c in counters], np.float32)
+        self._strengths = np.array([[c.half / STRENGTH_SCALE, c.full / STRENGTH_SCALE] for c in counters], np.float32)
+        self._feature_planes = np.array([PLANE_INDEX[name] for name in (
+            "german_unit", "soviet_unit", "armour", "movement_allowance", "strength", "full_strength",
+            "in_communication", "in_supply")], np.intp)[:, None]
+        self._last_turn = scenario.last_turn
 
     def observe(self, game: engine.Game, observer: str, picked: Sequence[int] = ()) -> Array:
         """``game`` as ``observer`` ("german" or "soviet") sees it, with the numbers ``picked`` so far of a
         decision taken a number at a time (see :mod:`.encoding`). Read from the position's documented
         form (``Game.to_json``, POSITION.md) and the game's public queries."""
         obs = self._static.copy()
-        cell, plane, index = self._cell, PLANE_INDEX, self.board.index
-        counters = game.scenario.counters
+        cell, plane, index, unit_index = self._cell, PLANE_INDEX, self.board.index, self.encoding.unit_index
         state = game.to_json()
         ps, options = state["phase_state"], state["options"]
-        war_of_attrition = bool(options["war_of_attrition"])
-        hex_of = {u["id"]: index[u["hex"]] for u in state["units"]}
         units = state["units"]
+        hex_of = {u["id"]: index[u["hex"]] for u in units}
+        marks_plane: list[int] = []  # (plane, hex) pairs of the marks set to 1, written at once
+        marks_hex: list[int] = []
         if units:
-            hexes = [hex_of[u["id"]] for u in units]
-            at = cell[hexes]
-            infos = [counters[u["id"]] for u in units]
-            full = [u["strength"] == "full" for u in units]
-            german = np.array([c.side == "german" for c in infos])
-            obs[plane["german_unit"], at[german]] = 1.0
-            obs[plane["soviet_unit"], at[~german]] = 1.0
-            obs[plane["strength"], at] = [c.strength(f) / STRENGTH_SCALE for c, f in zip(infos, full)]
-            obs[plane["full_strength"], at] = full
-            obs[plane["armour"], at] = [c.type != "infantry" for c in infos]
-            obs[plane["movement_allowance"], at] = [c.ma / MA_SCALE for c in infos]
-            communication = [game.in_communication(u["id"]) for u in units]
-            obs[plane["in_communication"], at] = communication
-            obs[plane["in_supply"], at] = ([game.supply_trace_cost(u["id"]) is not None for u in units]
-                                           if war_of_attrition else communication)
-            for side in ("german", "soviet"):
-                zone = zone_of_control(self.board, (h for h, c in zip(hexes, infos) if c.side == side))
-                obs[plane[f"{side}_zoc"], cell[sorted(zone)]] = 1.0
-        self._mark_units(obs, plane["moved"], hex_of, ps["moved"])
-        self._mark_units(obs, plane["rail_eligible"], hex_of, ps["rail_eligible"])
-        self._mark_units(obs, plane["attacking"], hex_of, ps["attacking"])
-        self._mark_units(obs, plane["defending"], hex_of, [b["defender"] for b in ps["battles"]])
+            ids = [u["id"] for u in units]
+            numbers = np.array([unit_index[u] for u in ids], np.intp)
+            hexes = list(hex_of.values())
+            full = np.array([u["strength"] == "full" for u in units])
+            communication = [game.in_communication(u) for u in ids]
+            supply = ([game.supply_trace_cost(u) is not None for u in ids] if options["war_of_attrition"]
+                      else communication)
+            features = np.empty((8, len(units)), np.float32)
+            features[:4] = self._unit_features[numbers].T
+            features[4] = self._strengths[numbers, full.astype(np.intp)]
+            features[5] = full
+            features[6] = communication
+            features[7] = supply
+            obs[self._feature_planes, cell[hexes][None, :]] = features
+            german = self._german[numbers]
+            for side, own in (("german", german), ("soviet", ~german)):
+                zone = zone_of_control(self.board, (h for h, mine in zip(hexes, own) if mine))
+                marks_plane += [plane[f"{side}_zoc"]] * len(zone)
+                marks_hex += zone
+        for name, listed in (("moved", ps["moved"]), ("rail_eligible", ps["rail_eligible"]),
+                             ("attacking", ps["attacking"]), ("defending", [b["defender"] for b in ps["battles"]])):
+            on_map = [hex_of[u] for u in listed if u in hex_of]
+            marks_plane += [plane[name]] * len(on_map)
+            marks_hex += on_map
+        for hex_id, side in state["city_control"].items():
+            marks_plane.append(plane[f"{side}_city"])
+            marks_hex.append(index[hex_id])
+        if marks_hex:
+            obs[marks_plane, cell[marks_hex]] = 1.0
         for unit, points in ps["assault"].items():
             if unit in hex_of:
                 obs[plane["assault"], cell[hex_of[unit]]] = min(points / 5, 1.0)
-        for hex_id, side in state["city_control"].items():
-            obs[plane[f"{side}_city"], cell[index[hex_id]]] = 1.0
         pending = game.pending_decision()
         if pending:
             self._decision(obs, hex_of, pending, picked)
@@ -194,7 +208,7 @@ class Observer:
         turn = state["turn"]
         constants: dict[str, float] = {
             "turn": turn / TURN_SCALE,
-            "turns_left": (game.scenario.last_turn - turn) / TURN_SCALE,
+            "turns_left": (self._last_turn - turn) / TURN_SCALE,
             f"phase_{state['phase']}": 1.0,
             f"weather_{state['weather']}": 1.0,
             "german_to_act": float(to_act == "german"),
@@ -215,9 +229,8 @@ class Observer:
             constants[f"option_{name}"] = float(bool(options[name]))
         if pending:
             constants[f"stage_{pending['stage']}"] = 1.0
-        for name, value in constants.items():
-            if value:
-                obs[plane[name]] = value
+        planes = [plane[name] for name, value in constants.items() if value]
+        obs[planes] = np.array([value for value in constants.values() if value], np.float32)[:, None]
         return obs.reshape(self.shape)
 
     def _mark_units(self, obs: Array, plane: int, hex_of: dict[str, int], units: Sequence[str]) -> None:
