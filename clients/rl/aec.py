@@ -53,6 +53,14 @@ def observation_space(observer: Observer) -> gymnasium.spaces.Dict:
     })
 
 
+def check_settings(reward: str, illegal: str, render_mode: str | None) -> None:
+    """ValueError for a setting the environments do not know."""
+    for name, value, allowed in (("reward", reward, ("result", "points")), ("illegal", illegal, ("raise", "lose")),
+                                 ("render_mode", render_mode, (None, "ansi"))):
+        if value not in allowed:
+            raise ValueError(f"{name} is one of {', '.join(map(repr, allowed))}, not {value!r}")
+
+
 def engine_seed(seed: int | None, options: dict[str, Any] | None, rng: np.random.Generator) -> str:
     """The engine seed of a reset: ``options["engine_seed"]``, else the text of ``seed``, else one drawn
     from ``rng`` (the environment's generator, so that a seeded environment plays the same games)."""
@@ -73,12 +81,7 @@ class TyphoonAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type info
                  vp_scale: float = 0.01, max_steps: int | None = None, illegal: str = "raise",
                  render_mode: str | None = None) -> None:
         super().__init__()
-        if reward not in ("result", "points"):
-            raise ValueError(f"reward is 'result' or 'points', not {reward!r}")
-        if illegal not in ("raise", "lose"):
-            raise ValueError(f"illegal is 'raise' or 'lose', not {illegal!r}")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode is None or 'ansi', not {render_mode!r}")
+        check_settings(reward, illegal, render_mode)
         self.scenario, self.engine_options = scenario, options
         self.reward_kind, self.vp_scale, self.max_steps, self.illegal = reward, vp_scale, max_steps, illegal
         self.render_mode = render_mode
@@ -201,4 +204,4 @@ def env(**kwargs: Any) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(wrapped)
 
 
-__all__ = ["AGENTS", "TyphoonAEC", "engine_seed", "env", "observation_space"]
+__all__ = ["AGENTS", "TyphoonAEC", "check_settings", "engine_seed", "env", "observation_space"]

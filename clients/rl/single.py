@@ -31,7 +31,7 @@ import numpy as np
 import engine
 from clients.strategies import Strategy, make_strategy
 
-from .aec import engine_seed, observation_space
+from .aec import check_settings, engine_seed, observation_space
 from .numbered import IllegalNumber, NumberedGame
 
 SIDES = ("german", "soviet")
@@ -49,12 +49,7 @@ class TyphoonSingle(gymnasium.Env):
                  max_steps: int | None = None, illegal: str = "lose", render_mode: str | None = None) -> None:
         if side not in SIDES:
             raise ValueError(f"side is 'german' or 'soviet', not {side!r}")
-        if reward not in ("result", "points"):
-            raise ValueError(f"reward is 'result' or 'points', not {reward!r}")
-        if illegal not in ("raise", "lose"):
-            raise ValueError(f"illegal is 'raise' or 'lose', not {illegal!r}")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode is None or 'ansi', not {render_mode!r}")
+        check_settings(reward, illegal, render_mode)
         self.side, self.opponent_spec, self.opponent_params = side, opponent, dict(opponent_params or {})
         self.scenario, self.engine_options = scenario, options
         self.reward_kind, self.vp_scale, self.max_steps, self.illegal = reward, vp_scale, max_steps, illegal
