@@ -47,14 +47,17 @@ def test_every_legal_action_has_its_own_numbers_and_none_begins_another():
         legal = game.legal_actions()
         encoded = {action: encoding.encode(game, action) for action in legal}
         assert len(set(encoded.values())) == len(legal)
+        beginnings = {numbers[:depth] for numbers in encoded.values() for depth in range(1, len(numbers))}
         for action, numbers in encoded.items():
             kinds.add(action.type)
             assert all(0 <= n < encoding.size for n in numbers)
-            assert not any(other[:len(numbers)] == numbers for other in encoded.values() if other != numbers)
+            assert numbers not in beginnings, f"{action} begins another action's numbers"
         choices = encoding.choices(game)
+        first = set(choices.next_ids(()))
+        assert first == {numbers[0] for numbers in encoded.values()}
         for action, numbers in encoded.items():
             assert choices.action(numbers) == action
-            for depth in range(len(numbers)):
+            for depth in range(1, len(numbers)):
                 assert numbers[depth] in choices.next_ids(numbers[:depth])
                 assert choices.action(numbers[:depth]) is None
     assert {"place_unit", "standard_setup", "move", "end_phase", "declare_attack", "close_declarations",
