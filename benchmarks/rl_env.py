@@ -2,7 +2,7 @@
 engine in the same run, and OpenSpiel's MCTS bot against the built-in random and heuristic players.
 
     .venv/bin/python benchmarks/rl_env.py [--rounds 5] [--steps 4000]          # speed only
-    .venv/bin/python benchmarks/rl_env.py --mcts [--games 20] [--simulations 20] [--depth 20]
+    .venv/bin/python benchmarks/rl_env.py --mcts [--games 20] [--simulations 10] [--depth 10]
     .venv/bin/python benchmarks/rl_env.py --mcts-only ...
 
 **Speed.** Each loop plays random legal moves of the standard scenario, new games as they end, for
@@ -31,6 +31,13 @@ numbers, so the bot searches little of its tree (it is no strong player; the fig
 search on this game). It plays ``--games`` games from each side against ``random`` and ``heuristic``
 (clients/strategies), whose choices go in as numbers; dice are chance nodes sampled from their
 probabilities with a seeded generator. Win rates come with 95 % Wilson intervals; a draw counts half.
+
+Measured 2026-11-28 (machine shared, load 12-30 on 2 cores; pure engine): engine 30,118 steps per CPU
+second, numbered 13,453 (0.45x), PettingZoo 4,004 (0.13x), Gymnasium 3,000 (0.10x), OpenSpiel 8,516
+(0.28x). A PettingZoo step is mostly its observation (~90 us: ``to_json``, each unit's communication from
+the engine, ~25 numpy writes) and the numbering of the legal actions (~25 us). MCTS at 10 simulations and
+rollouts of 10 moves (~14 CPU ms a decision): against random 9/20 as German (random in that seat: 3/20)
+and 17/20 as Soviet (random: 18/20); against heuristic 0/20 from each side (random: 0/20).
 """
 
 from __future__ import annotations
@@ -216,8 +223,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mcts", action="store_true", help="also MCTS against random and heuristic")
     parser.add_argument("--mcts-only", action="store_true", help="MCTS only, no speed rounds")
     parser.add_argument("--games", type=int, default=20, help="MCTS games from each side against each opponent")
-    parser.add_argument("--simulations", type=int, default=20, help="MCTS simulations a decision")
-    parser.add_argument("--depth", type=int, default=20, help="random moves of a rollout before the points count")
+    parser.add_argument("--simulations", type=int, default=10, help="MCTS simulations a decision")
+    parser.add_argument("--depth", type=int, default=10, help="random moves of a rollout before the points count")
     parser.add_argument("--opponents", default="random,heuristic")
     parser.add_argument("--json", action="store_true", help="print the speed figures as JSON (the --pure-too child)")
     args = parser.parse_args(argv)
