@@ -55,4 +55,4 @@ def test_the_tables_are_the_encoding_and_the_planes():
     assert units == " ".join(re.search(r"^> (0 3rd.*?)\n\n", text, flags=re.S | re.M)[1].replace("\n> ", " ").split())
     rows = re.findall(r"^\| (\d+) \| `(\w+)` \| (.*) \|$", text, flags=re.M)
     assert [(int(i), name, meaning) for i, name, meaning in rows] == [(i, n, m) for i, (n, m) in enumerate(PLANES)]
-    assert f"Discrete({encoding.size})" in text and f"`(82, 10, 14)`" in text and len(PLANES) == 82
+    assert f"Discrete({encoding.size})" in text and "`(82, 10, 14)`" in text and len(PLANES) == 82
