@@ -41,10 +41,11 @@ RPC_LIMITS: dict[str, tuple[str, str]] = {
     "Seek": ("seek", "with this API key"),
     "SubmitAction": ("submit_action", "for this seat"),
     "Resign": ("resign", "for this seat"),
+    "ContributeEntropy": ("submit_action", "for this seat"),  # once a seat: counted with its actions
     "WatchMatch": ("watch", ""),
 }
 #: The RPCs that check a seat token or a ladder key (the REST routes ``authenticated`` or taking ``keys``).
-KEY_CHECKED = frozenset({"SubmitAction", "Resign", "Seek", "RegisterPlayer", "RotatePlayerKey", "RevokePlayerKey",
+KEY_CHECKED = frozenset({"SubmitAction", "Resign", "ContributeEntropy", "Seek", "RegisterPlayer", "RotatePlayerKey", "RevokePlayerKey",
                          "RotateOwnerKey", "RevokeOwnerKey"})
 #: The RPCs that add to the store for good, refused while it is nearly full (Seek: the ladder's matches).
 ADDS_TO_STORE = frozenset({"CreateMatch", "RegisterPlayer", "RegisterOwner", "Seek"})

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 
 import engine
-from service.match import clock as clock_module, rulesets
+from service.match import clock as clock_module, rulesets, seat_entropy
 from service.store.match_store import StoredEvent
 
 #: Meta fields a commit never changes.
@@ -43,6 +43,11 @@ def meta_at(meta: dict[str, str], events: list[StoredEvent], version: int, last_
             side = data["side"]
             past |= {name: meta[name] for name in (f"seat:{side}:token", f"seat:{side}:player",
                                                    f"seat:{side}:claimed_at") if name in meta}
+        elif kind == seat_entropy.CONTRIBUTED:
+            seat_entropy.contribute_logged(game, data)
+            past |= seat_entropy.seat_fields(data["side"], data["entropy"])
+        elif event.source == "game" and data.get("type") == "entropy_drawn":
+            past |= seat_entropy.seat_fields(data["side"], data["entropy"], drawn=True)
         elif kind == "action_submitted":
             game.apply(engine.action_from_json(data["action"]))
             if clocks is not None:

@@ -11,6 +11,7 @@ Service events in the log (``source`` ``service``; engine events have ``source``
     {"type": "match_created", "scenario": "standard", "options": {...}, "seed_commitment": "<hex>",
      "sides": ["german", "soviet"], "ruleset": 2}
     {"type": "seat_claimed", "side": "german", "player_name": "..."}
+    {"type": "entropy_contributed", "side": "german", "entropy": "..."}   (ruleset 4 on: service.match.seat_entropy)
     {"type": "action_submitted", "side": "german", "action": {<engine action JSON>}, "state_hash": "<hex>"}
     {"type": "seed_revealed", "seed": "<seed>", "seed_commitment": "<hex>"}
     {"type": "match_aborted", "side": "soviet", "reason": "..."}    (+ "by_operator": true: service.run.admin)
@@ -46,7 +47,7 @@ from service import metrics
 from service.errors import ServiceError, shutting_down
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
-from service.match import answers, catalog, convert, history, log_entries, rulesets, updates
+from service.match import answers, catalog, convert, history, log_entries, rulesets, seat_entropy, updates
 from service.match import clock as clock_module
 from service.match import battles as battle_module
 from service.match.battles import battles as battles_of
@@ -223,6 +224,7 @@ class MatchService:
             self._check_side(seat.side)
             self._check_player_name(seat.player_name)
             self._check_seat_token(seat.seat_token)
+            seat_entropy.check(seat.entropy)
             if any(side == seat.side for side, _, _ in claims):
                 raise _err(StatusCode.INVALID_ARGUMENT, "DUPLICATE_SEAT", f"the {seat.side} seat is asked for twice")
             if seat.seat_token and any(token == seat.seat_token for _, _, token in claims):
@@ -249,6 +251,11 @@ class MatchService:
                      f"seat:{side}:claimed_at": str(now)}
             events.append(StoredEvent(len(events) + 1, 0, now, "service",
                                       {"type": "seat_claimed", "side": side, "player_name": player}))
+        for seat in request.seats:
+            if seat.entropy:  # after the commitment in the log, but seen before the seed was drawn
+                game.contribute_entropy(seat.side, seat.entropy)
+                events.append(StoredEvent(len(events) + 1, 0, now, "service", seat_entropy.entry(seat.side, seat.entropy)))
+                meta |= seat_entropy.seat_fields(seat.side, seat.entropy)
         meta["last_sequence"] = str(len(events))
         state_json = game.canonical_json()
         deadline = await self.clocks.start(control, game, meta, events) if control else None
@@ -298,6 +305,7 @@ class MatchService:
         match_id = self._match_id(request.match_id)
         self._check_player_name(request.player_name)
         self._check_seat_token(request.seat_token)
+        seat_entropy.check(request.entropy)
         meta = await self._meta(match_id)
         sides = meta["sides"].split(",")
         if request.side:
@@ -309,6 +317,7 @@ class MatchService:
                 raise _err(StatusCode.INVALID_ARGUMENT, "SEAT_TOKEN_IN_USE",
                            f"this token holds the {held} seat; each seat needs a token of its own")
             log.info("request_replayed", side=held)
+            meta = await self._join_entropy(match_id, held, request.entropy) or meta
             return api.JoinMatchResponse(side=held, seat_token=token, match=self._match(meta))
         if meta["status"] in ENDED:
             raise _err(StatusCode.FAILED_PRECONDITION, "MATCH_FINISHED", f"match {match_id} is over")
@@ -320,7 +329,8 @@ class MatchService:
                                                                  "player_name": request.player_name})
             if claim.outcome in ("OK", "SAME"):  # SAME: a repeat that raced its first request
                 log.info("seat_claimed" if claim.outcome == "OK" else "request_replayed", side=side)
-                return api.JoinMatchResponse(side=side, seat_token=token, match=self._match(await self._meta(match_id)))
+                meta = await self._join_entropy(match_id, side, request.entropy) or await self._meta(match_id)
+                return api.JoinMatchResponse(side=side, seat_token=token, match=self._match(meta))
             if claim.outcome == "NOT_FOUND":
                 raise _not_found(match_id)
             if claim.outcome == "FINISHED":
@@ -328,6 +338,40 @@ class MatchService:
             if request.side:
                 raise _err(StatusCode.ALREADY_EXISTS, "SEAT_TAKEN", f"the {side} seat of match {match_id} is taken")
         raise _err(StatusCode.ALREADY_EXISTS, "NO_FREE_SEAT", f"every seat of match {match_id} is taken")
+
+    async def _join_entropy(self, match_id: str, side: str, entropy: str) -> dict[str, str] | None:
+        """A joined seat's entropy, mixed in if the dice still take it (a join is not refused for it: its
+        answer's seats show whether it was): the meta after it, or None if nothing was tried."""
+        if not entropy:
+            return None
+        for _ in range(MAX_RETRIES):
+            known, _ = await self._known(match_id, meta=True)
+            try:
+                answer = await seat_entropy.contribute(self, match_id, known, side, entropy)
+            except ServiceError as error:  # too late (DICE_ROLLED), given before, an older ruleset...
+                log.info("join_entropy_not_taken", side=side, reason=error.reason)
+                return known.meta
+            if answer is not None:
+                return await self._meta(match_id)
+        return None
+
+    # --- ContributeEntropy -------------------------------------------------------------------------
+
+    async def contribute_entropy(self, request: api.ContributeEntropyRequest,
+                                 ctx: CallContext) -> api.ContributeEntropyResponse:
+        """Mix the caller's seat's entropy into the dice (service.match.seat_entropy)."""
+        match_id = self._match_id(request.match_id)
+        if not request.entropy:
+            raise _err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "entropy is required")
+        seat_entropy.check(request.entropy)
+        for _ in range(MAX_RETRIES):
+            known, _ = await self._known(match_id, meta=True)
+            side = self._seat_of(known.meta, ctx.token)
+            answer = await seat_entropy.contribute(self, match_id, known, side, request.entropy)
+            if answer is not None:
+                log.info("entropy_contributed", side=side, repeated=not answer.events)
+                return answer
+        raise _err(StatusCode.ABORTED, "CONTENTION", "the match changed too often while adding the entropy; retry")
 
     # --- reading -----------------------------------------------------------------------------------
 
@@ -622,6 +666,8 @@ class MatchService:
             "result": json.dumps(result.to_json()) if result else ""}
         if result:
             meta_update["status"] = "finished"
+        if game.rolls and not known.game.rolls:  # the first die: the entropy drawn for the seats that gave none
+            meta_update |= seat_entropy.drawn_fields(game_events)
         deadline = await self.clocks.settle(known.meta, side, action, game, stored, meta_update)
         meta_update["updated_at"] = str(stored[0].time_ms)  # a change's time is its events' (service.match.answers)
         meta = known.meta | meta_update
@@ -784,6 +830,7 @@ class MatchService:
             seat = match.seats.add(side=side, claimed=claimed, player_name=meta.get(f"seat:{side}:player", ""))
             if claimed:
                 seat.claimed_at.CopyFrom(convert.timestamp(meta.get(f"seat:{side}:claimed_at")))
+            seat_entropy.describe(meta, seat)
         clock_module.describe(meta, match)
         result = convert.result_to_proto(json.loads(meta["result"]) if meta.get("result") else None)
         if result:
@@ -812,7 +859,6 @@ class MatchService:
             state.result.CopyFrom(result)
         if meta.get("status") not in ENDED:
             position.pop("seed", None)
-        position["ruleset"] = game.ruleset  # the stored state names it only from ruleset 3 on
         state.position_json = json.dumps(position, sort_keys=True, separators=(",", ":"))
         return state
 

@@ -1,8 +1,8 @@
 """A match's past, from its event log: the game at any version (GetMatch with ``version``) and the
 audit of the whole log (VerifyMatch).
 
-Both re-simulate with the engine: ``engine.new_game(scenario, options, seed)``, then the logged actions
-in order. While a match runs its seed is secret, so the dice are then the ones its log reports
+Both re-simulate with the engine: ``engine.new_game(scenario, options, seed)``, then the logged entropy
+and actions in order. While a match runs its seed is secret, so the dice are then the ones its log reports
 (``fixed_dice``) and the state hash the one logged with the action.
 """
 
@@ -14,7 +14,7 @@ import engine
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
-from service.match import convert, rulesets
+from service.match import convert, rulesets, seat_entropy
 from service.match.audit import CHECKS, Report, verify_log
 from service.match.log_entries import match_event
 
@@ -46,10 +46,17 @@ def game_at(events: list[match_pb2.MatchEvent], version: int) -> tuple[engine.Ga
         game = engine.new_game(created.scenario, options, seed="", fixed_dice=rolls, ruleset=ruleset)
     else:
         game = engine.new_game(created.scenario, options, seed=seed, ruleset=ruleset)
+    drawn = seat_entropy.drawn_in_log(events) if seed is None else {}
     logged_hash = game.state_hash() if seed is not None else ""
     for event in events:
-        if event.WhichOneof("kind") != "action_submitted" or event.version > version:
+        kind = event.WhichOneof("kind")
+        if event.version > version or kind not in ("action_submitted", "entropy_contributed"):
             continue
+        if kind == "entropy_contributed":
+            game.contribute_entropy(event.entropy_contributed.side, event.entropy_contributed.entropy)
+            continue
+        for side, entropy in drawn.get(event.version, ()):
+            game.contribute_entropy(side, entropy)
         action = engine.action_from_json(convert.action_from_proto(event.action_submitted.action))
         game.apply(action)
         logged_hash = event.action_submitted.state_hash
@@ -81,6 +88,8 @@ def verification(report: Report) -> api.VerifyMatchResponse:
         else:
             outcome, detail = "passed", ""
         response.checks.add(name=name, description=description, outcome=outcome, detail=detail)
+    for sequence, side, entropy, drawn in report.entropy:
+        response.entropy.add(sequence=sequence, side=side, entropy=entropy, drawn=drawn)
     for sequence, index, logged, recomputed, purpose in report.roll_checks:
         response.rolls.add(sequence=sequence, index=index if isinstance(index, int) else -1,
                            logged=logged if isinstance(logged, int) else 0, recomputed=recomputed, purpose=purpose)
