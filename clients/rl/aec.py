@@ -6,8 +6,9 @@ Each observation is ``{"observation": float32 (planes, 10, 14), "action_mask": i
 numbers and the other agent none. The agent to act is the engine's player to act, so one agent often
 acts many times in a row (a whole movement phase). The dice are the engine's, drawn from the match seed
 as the service draws them: ``reset(seed=n)`` plays the game of seed ``"n"``, ``reset(options={"engine_seed":
-text})`` the game of any seed (a finished match's, say), ``reset()`` a new seed from the environment's
-generator.
+text})`` the game of any seed, ``reset()`` a new seed from the environment's generator. A finished match's
+game, dice included: ``options={"engine_seed": seed, "entropy": {"german": ..., "soviet": ...}}`` (the seed
+revealed and the seats' entropy of its log; ``"ruleset"`` for a match of an older ruleset).
 
 Rewards: +1 to the winner and -1 to the loser when the game ends (0 each for a draw), and with
 ``reward="points"`` also, after every engine action, ``vp_scale`` × the change in the agent's lead in
@@ -61,6 +62,19 @@ def check_settings(reward: str, illegal: str, render_mode: str | None) -> None:
             raise ValueError(f"{name} is one of {', '.join(map(repr, allowed))}, not {value!r}")
 
 
+def new_engine_game(scenario: str, options: dict[str, Any] | None, seed: int | None,
+                    reset_options: dict[str, Any] | None, rng: np.random.Generator) -> engine.Game:
+    """The engine game a reset starts: of the seed :func:`engine_seed` gives, with the seats' entropy of
+    ``reset_options["entropy"]`` (``{"german": text, "soviet": text}``: a match's, from its log) mixed
+    into its dice, and in ``reset_options["ruleset"]`` (an older match's) if given."""
+    extra = reset_options or {}
+    ruleset = int(extra["ruleset"]) if extra.get("ruleset") is not None else engine.RULESET
+    game = engine.new_game(scenario, options, seed=engine_seed(seed, reset_options, rng), ruleset=ruleset)
+    for side, entropy in sorted((extra.get("entropy") or {}).items()):
+        game.contribute_entropy(side, entropy)
+    return game
+
+
 def engine_seed(seed: int | None, options: dict[str, Any] | None, rng: np.random.Generator) -> str:
     """The engine seed of a reset: ``options["engine_seed"]``, else the text of ``seed``, else one drawn
     from ``rng`` (the environment's generator, so that a seeded environment plays the same games)."""
@@ -111,8 +125,7 @@ class TyphoonAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type info
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        game = engine.new_game(self.scenario, self.engine_options, seed=engine_seed(seed, options, self._rng))
-        self._start(game)
+        self._start(new_engine_game(self.scenario, self.engine_options, seed, options, self._rng))
 
     def _start(self, game: engine.Game) -> None:
         self.play.moved_to(game)
@@ -204,4 +217,4 @@ def env(**kwargs: Any) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(wrapped)
 
 
-__all__ = ["AGENTS", "TyphoonAEC", "check_settings", "engine_seed", "env", "observation_space"]
+__all__ = ["AGENTS", "TyphoonAEC", "check_settings", "engine_seed", "env", "new_engine_game", "observation_space"]

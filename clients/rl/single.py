@@ -5,8 +5,8 @@ default, ``"random"``, ``"search"``, a ``package.module:callable`` or a strategy
 between the agent's steps. Observations and actions are those of the PettingZoo environment
 (:mod:`.aec`): ``{"observation", "action_mask"}`` and one number of the action space a step. The
 engine seed of a reset is ``options["engine_seed"]``, else the text of ``seed``, else drawn from the
-environment's generator; the opponent's own seed is derived from it, so ``reset(seed=n)`` replays the same
-game for the same actions.
+environment's generator (``options["entropy"]`` and ``options["ruleset"]`` as in :mod:`.aec`); the
+opponent's own seed is derived from it, so ``reset(seed=n)`` replays the same game for the same actions.
 
 A number the mask does not offer ends the episode as a loss (reward -1) with ``illegal="lose"`` (the
 default: Gymnasium's checker steps with unmasked samples) or raises with ``illegal="raise"``.
@@ -31,7 +31,7 @@ import numpy as np
 import engine
 from clients.strategies import Strategy, make_strategy
 
-from .aec import check_settings, engine_seed, observation_space
+from .aec import check_settings, new_engine_game, observation_space
 from .numbered import IllegalNumber, NumberedGame
 
 SIDES = ("german", "soviet")
@@ -75,9 +75,9 @@ class TyphoonSingle(gymnasium.Env):
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
         super().reset(seed=seed)
-        text = engine_seed(seed, options, self.np_random)
-        self.play.moved_to(engine.new_game(self.scenario, self.engine_options, seed=text))
-        self.opponent = self._opponent(f"{text}-opponent")
+        game = new_engine_game(self.scenario, self.engine_options, seed, options, self.np_random)
+        self.play.moved_to(game)
+        self.opponent = self._opponent(f"{game.seed}-opponent")
         self.steps = 0
         self._over = False
         self._opponent_moves()

@@ -1,7 +1,7 @@
 """The environments and the live service agree (issue 36, part 3): a policy written against the environment
 plays both seats of a match on a real service through ``typhoon bot --strategy module:callable``, and the
-same seeded game played through the PettingZoo environment (the seed the service reveals at the end, the
-actions of its log, picked as the environment's numbers) gives the service's log back: every game event,
+same seeded game played through the PettingZoo environment (the seed the service reveals at the end and
+the seats' entropy, the actions of its log picked as the environment's numbers) gives the service's log back: every game event,
 every state hash, the result."""
 
 from __future__ import annotations
@@ -55,8 +55,11 @@ def test_a_policy_plays_on_the_service_and_the_environment_replays_its_match(typ
     assert [seat.player_name for seat in final.match.seats] == ["attacker bot", "attacker bot"]
 
     seed = next(entry.seed_revealed.seed for entry in log if entry.WhichOneof("kind") == "seed_revealed")
+    entropy = {entry.entropy_contributed.side: entry.entropy_contributed.entropy
+               for entry in log if entry.WhichOneof("kind") == "entropy_contributed"}
+    assert sorted(entropy) == ["german", "soviet"], "typhoon bot gives its seat's entropy"
     aec = TyphoonAEC()
-    aec.reset(options={"engine_seed": seed})
+    aec.reset(options={"engine_seed": seed, "entropy": entropy, "ruleset": log[0].match_created.ruleset})
     logged_events, replayed_events, actions, rolls = [], [], 0, 0
     for entry in log:
         kind = entry.WhichOneof("kind")
