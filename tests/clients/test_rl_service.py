@@ -57,7 +57,9 @@ def test_a_policy_plays_on_the_service_and_the_environment_replays_its_match(typ
     seed = next(entry.seed_revealed.seed for entry in log if entry.WhichOneof("kind") == "seed_revealed")
     entropy = {entry.entropy_contributed.side: entry.entropy_contributed.entropy
                for entry in log if entry.WhichOneof("kind") == "entropy_contributed"}
-    assert sorted(entropy) == ["german", "soviet"], "typhoon bot gives its seat's entropy"
+    # typhoon bot gives its seat's entropy; a seat's that comes after the first die is refused and one is
+    # drawn from the seed for it (an entropy_drawn game event, which the environment draws the same)
+    assert "german" in entropy
     aec = TyphoonAEC()
     aec.reset(options={"engine_seed": seed, "entropy": entropy, "ruleset": log[0].match_created.ruleset})
     logged_events, replayed_events, actions, rolls = [], [], 0, 0
