@@ -150,16 +150,19 @@ class TyphoonAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type info
         if self._done(agent):
             self._was_dead_step(action)
             return
-        self._cumulative_rewards[agent] = 0.0
-        self.rewards = {a: 0.0 for a in self.agents}
         try:
-            self.last_events = self.play.play(int(action))
+            events = self.play.play(int(action))
         except IllegalNumber:
             if self.illegal == "raise":
-                raise
+                raise  # and nothing has changed
+            events = None
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: 0.0 for a in self.agents}
+        if events is None:
             self._end({agent: -1.0, _other(agent): 1.0}, truncated=False)
             self._accumulate_rewards()
             return
+        self.last_events = events
         self.steps += 1
         if self.reward_kind == "points" and self.last_events:
             lead = self._points_lead()

@@ -148,8 +148,10 @@ def test_reset_seeds_and_truncation():
 def test_an_illegal_number_is_refused_or_loses():
     aec = TyphoonAEC()
     aec.reset(seed=1)
+    before = aec.game.state_hash(), dict(aec.rewards), aec.agent_selection, aec.play.picked
     with pytest.raises(IllegalNumber, match="not legal now"):
         aec.step(0)
+    assert (aec.game.state_hash(), dict(aec.rewards), aec.agent_selection, aec.play.picked) == before
     assert aec.game.phase.name == "setup" and not any(aec.terminations.values())
     losing = TyphoonAEC(illegal="lose")
     losing.reset(seed=1)
