@@ -21,8 +21,8 @@ Actions may be given as engine actions (``engine.Move("XLVII", "0704")``), as th
 raise :class:`TyphoonError` with the gRPC code, the machine-readable reason (``STOPPED_BY_ZOC``,
 ``STALE_VERSION``...), the sentence and the metadata (``current_version`` for a stale version).
 
-A call refused by one of the service's rate limits (RESOURCE_EXHAUSTED ``RATE_LIMITED``) is sent again
-by itself once the refusal's ``retry_after_seconds`` have passed, as long as the waits of that call add
+A call refused by one of the service's rate limits (RESOURCE_EXHAUSTED ``RATE_LIMITED``), or by its busy
+history pool (``HISTORY_BUSY``, ``TOO_MANY_HISTORY_CALLS``), is sent again by itself once the refusal's ``retry_after_seconds`` have passed, as long as the waits of that call add
 up to no more than ``rate_limit_patience`` seconds (120 by default): bots need no code for it.
 """
 
@@ -105,9 +105,14 @@ def rate_limit_delay(error: TyphoonError) -> float | None:
     >>> 3 <= rate_limit_delay(error) <= 3.25, rate_limit_delay(TyphoonError(grpc.StatusCode.NOT_FOUND, "", ""))
     (True, None)
     """
-    if error.code != grpc.StatusCode.RESOURCE_EXHAUSTED or error.reason != "RATE_LIMITED":
+    if error.code != grpc.StatusCode.RESOURCE_EXHAUSTED or error.reason not in WAITED_OUT:
         return None
     return retry_after(error, 1.0)
+
+
+#: The refusals that pass by themselves, waited out like a rate limit: the history pool's (a busy server
+#: re-simulating match logs; a client with too many such calls under way).
+WAITED_OUT = frozenset({"RATE_LIMITED", "HISTORY_BUSY", "TOO_MANY_HISTORY_CALLS"})
 
 
 def retry_after(error: TyphoonError, default: float) -> float:
