@@ -116,6 +116,12 @@ class TyphoonAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type info
         """The engine game being played (read it, clone it; change it only through :meth:`step`)."""
         return self.play.game
 
+    def contribute_entropy(self, side: str, entropy: str) -> None:
+        """Mix ``side``'s entropy into the dice, as a match's seat does before the first die (ruleset 4
+        on; :meth:`engine.Game.contribute_entropy`, which refuses it after the first die): how a match's
+        log replays with its entries in order. ``reset(options={"entropy": ...})`` gives both at once."""
+        self.play.game.contribute_entropy(side, entropy)
+
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         return self.observation_spaces[agent]
 

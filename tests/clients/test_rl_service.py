@@ -55,17 +55,15 @@ def test_a_policy_plays_on_the_service_and_the_environment_replays_its_match(typ
     assert [seat.player_name for seat in final.match.seats] == ["attacker bot", "attacker bot"]
 
     seed = next(entry.seed_revealed.seed for entry in log if entry.WhichOneof("kind") == "seed_revealed")
-    entropy = {entry.entropy_contributed.side: entry.entropy_contributed.entropy
-               for entry in log if entry.WhichOneof("kind") == "entropy_contributed"}
-    # typhoon bot gives its seat's entropy; a seat's that comes after the first die is refused and one is
-    # drawn from the seed for it (an entropy_drawn game event, which the environment draws the same)
-    assert "german" in entropy
     aec = TyphoonAEC()
-    aec.reset(options={"engine_seed": seed, "entropy": entropy, "ruleset": log[0].match_created.ruleset})
-    logged_events, replayed_events, actions, rolls = [], [], 0, 0
+    aec.reset(options={"engine_seed": seed, "ruleset": log[0].match_created.ruleset})
+    logged_events, replayed_events, actions, rolls, entropy = [], [], 0, 0, []
     for entry in log:
         kind = entry.WhichOneof("kind")
-        if kind == "game_event":
+        if kind == "entropy_contributed":  # in log order: the state hashes hold the entropy given so far
+            aec.contribute_entropy(entry.entropy_contributed.side, entry.entropy_contributed.entropy)
+            entropy.append(entry.entropy_contributed.side)
+        elif kind == "game_event":
             logged_events.append(convert.event_from_proto(entry.game_event))
         elif kind == "action_submitted":
             submitted = entry.action_submitted
@@ -80,6 +78,9 @@ def test_a_policy_plays_on_the_service_and_the_environment_replays_its_match(typ
             actions += 1
             rolls += sum(e.type == "die_rolled" for e in aec.last_events)
     assert replayed_events == logged_events and actions > 100 and rolls > 0
+    # typhoon bot gives its seat's entropy; a seat's that comes after the first die is refused and one is
+    # drawn from the seed for it (an entropy_drawn game event, which the environment draws the same)
+    assert "german" in entropy
     result = final.match.result
     assert all(aec.terminations.values())
     assert aec.game.result().winner == result.winner
