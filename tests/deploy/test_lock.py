@@ -49,9 +49,22 @@ def read_lock(path: Path) -> dict[str, Locked]:
 
 
 def requirements(*extras: str) -> list[Requirement]:
+    """pyproject.toml's requirements with ``extras``; an extra that names the project's own (``typhoon[rl]``
+    in ``dev``) brings in that extra's requirements."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    listed = project["dependencies"] + [r for extra in extras for r in project["optional-dependencies"][extra]]
-    return [Requirement(r) for r in listed]
+    listed = [Requirement(r) for r in project["dependencies"]]
+    wanted, seen = list(extras), set()
+    while wanted:
+        extra = wanted.pop()
+        if extra in seen:
+            continue
+        seen.add(extra)
+        for requirement in map(Requirement, project["optional-dependencies"][extra]):
+            if canonicalize_name(requirement.name) == canonicalize_name(project["name"]):
+                wanted.extend(requirement.extras)
+            else:
+                listed.append(requirement)
+    return listed
 
 
 def disagreements(lock: Path, wanted: list[Requirement]) -> list[str]:
