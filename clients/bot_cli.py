@@ -27,7 +27,8 @@ def cli_bot(args) -> int:
     tls = tls_from_args(args)
     if not match_id:
         with TyphoonClient(args.server, tls=tls) as client:
-            match, created_tokens = client.create_match(args.scenario, options=options,
+            # the seat is taken for the bot below, which commits to its entropy when the match waits for it
+            match, created_tokens = client.create_match(args.scenario, options=options, entropy=True,
                                                         seats=[(args.side or "german", args.name or "")],
                                                         time_control=args.time_control)
         match_id = match.match_id

@@ -150,8 +150,8 @@ def due(meta: dict[str, str], side: str) -> str:
     same as the game says, since the meta follows every step."""
     sides = meta["sides"].split(",")
     commitments = {s: meta.get(f"seat:{s}:entropy_commitment") for s in sides}
-    if any(f"seat:{s}:entropy_drawn" in meta for s in sides):
-        return ""  # the first die is rolled: nothing is taken any more
+    if meta.get("status") in ENDED or any(f"seat:{s}:entropy_drawn" in meta for s in sides):
+        return ""  # the match is over, or its first die rolled: nothing is taken any more
     if any(c is not None for c in commitments.values()) and commitments[side] in (None, _AWAITED_META):
         return COMMITMENT  # awaited, or undecided (free) once another seat took part
     if commitments[side] and f"seat:{side}:entropy" not in meta and \
