@@ -47,7 +47,8 @@ def cli_play(args: argparse.Namespace) -> int:
     bot_side = "soviet" if args.side == "german" else "german"
     with BackgroundServer(config) as server:
         with TyphoonClient(f"127.0.0.1:{server.grpc_port}") as client:
-            match, tokens = client.create_match(args.scenario, options=options,
+            # both seats taken for their players, the page's and the bot's, who commit to their entropy themselves
+            match, tokens = client.create_match(args.scenario, options=options, entropy=True,
                                                 seats=[(args.side, args.name), (bot_side, f"{strategy_label(args.strategy)} bot")])
         bot, thread = start_bot(args.strategy, f"127.0.0.1:{server.grpc_port}", match_id=match.match_id,
                                 side=bot_side, token=tokens[bot_side], seed=args.seed, params=params)

@@ -1,6 +1,6 @@
 """Replay and audit of a match's event log: ``typhoon replay verify|show|render|export``.
 
-A match's log (``MatchEvent`` entries: ``match_created``, ``seat_claimed``, ``entropy_contributed``,
+A match's log (``MatchEvent`` entries: ``match_created``, ``seat_claimed``, the seats' ``entropy_*``,
 ``action_submitted``, ``game_event``, ``seed_revealed``) is everything needed to check it. The log comes from the service
 (``GetEventLog``) or from a file written by ``export``: JSON lines, one ``MatchEvent`` per line in
 protobuf's JSON mapping (proto field names), in sequence order::
@@ -181,16 +181,15 @@ class Replay:
         current: Step | None = None
         for event in events[1:]:
             kind = event.WhichOneof("kind")
-            if kind == "entropy_contributed" and self.stopped_at is None:
+            if kind in ("entropy_awaited", "entropy_committed", "entropy_contributed") and self.stopped_at is None:
                 try:
-                    game.contribute_entropy(event.entropy_contributed.side, event.entropy_contributed.entropy)
+                    seat_entropy.replay_event(game, event)
                 except engine.IllegalAction as error:
                     self.stopped_at = (event.sequence, str(error))
             elif kind == "action_submitted" and self.stopped_at is None:
                 data = convert.action_from_proto(event.action_submitted.action)
                 try:
-                    for side, entropy in drawn.get(event.version, ()):
-                        game.contribute_entropy(side, entropy)
+                    seat_entropy.restore_drawn(game, drawn.get(event.version, []))
                     game.apply(engine.action_from_json(data))
                 except engine.IllegalAction as error:
                     self.stopped_at = (event.sequence, str(error))

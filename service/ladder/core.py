@@ -42,7 +42,8 @@ which see two players and the pairs, the board and the open matches at once. Key
                             group: service.ladder.related) registered_at key_hash
                             ('' once revoked) concurrency, the rating (mu sigma rev), the record (games
                             wins_german wins_soviet ...), last_opponent last_ended, seek_session (of its
-                            latest Seek stream), abort_streak (abandoned matches in a row),
+                            latest Seek stream), commit_entropy ("1" if that Seek commits to its entropy:
+                            its seats are taken awaiting its commitment), abort_streak (abandoned matches in a row),
                             blocked_until (it is not paired before that Redis time), established ("1"
                             once it is: service.ladder.fairness; "0" while provisional), standing_games
                             (its rated matches that count toward being established)
@@ -457,14 +458,14 @@ class Ladder:
         async with self.redis.pipeline(transaction=False) as pipe:
             for player_id in ids:
                 pipe.hmget(_key("player", player_id), "mu", "concurrency", "name", "owner_id", "blocked_until",
-                           "last_opponent", "last_ended", "group")
+                           "last_opponent", "last_ended", "group", "commit_entropy")
                 pipe.hvals(_key("player", player_id, "assigned"))
             replies = await pipe.execute()
         players: dict[str, dict[str, Any]] = {}
         together: dict[tuple[str, str], int] = {}
         blocked: dict[str, Seeker] = {}
         for player_id, fields, assigned in zip(ids, replies[::2], replies[1::2]):
-            mu, concurrency, name, owner_id, blocked_until, last_opponent, last_ended, group = map(text_of, fields)
+            mu, concurrency, name, owner_id, blocked_until, last_opponent, last_ended, group, commits = map(text_of, fields)
             if mu is None:
                 continue
             playing = [json.loads(entry) for entry in assigned]
@@ -474,7 +475,7 @@ class Ladder:
                 continue
             players[player_id] = {"mu": float(mu), "free": int(concurrency or 1) - len(playing), "name": name,
                                   "group": group_of({"id": player_id, "owner_id": owner_id, "group": group}),
-                                  "last_opponent": last_opponent,
+                                  "last_opponent": last_opponent, "commit_entropy": commits == "1",
                                   "last_ended": int(last_ended or 0)}
             for entry in playing:
                 pair = _pair_of(player_id, entry["opponent_id"])
@@ -546,7 +547,9 @@ class Ladder:
         request = api.CreateMatchRequest(scenario=config.scenario, time_control=config.time_control.to_request())
         request.options.CopyFrom(convert.dict_to_struct(self._options))
         for side in SIDES:
-            request.seats.add(side=side, player_name=players[ids[side]]["name"], seat_token=tokens[side])
+            # a player whose Seek commits to its entropy is awaited: it commits once handed the match
+            request.seats.add(side=side, player_name=players[ids[side]]["name"], seat_token=tokens[side],
+                              commit_entropy_later=players[ids[side]].get("commit_entropy", False))
         match = (await self.core.create_match(request, CallContext())).match
         assignments = {}
         for side, other in (("german", "soviet"), ("soviet", "german")):
@@ -727,14 +730,16 @@ class Ladder:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_HEARTBEAT",
                        f"heartbeat_seconds must be from 1 to {MAX_HEARTBEAT_SECONDS}")
         structlog.contextvars.bind_contextvars(player_id=player_id)
-        return self._seek(player_id, heartbeat, concurrency, token_hash(ctx.token or ""), request.include_legal_actions)
+        return self._seek(player_id, heartbeat, concurrency, token_hash(ctx.token or ""), request.include_legal_actions,
+                          request.commit_entropy)
 
     async def _seek(self, player_id: str, heartbeat: float, concurrency: int, key_hash: str,
-                    legal_actions: bool) -> AsyncIterator[lapi.SeekResponse]:
+                    legal_actions: bool, commit_entropy: bool = False) -> AsyncIterator[lapi.SeekResponse]:
         # written once the stream is read, not when it is checked: a HEAD of the REST route (checked,
         # then closed unread) changes nothing
         await self.redis.hset(_key("player", player_id), mapping={"concurrency": str(concurrency),
-                                                                  "seek_session": uuid.uuid4().hex})
+                                                                  "seek_session": uuid.uuid4().hex,
+                                                                  "commit_entropy": "1" if commit_entropy else "0"})
         sent: set[str] = set()
         followers: dict[str, asyncio.Task] = {}
         changes: asyncio.Queue[api.MatchUpdate] = asyncio.Queue()

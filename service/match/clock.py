@@ -43,7 +43,8 @@ from redis.exceptions import RedisError
 import engine
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import match_pb2
-from service.match import rulesets
+from engine.seat_entropy import REVEAL
+from service.match import rulesets, seat_entropy
 from service.store.match_store import LIVE, Deadline, Store, StoredEvent
 from service.tasks import stop_task
 
@@ -231,6 +232,28 @@ class ClockState:
         deadline = now + (self.control.first_action_ms if first else left[next_side])
         return replace(self, left=left, running=next_side, first=first, since=now, deadline=deadline, acted=acted)
 
+    def handed_to(self, next_side: str | None, now: int) -> ClockState:
+        """The clocks once the game waits for ``next_side`` at ``now`` without an action: a seat's entropy
+        commitment or reveal (service.match.seat_entropy), or its end. The running side is charged its
+        time (unless it was awaiting its first action); nobody gains an increment or counts as having
+        acted. The same clocks when ``next_side`` runs already.
+
+        >>> clocks = ClockState.start(TimeControl(60_000), ["german", "soviet"], "german", 0)
+        >>> waiting = clocks.handed_to("soviet", 1_000)
+        >>> waiting.running, waiting.first, waiting.deadline, waiting.left
+        ('soviet', True, 61000, {'german': 60000, 'soviet': 60000})
+        """
+        if next_side == self.running:
+            return self
+        left = dict(self.left)
+        if self.running and not self.first:
+            left[self.running] = max(0, left[self.running] - max(0, now - self.since))
+        if next_side is None:
+            return replace(self, left=left, running="", first=False, since=now, deadline=None)
+        first = next_side not in self.acted
+        deadline = now + (self.control.first_action_ms if first else left[next_side])
+        return replace(self, left=left, running=next_side, first=first, since=now, deadline=deadline)
+
     def to_proto(self) -> match_pb2.Clock:
         clock = match_pb2.Clock(running=self.running, awaiting_first_action=self.first and bool(self.running))
         for side, ms in self.left.items():
@@ -304,6 +327,20 @@ class Clocks:
         events[0].data["time_left"] = dict(after.left)
         return Deadline("expired" if isinstance(action, engine.TimeForfeit) else "live", after.deadline)
 
+    async def hand_over(self, meta: dict[str, str], game: engine.Game, events: list[StoredEvent],
+                        meta_update: dict[str, str]) -> Deadline | None:
+        """The clocks of a commit that makes no action but may change the side the game waits for (a seat's
+        entropy commitment or reveal, ``game`` after it): adds the clock fields to ``meta_update`` and the
+        Redis time to ``events``; returns the commit's Deadline (None: the match has no clocks)."""
+        state = ClockState.of(meta)
+        if state is None:
+            return None
+        now = await self.store.time_ms()
+        meta_update.update(state.handed_to(game.current_player(), now).fields())
+        for event in events:
+            event.time_ms = now
+        return Deadline("live", ClockState.of(meta | meta_update).deadline)  # type: ignore[union-attr]
+
     async def expire(self, forfeit: Forfeit, match_id: str) -> str:
         """Act on a match whose deadline may have passed: the running side loses on time (``forfeit``,
         the match service's TimeForfeit), or the match is aborted if that side had not acted yet. Returns what happened: "flag", "abort", "early" (not
@@ -322,7 +359,8 @@ class Clocks:
             # a flag would end the game under other rules than it started with, and waiting keeps its
             # players (a ladder's among them) in a match nobody can continue: it ends without a result
             return await self._abort(snapshot, now, "", rulesets.changed_sentence(snapshot.meta))
-        if state.first:
+        if state.first and seat_entropy.due(snapshot.meta, state.running) != REVEAL:
+            # a seat due to reveal its entropy has seen the other's: it loses on time, not let off
             side = state.running
             seconds = f"{state.control.first_action_ms / SECOND:g} s"
             reason = (f"the {side} seat was not claimed within {seconds}" if f"seat:{side}:token" not in snapshot.meta

@@ -11,7 +11,9 @@ Service events in the log (``source`` ``service``; engine events have ``source``
     {"type": "match_created", "scenario": "standard", "options": {...}, "seed_commitment": "<hex>",
      "sides": ["german", "soviet"], "ruleset": 2}
     {"type": "seat_claimed", "side": "german", "player_name": "..."}
-    {"type": "entropy_contributed", "side": "german", "entropy": "..."}   (ruleset 4 on: service.match.seat_entropy)
+    {"type": "entropy_awaited", "side": "soviet"}                          (ruleset 4 on: service.match.seat_entropy)
+    {"type": "entropy_committed", "side": "german", "commitment": "..."}
+    {"type": "entropy_contributed", "side": "german", "entropy": "..."}
     {"type": "action_submitted", "side": "german", "action": {<engine action JSON>}, "state_hash": "<hex>"}
     {"type": "seed_revealed", "seed": "<seed>", "seed_commitment": "<hex>"}
     {"type": "match_aborted", "side": "soviet", "reason": "..."}    (+ "by_operator": true: service.run.admin)
@@ -228,7 +230,7 @@ class MatchService:
             self._check_side(seat.side)
             self._check_player_name(seat.player_name)
             self._check_seat_token(seat.seat_token)
-            seat_entropy.check(seat.entropy)
+            seat_entropy.check_commitment(seat.entropy_commitment)
             if any(side == seat.side for side, _, _ in claims):
                 raise _err(StatusCode.INVALID_ARGUMENT, "DUPLICATE_SEAT", f"the {seat.side} seat is asked for twice")
             if seat.seat_token and any(token == seat.seat_token for _, _, token in claims):
@@ -246,8 +248,8 @@ class MatchService:
         tokens = []
         meta = {"id": "", "scenario": scenario, "options": json.dumps(effective_options), "sides": ",".join(SIDES),
                 "seed": seed, "seed_commitment": commitment, "created_at": str(now), "updated_at": str(now),
-                "version": "0", "turn": str(game.turn), "phase": game.phase.name,
-                "side_to_act": game.current_player() or "", "result": "", "ruleset": str(engine.RULESET),
+                "version": "0", "turn": str(game.turn), "phase": game.phase.name, "result": "",
+                "ruleset": str(engine.RULESET),
                 "status": "active" if {s for s, _, _ in claims} == set(SIDES) else "open"}
         for side, player, token in claims:
             tokens.append(api.SeatToken(side=side, token=token))
@@ -255,11 +257,12 @@ class MatchService:
                      f"seat:{side}:claimed_at": str(now)}
             events.append(StoredEvent(len(events) + 1, 0, now, "service",
                                       {"type": "seat_claimed", "side": side, "player_name": player}))
-        for seat in request.seats:
-            if seat.entropy:  # after the commitment in the log, but seen before the seed was drawn
-                game.contribute_entropy(seat.side, seat.entropy)
-                events.append(StoredEvent(len(events) + 1, 0, now, "service", seat_entropy.entry(seat.side, seat.entropy)))
-                meta |= seat_entropy.seat_fields(seat.side, seat.entropy)
+        # the seats' commitments (hashes: the seed was drawn without knowing their entropy), if any takes part
+        for step in seat_entropy.claim_steps(game, {seat.side: (seat.entropy_commitment, seat.commit_entropy_later)
+                                                    for seat in request.seats}):
+            events.append(StoredEvent(len(events) + 1, 0, now, "service", step))
+            meta |= seat_entropy.logged_fields(step)
+        meta["side_to_act"] = game.current_player() or ""
         meta["last_sequence"] = str(len(events))
         state_json = game.canonical_json()
         deadline = await self.clocks.start(control, game, meta, events) if control else None
@@ -313,7 +316,7 @@ class MatchService:
         match_id = self._match_id(request.match_id)
         self._check_player_name(request.player_name)
         self._check_seat_token(request.seat_token)
-        seat_entropy.check(request.entropy)
+        seat_entropy.check_commitment(request.entropy_commitment)
         meta = await self._meta(match_id)
         sides = meta["sides"].split(",")
         if request.side:
@@ -325,7 +328,7 @@ class MatchService:
                 raise _err(StatusCode.INVALID_ARGUMENT, "SEAT_TOKEN_IN_USE",
                            f"this token holds the {held} seat; each seat needs a token of its own")
             log.info("request_replayed", side=held)
-            meta = await self._join_entropy(match_id, held, request.entropy) or meta
+            meta = await self._join_commitment(match_id, held, request.entropy_commitment) or meta
             return api.JoinMatchResponse(side=held, seat_token=token, match=self._match(meta))
         if meta["status"] in ENDED:
             raise _err(StatusCode.FAILED_PRECONDITION, "MATCH_FINISHED", f"match {match_id} is over")
@@ -349,10 +352,11 @@ class MatchService:
         for side in candidates:
             claim = await self.store.claim_seat(match_id, side, token_hash(token), request.player_name,
                                                 self._now_ms(), {"type": "seat_claimed", "side": side,
-                                                                 "player_name": request.player_name})
+                                                                 "player_name": request.player_name},
+                                                seat_entropy.claim_fields(meta, side, request.entropy_commitment))
             if claim.outcome in ("OK", "SAME"):  # SAME: a repeat that raced its first request
                 log.info("seat_claimed" if claim.outcome == "OK" else "request_replayed", side=side)
-                meta = await self._join_entropy(match_id, side, request.entropy) or await self._meta(match_id)
+                meta = await self._join_commitment(match_id, side, request.entropy_commitment) or await self._meta(match_id)
                 return api.JoinMatchResponse(side=side, seat_token=token, match=self._match(meta))
             if claim.outcome == "NOT_FOUND":
                 raise _not_found(match_id)
@@ -362,38 +366,47 @@ class MatchService:
                 raise _err(StatusCode.ALREADY_EXISTS, "SEAT_TAKEN", f"the {side} seat of match {match_id} is taken")
         raise _err(StatusCode.ALREADY_EXISTS, "NO_FREE_SEAT", f"every seat of match {match_id} is taken")
 
-    async def _join_entropy(self, match_id: str, side: str, entropy: str) -> dict[str, str] | None:
-        """A joined seat's entropy, mixed in if the dice still take it (a join is not refused for it: its
-        answer's seats show whether it was): the meta after it, or None if nothing was tried."""
-        if not entropy:
-            return None
+    async def _join_commitment(self, match_id: str, side: str, commitment: str) -> dict[str, str] | None:
+        """A joined seat's entropy commitment (none: "", logged only where another seat takes part), if the
+        dice still take it (a join is not refused for it: its answer's seats show whether it was): the
+        meta after it, or None if nothing was tried."""
         for _ in range(MAX_RETRIES):
             known, _ = await self._known(match_id, meta=True)
+            if not commitment and (not known.game.seat_entropy.commitments or side in known.game.seat_entropy.commitments):
+                return None  # nobody takes part, or the seat has decided (a repeat)
             try:
-                answer = await seat_entropy.contribute(self, match_id, known, side, entropy)
-            except ServiceError as error:  # too late (DICE_ROLLED), given before, an older ruleset...
-                log.info("join_entropy_not_taken", side=side, reason=error.reason)
+                answer = await seat_entropy.step(self, match_id, known, side, seat_entropy.COMMITTED, commitment)
+            except ServiceError as error:  # too late (DICE_ROLLED), decided before, an older ruleset...
+                log.info("join_commitment_not_taken", side=side, reason=error.reason)
                 return known.meta
             if answer is not None:
-                return await self._meta(match_id)
+                return answer[0]
         return None
 
     # --- ContributeEntropy -------------------------------------------------------------------------
 
     async def contribute_entropy(self, request: api.ContributeEntropyRequest,
                                  ctx: CallContext) -> api.ContributeEntropyResponse:
-        """Mix the caller's seat's entropy into the dice (service.match.seat_entropy)."""
+        """The caller's seat's entropy commitment or reveal (service.match.seat_entropy)."""
         match_id = self._match_id(request.match_id)
-        if not request.entropy:
-            raise _err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "entropy is required")
-        seat_entropy.check(request.entropy)
+        if bool(request.entropy) == bool(request.commitment):
+            raise _err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD" if not request.entropy else "MALFORMED_REQUEST",
+                       "give either the entropy (the reveal) or the commitment, not both" if request.entropy
+                       else "entropy (the reveal) or commitment is required")
+        if request.entropy:
+            seat_entropy.check(request.entropy)
+            kind, value = seat_entropy.CONTRIBUTED, request.entropy
+        else:
+            kind, value = seat_entropy.COMMITTED, "" if request.commitment == seat_entropy.NONE else request.commitment
+            seat_entropy.check_commitment(value)
         for _ in range(MAX_RETRIES):
             known, _ = await self._known(match_id, meta=True)
             side = self._seat_of(known.meta, ctx.token)
-            answer = await seat_entropy.contribute(self, match_id, known, side, request.entropy)
+            answer = await seat_entropy.step(self, match_id, known, side, kind, value)
             if answer is not None:
-                log.info("entropy_contributed", side=side, repeated=not answer.events)
-                return answer
+                meta, stored = answer
+                log.info(kind, side=side, repeated=not stored)
+                return api.ContributeEntropyResponse(match=self._match(meta), events=[match_event(e) for e in stored])
         raise _err(StatusCode.ABORTED, "CONTENTION", "the match changed too often while adding the entropy; retry")
 
     # --- reading -----------------------------------------------------------------------------------
@@ -761,6 +774,13 @@ class MatchService:
 
     def _check_turn(self, game: engine.Game, action: engine.Action, side: str) -> None:
         """Whose action this is: the side an action names (Resign), else the side to act."""
+        waiting = game.entropy_wait() if game.seat_entropy.commitments and \
+            not isinstance(action, (engine.Resign, engine.TimeForfeit)) else None
+        if waiting:
+            raise _err(StatusCode.FAILED_PRECONDITION, engine.Reason.ENTROPY_AWAITED,
+                       f"the game waits for the {waiting[0]} seat's entropy "
+                       f"{'commitment' if waiting[1] == 'entropy_commitment' else 'reveal'} before any action "
+                       f"(ContributeEntropy; engine/seat_entropy.py)", side=waiting[0], awaiting=waiting[1], seat=side)
         to_act = game.current_player()
         if to_act is None:
             result = game.result()

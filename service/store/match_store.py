@@ -300,7 +300,8 @@ return {'OK'}
 """
 
 _CLAIM = """
--- KEYS: meta, state, events, feed channel. ARGV: side, token hash, player, time, event json.
+-- KEYS: meta, state, events, feed channel. ARGV: side, token hash, player, time, event json, then more
+-- meta fields and values to set with the claim.
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_FOUND'} end
 local side = ARGV[1]
 local m = redis.call('HMGET', KEYS[1], 'status', 'seat:' .. side .. ':token', 'sides')
@@ -316,6 +317,7 @@ redis.call('XADD', KEYS[3], seq .. '-0', 'seq', seq, 'version', st[1], 'time', A
 redis.call('HSET', KEYS[2], 'seq', seq)
 redis.call('HSET', KEYS[1], 'seat:' .. side .. ':token', ARGV[2], 'seat:' .. side .. ':player', ARGV[3],
            'seat:' .. side .. ':claimed_at', ARGV[4], 'last_sequence', seq, 'updated_at', ARGV[4])
+for i = 6, #ARGV - 1, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 local all = true
 for s in string.gmatch(m[3], '[^,]+') do
   if s ~= side and redis.call('HEXISTS', KEYS[1], 'seat:' .. s .. ':token') == 0 then all = false end
@@ -546,10 +548,13 @@ class Store:
         return CommitResult(outcome)
 
     async def claim_seat(self, match_id: str, side: str, token_hash: str, player: str, time_ms: int,
-                         event: dict[str, Any]) -> ClaimResult:
+                         event: dict[str, Any], meta: dict[str, str] | None = None) -> ClaimResult:
+        """Claim ``side`` for ``token_hash`` and log ``event``, setting ``meta``'s fields too (in one step:
+        what a claim says of the seat before anything else may read it)."""
+        extra = [item for pair in (meta or {}).items() for item in pair]
         reply = await self._acknowledged(
             self._claim, [key(match_id, "meta"), key(match_id, "state"), key(match_id, "events"), key(match_id, "feed")],
-            [side, token_hash, player, str(time_ms), json.dumps(event, separators=(",", ":"))])
+            [side, token_hash, player, str(time_ms), json.dumps(event, separators=(",", ":")), *extra])
         outcome = text_of(reply[0])
         if outcome == "OK":
             return ClaimResult(outcome, int(reply[1]), int(reply[2]))
