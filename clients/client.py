@@ -41,8 +41,8 @@ from service.gen.typhoon.v1 import actions_pb2, match_pb2, match_service_pb2_grp
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.match import convert
 from service.match.audit import aborted_text
-from service.match.clock import PRESETS, TimeControl
-from service.match.core import new_seat_token
+from service.match.seat_tokens import new_seat_token
+from service.match.time_control import PRESETS, TimeControl
 
 Match = match_pb2.Match
 TimeControlMessage = match_pb2.TimeControl

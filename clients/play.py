@@ -79,7 +79,7 @@ def register(commands) -> None:
     """Add ``play`` to the ``typhoon`` command line."""
     from clients.strategies import STRATEGIES
 
-    play = commands.add_parser("play", help="play a bot in the browser: start the service, seat the bot, open the page")
+    play = commands.add_parser("play")
     play.add_argument("--side", choices=["german", "soviet"], default="german", help="your side (default german)")
     play.add_argument("--strategy", default="heuristic", choices=sorted(STRATEGIES), help="the bot's (default heuristic)")
     play.add_argument("--param", action="append", metavar="NAME=VALUE", help="a parameter of the bot's strategy")

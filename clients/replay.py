@@ -406,7 +406,7 @@ def _quiet_pipe(run):
 
 def register(commands) -> None:
     """Add ``replay verify|show|render|export`` to the ``typhoon`` command line."""
-    replay = commands.add_parser("replay", help="audit and replay a match's event log (from a service or a file)")
+    replay = commands.add_parser("replay")
     sub = replay.add_subparsers(dest="replay_command", required=True)
 
     def source(parser):

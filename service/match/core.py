@@ -53,6 +53,7 @@ from service.match.battles import battles as battles_of
 from service.match.cache import Known, MatchCache
 from service.match.log_entries import match_event
 from service.match.names import check_name
+from service.match.seat_tokens import new_seat_token
 from service.match.watch_limits import WatchLease, WatchLimits
 from service.store import deadlines
 from service.store import match_store as store_module
@@ -90,18 +91,6 @@ class CallContext:
 
 #: A bound on PreviewBattle's request (a hex has six neighbours: more attackers are never legal).
 MAX_PREVIEW_ATTACKERS = 6
-
-
-def new_seat_token() -> str:
-    """A fresh seat token: 256 random bits, URL-safe base64, never starting with ``-`` (a command line
-    would take ``typhoon bot --token -Xb2...`` for an option: one token in 64 did).
-
-    >>> all(not new_seat_token().startswith("-") for _ in range(1000))
-    True
-    """
-    while (token := secrets.token_urlsafe(32)).startswith("-"):
-        pass
-    return token
 
 
 def token_hash(token: str) -> str:
