@@ -30,6 +30,7 @@ action, so anyone can recompute the clocks and check a flag fall (``clients.repl
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -44,6 +45,7 @@ from service.errors import ServiceError
 from service.gen.typhoon.v1 import match_pb2
 from service.match import rulesets
 from service.match.time_control import PRESETS, SECOND, TimeControl
+from service.store import deadlines
 from service.store.match_store import LIVE, Deadline, Store, StoredEvent
 from service.tasks import stop_task
 
@@ -255,9 +257,12 @@ async def end_without_result(store: Store, snapshot, now: int, side: str, reason
 class Sweeper:
     """Makes flags fall in every match, whoever calls: one per service process, all sharing the work.
 
-    It sleeps until the earliest deadline (at most ``max_sleep`` seconds, as another process may add
-    an earlier one), claims the due matches and expires each with ``clocks``, handing them ``forfeit``
-    (the match service's TimeForfeit: the sweeper is given it rather than importing the match service)."""
+    It sleeps until the earliest deadline, claims the due matches and expires each with ``clocks``,
+    handing them ``forfeit`` (the match service's TimeForfeit: the sweeper is given it rather than
+    importing the match service). Another process may add an earlier deadline meanwhile: the commit
+    that does publishes it on the deadline set's wake channel, and :meth:`wake` (subscribed to those
+    channels: :meth:`listen`) ends the sleep. Without them it sleeps at most ``max_sleep`` seconds;
+    with them ``max_sleep`` is only a safety net, and an idle service sends Redis nothing for its clocks."""
 
     def __init__(self, clocks: Clocks, forfeit: Forfeit, max_sleep: float = 0.25, lease_ms: int = 5000,
                  batch: int = 20) -> None:
@@ -268,8 +273,22 @@ class Sweeper:
         self.lease_ms = lease_ms
         self.batch = batch
         self.expired: dict[str, int] = {}
+        self.sweeps = 0
         self._task: asyncio.Task | None = None
         self._stopping = False
+        self._woken = asyncio.Event()
+
+    def listen(self, subscribe: Callable[[str, Callable[[], None]], Any], max_sleep: float = 30.0) -> None:
+        """Sleep until the next deadline, or until a commit publishes an earlier one: ``subscribe(channel,
+        callback)`` (the stream hub's feed) to every deadline set's wake channel; ``max_sleep`` then
+        bounds a sleep only in case a notice is lost some way the feed does not see."""
+        for channel in deadlines.WAKE_CHANNELS:
+            subscribe(channel, self.wake)
+        self.max_sleep = max_sleep
+
+    def wake(self) -> None:
+        """Sweep now: a deadline earlier than those known may have been set."""
+        self._woken.set()
 
     def start(self) -> None:
         self._stopping = False
@@ -283,7 +302,9 @@ class Sweeper:
 
     async def sweep(self) -> float:
         """One round: expire what is due; returns the seconds to sleep before the next."""
+        self.sweeps += 1
         now, first, due = await self.store.claim_due(self.lease_ms, self.batch)
+        put_back = False
         for match_id, legacy in due:
             with structlog.contextvars.bound_contextvars(match_id=match_id):
                 try:
@@ -294,7 +315,8 @@ class Sweeper:
                     log.warning("expire_failed", match_id=match_id, error=repr(error))  # retried after the lease
                     continue
             self.expired[outcome] = self.expired.get(outcome, 0) + 1
-        if len(due) >= self.batch:
+            put_back = put_back or outcome == "early"  # its real deadline may come before `first`
+        if len(due) >= self.batch or put_back:
             return 0.0
         if first is None:
             return self.max_sleep
@@ -309,7 +331,11 @@ class Sweeper:
             except Exception as error:  # noqa: BLE001 - Redis away, a bug: log, keep sweeping
                 log.warning("sweep_failed", error=repr(error))
                 pause = 1.0
-            await asyncio.sleep(pause)
+            if pause > 0:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(pause):
+                        await self._woken.wait()
+            self._woken.clear()  # before the next claim: a wake from now on is for a deadline it may miss
 
 
 __all__ = ["PRESETS", "ClockState", "Clocks", "Sweeper", "TimeControl", "describe"]

@@ -215,6 +215,7 @@ class Server:
         self.core = MatchService(self.store, self.hub, watch_limits=watch_limits,
                                  seat_watches=SeatWatches(config.max_seat_watches))
         self.sweeper = Sweeper(self.core.clocks, self.core.forfeit_side_on_time)
+        self.sweeper.listen(self.hub.feed.listen)  # woken by the commits, not polling
         self.sweeper.start()
         self.ladder = Ladder(self.core, config.ladder)
         await self.ladder.prepare()

@@ -104,7 +104,6 @@ class StreamHub:
         self.feed = Feed(store, self._on_notice, self._on_lost)
         self._watched: dict[str, _Watched] = {}
         self._fetch_slots = asyncio.Semaphore(fetch_concurrency)
-        self._started = False
         self.closing = False
 
     @property
@@ -122,9 +121,7 @@ class StreamHub:
         time ``heartbeat`` seconds pass without anything. Ends when the hub closes."""
         if self.closing:
             return
-        if not self._started:
-            self._started = True
-            self.feed.start()
+        self.feed.start_once()
         subscription = _Subscription(match_id, self.queue_size, after)
         watched = self._subscribe(subscription)
         getter: asyncio.Future | None = None

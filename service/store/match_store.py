@@ -326,10 +326,17 @@ return {'OK', seq, st[1]}
 """
 
 
+_WAKE = """
+-- KEYS: a wake channel of the service's own (service.store.notify.Feed.listen). ARGV: the message.
+""" + NOTIFY.format(channel="KEYS[1]", seq="ARGV[1]")
+
+
 def _with_deadline(body: str) -> str:
     """``body`` (a script above) run inside the clock check of :class:`Deadline`. KEYS: the body's,
-    then the match's deadline set (service.store.deadlines). ARGV: mode, match id, new deadline ('' = none), then the body's (a commit id first:
-    a write already applied is answered before the clock is looked at)."""
+    then the match's deadline set and its wake channel (service.store.deadlines). ARGV: mode, match id,
+    new deadline ('' = none), then the body's (a commit id first: a write already applied is answered
+    before the clock is looked at). A new deadline earlier than every other of its set is published on
+    the wake channel: the sweepers sleep until the earliest deadline they know of."""
     return f"""
 local function body(KEYS, ARGV)
 {body}
@@ -343,15 +350,27 @@ if ARGV[1] ~= '' then
   if ARGV[1] == 'expired' and not (deadline and now >= deadline) then return {{'EARLY', tostring(now)}} end
 end
 local keys, args = {{}}, {{}}
-for i = 1, #KEYS - 1 do keys[i] = KEYS[i] end
+for i = 1, #KEYS - 2 do keys[i] = KEYS[i] end
 for i = 4, #ARGV do args[#args + 1] = ARGV[i] end
 local reply = body(keys, args)
 if reply == 1 or (type(reply) == 'table' and reply[1] == 'OK') then
-  if ARGV[3] == '' then redis.call('ZREM', KEYS[#KEYS], ARGV[2])
-  else redis.call('ZADD', KEYS[#KEYS], ARGV[3], ARGV[2]) end
+  local set = KEYS[#KEYS - 1]
+  if ARGV[3] == '' then redis.call('ZREM', set, ARGV[2])
+  else
+    local head = redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')
+    redis.call('ZADD', set, ARGV[3], ARGV[2])
+    if not head[2] or tonumber(ARGV[3]) < tonumber(head[2]) then
+      {NOTIFY.format(channel="KEYS[#KEYS]", seq="ARGV[3]")}
+    end
+  end
 end
 return reply
 """
+
+
+def _deadline_keys(match_id: str) -> list[str]:
+    shard = deadlines.shard_key(match_id)
+    return [shard, deadlines.wake_channel(shard)]
 
 
 def _deadline_args(match_id: str, deadline: Deadline) -> list[str]:
@@ -411,6 +430,7 @@ class Store:
         self._claim_due = Script(lane, deadlines.CLAIM_DUE)
         self._create_clocked = Script(lane, _with_deadline(_CREATE))
         self._commit_clocked = Script(lane, _with_deadline(_COMMIT))
+        self._wake = Script(lane, _WAKE)
         #: after a write, on its connection: see service.store.connection (the replication barrier)
         self._barrier = (("PUBLISH", BARRIER_CHANNEL, ""), ("WAIT", settings.min_replicas, settings.wait_timeout_ms))
 
@@ -496,7 +516,7 @@ class Store:
         if deadline is None:
             created = await self._create(keys=keys, args=args)
         else:
-            created = await self._create_clocked(keys=keys + [deadlines.shard_key(match_id)],
+            created = await self._create_clocked(keys=keys + _deadline_keys(match_id),
                                                  args=_deadline_args(match_id, deadline) + args)
         if isinstance(created, list):  # APPLIED: this very create ran before its answer was lost
             created = 1
@@ -531,7 +551,7 @@ class Store:
         if deadline is None:
             reply = await self._acknowledged(self._commit, keys, args)
         else:
-            reply = await self._acknowledged(self._commit_clocked, keys + [deadlines.shard_key(match_id)],
+            reply = await self._acknowledged(self._commit_clocked, keys + _deadline_keys(match_id),
                                              _deadline_args(match_id, deadline) + args)
         outcome = text_of(reply[0])
         observe_commit(match_id, outcome)
@@ -659,6 +679,11 @@ class Store:
             while len(self._archives) > ARCHIVES_KEPT:
                 self._archives.pop(next(iter(self._archives)))
         return archive
+
+    async def wake(self, channel: str, message: str = "") -> None:
+        """Publish on a wake channel (service.store.notify.Feed.listen), sharded where the feed listens
+        sharded (Redis 7 and later), as the scripts publish their notices."""
+        await self._wake(keys=[channel], args=[message])
 
     # --- the clocks' deadlines (service.store.deadlines) ----------------------------------------------
 
