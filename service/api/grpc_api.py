@@ -94,11 +94,11 @@ def _unary(name: str, core: MatchService, guard: CallGuard):
                 if isinstance(request, MalformedRequest):
                     raise request.error()
                 with core.admit():
-                    await rpc_guard.admit(ctx.token, ctx.client)
+                    ctx.admission = await rpc_guard.admit(ctx.token, ctx.client)
                     response = await core_method(request, ctx)
+                    await rpc_guard.settle(ctx.admission)
             except Exception as error:  # noqa: BLE001 - every failure becomes a status
-                failure = as_service_error(error)
-                await rpc_guard.refused(failure, ctx.client)
+                failure = await rpc_guard.refused(as_service_error(error), ctx.client, ctx.admission)
                 log.info("rpc", code=failure.code.name, reason=failure.reason,
                          ms=round((time.perf_counter() - started) * 1000, 2))
                 metrics.observe_call(name, "grpc", failure.code.name, time.perf_counter() - started)

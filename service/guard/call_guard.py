@@ -27,6 +27,7 @@ from grpc import StatusCode
 
 from service.errors import ServiceError
 from service.guard.addresses import TrustedProxies, counted_as
+from service.guard.in_commit import IN_COMMIT, InCommitAdmission
 from service.guard.limit_settings import BY_NAME, LimitSettings
 from service.guard.rate_limits import Check, RateLimits, credential_key, limiter_storage
 from service.guard.store_capacity import StoreCapacity
@@ -43,6 +44,8 @@ RPC_LIMITS: dict[str, tuple[str, str]] = {
     "Resign": ("resign", "for this seat"),
     "WatchMatch": ("watch", ""),
 }
+#: RPC -> a limit counted by the client's address besides its own (issue 34, point 7: per client, not per seat).
+BY_CLIENT_TOO: dict[str, str] = {"SubmitAction": "client_actions"}
 #: The RPCs that check a seat token or a ladder key (the REST routes ``authenticated`` or taking ``keys``).
 KEY_CHECKED = frozenset({"SubmitAction", "Resign", "Seek", "RegisterPlayer", "RotatePlayerKey", "RevokePlayerKey",
                          "RotateOwnerKey", "RevokeOwnerKey"})
@@ -63,14 +66,19 @@ class RpcGuard:
         self._by_credential = bool(self.limit) and BY_NAME[name].identity == "credential"
         self._key_checked = rpc in KEY_CHECKED and limits is not None and limits.enabled("key_failures")
         self._counts_failures = limits is not None and limits.enabled("key_failures")
+        also = BY_CLIENT_TOO.get(rpc)
+        self._by_client_too = also if limits is not None and also and limits.enabled(also) else None
         #: whether admit() has anything to do (the calls it has not cost nothing)
-        self.active = bool(self.limit or self._key_checked or self.capacity)
+        self.active = bool(self.limit or self._key_checked or self.capacity or self._by_client_too)
+        self._in_commit = rpc in IN_COMMIT and limits is not None and limits.lane is not None
 
-    async def admit(self, token: str | None, address: str) -> None:
+    async def admit(self, token: str | None, address: str) -> InCommitAdmission | None:
         """Before the call: raises STORE_FULL or RATE_LIMITED (or STORE_UNAVAILABLE for a limit that is
-        closed while Redis is away). Its checks go to Redis in one round trip."""
+        closed while Redis is away). Its checks go to Redis in one round trip; for an RPC whose commit
+        checks them (:mod:`service.guard.in_commit`), they are returned instead, for the call's
+        ``CallContext.admission``."""
         if not self.active:
-            return
+            return None
         if self.capacity is not None:
             self.capacity.check(self.rpc)
         checks: list[Check] = []
@@ -81,13 +89,33 @@ class RpcGuard:
                 checks.append(("hit", self.limit, credential_key(token), self._credential_words))
             else:
                 checks.append(("hit", self.limit, counted_as(address), FROM_ADDRESS))
-        if checks:
-            await self.limits.check(checks)
+        if self._by_client_too:
+            checks.append(("hit", self._by_client_too, counted_as(address), FROM_ADDRESS))
+        if not checks:
+            return None
+        if self._in_commit:
+            self.limits.refused_lately(checks)
+            return InCommitAdmission(self.limits, checks)
+        await self.limits.check(checks)
+        return None
 
-    async def refused(self, error: ServiceError, address: str) -> None:
-        """After the call was refused with ``error``: a wrong token or key counts against its address."""
+    async def settle(self, admission: InCommitAdmission | None) -> None:
+        """After a call that succeeded: the checks its commit did not make (raises their refusal)."""
+        if admission is not None:
+            await admission.settle()
+
+    async def refused(self, error: ServiceError, address: str,
+                      admission: InCommitAdmission | None = None) -> ServiceError:
+        """After the call was refused with ``error``: a wrong token or key counts against its address.
+        Returns the refusal to answer: that of the call's checks its commit did not make, if they refuse."""
+        if admission is not None:
+            try:
+                await admission.settle()
+            except ServiceError as refusal:
+                return refusal
         if self._counts_failures and error.code == StatusCode.UNAUTHENTICATED and not error.reason.endswith("_MISSING"):
             await self.limits.record("key_failures", counted_as(address))
+        return error
 
 
 class CallGuard:
@@ -125,4 +153,4 @@ class CallGuard:
 NO_GUARD = CallGuard(limits=None, capacity=None)
 
 
-__all__ = ["ADDS_TO_STORE", "CallGuard", "KEY_CHECKED", "NO_GUARD", "RPC_LIMITS", "RpcGuard"]
+__all__ = ["ADDS_TO_STORE", "BY_CLIENT_TOO", "CallGuard", "KEY_CHECKED", "NO_GUARD", "RPC_LIMITS", "RpcGuard"]

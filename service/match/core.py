@@ -35,7 +35,7 @@ import secrets
 import time
 import weakref
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Callable, Iterator
+from typing import Any, AsyncIterator, Callable, Iterator, Protocol
 
 import structlog
 from grpc import StatusCode
@@ -58,7 +58,7 @@ from service.match.watch_limits import WatchLease, WatchLimits
 from service.store import deadlines
 from service.store import match_store as store_module
 from service.store.hub import MatchState, StreamHub
-from service.store.match_store import ENDED, RequestRecord, Store, StoredEvent
+from service.store.match_store import ENDED, Precheck, RequestRecord, Store, StoredEvent
 
 log = structlog.get_logger("typhoon.service")
 
@@ -87,6 +87,16 @@ class CallContext:
     #: Set only by the service itself (the clock sweeper), never by a transport: act for this side.
     service_side: str | None = None
     client: str = ""
+    #: The call's rate limits, for its commit script to check (service.guard.in_commit), if any.
+    admission: Admission | None = None
+
+
+class Admission(Protocol):
+    """Checks a call's commit runs first (service.guard.in_commit.InCommitAdmission)."""
+
+    def take(self) -> Precheck | None: ...
+
+    async def refusal(self, check: int) -> ServiceError: ...
 
 
 #: A bound on PreviewBattle's request (a hex has six neighbours: more attackers are never legal).
@@ -416,8 +426,11 @@ class MatchService:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_SIZE", f"page_size must be from 1 to {MAX_EVENTS_PAGE}")
         if request.after_sequence < 0:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_CURSOR", "after_sequence cannot be negative")
-        _check_cursor(request.after_sequence, await self._meta(match_id))
-        events = await self.store.read_events(match_id, request.after_sequence, size + 1)
+        # the page and the meta hash (is there such a match, is the cursor in its log) in one script
+        events, meta = await self.store.read_events_and_meta(match_id, request.after_sequence, size + 1)
+        if meta is None:
+            raise _not_found(match_id)
+        _check_cursor(request.after_sequence, meta)
         page = events[:size]
         return api.GetEventLogResponse(events=[match_event(e) for e in page],
                                        next_after_sequence=page[-1].seq if page else request.after_sequence,
@@ -562,10 +575,13 @@ class MatchService:
         guess = self.cache.get(match_id)
         if guess is not None and guess.meta is not None and expected in (None, guess.version):
             # on what this process last knew, without reading: the commit refuses it if it is out of date
-            with contextlib.suppress(ServiceError):  # a refusal found on a guess is decided again on a read
+            try:
                 answer = await self._try(match_id, guess, ctx, action, expected, request_id, rpc, response_type)
                 if answer is not None:
                     return answer
+            except ServiceError as error:  # a refusal found on a guess is decided again on a read
+                if error.reason == "RATE_LIMITED":  # by the commit's own checks: final
+                    raise
         for _ in range(MAX_RETRIES):
             known, record = await self._known(match_id, meta=True, request_id=request_id)
             if request_id and record:
@@ -618,7 +634,10 @@ class MatchService:
         record = RequestRecord(version, stored[0].seq, stored[-1].seq, fingerprint[:16]) if request_id else None
         outcome = await self.store.commit(match_id, known.version, known.seq, version, state_json, meta_update,
                                           stored, request_id, record, deadline,
-                                          expected_hash=known.state_hash, new_hash=state_hash)
+                                          expected_hash=known.state_hash, new_hash=state_hash,
+                                          precheck=ctx.admission.take() if ctx.admission else None)
+        if outcome.outcome == "REFUSED":
+            raise await ctx.admission.refusal(outcome.refused_by)
         if outcome.outcome == "OK":
             self.cache.put(match_id, Known(version, stored[-1].seq, state_hash, game, meta))
             log.info("action_applied", side=side, action=action.type, version=version,

@@ -163,9 +163,22 @@ class RequestRecord:
 
 @dataclass
 class CommitResult:
-    outcome: str  # OK | STALE | MOVED | DUPLICATE | NOT_FOUND | FLAG | EARLY
+    outcome: str  # OK | STALE | MOVED | DUPLICATE | NOT_FOUND | FLAG | EARLY | REFUSED
     current_version: int | None = None
     record: RequestRecord | None = None  # DUPLICATE: what the request id did the first time
+    refused_by: int = 0  # REFUSED: the number (from 1) of the Precheck check that refused the commit
+
+
+@dataclass(frozen=True)
+class Precheck:
+    """Checks run by a commit's script before the commit, in the same round trip (the call's rate
+    limits: ``service.guard.in_commit``): ``lua`` defines ``admit(KEYS, ARGV)``, which returns nil to let
+    the commit run, else the number (from 1) of the check that refuses it (nothing of the commit is
+    written then: outcome REFUSED). The same ``lua`` for every call, so the script is loaded once."""
+
+    lua: str
+    keys: list[str]
+    args: list[Any]
 
 
 @dataclass(frozen=True)
@@ -368,6 +381,31 @@ return reply
 """
 
 
+def _with_precheck(body: str, lua: str, commit_id_at: int) -> str:
+    """``body`` (a commit script) after the checks of a :class:`Precheck` (``lua``). KEYS: the checks'
+    (their number in ARGV[1]), then the body's; ARGV: the number of the checks' arguments, then them,
+    then the body's, whose ``commit_id_at``-th is its commit id: a commit already applied (its answer
+    lost, the call sent again) is answered so before the checks count it again."""
+    return f"""
+{lua}
+local function body(KEYS, ARGV)
+{body}
+end
+local key_count, arg_count = tonumber(ARGV[1]), tonumber(ARGV[2])
+local check_keys, check_args, keys, args = {{}}, {{}}, {{}}, {{}}
+for i = 1, #KEYS do
+  if i <= key_count then check_keys[i] = KEYS[i] else keys[#keys + 1] = KEYS[i] end
+end
+for i = 3, #ARGV do
+  if i <= 2 + arg_count then check_args[#check_args + 1] = ARGV[i] else args[#args + 1] = ARGV[i] end
+end
+if redis.call('HGET', keys[2], 'commit') == args[{commit_id_at}] then return {{'APPLIED'}} end
+local refused = admit(check_keys, check_args)
+if refused then return {{'REFUSED', refused}} end
+return body(keys, args)
+"""
+
+
 def _deadline_keys(match_id: str) -> list[str]:
     shard = deadlines.shard_key(match_id)
     return [shard, deadlines.wake_channel(shard)]
@@ -431,6 +469,7 @@ class Store:
         self._create_clocked = Script(lane, _with_deadline(_CREATE))
         self._commit_clocked = Script(lane, _with_deadline(_COMMIT))
         self._wake = Script(lane, _WAKE)
+        self._prechecked: dict[tuple[str, bool], Script] = {}
         #: after a write, on its connection: see service.store.connection (the replication barrier)
         self._barrier = (("PUBLISH", BARRIER_CHANNEL, ""), ("WAIT", settings.min_replicas, settings.wait_timeout_ms))
 
@@ -533,10 +572,11 @@ class Store:
                      state_json: str, meta: dict[str, str], events: list[StoredEvent],
                      request_id: str = "", record: RequestRecord | None = None,
                      deadline: Deadline | None = None, expected_hash: str = "", new_hash: str = "",
-                     commit: str | None = None) -> CommitResult:
+                     commit: str | None = None, precheck: Precheck | None = None) -> CommitResult:
         """Apply a change to a match if it is still at ``expected_version`` and ``expected_seq`` (and has
         the state hash ``expected_hash``, if given); with a ``deadline``, also only if its clock allows
-        (outcome FLAG or EARLY otherwise, see Deadline). ``commit`` is the write's commit id (default: a
+        (outcome FLAG or EARLY otherwise, see Deadline); with a ``precheck``, only if its checks allow
+        (REFUSED otherwise), in the same script. ``commit`` is the write's commit id (default: a
         fresh one; see APPLIED)."""
         args: list[Any] = [commit or commit_id(), str(expected_version), str(expected_seq), str(new_version),
                            str(events[-1].seq if events else expected_seq), state_json,
@@ -548,12 +588,17 @@ class Store:
             args += event.fields()
         keys = [key(match_id, "meta"), key(match_id, "state"), key(match_id, "events"), key(match_id, "requests"),
                 key(match_id, "feed")]
-        if deadline is None:
-            reply = await self._acknowledged(self._commit, keys, args)
-        else:
-            reply = await self._acknowledged(self._commit_clocked, keys + _deadline_keys(match_id),
-                                             _deadline_args(match_id, deadline) + args)
+        script = self._commit
+        if deadline is not None:
+            script, keys, args = self._commit_clocked, keys + _deadline_keys(match_id), _deadline_args(match_id, deadline) + args
+        if precheck is not None:  # never on a Cluster, which keeps the checks' keys in other slots
+            script = self._prechecked_commit(precheck.lua, deadline is not None)
+            keys = precheck.keys + keys
+            args = [len(precheck.keys), len(precheck.args), *precheck.args, *args]
+        reply = await self._acknowledged(script, keys, args)
         outcome = text_of(reply[0])
+        if outcome == "REFUSED":
+            return CommitResult(outcome, refused_by=int(reply[1]))
         observe_commit(match_id, outcome)
         if outcome in ("OK", "APPLIED") and meta.get("status") in ENDED:  # finished, resigned, flagged, aborted
             self.compact_soon(match_id)
@@ -564,6 +609,13 @@ class Store:
         if outcome in ("STALE", "MOVED"):
             return CommitResult(outcome, current_version=int(reply[1]))
         return CommitResult(outcome)
+
+    def _prechecked_commit(self, lua: str, clocked: bool) -> Script:
+        script = self._prechecked.get((lua, clocked))
+        if script is None:
+            body, commit_id_at = (_with_deadline(_COMMIT), 4) if clocked else (_COMMIT, 1)
+            script = self._prechecked[lua, clocked] = Script(self.lane, _with_precheck(body, lua, commit_id_at))
+        return script
 
     async def claim_seat(self, match_id: str, side: str, token_hash: str, player: str, time_ms: int,
                          event: dict[str, Any]) -> ClaimResult:
