@@ -19,7 +19,8 @@ What is measured, all over gRPC (REST runs the same core: ``SubmitAction (REST)`
 - ``GetMatch``, ``ListMatches``, ``ListLegalActions``, ``GetEventLog`` (a page of 10);
 - ``SubmitAction``: a random legal action with ``expected_version`` and a fresh ``request_id``, as a bot
   sends it; then the same on a match with clocks; then with a watcher of the match in this process
-  (what the watcher's read of the new events adds: the fan-out);
+  (what the watcher's read of the new events adds: the fan-out), and with a stream of each seat with
+  its legal actions (as bots, and the load test's players, follow their matches);
 - ``WatchMatch (open)``: a stream from sequence 0 until its first MatchUpdate (the catch-up).
 """
 
@@ -154,6 +155,8 @@ def run(calls: int, serve_args: list[str]) -> dict[str, dict]:
                 rows["SubmitAction (REST)"] = measure(counters, [lambda p=p: p.submit_rest(http)
                                                                  for p in _cycle(players, calls)])
                 rows["SubmitAction (1 watcher here)"] = _watched_submits(client, counters, players[1], calls)
+                rows["SubmitAction (both seats' streams here)"] = _watched_submits(client, counters, players[2], calls,
+                                                                                   seats=True)
                 rows["WatchMatch (open)"] = measure(counters, [ready(lambda: _open_watch(stub, match_id))]
                                                     * min(calls, 20))
         finally:
@@ -166,14 +169,20 @@ def _cycle(players: list[Player], count: int) -> list[Player]:
     return [players[index % len(players)] for index in range(count)]
 
 
-def _watched_submits(client: TyphoonClient, counters: Counters, player: Player, calls: int) -> dict:
-    """SubmitAction while a WatchMatch stream of the match is open in the service: the commit, and
-    the one read of the new events the hub makes for all the watchers of the match in this process."""
+def _watched_submits(client: TyphoonClient, counters: Counters, player: Player, calls: int,
+                     seats: bool = False) -> dict:
+    """SubmitAction while WatchMatch streams of the match are open in the service: a spectator's, or
+    (``seats``) one per seat with its token and ``include_legal_actions``, as bots and the load test's
+    players follow their matches. The commit, and what the service reads to send the update."""
     stub = match_service_pb2_grpc.MatchServiceStub(client.channel)
-    responses = stub.WatchMatch(api.WatchMatchRequest(match_id=player.match_id, after_sequence=0))
+    if seats:
+        streams = [stub.WatchMatch(api.WatchMatchRequest(match_id=player.match_id, include_legal_actions=True),
+                                   metadata=[("authorization", f"Bearer {token}")]) for token in player.tokens.values()]
+    else:
+        streams = [stub.WatchMatch(api.WatchMatchRequest(match_id=player.match_id))]
     updates = threading.Semaphore(0)
 
-    def read() -> None:
+    def read(responses) -> None:
         try:
             for response in responses:
                 if response.WhichOneof("kind") == "update":
@@ -181,21 +190,25 @@ def _watched_submits(client: TyphoonClient, counters: Counters, player: Player, 
         except grpc.RpcError:
             return
 
-    threading.Thread(target=read, daemon=True).start()
-    updates.acquire(timeout=20)  # after the catch-up
+    for responses in streams:
+        threading.Thread(target=read, args=(responses,), daemon=True).start()
+    for _ in streams:
+        updates.acquire(timeout=20)  # after the catch-up
 
     def prepare() -> Callable[[], object]:
         submit = player.submit()
 
         def call() -> None:
             submit()
-            updates.acquire(timeout=20)  # the watcher has the update: the hub's read is done
+            for _ in streams:
+                updates.acquire(timeout=20)  # every stream has the update: the service's reads are done
         return call
 
     try:
         return measure(counters, [prepare] * calls)
     finally:
-        responses.cancel()
+        for responses in streams:
+            responses.cancel()
 
 
 def _open_watch(stub, match_id: str) -> None:

@@ -113,7 +113,7 @@ def _unary(name: str, core: MatchService, guard: CallGuard):
 
 
 def _stream(name: str, core: MatchService, guard: CallGuard, slow_reader_timeout: float = 0.0):
-    core_method = getattr(core, snake(name))
+    core_method = _encoded(core, name) or getattr(core, snake(name))
     rpc_guard = guard.for_rpc(name)
 
     async def handler(request, context: grpc.aio.ServicerContext) -> None:
@@ -199,8 +199,9 @@ def _deserializer(message_class):
 
 
 def _encoded(core: Any, name: str):
-    """The core's ``<method>_encoded``, if it has one: the same answer already serialized (built once
-    per state: ListLegalActions), which the transport sends as it is."""
+    """The core's ``<method>_encoded``, if it has one: the same answer (or stream) already serialized
+    (built once per state: ListLegalActions; once per event and update: WatchMatch), which the transport
+    sends as it is."""
     return getattr(core, snake(name) + "_encoded", None)
 
 
@@ -219,7 +220,7 @@ def method_handlers(core: MatchService, service=SERVICE, guard: CallGuard = NO_G
         if method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
                 _stream(method.name, core, guard, slow_reader_timeout), request_deserializer=_deserializer(request_class),
-                response_serializer=response_class.SerializeToString)
+                response_serializer=_as_sent if _encoded(core, method.name) else response_class.SerializeToString)
         else:
             handlers[method.name] = grpc.unary_unary_rpc_method_handler(
                 _unary(method.name, core, guard), request_deserializer=_deserializer(request_class),

@@ -438,7 +438,13 @@ class MatchService:
 
     # --- WatchMatch --------------------------------------------------------------------------------
 
-    async def watch_match(self, request: api.WatchMatchRequest, ctx: CallContext) -> AsyncIterator[api.WatchMatchResponse]:
+    async def watch_match_encoded(self, request: api.WatchMatchRequest, ctx: CallContext) -> AsyncIterator[bytes]:
+        """:meth:`watch_match`, each message serialized (the gRPC transport sends the bytes as they are):
+        an event's and an update's bytes are made once per process for all the watchers it reaches."""
+        return await self.watch_match(request, ctx, encoded=True)
+
+    async def watch_match(self, request: api.WatchMatchRequest, ctx: CallContext,
+                          encoded: bool = False) -> AsyncIterator[api.WatchMatchResponse]:
         """Check the request, then return the stream (so a refusal comes before anything is sent)."""
         match_id = self._match_id(request.match_id)
         heartbeat = request.heartbeat_seconds or 15
@@ -459,29 +465,34 @@ class MatchService:
                 seat_release()
             raise
         stream = self._watch(match_id, request.after_sequence, heartbeat, MatchState(meta) if finished else None,
-                             lease, seat, seat_release)
+                             lease, seat, seat_release, encoded)
         weakref.finalize(stream, lease.release)  # also when a transport drops the stream unstarted
         if seat_release:
             weakref.finalize(stream, seat_release)
         return stream
 
     async def _watch(self, match_id: str, after: int, heartbeat: float, finished: MatchState | None,
-                     lease: WatchLease, seat: str | None,
-                     seat_release: Callable[[], None] | None) -> AsyncIterator[api.WatchMatchResponse]:
+                     lease: WatchLease, seat: str | None, seat_release: Callable[[], None] | None,
+                     encoded: bool = False) -> AsyncIterator[api.WatchMatchResponse | bytes]:
         sent, last, ended = 0, after, "shutdown"
         final = False  # the log's last entry was sent: its update ends the stream
         try:
             if finished is not None:
                 ended = "finished"
-                yield api.WatchMatchResponse(update=await self.seat_view(finished, seat))
+                yield await self._update_response(finished, seat, encoded)
                 return
             async for item in self.hub.follow(match_id, after, heartbeat):
                 if isinstance(item, StoredEvent):
-                    yield api.WatchMatchResponse(event=match_event(item))
+                    if not encoded:
+                        yield api.WatchMatchResponse(event=match_event(item))
+                    else:  # the hub hands one object to every local watcher of the match: encoded once
+                        if item.wire is None:
+                            item.wire = api.WatchMatchResponse(event=match_event(item)).SerializeToString()
+                        yield item.wire
                     sent, last = sent + 1, item.seq
                     final = final or (item.data.get("type") == FINAL_EVENT and item.source == "service")
                 elif isinstance(item, MatchState):
-                    yield api.WatchMatchResponse(update=await self.seat_view(item, seat))
+                    yield await self._update_response(item, seat, encoded)
                     if final:
                         ended = "finished"
                         return
@@ -489,8 +500,9 @@ class MatchService:
                     ended = "finished"
                     return
                 else:
-                    yield api.WatchMatchResponse(heartbeat=api.Heartbeat(last_sequence=item,
-                                                                         time=convert.timestamp(self._now_ms())))
+                    heartbeat_message = api.WatchMatchResponse(heartbeat=api.Heartbeat(
+                        last_sequence=item, time=convert.timestamp(self._now_ms())))
+                    yield heartbeat_message.SerializeToString() if encoded else heartbeat_message
         except (GeneratorExit, asyncio.CancelledError):
             ended = "client_gone"
             raise
@@ -501,6 +513,19 @@ class MatchService:
             log.info("watch_ended", match_id=match_id, reason=ended, events=sent, after_sequence=after,
                      last_sequence=last)
 
+    async def _update_response(self, state: MatchState, seat: str | None,
+                               encoded: bool) -> api.WatchMatchResponse | bytes:
+        """The WatchMatch message of ``state`` for ``seat``'s view; ``encoded``: serialized, once per
+        state and view for all the watchers of this process."""
+        view = await self.seat_view(state, seat)
+        if not encoded:
+            return api.WatchMatchResponse(update=view)
+        key = ("wire", seat if view.HasField("legal_actions") else None)
+        wire = state.cached.get(key)
+        if wire is None:
+            wire = state.cached[key] = api.WatchMatchResponse(update=view).SerializeToString()
+        return wire
+
     async def seat_view(self, state: MatchState, seat: str | None) -> api.MatchUpdate:
         """The update of ``state`` (service.match.updates), with the legal actions and the game state if
         ``seat`` is the side to act at its version (what a bot needs to choose; nothing when the match
@@ -510,7 +535,11 @@ class MatchService:
         if seat is None or update.side_to_act != seat:
             return update
         if seat not in state.cached:
-            known, _ = await self._known(update.match_id)
+            held = self.cache.get(update.match_id)
+            if held is not None and (held.version, held.seq) == (update.version, state.last_sequence):
+                known = held  # this very state (a commit of this process, or a read since): no read
+            else:
+                known, _ = await self._known(update.match_id)
             view = update
             if known.version == update.version and not known.aborted and known.ruleset == engine.RULESET:
                 view = api.MatchUpdate()

@@ -101,6 +101,8 @@ class StoredEvent:
     time_ms: int
     source: str  # "service" | "game"
     data: dict[str, Any]
+    #: the event as a transport sends it, made once for every watcher the hub hands this object to
+    wire: bytes | None = field(default=None, repr=False, compare=False)
 
     def fields(self) -> list[str]:
         return [str(self.seq), str(self.version), str(self.time_ms), self.source,
