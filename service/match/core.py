@@ -334,7 +334,8 @@ class MatchService:
         known, _ = await self._known(self._match_id(request.match_id), meta=True)
         if request.HasField("version") and request.version != known.version:
             return await self._match_at(known, request.version)
-        return api.GetMatchResponse(match=self._match(known.meta), state=self._state(known.game, known.meta))
+        return api.GetMatchResponse(match=self._match(known.meta),
+                                    state=self._state(known.game, known.meta, known.state_hash))
 
     async def _match_at(self, known: Known, version: int) -> api.GetMatchResponse:
         """GetMatch at a past version: re-simulated from the log (service/match/history.py)."""
@@ -545,7 +546,7 @@ class MatchService:
                 view = api.MatchUpdate()
                 view.CopyFrom(update)
                 view.legal_actions.MergeFrom(known.legal_actions())
-                view.state.CopyFrom(self._state(known.game, state.meta))
+                view.state.CopyFrom(self._state(known.game, state.meta, known.state_hash))
             state.cached[seat] = view
         return state.cached[seat]
 
@@ -828,7 +829,8 @@ class MatchService:
         return match
 
     @staticmethod
-    def _state(game: engine.Game, meta: dict[str, str]) -> match_pb2.GameState:
+    def _state(game: engine.Game, meta: dict[str, str], state_hash: str = "") -> match_pb2.GameState:
+        """The GameState of ``game``; ``state_hash``: its hash if known already (the store keeps it)."""
         position = game.to_json()
         state = match_pb2.GameState(
             turn=game.turn, phase=game.phase.name, side_to_act=game.current_player() or "",
@@ -837,7 +839,7 @@ class MatchService:
             pool=[match_pb2.PoolUnit(id=p["id"], available_from=p["available_from"]) for p in position["pool"]],
             city_control=position["city_control"], victory_points=game.victory_points(),
             elimination_points=position["elimination_points"], capital_bonus=position["capital_bonus"],
-            rolls=position["rolls"], state_hash=game.state_hash())
+            rolls=position["rolls"], state_hash=state_hash or game.state_hash())
         if meta.get("status") == "aborted":
             state.side_to_act = ""
         pending = convert.pending_to_proto(game.pending_decision())
