@@ -58,6 +58,7 @@ from locust.runners import MasterRunner, WorkerRunner
 import grpc
 import grpc.experimental.gevent as grpc_gevent
 import requests
+import urllib3
 
 grpc_gevent.init_gevent()
 # Under gevent, a blocking gRPC call waits for its completion queue in gevent's thread pool (10
@@ -390,10 +391,21 @@ class GrpcTransport:
             raise failure
 
 
+def reconnecting(session: requests.Session) -> requests.Session:
+    """``session`` sending a GET again once on a connection the service had closed meanwhile (its idle
+    keep-alive timeout ended it while the session held it), as browsers and HTTP libraries do: such a
+    reset is no failure of the call (a POST, not safe to send twice, is retried by the player itself)."""
+    adapter = requests.adapters.HTTPAdapter(max_retries=urllib3.Retry(total=1, connect=1, read=1, status=0,
+                                                                       allowed_methods=["GET", "HEAD"]))
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
+
+
 class RestTransport:
     def __init__(self, environment, client, base: str, address: str) -> None:
         self.environment = environment
-        self.client = client  # locust's HttpSession: reports every request
+        self.client = reconnecting(client)  # locust's HttpSession: reports every request
         self.client.headers["X-Forwarded-For"] = address
         self.base = base
         self.streams = requests.Session()  # for server-sent events, timed here
@@ -819,7 +831,7 @@ class SseWatchUser(_Watcher, HttpUser):
         self.base = _choose(_targets(self.environment, "http_urls", self.environment.host or self.host),
                             self.environment)
         address = user_address(self.environment)
-        self.client.headers["X-Forwarded-For"] = address
+        reconnecting(self.client).headers["X-Forwarded-For"] = address
         self.streams = requests.Session()
         self.streams.headers["X-Forwarded-For"] = address
 

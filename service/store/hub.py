@@ -154,13 +154,16 @@ class StreamHub:
                     if subscription.overflowed:
                         subscription.overflowed = False
                         break
-                    if getter is None:
-                        getter = asyncio.ensure_future(subscription.queue.get())
-                    done, _ = await asyncio.wait({getter}, timeout=heartbeat)
-                    if not done:
-                        yield last
-                        continue
-                    item, getter = getter.result(), None
+                    if getter is None and not subscription.queue.empty():
+                        item = subscription.queue.get_nowait()  # a change's entries come together: no task each
+                    else:
+                        if getter is None:
+                            getter = asyncio.ensure_future(subscription.queue.get())
+                        done, _ = await asyncio.wait({getter}, timeout=heartbeat)
+                        if not done:
+                            yield last
+                            continue
+                        item, getter = getter.result(), None
                     if item is _CLOSED:
                         return
                     if isinstance(item, MatchState):
