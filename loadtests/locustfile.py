@@ -333,23 +333,21 @@ class GrpcTransport:
                                                                 page_size=100))
 
     def follow(self, match_id: str, token: str, after: int) -> Iterator[tuple]:
-        """The seat's match_update stream from ``after`` (see :class:`StreamedSeat`): ("event", sequence,
-        commit ms), ("update", version, side to act, over, legal actions or None)."""
+        """The seat's stream of updates from ``after``, as ``typhoon bot`` follows it (``updates_only``:
+        no log entry): ("update", version, side to act, over, legal actions or None, last sequence)."""
         started = time.perf_counter()
         call = self.client.stub.WatchMatch(api.WatchMatchRequest(
-            match_id=match_id, after_sequence=after, heartbeat_seconds=15, include_legal_actions=True),
-            metadata=self.client._metadata(token))
+            match_id=match_id, after_sequence=after, heartbeat_seconds=15, include_legal_actions=True,
+            updates_only=True), metadata=self.client._metadata(token))
         first, failure = None, None
         try:
             for response in call:
                 first = first if first is not None else time.perf_counter()
-                kind = response.WhichOneof("kind")
-                if kind == "event":
-                    yield "event", response.event.sequence, response.event.time.ToMilliseconds()
-                elif kind == "update":
+                if response.WhichOneof("kind") == "update":
                     update = response.update
                     yield ("update", update.version, update.side_to_act, update.status in ENDED,
-                           update.legal_actions.actions if update.HasField("legal_actions") else None)
+                           update.legal_actions.actions if update.HasField("legal_actions") else None,
+                           update.last_sequence)
         except grpc.RpcError as error:
             failure = TyphoonError.from_rpc_error(error)
             if failure.code == grpc.StatusCode.CANCELLED:
@@ -472,18 +470,17 @@ class RestTransport:
         try:
             with self.streams.get(f"{self.base}/v1/matches/{match_id}/watch",
                                   params={"after_sequence": after, "heartbeat_seconds": 15,
-                                          "include_legal_actions": "true"},
+                                          "include_legal_actions": "true", "updates_only": "true"},
                                   headers={"Authorization": f"Bearer {token}"}, stream=True, timeout=60) as response:
                 if response.status_code != 200:
                     raise CallFailed(f"HTTP {response.status_code}", retryable=response.status_code in (502, 503, 504))
                 for kind, data in iter_sse(response):
                     first = first if first is not None else time.perf_counter()
-                    if kind == "match_event":
-                        yield "event", data["sequence"], _ms(data["time"])
-                    elif kind == "match_update":
+                    if kind == "match_update":
                         legal = data.get("legal_actions")
                         yield ("update", data.get("version", 0), data.get("side_to_act", ""),
-                               data.get("status") in ENDED_NAMES, legal["actions"] if legal else None)
+                               data.get("status") in ENDED_NAMES, legal["actions"] if legal else None,
+                               data.get("last_sequence", 0))
                     elif kind in ("end", "error"):
                         if kind == "error":
                             raise CallFailed(f"{data.get('status')} {data.get('reason')}",
@@ -656,17 +653,13 @@ class StreamedMatch:
 
     def play_seat(self, side: str) -> None:
         transport, retry = self.player.transport, self.player._retry
-        after, attempts, opened_ms = 0, 0, time.time() * 1000
+        after, attempts = 0, 0
         while self.outcome is None:
             try:
                 for item in transport.follow(self.match_id, self.tokens[side], after):
                     attempts = 0
-                    if item[0] == "event":
-                        _, after, committed_ms = item
-                        if committed_ms >= opened_ms:  # live, not caught up from before the stream opened
-                            METRICS.observe(m.PLAYER_LAG_MS, max(0.0, time.time() * 1000 - committed_ms))
-                        continue
-                    _, version, to_act, over, actions = item
+                    _, version, to_act, over, actions, last_sequence = item
+                    after = max(after, last_sequence)
                     if over or self.outcome is not None:
                         self.outcome = self.outcome or m.MATCHES_FINISHED
                         return

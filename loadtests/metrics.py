@@ -30,7 +30,6 @@ WATCH_GAPS = "watch_gaps"  # a watcher saw a sequence number jump or repeat: mus
 MATCH_SECONDS = "match_seconds"  # wall time of a whole match (create to last action), rounded to 0.1 s
 MATCH_ACTIONS = "match_actions"  # actions per completed match
 EVENT_LAG_MS = "event_lag_ms"  # watchers: receive time - commit time of each live event
-PLAYER_LAG_MS = "player_lag_ms"  # players on their match_update streams: the same, for every live event
 
 
 def _bucket(value: float) -> float:
@@ -127,7 +126,7 @@ def summary(metrics: Metrics, sampler: RunningSampler, seconds: float) -> dict[s
         "retries": c[RETRIES],
         "watch": {"sessions": c[WATCH_SESSIONS], "events": c[WATCH_EVENTS], "gaps": c[WATCH_GAPS],
                   "event_lag_ms": describe(metrics.histograms.get(EVENT_LAG_MS)),
-                  "player_lag_ms": describe(metrics.histograms.get(PLAYER_LAG_MS)),
+
                   "event_lag_ms_by_transport": {
                       transport: describe(metrics.histograms.get(f"{EVENT_LAG_MS}.{transport}"))
                       for transport in ("grpc", "rest") if f"{EVENT_LAG_MS}.{transport}" in metrics.histograms}},

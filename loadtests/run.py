@@ -475,11 +475,6 @@ def report(result: dict[str, Any], out=sys.stdout) -> None:
         print(f"actions: {typhoon['actions']['total']} ({typhoon['actions']['per_second']}/s); "
               f"calls retried after UNAVAILABLE: {typhoon.get('retries', 0)}", file=out)
         watch = typhoon["watch"]
-        player_lag = watch.get("player_lag_ms") or {}
-        if player_lag.get("count"):
-            print(f"players' streams: delivery lag p50 {player_lag['p50']} ms, p95 {player_lag['p95']} ms, "
-                  f"p99 {player_lag['p99']} ms, max {player_lag['max']} ms ({player_lag['count']} live events)",
-                  file=out)
         if watch["sessions"]:
             lag = watch["event_lag_ms"]
             print(f"watchers: {watch['sessions']} streams, {watch['events']} events, {watch['gaps']} gaps; "

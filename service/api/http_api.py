@@ -288,6 +288,7 @@ async def _sse(stream: AsyncIterator[api.WatchMatchResponse], core: MatchService
                     last = item.event.sequence
                     yield _sse_frame("match_event", to_json(item.event), item.event.sequence)
                 elif kind == "update":
+                    last = max(last, item.update.last_sequence)  # updates_only: no entry says where it is
                     yield _sse_frame("match_update", update_json(item.update, core))
                 else:
                     yield _sse_frame("heartbeat", to_json(item.heartbeat))

@@ -466,7 +466,7 @@ class MatchService:
                 seat_release()
             raise
         stream = self._watch(match_id, request.after_sequence, heartbeat, MatchState(meta) if finished else None,
-                             lease, seat, seat_release, encoded)
+                             lease, seat, seat_release, encoded, request.updates_only)
         weakref.finalize(stream, lease.release)  # also when a transport drops the stream unstarted
         if seat_release:
             weakref.finalize(stream, seat_release)
@@ -474,7 +474,8 @@ class MatchService:
 
     async def _watch(self, match_id: str, after: int, heartbeat: float, finished: MatchState | None,
                      lease: WatchLease, seat: str | None, seat_release: Callable[[], None] | None,
-                     encoded: bool = False) -> AsyncIterator[api.WatchMatchResponse | bytes]:
+                     encoded: bool = False, updates_only: bool = False
+                     ) -> AsyncIterator[api.WatchMatchResponse | bytes]:
         sent, last, ended = 0, after, "shutdown"
         final = False  # the log's last entry was sent: its update ends the stream
         try:
@@ -484,7 +485,9 @@ class MatchService:
                 return
             async for item in self.hub.follow(match_id, after, heartbeat):
                 if isinstance(item, StoredEvent):
-                    if not encoded:
+                    if updates_only:  # read all the same: the updates follow them
+                        pass
+                    elif not encoded:
                         yield api.WatchMatchResponse(event=match_event(item))
                     else:  # the hub hands one object to every local watcher of the match: encoded once
                         if item.wire is None:
