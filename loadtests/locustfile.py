@@ -74,6 +74,7 @@ if str(ROOT) not in sys.path:
 from clients.client import RECONNECT_OPTIONS, TyphoonClient, TyphoonError  # noqa: E402
 from loadtests import metrics as m  # noqa: E402
 from service.gen.typhoon.v1 import match_pb2, match_service_pb2 as api  # noqa: E402
+from service.match.seat_tokens import new_seat_token  # noqa: E402
 
 METRICS = m.Metrics()  # this process's figures
 TOTALS = m.Metrics()  # the master's (or the only process's) sum
@@ -389,12 +390,14 @@ class GrpcTransport:
             raise failure
 
 
-def reconnecting(session: requests.Session) -> requests.Session:
-    """``session`` sending a GET again once on a connection the service had closed meanwhile (its idle
-    keep-alive timeout ended it while the session held it), as browsers and HTTP libraries do: such a
-    reset is no failure of the call (a POST, not safe to send twice, is retried by the player itself)."""
+def reconnecting(session: requests.Session, every_method: bool = False) -> requests.Session:
+    """``session`` sending a request again once on a connection the service had closed meanwhile (its
+    idle keep-alive timeout ended it while the session held it, between two actions of a player who
+    thinks up to 4 s and waits for its update), as browsers do: such a reset is no failure of the call.
+    GETs only, unless ``every_method`` (a player's POSTs all carry a request id: sent twice, applied once)."""
+    methods = None if every_method else ["GET", "HEAD"]
     adapter = requests.adapters.HTTPAdapter(max_retries=urllib3.Retry(total=1, connect=1, read=1, status=0,
-                                                                       allowed_methods=["GET", "HEAD"]))
+                                                                       allowed_methods=methods))
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     return session
@@ -403,7 +406,7 @@ def reconnecting(session: requests.Session) -> requests.Session:
 class RestTransport:
     def __init__(self, environment, client, base: str, address: str) -> None:
         self.environment = environment
-        self.client = reconnecting(client)  # locust's HttpSession: reports every request
+        self.client = reconnecting(client, every_method=True)  # locust's HttpSession: reports every request
         self.client.headers["X-Forwarded-For"] = address
         self.base = base
         self.streams = requests.Session()  # for server-sent events, timed here
@@ -433,11 +436,12 @@ class RestTransport:
 
     def create(self, scenario: str) -> tuple[str, dict[str, str]]:
         created = self._call("POST", "/v1/matches", "/v1/matches",
-                             {"scenario": scenario, "seats": [{"side": "german", "player_name": "locust"}]})
+                             {"scenario": scenario, "seats": [{"side": "german", "player_name": "locust"}],
+                              "request_id": uuid.uuid4().hex})
         match_id = created["match"]["match_id"]
         tokens = {t["side"]: t["token"] for t in created["seat_tokens"]}
-        joined = self._call("POST", f"/v1/matches/{match_id}/join", "/v1/matches/{id}/join",
-                            {"side": "soviet", "player_name": "locust"})
+        joined = self._call("POST", f"/v1/matches/{match_id}/join", "/v1/matches/{id}/join",  # sent again: the same seat
+                            {"side": "soviet", "player_name": "locust", "seat_token": new_seat_token()})
         tokens["soviet"] = joined["seat_token"]
         return match_id, tokens
 
