@@ -1,7 +1,7 @@
 """Replay and audit of a match's event log: ``typhoon replay verify|show|render|export``.
 
-A match's log (``MatchEvent`` entries: ``match_created``, ``seat_claimed``, ``action_submitted``,
-``game_event``, ``seed_revealed``) is everything needed to check it. The log comes from the service
+A match's log (``MatchEvent`` entries: ``match_created``, ``seat_claimed``, ``entropy_contributed``,
+``action_submitted``, ``game_event``, ``seed_revealed``) is everything needed to check it. The log comes from the service
 (``GetEventLog``) or from a file written by ``export``: JSON lines, one ``MatchEvent`` per line in
 protobuf's JSON mapping (proto field names), in sequence order::
 
@@ -176,12 +176,23 @@ class Replay:
                                    ruleset=ruleset)
         self.steps: list[Step] = [Step(0, 1, "", None, [], game.clone())]
         self.stopped_at: tuple[int, str] | None = None
+        # imported here: the module checks entropy against the store too, which the replay command does not load
+        from service.match import seat_entropy
+
+        drawn = seat_entropy.drawn_in_log(events) if self.seed is None else {}
         current: Step | None = None
         for event in events[1:]:
             kind = event.WhichOneof("kind")
-            if kind == "action_submitted" and self.stopped_at is None:
+            if kind == "entropy_contributed" and self.stopped_at is None:
+                try:
+                    game.contribute_entropy(event.entropy_contributed.side, event.entropy_contributed.entropy)
+                except engine.IllegalAction as error:
+                    self.stopped_at = (event.sequence, str(error))
+            elif kind == "action_submitted" and self.stopped_at is None:
                 data = convert.action_from_proto(event.action_submitted.action)
                 try:
+                    for side, entropy in drawn.get(event.version, ()):
+                        game.contribute_entropy(side, entropy)
                     game.apply(engine.action_from_json(data))
                 except engine.IllegalAction as error:
                     self.stopped_at = (event.sequence, str(error))

@@ -38,12 +38,13 @@ from .actions import (  # noqa: F401
 )
 from .combat_phase import CombatPhase, answers_stage
 from .data import SIDES, CombatTable, CounterInfo, Scenario, Weather, load_crt, load_scenario
-from .dice import die_roll
+from .dice import die_roll, dice_key, drawn_entropy, entropy_problem, keyed_die_roll
 from .errors import DataError, IllegalAction, Reason
 from .events import (
     CapitalOccupied,
     CityCaptured,
     DieRolled,
+    EntropyDrawn,
     Event,
     GameEnded,
     PhaseStarted,
@@ -55,7 +56,7 @@ from .movement_phase import MovementPhase, action_table
 from .options import Options
 from .phase_state import Pending, PhaseState
 from .replacement_phase import ReplacementPhase
-from .ruleset import RULESET, known, played
+from .ruleset import MIXED_DICE, RULESET, known, played
 from .sequence import SETUP, Phase, other, turn_phases
 from .setup_phase import SetupPhase
 from .supply_phase import SupplyPhase
@@ -123,6 +124,9 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         self.seed = seed
         self.fixed_dice = tuple(fixed_dice)
         self.rolls = 0
+        #: Ruleset 4 on: each side's entropy, mixed into the dice with the seed (see :meth:`contribute_entropy`).
+        self.entropy: dict[str, str] = {}
+        self._dice_key: bytes | None = None  # set at the first roll the seed gives: the entropy is final then
         self.turn = scenario.first_turn
         self.phase: Phase = SETUP
         self.weather_id = scenario.turns[self.turn].weather
@@ -360,9 +364,50 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
     def _emit(self, event: Event) -> None:
         self._events.append(event)
 
+    # --- the dice ---------------------------------------------------------------------------------
+
+    def contribute_entropy(self, side: str, entropy: str) -> None:
+        """Mix ``side``'s ``entropy`` into the dice (from ruleset 4 on, see :mod:`engine.dice`): once per
+        side, before the first die is rolled. Not an action: either side, at any time until then. A
+        refusal raises :class:`IllegalAction` and changes nothing.
+
+        >>> game = new_game("standard", seed="doc")
+        >>> game.contribute_entropy("soviet", "fedcba9876543210fedcba9876543210")
+        >>> game.contribute_entropy("soviet", "0123456789abcdef0123456789abcdef")
+        Traceback (most recent call last):
+        ...
+        engine.errors.IllegalAction: the soviet side has given its entropy already
+        """
+        if self.ruleset < MIXED_DICE:
+            raise IllegalAction(Reason.ENTROPY_NOT_USED, f"the dice of ruleset {self.ruleset} derive from the seed "
+                                                         f"alone: they mix in no entropy (from ruleset {MIXED_DICE} on)")
+        if side not in SIDES:
+            raise IllegalAction(Reason.UNKNOWN_SIDE, f"{side!r} is not a side; sides: {', '.join(SIDES)}")
+        problem = entropy_problem(entropy)
+        if problem:
+            raise IllegalAction(Reason.BAD_ENTROPY, problem)
+        if side in self.entropy:
+            raise IllegalAction(Reason.ENTROPY_GIVEN, f"the {side} side has given its entropy already")
+        if self.rolls or self._dice_key is not None:
+            raise IllegalAction(Reason.DICE_ROLLED, "the first die has been rolled: the dice mix no more entropy")
+        self.entropy[side] = entropy
+
+    def _die(self, index: int) -> int:
+        """Roll ``index`` as the seed (and, from ruleset 4 on, the entropy) gives it. The first such roll of
+        a ruleset-4 game fixes the entropy: a side that gave none gets one drawn from the seed (an event)."""
+        if self.ruleset < MIXED_DICE:
+            return die_roll(self.seed, index)
+        if self._dice_key is None:
+            for side in SIDES:
+                if side not in self.entropy:
+                    self.entropy[side] = drawn_entropy(self.seed, side)
+                    self._emit(EntropyDrawn(side, self.entropy[side]))
+            self._dice_key = dice_key(self.seed, self.entropy)
+        return keyed_die_roll(self._dice_key, index)
+
     def _roll(self, purpose: str) -> int:
         index = self.rolls
-        value = self.fixed_dice[index] if index < len(self.fixed_dice) else die_roll(self.seed, index)
+        value = self.fixed_dice[index] if index < len(self.fixed_dice) else self._die(index)
         self.rolls += 1
         self._emit(DieRolled(index, value, purpose))
         return value
@@ -487,6 +532,7 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         twin.control = dict(self.control)
         twin.elimination_points = dict(self.elimination_points)
         twin.supply = dict(self.supply)
+        twin.entropy = dict(self.entropy)
         twin._positions = dict(self._positions)
         twin.ps = self.ps.copy()
         twin._zoc_cache = dict(self._zoc_cache)
@@ -545,14 +591,17 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
                 "strongpoint_shifts": sorted(ps.strongpoint_shifts),
             },
             "result": self.outcome.to_json() if self.outcome else None,
+            "ruleset": self.ruleset,
         }
-        if self.ruleset >= 3:  # written from ruleset 3 on, so that a ruleset-2 state keeps its hash
-            state["ruleset"] = self.ruleset
+        if self.ruleset >= MIXED_DICE:
+            state["entropy"] = dict(sorted(self.entropy.items()))
         return state
 
     def canonical_json(self) -> str:
         """``json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))``: the text of the state
-        the service stores and whose hash every action logs.
+        the service stores and whose hash every action logs. A state of ruleset 2 leaves out its
+        ``ruleset`` (written into states from ruleset 3 on), so that the hashes its matches logged still
+        verify; a service reads it back with the ruleset its match records (see POSITION.md).
 
         orjson writes the same text ~20× faster for what a position holds (dicts with string keys, lists,
         integers, booleans, null, ASCII strings); the two differ only where a position never goes (floats,
@@ -560,6 +609,8 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
         any text with those takes ``json.dumps``.
         """
         data = self.to_json()
+        if self.ruleset < 3:
+            del data["ruleset"]
         try:
             fast = orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
         except TypeError:  # what orjson does not encode (an integer past 64 bits)

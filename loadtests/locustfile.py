@@ -74,7 +74,7 @@ if str(ROOT) not in sys.path:
 from clients.client import RECONNECT_OPTIONS, TyphoonClient, TyphoonError  # noqa: E402
 from loadtests import metrics as m  # noqa: E402
 from service.gen.typhoon.v1 import match_pb2, match_service_pb2 as api  # noqa: E402
-from service.match.seat_tokens import new_seat_token  # noqa: E402
+from service.match.fresh_tokens import new_seat_token  # noqa: E402
 
 METRICS = m.Metrics()  # this process's figures
 TOTALS = m.Metrics()  # the master's (or the only process's) sum
@@ -265,6 +265,8 @@ def user_address(environment) -> str:
     runner = environment.runner
     offset = getattr(runner, "worker_index", 0) if isinstance(runner, WorkerRunner) else 0
     n = (offset * 20_000 + next(_users)) % 2**17
+    # a /24 of its own for each of the first 512 users (a client counts by its /24: service.client_identity)
+    n = (n % 512) << 8 | (n // 512 % 254 + 1)
     return ".".join(str((FIRST_ADDRESS + n) >> shift & 255) for shift in (24, 16, 8, 0))
 
 

@@ -1,6 +1,7 @@
 """Rate limits checked by the script that commits the call: a SubmitAction is one Redis round trip.
 
-A call whose RPC is in :data:`IN_COMMIT` is not checked before it runs. The transport hands the match
+A call whose RPC's row says so (``service.guard.call_guard.RPC_TABLE``: SubmitAction, Resign) is not
+checked before it runs. The transport hands the match
 core an :class:`InCommitAdmission` (``CallContext.admission``), and the core's commit script runs its
 checks first, in the same script (``service.store.match_store.Precheck``): the library's own sliding
 window scripts on the library's own keys (:data:`ADMIT_LUA`), then, if every check allows it, the commit.
@@ -25,10 +26,6 @@ from limits.aio.storage.redis.bridge import RedisBridge
 from service.errors import ServiceError
 from service.guard.rate_limits import Check, RateLimits
 from service.store.match_store import Precheck
-
-#: The RPCs whose rate limits their commit script checks.
-IN_COMMIT = frozenset({"SubmitAction"})
-
 
 def _library_script(name: str, source: bytes) -> str:
     return f"local function {name}(KEYS, ARGV)\n{source.decode()}\nend\n"
@@ -95,4 +92,4 @@ class InCommitAdmission:
             await self.limits.check(self.checks)
 
 
-__all__ = ["ADMIT_LUA", "IN_COMMIT", "InCommitAdmission"]
+__all__ = ["ADMIT_LUA", "InCommitAdmission"]

@@ -67,6 +67,11 @@ function requestId() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+// A seat's entropy for the dice (engine/dice.py): 256 bits from the browser's cryptographic generator, as hex.
+export function freshEntropy() {
+  return requestId() + requestId();
+}
+
 async function call(method, path, { query, body, token } = {}) {
   const url = new URL(path, API_ORIGIN);
   for (const [key, value] of Object.entries(query || {})) {
@@ -106,6 +111,8 @@ export const api = {
     token, body: { action, expected_version: expectedVersion, request_id: requestId() },
   }),
   resign: (id, token) => call("POST", `/v1/matches/${id}/resign`, { token, body: {} }),
+  // the seat's entropy, mixed into the dice: after the match's seed commitment, before its first die
+  contributeEntropy: (id, token, entropy) => call("POST", `/v1/matches/${id}/entropy`, { token, body: { entropy } }),
   createMatch: (body) => call("POST", "/v1/matches", { body }),
   joinMatch: (id, body) => call("POST", `/v1/matches/${id}/join`, { body }),
   events: (id, afterSequence, pageSize = 1000) =>

@@ -1,6 +1,6 @@
 // A match live (GetMatch + the WatchMatch stream), and play for the seat whose token the page holds.
 
-import { api, ApiError, grpcAddress, plainly, scenario as loadScenario, watch } from "./api.js";
+import { api, ApiError, freshEntropy, grpcAddress, plainly, scenario as loadScenario, watch } from "./api.js";
 import { battlesTable, oddsSentence, previewCard, resolvedCard } from "./battles.js";
 import { draw, hexAt, prepare, step, unitAt, unitLabel } from "./board.js";
 import { click, el, fill, resultText, statusLabel, touch } from "./dom.js";
@@ -700,7 +700,7 @@ export function showMatch(root, matchId, params, playing = false) {
       } }, "Open seat")),
       free.length ? el("p", {}, "or ", el("button", { id: "take-seat", onclick: async () => {
         try {
-          const joined = await api.joinMatch(matchId, { side: free[0].side });
+          const joined = await api.joinMatch(matchId, { side: free[0].side, entropy: freshEntropy() });
           await take({ side: joined.side, token: joined.seat_token });
         } catch (error) { message.textContent = refusal(error); }
       } }, `take the free ${sideName(free[0].side)} seat`)) : null,
