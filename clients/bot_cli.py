@@ -83,7 +83,7 @@ def cli_bot(args) -> int:
 
 def register(commands) -> None:
     """Add ``bot`` to the ``typhoon`` command line."""
-    bot = commands.add_parser("bot", help="play one seat of a match with a strategy, through the service")
+    bot = commands.add_parser("bot")
     bot.add_argument("--match", help="the match id (default: create a new match and print its id)")
     bot.add_argument("--side", choices=["german", "soviet"], help="the seat to claim (default: the first free one)")
     add_strategy_argument(bot)

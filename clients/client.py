@@ -49,8 +49,8 @@ from service.gen.typhoon.v1 import actions_pb2, match_pb2, match_service_pb2_grp
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.match import convert
 from service.match.audit import aborted_text
-from service.match.clock import PRESETS, TimeControl
-from service.match.core import new_seat_token
+from service.match.fresh_tokens import new_seat_token
+from service.match.time_control import PRESETS, TimeControl
 
 Match = match_pb2.Match
 TimeControlMessage = match_pb2.TimeControl
@@ -244,7 +244,8 @@ class Watch(ReconnectingStream):
     change; with ``token``, the seat's legal actions and the game state when it is to act)."""
 
     def __init__(self, client: "TyphoonClient", match_id: str, after_sequence: int, heartbeat_seconds: int,
-                 heartbeats: bool, resume: bool, updates: bool = False, token: str | None = None) -> None:
+                 heartbeats: bool, resume: bool, updates: bool = False, token: str | None = None,
+                 updates_only: bool = False) -> None:
         super().__init__(client.rate_limit_patience)
         self.client = client
         self.match_id = match_id
@@ -254,13 +255,15 @@ class Watch(ReconnectingStream):
         self.resume = resume
         self.updates = updates
         self.token = token
+        self.updates_only = updates_only
         self.finished = False
 
     def __iter__(self) -> Iterator[MatchEvent | MatchUpdate | api.Heartbeat]:
         while not self._closed and not self.finished:
             request = api.WatchMatchRequest(match_id=self.match_id, after_sequence=self.cursor,
                                             heartbeat_seconds=self.heartbeat_seconds,
-                                            include_legal_actions=self.token is not None)
+                                            include_legal_actions=self.token is not None,
+                                            updates_only=self.updates_only)
             self._call = self.client.stub.WatchMatch(request, metadata=self.client._metadata(self.token))
             try:
                 for response in self._call:
@@ -273,6 +276,8 @@ class Watch(ReconnectingStream):
                             self.finished = not self.updates  # else its update comes last
                         yield event
                     elif kind == "update":
+                        if self.updates_only:  # no entries come: the update says how far the stream is
+                            self.cursor = max(self.cursor, response.update.last_sequence)
                         if response.update.status in _ENDED and response.update.last_sequence <= self.cursor:
                             self.finished = True
                         if self.updates:
@@ -484,12 +489,14 @@ class TyphoonClient:
 
     def watch(self, match_id: str, after_sequence: int = 0, heartbeat_seconds: int = 15,
               heartbeats: bool = False, resume: bool = True, updates: bool = False,
-              token: str | None = None) -> Watch:
+              token: str | None = None, updates_only: bool = False) -> Watch:
         """The match's events after ``after_sequence``, then live until its end (heartbeats too if
         asked, and each MatchUpdate with ``updates``; with a seat ``token``, the updates at which that
-        seat is to act carry its legal actions and the game state). With ``resume`` it reconnects after
-        a disconnect from its cursor (``watch.cursor``)."""
-        return Watch(self, match_id, after_sequence, heartbeat_seconds, heartbeats, resume, updates, token)
+        seat is to act carry its legal actions and the game state; ``updates_only``: the updates and
+        no event, what a bot needs). With ``resume`` it reconnects after a disconnect from its cursor
+        (``watch.cursor``)."""
+        return Watch(self, match_id, after_sequence, heartbeat_seconds, heartbeats, resume, updates or updates_only,
+                     token, updates_only)
 
 
 def describe_event(event: MatchEvent) -> str:

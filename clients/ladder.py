@@ -636,7 +636,7 @@ def _quiet_errors(run):
 
 def register(commands) -> None:
     """Add ``ladder owner|register|rotate-key|revoke-key|leaderboard|player`` to the ``typhoon`` command line."""
-    ladder = commands.add_parser("ladder", help="the service's bot ladder: owners, players, keys, standings")
+    ladder = commands.add_parser("ladder")
     sub = ladder.add_subparsers(dest="ladder_command", required=True)
 
     def server(parser) -> None:

@@ -81,7 +81,7 @@ def register(commands) -> None:
     """Add ``play`` to the ``typhoon`` command line."""
     from clients.strategy_option import add_strategy_argument
 
-    play = commands.add_parser("play", help="play a bot in the browser: start the service, seat the bot, open the page")
+    play = commands.add_parser("play")
     play.add_argument("--side", choices=["german", "soviet"], default="german", help="your side (default german)")
     add_strategy_argument(play, "the bot's strategy")
     play.add_argument("--param", action="append", metavar="NAME=VALUE", help="a parameter of the bot's strategy")

@@ -334,7 +334,7 @@ class Bot:
         while not self._stop.is_set():
             self._watch = self.client.watch(self.match_id, after_sequence=cursor,
                                             heartbeat_seconds=self.heartbeat_seconds, heartbeats=True,
-                                            updates=True, token=self.token)
+                                            updates_only=True, token=self.token)  # a bot reads no event
             try:
                 for item in self._watch:
                     if isinstance(item, api.MatchUpdate):

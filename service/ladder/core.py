@@ -110,6 +110,8 @@ MAX_HEARTBEAT_SECONDS = 60
 #: Events read from the store per round trip while counting a match's actions.
 _LOG_PAGE = 1000
 _key = ladder_key
+#: The ladder's wake channel (service.store.notify.Feed.listen), in the ladder's slot.
+WAKE_CHANNEL = ladder_key("wake")
 
 
 def _err(code: StatusCode, reason: str, message: str) -> ServiceError:
@@ -134,6 +136,9 @@ class LadderConfig:
     options: dict[str, Any] = field(default_factory=dict)
     max_concurrency: int = 8
     interval: float = 0.5        # seconds between pairing rounds, results rounds and Seek's looks
+    #: seconds between rounds while there is nothing to pair or rate (a Seek that starts and a match
+    #: paired wake the rounds of every process at once: the ladder's wake channel)
+    idle_interval: float = 30.0
     presence_ms: int = 5000      # a player counts as seeking this long after its stream last looked
     rematch_wait_ms: int = 3000  # how long two who just played each other both ways wait for others
     fair_play: FairPlay = field(default_factory=FairPlay)
@@ -326,6 +331,9 @@ class Ladder:
         self._tasks: list[asyncio.Task] = []
         self._stopping = False
         self.settled = 0
+        self._seekers = 0  # seeking at the last pairing round
+        self._open = 0  # ladder matches not rated yet at the last results round
+        self._wakes: dict[str, asyncio.Event] = {}
         options = engine.new_game(self.config.scenario, self.config.options).options.to_json()
         self._options = options
 
@@ -357,8 +365,16 @@ class Ladder:
 
     def start(self) -> None:
         self._stopping = False
-        self._tasks = [asyncio.create_task(self._every(self._moved_then_pair), name="ladder-pairing"),
-                       asyncio.create_task(self._every(self.results_round), name="ladder-results")]
+        self._wakes = {"pairing": asyncio.Event(), "results": asyncio.Event()}
+        self.core.hub.feed.listen(WAKE_CHANNEL, self._wake)
+        self._tasks = [asyncio.create_task(self._every(self._moved_then_pair, "pairing", lambda: self._seekers > 0),
+                                           name="ladder-pairing"),
+                       asyncio.create_task(self._every(self.results_round, "results", lambda: self._open > 0),
+                                           name="ladder-results")]
+
+    def _wake(self) -> None:
+        for woken in self._wakes.values():
+            woken.set()
 
     async def _moved_then_pair(self) -> int:
         if not self._moved:
@@ -426,15 +442,22 @@ class Ladder:
         log.info("ladder_established_reckoned", players=len(ids), rule=rule, lifecycle=True)
         return len(ids)
 
-    async def _every(self, round_: Any) -> None:
+    async def _every(self, round_: Any, name: str, busy: Any) -> None:
+        """``round_`` every ``interval`` while ``busy()``, else when woken (at most ``idle_interval`` apart)."""
+        woken = self._wakes[name]
         while not self._stopping:
+            woken.clear()  # before the round: a wake from now on may be for something it misses
+            pause = self.config.interval
             try:
                 await round_()
+                pause = self.config.interval if busy() else self.config.idle_interval
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # noqa: BLE001 - Redis away, a bug: log, go on
                 log.warning("ladder_round_failed", round=round_.__name__, error=repr(error))
-            await asyncio.sleep(self.config.interval)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(pause):
+                    await woken.wait()
 
     # --- pairing -----------------------------------------------------------------------------------
 
@@ -443,6 +466,7 @@ class Ladder:
         matches created."""
         lock = self.redis.lock(_key("pairing"), timeout=10, blocking=False)
         if not await lock.acquire():
+            self._seekers = 2  # another process pairs them now: as many as it takes to look again soon
             return 0
         try:
             return await self._pair()
@@ -453,6 +477,7 @@ class Ladder:
     async def _pair(self) -> int:
         now = await self.store.time_ms()
         ids = [text_of(i) for i in await self.redis.zrangebyscore(_key("seeking"), now, "+inf")]
+        self._seekers = len(ids)
         if not ids:
             return 0
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -565,6 +590,7 @@ class Ladder:
                   *_pair_args(german, soviet)])
         log.info("ladder_paired", match_id=match.match_id, german=german, soviet=soviet, assigned=bool(assigned),
                  meeting=count + 1)
+        await self.store.wake(WAKE_CHANNEL)  # every process's results round follows the open matches
         return bool(assigned)
 
     # --- results -----------------------------------------------------------------------------------
@@ -572,6 +598,7 @@ class Ladder:
     async def results_round(self) -> int:
         """Rate every ended ladder match not rated yet; returns how many this process rated."""
         entries = {text_of(k): json.loads(v) for k, v in (await self.redis.hgetall(_key("open"))).items()}
+        self._open = len(entries)
         done = 0
         for match_id, meta in zip(entries, await self.store.metas(list(entries))):
             if meta is None or meta.get("status") in ("finished", "aborted"):
@@ -744,6 +771,7 @@ class Ladder:
         followers: dict[str, asyncio.Task] = {}
         changes: asyncio.Queue[api.MatchUpdate] = asyncio.Queue()
         quiet_since = time.monotonic()
+        woken = False
         ended = "shutdown"
         try:
             while not self.core.draining and not self.core.hub.closing:
@@ -753,6 +781,9 @@ class Ladder:
                     raise _err(StatusCode.UNAUTHENTICATED, "KEY_INVALID",
                                "the player's API key was rotated or revoked while it was seeking")
                 await self.redis.zadd(_key("seeking"), {player_id: now + self.config.presence_ms})
+                if not woken:  # one more seeker: the pairing rounds of every process look again
+                    woken = True
+                    await self.store.wake(WAKE_CHANNEL)
                 assigned = {text_of(k): text_of(v) for k, v in
                             (await self.redis.hgetall(_key("player", player_id, "assigned"))).items()}
                 if assigned.keys() - sent:  # a match is handed out only once a failover keeps it

@@ -55,7 +55,7 @@ import engine
 from engine.ruleset import MIXED_DICE, UNVERSIONED, played
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
-from service.match import convert, seat_entropy
+from service.match import convert, entropy_log
 
 MatchEvent = match_pb2.MatchEvent
 
@@ -506,7 +506,7 @@ def _replay(events: list[MatchEvent], game: engine.Game, seed: str, report: Repo
                 report.add(seq, "log", f"{kind} has version {event.version}, the match was at {version}")
             if not stopped:
                 try:
-                    seat_entropy.replay_event(game, event)
+                    entropy_log.replay_event(game, event)
                 except engine.IllegalAction as error:
                     report.add(seq, "actions", f"the engine refuses the {kind} ({error.reason}: {error})")
                 if clocks is not None:

@@ -38,7 +38,7 @@ import secrets
 import time
 import weakref
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Callable, Iterator
+from typing import Any, AsyncIterator, Callable, Iterator, Protocol
 
 import structlog
 from grpc import StatusCode
@@ -56,13 +56,14 @@ from service.match.battles import battles as battles_of
 from service.match.cache import Known, MatchCache
 from service.match.log_entries import match_event
 from service.match.names import check_name
+from service.match.fresh_tokens import new_seat_token
 from service.match.seat_tokens import ChosenTokens, check_strength
 from service.match.watch_limits import WatchLease, WatchLimits
 from service.request_ids import check_request_id
 from service.store import deadlines
 from service.store import match_store as store_module
 from service.store.hub import MatchState, StreamHub
-from service.store.match_store import ENDED, RequestRecord, Store, StoredEvent
+from service.store.match_store import ENDED, Precheck, RequestRecord, Store, StoredEvent
 
 log = structlog.get_logger("typhoon.service")
 
@@ -90,22 +91,20 @@ class CallContext:
     #: Set only by the service itself (the clock sweeper), never by a transport: act for this side.
     service_side: str | None = None
     client: str = ""
+    #: The call's rate limits, for its commit script to check (service.guard.in_commit), if any.
+    admission: Admission | None = None
+
+
+class Admission(Protocol):
+    """Checks a call's commit runs first (service.guard.in_commit.InCommitAdmission)."""
+
+    def take(self) -> Precheck | None: ...
+
+    async def refusal(self, check: int) -> ServiceError: ...
 
 
 #: A bound on PreviewBattle's request (a hex has six neighbours: more attackers are never legal).
 MAX_PREVIEW_ATTACKERS = 6
-
-
-def new_seat_token() -> str:
-    """A fresh seat token: 256 random bits, URL-safe base64, never starting with ``-`` (a command line
-    would take ``typhoon bot --token -Xb2...`` for an option: one token in 64 did).
-
-    >>> all(not new_seat_token().startswith("-") for _ in range(1000))
-    True
-    """
-    while (token := secrets.token_urlsafe(32)).startswith("-"):
-        pass
-    return token
 
 
 def token_hash(token: str) -> str:
@@ -422,7 +421,8 @@ class MatchService:
             history.check_version(request.version, known.version)
             state = await self.past.state_at(known.meta, request.version, ctx.client)
             return api.GetMatchResponse(match=self._match(known.meta), state=state)
-        return api.GetMatchResponse(match=self._match(known.meta), state=self._state(known.game, known.meta))
+        return api.GetMatchResponse(match=self._match(known.meta),
+                                    state=self._state(known.game, known.meta, known.state_hash))
 
     async def _match_at(self, known: Known, version: int) -> api.GetMatchResponse:
         """GetMatch at a past version: re-simulated from the log (service/match/history.py)."""
@@ -524,8 +524,11 @@ class MatchService:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_SIZE", f"page_size must be from 1 to {MAX_EVENTS_PAGE}")
         if request.after_sequence < 0:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_CURSOR", "after_sequence cannot be negative")
-        _check_cursor(request.after_sequence, await self._meta(match_id))
-        events = await self.store.read_events(match_id, request.after_sequence, size + 1)
+        # the page and the meta hash (is there such a match, is the cursor in its log) in one script
+        events, meta = await self.store.read_events_and_meta(match_id, request.after_sequence, size + 1)
+        if meta is None:
+            raise _not_found(match_id)
+        _check_cursor(request.after_sequence, meta)
         page = events[:size]
         return api.GetEventLogResponse(events=[match_event(e) for e in page],
                                        next_after_sequence=page[-1].seq if page else request.after_sequence,
@@ -533,7 +536,13 @@ class MatchService:
 
     # --- WatchMatch --------------------------------------------------------------------------------
 
-    async def watch_match(self, request: api.WatchMatchRequest, ctx: CallContext) -> AsyncIterator[api.WatchMatchResponse]:
+    async def watch_match_encoded(self, request: api.WatchMatchRequest, ctx: CallContext) -> AsyncIterator[bytes]:
+        """:meth:`watch_match`, each message serialized (the gRPC transport sends the bytes as they are):
+        an event's and an update's bytes are made once per process for all the watchers it reaches."""
+        return await self.watch_match(request, ctx, encoded=True)
+
+    async def watch_match(self, request: api.WatchMatchRequest, ctx: CallContext,
+                          encoded: bool = False) -> AsyncIterator[api.WatchMatchResponse]:
         """Check the request, then return the stream (so a refusal comes before anything is sent)."""
         match_id = self._match_id(request.match_id)
         heartbeat = request.heartbeat_seconds or 15
@@ -554,29 +563,37 @@ class MatchService:
                 seat_release()
             raise
         stream = self._watch(match_id, request.after_sequence, heartbeat, MatchState(meta) if finished else None,
-                             lease, seat, seat_release)
+                             lease, seat, seat_release, encoded, request.updates_only)
         weakref.finalize(stream, lease.release)  # also when a transport drops the stream unstarted
         if seat_release:
             weakref.finalize(stream, seat_release)
         return stream
 
     async def _watch(self, match_id: str, after: int, heartbeat: float, finished: MatchState | None,
-                     lease: WatchLease, seat: str | None,
-                     seat_release: Callable[[], None] | None) -> AsyncIterator[api.WatchMatchResponse]:
+                     lease: WatchLease, seat: str | None, seat_release: Callable[[], None] | None,
+                     encoded: bool = False, updates_only: bool = False
+                     ) -> AsyncIterator[api.WatchMatchResponse | bytes]:
         sent, last, ended = 0, after, "shutdown"
         final = False  # the log's last entry was sent: its update ends the stream
         try:
             if finished is not None:
                 ended = "finished"
-                yield api.WatchMatchResponse(update=await self.seat_view(finished, seat))
+                yield await self._update_response(finished, seat, encoded)
                 return
             async for item in self.hub.follow(match_id, after, heartbeat):
                 if isinstance(item, StoredEvent):
-                    yield api.WatchMatchResponse(event=match_event(item))
+                    if updates_only:  # read all the same: the updates follow them
+                        pass
+                    elif not encoded:
+                        yield api.WatchMatchResponse(event=match_event(item))
+                    else:  # the hub hands one object to every local watcher of the match: encoded once
+                        if item.wire is None:
+                            item.wire = api.WatchMatchResponse(event=match_event(item)).SerializeToString()
+                        yield item.wire
                     sent, last = sent + 1, item.seq
                     final = final or (item.data.get("type") == FINAL_EVENT and item.source == "service")
                 elif isinstance(item, MatchState):
-                    yield api.WatchMatchResponse(update=await self.seat_view(item, seat))
+                    yield await self._update_response(item, seat, encoded)
                     if final:
                         ended = "finished"
                         return
@@ -584,8 +601,9 @@ class MatchService:
                     ended = "finished"
                     return
                 else:
-                    yield api.WatchMatchResponse(heartbeat=api.Heartbeat(last_sequence=item,
-                                                                         time=convert.timestamp(self._now_ms())))
+                    heartbeat_message = api.WatchMatchResponse(heartbeat=api.Heartbeat(
+                        last_sequence=item, time=convert.timestamp(self._now_ms())))
+                    yield heartbeat_message.SerializeToString() if encoded else heartbeat_message
         except (GeneratorExit, asyncio.CancelledError):
             ended = "client_gone"
             raise
@@ -596,6 +614,19 @@ class MatchService:
             log.info("watch_ended", match_id=match_id, reason=ended, events=sent, after_sequence=after,
                      last_sequence=last)
 
+    async def _update_response(self, state: MatchState, seat: str | None,
+                               encoded: bool) -> api.WatchMatchResponse | bytes:
+        """The WatchMatch message of ``state`` for ``seat``'s view; ``encoded``: serialized, once per
+        state and view for all the watchers of this process."""
+        view = await self.seat_view(state, seat)
+        if not encoded:
+            return api.WatchMatchResponse(update=view)
+        key = ("wire", seat if view.HasField("legal_actions") else None)
+        wire = state.cached.get(key)
+        if wire is None:
+            wire = state.cached[key] = api.WatchMatchResponse(update=view).SerializeToString()
+        return wire
+
     async def seat_view(self, state: MatchState, seat: str | None) -> api.MatchUpdate:
         """The update of ``state`` (service.match.updates), with the legal actions and the game state if
         ``seat`` is the side to act at its version (what a bot needs to choose; nothing when the match
@@ -605,13 +636,17 @@ class MatchService:
         if seat is None or update.side_to_act != seat:
             return update
         if seat not in state.cached:
-            known, _ = await self._known(update.match_id)
+            held = self.cache.get(update.match_id)
+            if held is not None and (held.version, held.seq) == (update.version, state.last_sequence):
+                known = held  # this very state (a commit of this process, or a read since): no read
+            else:
+                known, _ = await self._known(update.match_id)
             view = update
             if known.version == update.version and not known.aborted and known.ruleset == engine.RULESET:
                 view = api.MatchUpdate()
                 view.CopyFrom(update)
                 view.legal_actions.MergeFrom(known.legal_actions())
-                view.state.CopyFrom(self._state(known.game, state.meta))
+                view.state.CopyFrom(self._state(known.game, state.meta, known.state_hash))
             state.cached[seat] = view
         return state.cached[seat]
 
@@ -670,10 +705,13 @@ class MatchService:
         guess = self.cache.get(match_id)
         if guess is not None and guess.meta is not None and expected in (None, guess.version):
             # on what this process last knew, without reading: the commit refuses it if it is out of date
-            with contextlib.suppress(ServiceError):  # a refusal found on a guess is decided again on a read
+            try:
                 answer = await self._try(match_id, guess, ctx, action, expected, request_id, rpc, response_type)
                 if answer is not None:
                     return answer
+            except ServiceError as error:  # a refusal found on a guess is decided again on a read
+                if error.reason == "RATE_LIMITED":  # by the commit's own checks: final
+                    raise
         for _ in range(MAX_RETRIES):
             known, record = await self._known(match_id, meta=True, request_id=request_id)
             if request_id and record:
@@ -728,7 +766,10 @@ class MatchService:
         record = RequestRecord(version, stored[0].seq, stored[-1].seq, fingerprint[:16]) if request_id else None
         outcome = await self.store.commit(match_id, known.version, known.seq, version, state_json, meta_update,
                                           stored, request_id, record, deadline,
-                                          expected_hash=known.state_hash, new_hash=state_hash)
+                                          expected_hash=known.state_hash, new_hash=state_hash,
+                                          precheck=ctx.admission.take() if ctx.admission else None)
+        if outcome.outcome == "REFUSED":
+            raise await ctx.admission.refusal(outcome.refused_by)
         if outcome.outcome == "OK":
             self.cache.put(match_id, Known(version, stored[-1].seq, state_hash, game, meta))
             log.info("action_applied", side=side, action=action.type, version=version,
@@ -906,7 +947,8 @@ class MatchService:
         return match
 
     @staticmethod
-    def _state(game: engine.Game, meta: dict[str, str]) -> match_pb2.GameState:
+    def _state(game: engine.Game, meta: dict[str, str], state_hash: str = "") -> match_pb2.GameState:
+        """The GameState of ``game``; ``state_hash``: its hash if known already (the store keeps it)."""
         position = game.to_json()
         state = match_pb2.GameState(
             turn=game.turn, phase=game.phase.name, side_to_act=game.current_player() or "",
@@ -915,7 +957,7 @@ class MatchService:
             pool=[match_pb2.PoolUnit(id=p["id"], available_from=p["available_from"]) for p in position["pool"]],
             city_control=position["city_control"], victory_points=game.victory_points(),
             elimination_points=position["elimination_points"], capital_bonus=position["capital_bonus"],
-            rolls=position["rolls"], state_hash=game.state_hash())
+            rolls=position["rolls"], state_hash=state_hash or game.state_hash())
         if meta.get("status") == "aborted":
             state.side_to_act = ""
         pending = convert.pending_to_proto(game.pending_decision())

@@ -17,7 +17,7 @@ import engine
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
-from service.match import convert, rulesets, seat_entropy
+from service.match import convert, entropy_log, rulesets
 from service.match.audit import CHECKS, Report, verify_log
 from service.match.log_entries import match_event
 from service.store.match_store import ENDED, RequestRecord
@@ -68,7 +68,7 @@ def games_at(events: list[match_pb2.MatchEvent], first: int, last: int,
                                ruleset=ruleset)
     else:
         game = engine.new_game(created.scenario, options, seed=seed, ruleset=ruleset)
-    drawn = seat_entropy.drawn_in_log(events) if seed is None else {}
+    drawn = entropy_log.drawn_in_log(events) if seed is None else {}
     dice = game.fixed_dice
     logged_hash = game.state_hash() if seed is not None else ""
     steps = [e for e in events if e.version <= last and e.WhichOneof("kind") in _STEPS]
@@ -76,9 +76,9 @@ def games_at(events: list[match_pb2.MatchEvent], first: int, last: int,
     for version in range(first, last + 1):
         while done < len(steps) and steps[done].version <= version:
             event, done = steps[done], done + 1
-            if seat_entropy.replay_event(game, event):
+            if entropy_log.replay_event(game, event):
                 continue
-            seat_entropy.restore_drawn(game, drawn.get(event.version, []))
+            entropy_log.restore_drawn(game, drawn.get(event.version, []))
             game.apply(engine.action_from_json(convert.action_from_proto(event.action_submitted.action)))
             logged_hash = event.action_submitted.state_hash
         if seed is None:

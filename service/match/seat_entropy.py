@@ -45,7 +45,6 @@ from grpc import StatusCode
 
 import engine
 from engine.dice import commitment_problem, entropy_problem
-from engine.events import EntropyDrawn
 from engine.ruleset import MIXED_DICE
 from engine.seat_entropy import COMMITMENT, REVEAL
 from service.errors import ServiceError
@@ -53,22 +52,13 @@ from service.gen.typhoon.v1 import match_pb2
 from service.match import rulesets
 from service.match.cache import Known
 from service.store import match_store as store_module
+from service.match.entropy_log import (  # noqa: F401 - the log's part, kept importable from here
+    _AWAITED_META, AWAITED, COMMITTED, CONTRIBUTED, KINDS, NONE, drawn_fields, drawn_in_log, entry, logged_fields,
+    replay_event, replay_logged, restore_drawn)
 from service.store.match_store import ENDED, StoredEvent
 
 if TYPE_CHECKING:
     from service.match.core import MatchService
-
-#: The log entries of the seats' part in the dice, in the order a seat makes them.
-AWAITED = "entropy_awaited"
-COMMITTED = "entropy_committed"
-CONTRIBUTED = "entropy_contributed"
-KINDS = (AWAITED, COMMITTED, CONTRIBUTED)
-
-#: What ContributeEntropy.commitment says for a seat that gives no entropy.
-NONE = "none"
-
-#: The meta value of an awaited seat's commitment.
-_AWAITED_META = "awaited"
 
 #: Engine refusals of a commitment or an entropy and the status each is answered with (the others:
 #: FAILED_PRECONDITION, the match is not where it could take it).
@@ -88,61 +78,6 @@ def check_commitment(commitment: str) -> None:
     problem = commitment_problem(commitment) if commitment else None
     if problem:
         raise ServiceError(StatusCode.INVALID_ARGUMENT, engine.Reason.BAD_COMMITMENT, problem)
-
-
-def entry(kind: str, side: str, value: str = "") -> dict[str, Any]:
-    """The log entry of a seat's step: ``kind`` is one of :data:`KINDS`."""
-    if kind == AWAITED:
-        return {"type": AWAITED, "side": side}
-    return {"type": kind, "side": side, "commitment" if kind == COMMITTED else "entropy": value}
-
-
-def replay_logged(game: engine.Game, data: dict[str, Any]) -> bool:
-    """Replay a logged entry (its data) on ``game`` if it is a seat's step: True if it was one (raises
-    IllegalAction if the game could not take it)."""
-    kind = data.get("type")
-    if kind == AWAITED:
-        game.await_entropy(data["side"])
-    elif kind == COMMITTED:
-        game.commit_entropy(data["side"], data["commitment"])
-    elif kind == CONTRIBUTED:
-        game.contribute_entropy(data["side"], data["entropy"])
-    else:
-        return False
-    return True
-
-
-def replay_event(game: engine.Game, event: match_pb2.MatchEvent) -> bool:
-    """:func:`replay_logged` for an API MatchEvent."""
-    kind = event.WhichOneof("kind")
-    if kind == "entropy_awaited":
-        game.await_entropy(event.entropy_awaited.side)
-    elif kind == "entropy_committed":
-        game.commit_entropy(event.entropy_committed.side, event.entropy_committed.commitment)
-    elif kind == "entropy_contributed":
-        game.contribute_entropy(event.entropy_contributed.side, event.entropy_contributed.entropy)
-    else:
-        return False
-    return True
-
-
-def logged_fields(data: dict[str, Any]) -> dict[str, str]:
-    """The meta fields a logged seat's step (or an ``entropy_drawn`` game event) sets."""
-    side, kind = data["side"], data["type"]
-    if kind == AWAITED:
-        return {f"seat:{side}:entropy_commitment": _AWAITED_META}
-    if kind == COMMITTED:
-        return {f"seat:{side}:entropy_commitment": data["commitment"]}
-    return {f"seat:{side}:entropy": data["entropy"]} | ({f"seat:{side}:entropy_drawn": "1"} if kind == "entropy_drawn" else {})
-
-
-def drawn_fields(events: list[engine.Event]) -> dict[str, str]:
-    """The meta fields of the entropy an action's first die drew for the seats that gave none."""
-    fields: dict[str, str] = {}
-    for event in events:
-        if isinstance(event, EntropyDrawn):
-            fields |= logged_fields(event.to_json())
-    return fields
 
 
 def due(meta: dict[str, str], side: str) -> str:
@@ -168,24 +103,6 @@ def describe(meta: dict[str, str], seat: match_pb2.Seat) -> None:
     commitment = meta.get(f"seat:{side}:entropy_commitment", "")
     seat.entropy_commitment = "" if commitment == _AWAITED_META else commitment
     seat.entropy_due = due(meta, side)
-
-
-def restore_drawn(game: engine.Game, drawn: list[tuple[str, str]]) -> None:
-    """Give ``game`` the entropy its first die drew, as the log says (a replay whose dice are the logged
-    ones, the seed still secret, draws nothing itself)."""
-    for side, entropy in drawn:
-        game.entropy[side] = entropy
-
-
-def drawn_in_log(events: list[match_pb2.MatchEvent]) -> dict[int, list[tuple[str, str]]]:
-    """The entropy the first die drew, by the version of the action that rolled it: what a replay whose
-    dice are the logged ones (the seed still secret) gives its game before that action (:func:`restore_drawn`)."""
-    drawn: dict[int, list[tuple[str, str]]] = {}
-    for event in events:
-        if event.WhichOneof("kind") == "game_event" and event.game_event.WhichOneof("kind") == "entropy_drawn":
-            given = event.game_event.entropy_drawn
-            drawn.setdefault(event.version, []).append((given.side, given.entropy))
-    return drawn
 
 
 def refusal(error: engine.IllegalAction) -> ServiceError:

@@ -212,16 +212,18 @@ class GetEventLogResponse(_message.Message):
     def __init__(self, events: _Optional[_Iterable[_Union[_match_pb2.MatchEvent, _Mapping]]] = ..., next_after_sequence: _Optional[int] = ..., has_more: _Optional[bool] = ...) -> None: ...
 
 class WatchMatchRequest(_message.Message):
-    __slots__ = ("match_id", "after_sequence", "heartbeat_seconds", "include_legal_actions")
+    __slots__ = ("match_id", "after_sequence", "heartbeat_seconds", "include_legal_actions", "updates_only")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     AFTER_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_SECONDS_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    UPDATES_ONLY_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     after_sequence: int
     heartbeat_seconds: int
     include_legal_actions: bool
-    def __init__(self, match_id: _Optional[str] = ..., after_sequence: _Optional[int] = ..., heartbeat_seconds: _Optional[int] = ..., include_legal_actions: _Optional[bool] = ...) -> None: ...
+    updates_only: bool
+    def __init__(self, match_id: _Optional[str] = ..., after_sequence: _Optional[int] = ..., heartbeat_seconds: _Optional[int] = ..., include_legal_actions: _Optional[bool] = ..., updates_only: _Optional[bool] = ...) -> None: ...
 
 class Heartbeat(_message.Message):
     __slots__ = ("last_sequence", "time")
