@@ -3,6 +3,7 @@ ladder bot that stops gracefully (the first SIGTERM finishes the matches in prog
 
 from __future__ import annotations
 
+import random
 import signal
 import socket
 import subprocess
@@ -123,11 +124,11 @@ def test_a_match_typhoon_bot_creates_names_its_seat(my_bot, typhoon_target):
                            cwd=my_bot, env=_env())
     try:
         created = bot.stdout.readline()
-        assert "with the german seat (my_bot:Cautious bot)" in created, created
+        assert "with the german seat (cautious bot)" in created, created  # the strategy's own name
         match_id = created.split()[2]
         with TyphoonClient(typhoon_target) as client:
             seats = {seat.side: seat.player_name for seat in client.get_match(match_id).match.seats}
-        assert seats["german"] == "my_bot:Cautious bot"
+        assert seats["german"] == "cautious bot"
     finally:
         bot.kill()
         bot.wait(30)
@@ -153,6 +154,11 @@ def _env() -> dict[str, str]:
     return dict(os.environ, PYTHONPATH=str(ROOT))
 
 
+def _unhurried_random(state, legal_actions):
+    time.sleep(0.05)
+    return random.choice(legal_actions)
+
+
 def test_the_first_sigterm_finishes_the_matches_in_progress_and_a_second_quits(typhoon_target, tmp_path):
     """Two ladder players: one in this process, one ``typhoon bot --ladder`` process. SIGTERM in the middle of
     their match: the process seeks no more but plays the match to its end and exits 0. Started again, a
@@ -160,7 +166,7 @@ def test_the_first_sigterm_finishes_the_matches_in_progress_and_a_second_quits(t
     with LadderClient(typhoon_target) as ladder:
         ours = ladder.register_with_owner(f"steady-{time.monotonic_ns()}").api_key  # two owners: they may meet
         theirs = ladder.register_with_owner(f"stopping-{time.monotonic_ns()}").api_key
-    steady = LadderBot("random", typhoon_target, ours, seed="steady")
+    steady = LadderBot(_unhurried_random, typhoon_target, ours)  # its matches last long enough to signal in
     seeker = threading.Thread(target=steady.run, daemon=True)
     seeker.start()
     try:
