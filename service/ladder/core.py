@@ -95,7 +95,7 @@ from service.ladder.ratings import FRESH, MODEL, ordinal, rate
 from service.ladder.waiting import KINDS, WAITING_TTL_MS, Seeker, Waiting, sentence, waiting_reasons
 from service.match import convert
 from service.match.clock import TimeControl
-from service.match.core import CallContext, MatchService, new_seat_token, token_hash
+from service.match.core import CallContext, MatchService, token_hash
 from service.match.names import name_key
 from service.store.match_store import text_of
 from service.tasks import stop_task
@@ -541,13 +541,13 @@ class Ladder:
     async def _create(self, german: str, soviet: str, players: dict[str, dict[str, Any]], count: int) -> bool:
         """Create a ladder match and assign it to both players; False if it could not be assigned."""
         config = self.config
-        tokens = {side: new_seat_token() for side in SIDES}
         ids = {"german": german, "soviet": soviet}
         request = api.CreateMatchRequest(scenario=config.scenario, time_control=config.time_control.to_request())
         request.options.CopyFrom(convert.dict_to_struct(self._options))
-        for side in SIDES:
-            request.seats.add(side=side, player_name=players[ids[side]]["name"], seat_token=tokens[side])
-        match = (await self.core.create_match(request, CallContext())).match
+        for side in SIDES:  # no seat_token: the service draws each (a chosen one would be screened and reserved)
+            request.seats.add(side=side, player_name=players[ids[side]]["name"])
+        created = await self.core.create_match(request, CallContext())
+        match, tokens = created.match, {seat.side: seat.token for seat in created.seat_tokens}
         assignments = {}
         for side, other in (("german", "soviet"), ("soviet", "german")):
             assignments[side] = json.dumps({

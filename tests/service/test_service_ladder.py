@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
 import random
 import re
 import threading
@@ -527,3 +528,51 @@ def test_the_keys_of_an_older_ladder_are_moved_under_the_ladders_hash_tag(backen
         asyncio.run(scenario())
     finally:
         redis.stop()
+
+
+def test_the_ladder_draws_its_seat_tokens_unscreened_and_unremembered(tmp_path, monkeypatch):
+    """A ladder match's seat tokens are the service's own draws (256 random bits): they are not screened
+    for strength as a caller's chosen token is (zxcvbn costs milliseconds on the event loop), nor kept
+    for 31 days as chosen tokens are, and each acts for its side."""
+    from service.store.embedded_redis import EmbeddedRedis
+    from service.store.match_store import Store
+
+    def no_screening(token: str) -> None:
+        raise AssertionError("a seat token the service drew was screened as a chosen one")
+
+    monkeypatch.setattr("service.match.core.check_strength", no_screening)
+    embedded = EmbeddedRedis(tmp_path / "redis")
+    url = embedded.start()
+
+    async def scenario() -> None:
+        store = Store.from_url(url)
+        ladder = Ladder(MatchService(store), LadderConfig(interval=0.05))
+        players = await register_each(ladder, "drawn-a", "drawn-b")
+        seeks = [await ladder.seek(lapi.SeekRequest(), CallContext(token=key)) for key in players.values()]
+
+        async def a_match(seek) -> lapi.LadderMatch:
+            while (item := await anext(seek)).WhichOneof("kind") != "match":
+                pass
+            return item.match
+
+        waiting = [asyncio.ensure_future(a_match(seek)) for seek in seeks]
+        for _ in range(600):
+            if all(w.done() for w in waiting):
+                break
+            await within(ladder.pair_round(), "a pairing round")
+            await within(asyncio.wait(waiting, timeout=0.2), "the matches")
+        german, soviet = sorted((w.result() for w in waiting), key=lambda m: m.side)
+        assert german.match_id == soviet.match_id and (german.side, soviet.side) == ("german", "soviet")
+        assert await store.redis.keys("typhoon:seat-token:*") == []
+        core = ladder.core
+        await core.resign(api.ResignRequest(match_id=soviet.match_id), CallContext(token=soviet.seat_token))
+        (meta,) = await store.metas([german.match_id])
+        assert meta["status"] == "finished" and json.loads(meta["result"])["winner"] == "german"
+        for seek in seeks:
+            await seek.aclose()
+        await store.close()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        embedded.stop()
