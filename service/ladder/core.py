@@ -516,6 +516,8 @@ class Ladder:
             meetings = met[a, b]
             german, soviet = (a, b) if meetings.first_german else (b, a)
             if self.room is not None and not await self.room():  # the store is full: they wait, seeking
+                await self._keep_waiting_reasons(players, blocked, rematch_wait, now,
+                                                 store_full={pid for pair in open_pairs for pid in pair})
                 return created
             if await self._create(german, soviet, players, meetings.games):
                 created += 1
@@ -525,12 +527,14 @@ class Ladder:
             met[a, b] = meetings.after(german == a)
 
     async def _keep_waiting_reasons(self, players: dict[str, dict[str, Any]], blocked: dict[str, Seeker],
-                                    rematch_wait: Callable[[str, str], bool], now: int) -> None:
-        """Keep why each seeking player is not paired, after a round (service.ladder.waiting), for its heartbeats."""
+                                    rematch_wait: Callable[[str, str], bool], now: int,
+                                    store_full: set[str] | frozenset[str] = frozenset()) -> None:
+        """Keep why each seeking player is not paired, after a round (service.ladder.waiting), for its
+        heartbeats; those in ``store_full`` would have been paired, but the store has no room."""
         seekers = blocked | {pid: Seeker(p["group"], p["free"]) for pid, p in players.items()}
         reasons = waiting_reasons(
             seekers, lambda a, b: self.fair_play.may_pair(seekers[a].group, seekers[b].group),
-            rematch_wait, now)
+            rematch_wait, now) | {pid: Waiting("store_full") for pid in store_full}
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.delete(_key("waiting"))
             if reasons:

@@ -139,12 +139,28 @@ def test_the_ladder_pairs_no_one_while_the_store_has_no_room(tmp_path: Path):
                 pass
             return item.match
 
-        waiting = [asyncio.ensure_future(a_match(seek)) for seek in seeks]
+        async def told_the_store_is_full(seek) -> lapi.SeekHeartbeat:
+            while True:
+                item = await anext(seek)
+                assert item.WhichOneof("kind") == "heartbeat", item
+                if item.heartbeat.waiting == lapi.SEEK_WAIT_REASON_STORE_FULL:
+                    return item.heartbeat
+
         matches = await store.redis.zcard(INDEX_KEY)
+        # each is told why on its heartbeats
+        told = asyncio.ensure_future(asyncio.gather(*(told_the_store_is_full(seek) for seek in seeks)))
         for _ in range(5):  # seeking, both of them, through a few heartbeats: no room, no match
             await asyncio.sleep(0.3)
             assert await store.redis.zcard(f"{PREFIX}seeking") == 2
             assert await ladder.pair_round() == 0
+        for _ in range(400):  # pairing rounds, for at most ~2 minutes
+            if told.done():
+                break
+            assert await ladder.pair_round() == 0
+            await asyncio.wait([told], timeout=0.3)
+        beats = await within(told, "heartbeats saying the store is full")
+        assert all("store is full" in beat.waiting_message for beat in beats)
+        waiting = [asyncio.ensure_future(a_match(seek)) for seek in seeks]
         assert not any(w.done() for w in waiting) and await store.redis.zcard(INDEX_KEY) == matches
         room["now"] = True
         for _ in range(600):
