@@ -55,6 +55,22 @@ async def register_each(ladder: Ladder, *names: str) -> dict[str, str]:
     return players
 
 
+async def matches_paired(ladder: Ladder, seeks) -> list[lapi.LadderMatch]:
+    """The next match on each Seek stream (past its heartbeats), pairing rounds run until each has one."""
+    async def a_match(seek) -> lapi.LadderMatch:
+        while (item := await anext(seek)).WhichOneof("kind") != "match":
+            pass
+        return item.match
+
+    waiting = [asyncio.ensure_future(a_match(seek)) for seek in seeks]
+    for _ in range(600):
+        if all(w.done() for w in waiting):
+            break
+        await within(ladder.pair_round(), "a pairing round")
+        await within(asyncio.wait(waiting, timeout=0.2), "the matches")
+    return [w.result() for w in waiting]
+
+
 def test_registration_and_refusals(service):
     with LadderClient(service.target, retries=0) as ladder:
         name = unique("Alpha")
@@ -549,19 +565,7 @@ def test_the_ladder_draws_its_seat_tokens_unscreened_and_unremembered(tmp_path, 
         ladder = Ladder(MatchService(store), LadderConfig(interval=0.05))
         players = await register_each(ladder, "drawn-a", "drawn-b")
         seeks = [await ladder.seek(lapi.SeekRequest(), CallContext(token=key)) for key in players.values()]
-
-        async def a_match(seek) -> lapi.LadderMatch:
-            while (item := await anext(seek)).WhichOneof("kind") != "match":
-                pass
-            return item.match
-
-        waiting = [asyncio.ensure_future(a_match(seek)) for seek in seeks]
-        for _ in range(600):
-            if all(w.done() for w in waiting):
-                break
-            await within(ladder.pair_round(), "a pairing round")
-            await within(asyncio.wait(waiting, timeout=0.2), "the matches")
-        german, soviet = sorted((w.result() for w in waiting), key=lambda m: m.side)
+        german, soviet = sorted(await matches_paired(ladder, seeks), key=lambda m: m.side)
         assert german.match_id == soviet.match_id and (german.side, soviet.side) == ("german", "soviet")
         assert await store.redis.keys("typhoon:seat-token:*") == []
         core = ladder.core
