@@ -18,9 +18,8 @@ import redis
 from clients.client import TyphoonClient
 from clients.ladder import LadderClient
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
-from service.ladder.core import PREFIX, Ladder, LadderConfig
-from service.match.core import CallContext, MatchService
-from service.store.embedded_redis import EmbeddedRedis
+from service.ladder.core import PREFIX, Ladder
+from service.match.core import CallContext
 from service.store.match_store import INDEX_KEY, Store
 
 from service_helpers import ServiceProcess, wait_for, within
@@ -116,14 +115,9 @@ def test_a_flood_of_new_matches_stops_at_the_mark_before_redis_refuses_a_write(t
 def test_the_ladder_pairs_no_one_while_the_store_has_no_room(tmp_path: Path):
     """Players already seeking when the store fills are not paired into new matches until it has room
     (the pairing asks the guard's capacity, as CreateMatch does)."""
-    from test_service_ladder import matches_paired, register_each
+    from test_service_ladder import matches_paired, register_each, run_with_a_ladder
 
-    embedded = EmbeddedRedis(tmp_path / "redis")
-    url = embedded.start()
-
-    async def scenario() -> None:
-        store = Store.from_url(url)
-        ladder = Ladder(MatchService(store), LadderConfig(interval=0.05))
+    async def scenario(store: Store, ladder: Ladder) -> None:
         room = {"now": False}
 
         async def has_room() -> bool:
@@ -160,9 +154,5 @@ def test_the_ladder_pairs_no_one_while_the_store_has_no_room(tmp_path: Path):
         assert len({match.match_id for match in await matches_paired(ladder, seeks)}) == 1
         for seek in seeks:
             await seek.aclose()
-        await store.close()
 
-    try:
-        asyncio.run(scenario())
-    finally:
-        embedded.stop()
+    run_with_a_ladder(tmp_path, scenario)
