@@ -47,7 +47,8 @@ def cli_play(args: argparse.Namespace) -> int:
     bot_side = "soviet" if args.side == "german" else "german"
     with BackgroundServer(config) as server:
         with TyphoonClient(f"127.0.0.1:{server.grpc_port}") as client:
-            match, tokens = client.create_match(args.scenario, options=options,
+            # both seats taken for their players, the page's and the bot's, who commit to their entropy themselves
+            match, tokens = client.create_match(args.scenario, options=options, entropy=True,
                                                 seats=[(args.side, args.name or "you"),
                                                        (bot_side, f"{strategy_label(args.strategy)} bot")])
         bot, thread = start_bot(args.strategy, f"127.0.0.1:{server.grpc_port}", match_id=match.match_id,
@@ -81,7 +82,7 @@ def register(commands) -> None:
     """Add ``play`` to the ``typhoon`` command line."""
     from clients.strategy_option import add_strategy_argument
 
-    play = commands.add_parser("play", help="play a bot in the browser: start the service, seat the bot, open the page")
+    play = commands.add_parser("play")
     play.add_argument("--side", choices=["german", "soviet"], default="german", help="your side (default german)")
     add_strategy_argument(play, "the bot's strategy")
     play.add_argument("--param", action="append", metavar="NAME=VALUE", help="a parameter of the bot's strategy")

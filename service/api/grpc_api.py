@@ -122,11 +122,11 @@ def _unary(name: str, core: MatchService, guard: CallGuard):
                 if isinstance(request, MalformedRequest):
                     raise request.error()
                 with core.admit():
-                    await rpc_guard.admit(ctx.token, ctx.client)
+                    ctx.admission = await rpc_guard.admit(ctx.token, ctx.client)
                     response = await core_method(request, ctx)
+                    await rpc_guard.settle(ctx.admission)
             except Exception as error:  # noqa: BLE001 - every failure becomes a status
-                failure = as_service_error(error)
-                await rpc_guard.refused(failure, ctx.client, ctx.token)
+                failure = await rpc_guard.refused(as_service_error(error), ctx.client, ctx.token, ctx.admission)
                 log.info("rpc", code=failure.code.name, reason=failure.reason,
                          ms=round((time.perf_counter() - started) * 1000, 2))
                 metrics.observe_call(name, "grpc", failure.code.name, time.perf_counter() - started)
@@ -141,7 +141,7 @@ def _unary(name: str, core: MatchService, guard: CallGuard):
 
 def _stream(name: str, core: MatchService, guard: CallGuard, slow_reader_timeout: float = 0.0,
             stalled: StalledStreams | None = None):
-    core_method = getattr(core, snake(name))
+    core_method = _encoded(core, name) or getattr(core, snake(name))
     rpc_guard = guard.for_rpc(name)
 
     async def handler(request, context: grpc.aio.ServicerContext) -> None:
@@ -255,8 +255,9 @@ def _deserializer(message_class):
 
 
 def _encoded(core: Any, name: str):
-    """The core's ``<method>_encoded``, if it has one: the same answer already serialized (built once
-    per state: ListLegalActions), which the transport sends as it is."""
+    """The core's ``<method>_encoded``, if it has one: the same answer (or stream) already serialized
+    (built once per state: ListLegalActions; once per event and update: WatchMatch), which the transport
+    sends as it is."""
     return getattr(core, snake(name) + "_encoded", None)
 
 
@@ -276,7 +277,7 @@ def method_handlers(core: MatchService, service=SERVICE, guard: CallGuard = NO_G
         if method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
                 _stream(method.name, core, guard, slow_reader_timeout, stalled), request_deserializer=_deserializer(request_class),
-                response_serializer=response_class.SerializeToString)
+                response_serializer=_as_sent if _encoded(core, method.name) else response_class.SerializeToString)
         else:
             handlers[method.name] = grpc.unary_unary_rpc_method_handler(
                 _unary(method.name, core, guard), request_deserializer=_deserializer(request_class),

@@ -189,12 +189,12 @@ def _endpoint(route: Route, core: Any, guard: CallGuard):
         request_ref = log_reference(request.headers.get("x-request-id"))  # a short hash: see service.request_ids
         client = guard.client(request.client.host if request.client else "",
                               ",".join(request.headers.getlist("x-forwarded-for")))
+        ctx = CallContext(token=bearer_token(request.headers.get("authorization")), client=client)
         with log_context.bound(rpc=route.rpc, transport="http", request_ref=request_ref,
                                match_id=request.path_params.get("match_id")):
             try:
-                ctx = CallContext(token=bearer_token(request.headers.get("authorization")), client=client)
                 with core.admit(counted=not method.server_streaming):
-                    await rpc_guard.admit(ctx.token, client)
+                    ctx.admission = await rpc_guard.admit(ctx.token, client)
                 if route.authenticated:  # who is asking, before anything they sent is read
                     with core.admit():
                         if route.service == SERVICE.full_name:
@@ -221,9 +221,9 @@ def _endpoint(route: Route, core: Any, guard: CallGuard):
                         body = response_json(await core_method(message, ctx))
                     else:
                         body = answer_body(await answer_method(message, ctx))
+                    await rpc_guard.settle(ctx.admission)
             except Exception as error:  # noqa: BLE001 - every failure becomes an error body
-                failure = as_service_error(error)
-                await rpc_guard.refused(failure, client, bearer_token(request.headers.get("authorization")))
+                failure = await rpc_guard.refused(as_service_error(error), client, ctx.token, ctx.admission)
                 log.info("rpc", code=failure.code.name, reason=failure.reason,
                          ms=round((time.perf_counter() - started) * 1000, 2))
                 metrics.observe_call(route.rpc, "http", failure.code.name,
@@ -292,6 +292,7 @@ async def _sse(stream: AsyncIterator[api.WatchMatchResponse], core: MatchService
                     last = item.event.sequence
                     yield _sse_frame("match_event", to_json(item.event), item.event.sequence)
                 elif kind == "update":
+                    last = max(last, item.update.last_sequence)  # updates_only: no entry says where it is
                     yield _sse_frame("match_update", update_json(item.update, core))
                 else:
                     yield _sse_frame("heartbeat", to_json(item.heartbeat))

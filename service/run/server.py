@@ -233,6 +233,7 @@ class Server:
         self.core = MatchService(self.store, self.hub, watch_limits=watch_limits,
                                  seat_watches=SeatWatches(config.max_seat_watches))
         self.sweeper = Sweeper(self.core.clocks, self.core.forfeit_side_on_time)
+        self.sweeper.listen(self.hub.feed.listen)  # woken by the commits, not polling
         self.sweeper.start()
         self.ladder = Ladder(self.core, config.ladder)
         await self.ladder.prepare()
@@ -404,10 +405,12 @@ def settle_garbage_collector() -> None:
 
 
 def run_event_loop(main: Coroutine[Any, Any, T]) -> T:
-    """Run ``main`` on asyncio's own event loop. uvloop was tried twice: once it saved ~5 % of a call's
-    CPU, within the benchmark's noise; then, in eight alternated runs of benchmarks/service_floor.py's
-    gRPC loop, 0.93 ms a call against 0.92 on asyncio's, while it took 18 % off the no-op floor's.
-    So it is not a dependency."""
+    """Run ``main`` on asyncio's own event loop. uvloop was tried three times: once it saved ~5 % of a
+    call's CPU, within the benchmark's noise; then, in eight alternated runs of benchmarks/service_floor.py's
+    gRPC loop, 0.93 ms a call against 0.92 on asyncio's, while it took 18 % off the no-op floor's; then
+    (issue 35) under the stream-driven load test, where stream writes are a fifth of the service's CPU
+    (300 matches, think time 1-2 s, two alternated pairs on a shared machine): 2.38 and 2.60 ms of the
+    service's CPU an action against 2.60 and 2.60. So it is not a dependency."""
     return asyncio.run(main)
 
 

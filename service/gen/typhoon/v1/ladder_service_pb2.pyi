@@ -328,14 +328,16 @@ class LadderFairPlay(_message.Message):
     def __init__(self, same_owner_pairs: _Optional[bool] = ..., pair_rated_max: _Optional[int] = ..., pair_window: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., min_actions: _Optional[int] = ..., players_per_owner: _Optional[int] = ..., abandon_cooldown: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., owner_pair_rated_max: _Optional[int] = ..., related_window: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., established_games: _Optional[int] = ..., established_owners: _Optional[int] = ...) -> None: ...
 
 class SeekRequest(_message.Message):
-    __slots__ = ("concurrency", "heartbeat_seconds", "include_legal_actions")
+    __slots__ = ("concurrency", "heartbeat_seconds", "include_legal_actions", "commit_entropy")
     CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_SECONDS_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_ENTROPY_FIELD_NUMBER: _ClassVar[int]
     concurrency: int
     heartbeat_seconds: int
     include_legal_actions: bool
-    def __init__(self, concurrency: _Optional[int] = ..., heartbeat_seconds: _Optional[int] = ..., include_legal_actions: _Optional[bool] = ...) -> None: ...
+    commit_entropy: bool
+    def __init__(self, concurrency: _Optional[int] = ..., heartbeat_seconds: _Optional[int] = ..., include_legal_actions: _Optional[bool] = ..., commit_entropy: _Optional[bool] = ...) -> None: ...
 
 class SeekHeartbeat(_message.Message):
     __slots__ = ("time", "playing", "waiting", "waiting_message", "cooldown_until")
