@@ -62,7 +62,7 @@ from .sequence import SETUP, Phase, other, turn_phases
 from .setup_phase import SetupPhase
 from .supply_phase import SupplyPhase
 from .victory import Result, final_result, victory_points
-from .zones import zone_of_control
+from .zones import in_communication, zone_of_control
 
 STATE_FORMAT = 1
 
@@ -195,6 +195,13 @@ class Game(SetupPhase, MovementPhase, CombatPhase, ReplacementPhase, SupplyPhase
 
     def side_of(self, unit: str) -> str:
         return self.counters[unit].side
+
+    def communication_of(self, side: str) -> dict[str, bool]:
+        """Each of ``side``'s units on the map -> :meth:`in_communication`, all at once (the side's region
+        and edge looked up once, not once a unit, for an observation of every unit)."""
+        board, targets, region = self.board, self._communication_targets(side), self._communication(side)
+        return {unit: in_communication(board, hex_index, targets, region)
+                for unit, hex_index in self.hex_of.items() if self.counters[unit].side == side}
 
     def strength(self, unit: str) -> int:
         return self.counters[unit].strength(unit not in self.reduced)

@@ -22,12 +22,12 @@ from google.protobuf.message import DecodeError
 from google.rpc import error_details_pb2, status_pb2
 from grpc._cython.cygrpc import ExecuteBatchError
 from grpc_status import rpc_status
-from redis.exceptions import RedisError
+from redis.exceptions import RedisClusterException, RedisError
 
 from service import metrics
 from service.api import log_context
 from service.api.grpc_connections import StalledStreams
-from service.errors import DOMAIN, ServiceError, internal_error, unavailable
+from service.errors import DOMAIN, ServiceError, client_gone, internal_error, unavailable
 from service.gen.typhoon.v1 import ladder_service_pb2, match_service_pb2
 from service.guard.call_guard import NO_GUARD, CallGuard
 from service.match.core import CallContext, MatchService
@@ -79,13 +79,24 @@ def end_with(context: grpc.aio.ServicerContext, failure: ServiceError) -> None:
     context.set_trailing_metadata(status.trailing_metadata)
 
 
+#: Failures of the match store: redis-py raises its own socket errors as ``redis.ConnectionError`` and
+#: ``redis.TimeoutError`` (RedisErrors), and a Redis Cluster out of reach as RedisClusterException (not one).
+STORE_ERRORS = (RedisError, RedisClusterException, TimeoutError)
+
+
 def as_service_error(error: BaseException) -> ServiceError:
+    """The status a call ends with after ``error``: a store failure is logged and counted as one
+    (``typhoon_redis_errors_total{where="call"}``); a bare socket error (Python's ConnectionError: a
+    reset, a broken pipe) is the client's, as redis-py wraps its own, so it is a client gone, not a store
+    failure; anything else is an internal error, logged with its traceback."""
     if isinstance(error, ServiceError):
         return error
-    if isinstance(error, (RedisError, ConnectionError, TimeoutError)):
+    if isinstance(error, STORE_ERRORS):
         log.warning("store_unavailable", error=repr(error))
         metrics.REDIS_ERRORS.labels("call").inc()
         return unavailable()
+    if isinstance(error, ConnectionError):
+        return client_gone()
     log.exception("internal_error")
     return internal_error()
 

@@ -29,6 +29,7 @@ from grpc import StatusCode
 from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.gzip import GZipMiddleware
+from starlette.requests import ClientDisconnect
 from starlette.routing import Match as RouteMatch
 
 from service import metrics
@@ -37,7 +38,7 @@ from service.api.event_stream import EventStreamResponse
 from service.api.grpc_api import LADDER_SERVICE, SERVICE, as_service_error, bearer_token, snake
 from service.api.openapi import openapi_document
 from service.api.routes import ROUTES, SERVICES, Route
-from service.errors import ServiceError
+from service.errors import ServiceError, client_gone
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.guard.call_guard import NO_GUARD, CallGuard
 from service.match import convert
@@ -97,11 +98,14 @@ async def _body(request: Request) -> bytes:
     if declared.isascii() and declared.isdigit() and int(declared) > MAX_BODY:
         raise _too_large()
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise _too_large()
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_BODY:
+                raise _too_large()
+            chunks.append(chunk)
+    except ClientDisconnect:  # gone before its body was all sent: not the service's failure
+        raise client_gone() from None
     return b"".join(chunks)
 
 

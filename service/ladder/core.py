@@ -96,7 +96,7 @@ from service.ladder.ratings import FRESH, MODEL, ordinal, rate
 from service.ladder.waiting import KINDS, WAITING_TTL_MS, Seeker, Waiting, sentence, waiting_reasons
 from service.match import convert
 from service.match.clock import TimeControl
-from service.match.core import CallContext, MatchService, new_seat_token, token_hash
+from service.match.core import CallContext, MatchService, token_hash
 from service.match.names import name_key
 from service.store.match_store import text_of
 from service.tasks import stop_task
@@ -542,6 +542,8 @@ class Ladder:
             meetings = met[a, b]
             german, soviet = (a, b) if meetings.first_german else (b, a)
             if self.room is not None and not await self.room():  # the store is full: they wait, seeking
+                await self._keep_waiting_reasons(players, blocked, rematch_wait, now,
+                                                 store_full={pid for pair in open_pairs for pid in pair})
                 return created
             if await self._create(german, soviet, players, meetings.games):
                 created += 1
@@ -551,12 +553,14 @@ class Ladder:
             met[a, b] = meetings.after(german == a)
 
     async def _keep_waiting_reasons(self, players: dict[str, dict[str, Any]], blocked: dict[str, Seeker],
-                                    rematch_wait: Callable[[str, str], bool], now: int) -> None:
-        """Keep why each seeking player is not paired, after a round (service.ladder.waiting), for its heartbeats."""
+                                    rematch_wait: Callable[[str, str], bool], now: int,
+                                    store_full: set[str] | frozenset[str] = frozenset()) -> None:
+        """Keep why each seeking player is not paired, after a round (service.ladder.waiting), for its
+        heartbeats; those in ``store_full`` would have been paired, but the store has no room."""
         seekers = blocked | {pid: Seeker(p["group"], p["free"]) for pid, p in players.items()}
         reasons = waiting_reasons(
             seekers, lambda a, b: self.fair_play.may_pair(seekers[a].group, seekers[b].group),
-            rematch_wait, now)
+            rematch_wait, now) | {pid: Waiting("store_full") for pid in store_full}
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.delete(_key("waiting"))
             if reasons:
@@ -567,15 +571,16 @@ class Ladder:
     async def _create(self, german: str, soviet: str, players: dict[str, dict[str, Any]], count: int) -> bool:
         """Create a ladder match and assign it to both players; False if it could not be assigned."""
         config = self.config
-        tokens = {side: new_seat_token() for side in SIDES}
         ids = {"german": german, "soviet": soviet}
         request = api.CreateMatchRequest(scenario=config.scenario, time_control=config.time_control.to_request())
         request.options.CopyFrom(convert.dict_to_struct(self._options))
         for side in SIDES:
-            # a player whose Seek commits to its entropy is awaited: it commits once handed the match
-            request.seats.add(side=side, player_name=players[ids[side]]["name"], seat_token=tokens[side],
+            # no seat_token: the service draws each (a chosen one would be screened and reserved); a player
+            # whose Seek commits to its entropy is awaited: it commits once handed the match
+            request.seats.add(side=side, player_name=players[ids[side]]["name"],
                               commit_entropy_later=players[ids[side]].get("commit_entropy", False))
-        match = (await self.core.create_match(request, CallContext())).match
+        created = await self.core.create_match(request, CallContext())
+        match, tokens = created.match, {seat.side: seat.token for seat in created.seat_tokens}
         assignments = {}
         for side, other in (("german", "soviet"), ("soviet", "german")):
             assignments[side] = json.dumps({

@@ -94,25 +94,31 @@ def grpc_server_options(config: ServeConfig) -> list[tuple[str, int]]:
 _TRACEBACKS = structlog.processors.ExceptionRenderer(structlog.tracebacks.ExceptionDictTransformer(show_locals=False))
 
 
-def configure_logging(level: str = "info", stream=None, cache: bool = False) -> None:
+def configure_logging(level: str = "info", stream=None, cache: bool = False, for_person: bool = False) -> None:
     """structlog JSON lines on stderr; each line carries the bound match_id, request_ref, rpc...
 
     Lines logged with ``lifecycle=True`` (serving, shutting down, stopped) pass whatever the level.
     ``cache``: each logger is assembled once, at its first line (``typhoon serve``, configured once per
-    process: a line costs ~10 µs instead of ~40); in-process users that may configure again leave it off."""
+    process: a line costs ~10 µs instead of ~40); in-process users that may configure again leave it off.
+    ``for_person``: a command that runs the service for a person at a terminal (``typhoon play``) says
+    itself what matters: lifecycle lines pass only at ``level``, and the lines that do pass are plain
+    text (``2026-01-01T12:00:00Z [warning] event key=value``), not JSON."""
     number = getattr(logging, level.upper(), logging.INFO)
     logging.basicConfig(level=max(number, logging.WARNING), stream=stream or sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
 
     def level_filter(logger, method_name, event_dict):
-        if not event_dict.pop("lifecycle", False) and logging.getLevelName(method_name.upper()) < number:
+        lifecycle = event_dict.pop("lifecycle", False) and not for_person
+        if not lifecycle and logging.getLevelName(method_name.upper()) < number:
             raise structlog.DropEvent
         return event_dict
 
+    renderer = structlog.dev.ConsoleRenderer(colors=False, exception_formatter=structlog.dev.plain_traceback) \
+        if for_person else structlog.processors.JSONRenderer(serializer=_json_line)
     structlog.configure(
         processors=[level_filter, log_context.merge, structlog.processors.add_log_level,
-                    structlog.processors.TimeStamper(fmt="iso", utc=True), _TRACEBACKS,
-                    structlog.processors.JSONRenderer(serializer=_json_line)],
+                    structlog.processors.TimeStamper(fmt="iso", utc=True),
+                    *(() if for_person else (_TRACEBACKS,)), renderer],
         wrapper_class=structlog.make_filtering_bound_logger(min(number, logging.INFO)),
         # one write per line: the workers of --workers share their supervisor's output, and print()'s two
         # writes (the line, then its newline) interleaved between processes

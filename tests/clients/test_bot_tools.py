@@ -135,17 +135,26 @@ def test_a_match_typhoon_bot_creates_names_its_seat(my_bot, typhoon_target):
 
 
 def test_typhoon_play_takes_a_strategy_of_ones_own(my_bot):
+    """...and speaks to the person at the terminal: its own lines, not the service's JSON log (that is
+    `typhoon serve`'s); the person's seat has a name, as the bot's has."""
     play = subprocess.Popen([sys.executable, "-m", "clients.cli", "play", "--no-browser", "--strategy", "my_bot:make"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=my_bot, env=_env(),
                             start_new_session=True)
     try:
         said = ""
-        while "open http://" not in said and play.poll() is None:
+        while "(the service: gRPC" not in said and play.poll() is None:
             said += play.stdout.readline()
         assert "you play german, the my_bot:make bot plays soviet" in said and "open http://" in said, said
+        assert not [line for line in said.splitlines() if line.startswith("{")], said
+        match_id = said.split("match ", 1)[1].split(":", 1)[0]
+        target = said.split("(the service: gRPC ", 1)[1].split(",", 1)[0]
+        with TyphoonClient(target) as client:
+            seats = {seat.side: seat.player_name for seat in client.get_match(match_id).match.seats}
+        assert seats == {"german": "you", "soviet": "my_bot:make bot"}
     finally:
         play.send_signal(signal.SIGINT)
-        play.wait(60)
+        rest, _ = play.communicate(timeout=60)
+    assert not [line for line in rest.splitlines() if line.startswith("{")], rest  # nor when it stops
 
 
 def _env() -> dict[str, str]:

@@ -23,6 +23,7 @@ class SeekWaitReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SEEK_WAIT_REASON_OPPONENTS_BUSY: _ClassVar[SeekWaitReason]
     SEEK_WAIT_REASON_COOLDOWN: _ClassVar[SeekWaitReason]
     SEEK_WAIT_REASON_REMATCH_WAIT: _ClassVar[SeekWaitReason]
+    SEEK_WAIT_REASON_STORE_FULL: _ClassVar[SeekWaitReason]
 SEEK_WAIT_REASON_UNSPECIFIED: SeekWaitReason
 SEEK_WAIT_REASON_PLAYING_ENOUGH: SeekWaitReason
 SEEK_WAIT_REASON_ALONE: SeekWaitReason
@@ -30,6 +31,7 @@ SEEK_WAIT_REASON_ONLY_RELATED: SeekWaitReason
 SEEK_WAIT_REASON_OPPONENTS_BUSY: SeekWaitReason
 SEEK_WAIT_REASON_COOLDOWN: SeekWaitReason
 SEEK_WAIT_REASON_REMATCH_WAIT: SeekWaitReason
+SEEK_WAIT_REASON_STORE_FULL: SeekWaitReason
 
 class LadderPlayer(_message.Message):
     __slots__ = ("player_id", "name", "description", "owner", "rating", "mu", "sigma", "games", "wins_as_german", "wins_as_soviet", "losses", "draws", "games_as_german", "games_as_soviet", "time_losses", "aborted", "rank", "registered_at", "owner_id", "provisional")
