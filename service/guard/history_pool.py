@@ -34,6 +34,8 @@ Readiness (service.run.readiness) says the process is saturated while the pool i
 >>> settings = HistorySettings()
 >>> settings.history_workers, settings.history_queue, settings.history_calls_per_client, settings.history_cache_mb
 (1, 16, 4, 32.0)
+>>> settings.log_cache_mb
+16.0
 >>> HistorySettings(history_queue=4).as_args()[2:4]
 ['--history-queue', '4']
 >>> block_of(37, 40), block_of(3, 40), block_of(50, 1000)
@@ -107,10 +109,12 @@ class HistorySettings:
                                                 "are refused (429 TOO_MANY_HISTORY_CALLS)")
     history_cache_mb: float = _setting(32.0, "MB of answers kept (states at a version, finished matches' "
                                              "verifications)", "MB")
+    log_cache_mb: float = _setting(16.0, "MB of log entries of matches that are over kept encoded (GetEventLog's "
+                                         "pages, a watch's catch-up)", "MB")
 
     def __post_init__(self) -> None:
         for each in fields(self):
-            least = 0 if each.name in ("history_queue", "history_cache_mb") else 1
+            least = 0 if each.name in ("history_queue", "history_cache_mb", "log_cache_mb") else 1
             if getattr(self, each.name) < least:
                 raise ValueError(f"--{each.name.replace('_', '-')} must be at least {least}")
 
@@ -211,6 +215,12 @@ class HistoryPool:
                                          record.text(), response)
             self._keep(key, cached)
         return cached
+
+    async def charge(self, client: str, cost: int) -> None:
+        """Spend ``cost`` from ``client``'s ``history`` budget for log entries read on the event loop
+        (GetEventLog's pages, a stream's catch-up: service.match.log_pages), before they are."""
+        if self.limits is not None:
+            await self.limits.spend(BUDGET, counted_as(client), cost)
 
     def _keep(self, key: tuple[Any, ...], answer: bytes) -> None:
         if len(answer) <= self.cache.maxsize:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import hmac
 import json
@@ -47,7 +48,7 @@ from service import metrics
 from service.errors import ServiceError, shutting_down
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
-from service.match import answers, catalog, convert, history, log_entries, rulesets, seat_entropy, updates
+from service.match import answers, catalog, convert, history, log_entries, log_pages, rulesets, seat_entropy, updates
 from service.match import clock as clock_module
 from service.match import battles as battle_module
 from service.match.battles import battles as battles_of
@@ -150,7 +151,8 @@ class MatchService:
 
     def __init__(self, store: Store, hub: StreamHub | None = None, clock: Callable[[], float] = time.time,
                  cache: MatchCache | None = None, watch_limits: WatchLimits | None = None,
-                 seat_watches: updates.SeatWatches | None = None, past: history.Past | None = None) -> None:
+                 seat_watches: updates.SeatWatches | None = None, past: history.Past | None = None,
+                 log_cache: log_pages.LogPages | None = None) -> None:
         self.store = store
         #: where GetMatch at a version and VerifyMatch are computed (None: here, on this event loop)
         self.past = past
@@ -160,6 +162,8 @@ class MatchService:
         self.clock = clock
         self.clocks = clock_module.Clocks(store)
         self.cache = cache or MatchCache()
+        #: encoded log entries of matches that are over (GetEventLog, a stream's catch-up)
+        self.log_cache = log_cache or log_pages.LogPages()
         self.draining = False
         self._last_refusal = 0.0
         self._in_flight = 0
@@ -484,23 +488,41 @@ class MatchService:
             raise _illegal(error) from None
 
     async def get_event_log(self, request: api.GetEventLogRequest, ctx: CallContext) -> api.GetEventLogResponse:
+        return api.GetEventLogResponse.FromString((await self.event_log_page(request, ctx)).proto_bytes())
+
+    async def get_event_log_encoded(self, request: api.GetEventLogRequest, ctx: CallContext) -> bytes:
+        """GetEventLog's answer serialized, as the gRPC transport sends it (see service.api.grpc_api)."""
+        return (await self.event_log_page(request, ctx)).proto_bytes()
+
+    async def event_log_page(self, request: api.GetEventLogRequest, ctx: CallContext,
+                             form: log_pages.Form = log_pages.PROTO) -> log_pages.LogPage:
+        """GetEventLog's entries, each encoded in ``form`` (each transport its way), once their cost is
+        admitted: kept encoded for a match that is over (service.match.log_pages)."""
         match_id = self._match_id(request.match_id)
         size = request.page_size or 100
         if not 1 <= size <= MAX_EVENTS_PAGE:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_SIZE", f"page_size must be from 1 to {MAX_EVENTS_PAGE}")
         if request.after_sequence < 0:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_CURSOR", "after_sequence cannot be negative")
-        _check_cursor(request.after_sequence, await self._meta(match_id))
-        events = await self.store.read_events(match_id, request.after_sequence, size + 1)
-        page = events[:size]
-        return api.GetEventLogResponse(events=[match_event(e) for e in page],
-                                       next_after_sequence=page[-1].seq if page else request.after_sequence,
-                                       has_more=len(events) > size)
+        meta = await self._meta(match_id)
+        _check_cursor(request.after_sequence, meta)
+        return await log_pages.read_page(self.store, self.log_cache, meta, request.after_sequence, size, form,
+                                         functools.partial(self.charge, ctx.client))
+
+    async def charge(self, client: str, cost: int) -> None:
+        """Spend ``cost`` (log entries) from ``client``'s ``history`` budget, where there is one (``past``)."""
+        if self.past is not None:
+            await self.past.charge(client, cost)
 
     # --- WatchMatch --------------------------------------------------------------------------------
 
-    async def watch_match(self, request: api.WatchMatchRequest, ctx: CallContext) -> AsyncIterator[api.WatchMatchResponse]:
-        """Check the request, then return the stream (so a refusal comes before anything is sent)."""
+    async def watch_match(self, request: api.WatchMatchRequest, ctx: CallContext,
+                          form: log_pages.Form | None = None) -> AsyncIterator[api.WatchMatchResponse | log_pages.Encoded]:
+        """Check the request, then return the stream (so a refusal comes before anything is sent). Its
+        catch-up (the entries after the cursor already in the log) is counted against the caller's
+        ``history`` budget; that of a match that is over is sent from the entries kept encoded, as
+        :class:`~service.match.log_pages.Encoded` entries in ``form`` if given (the REST transport's),
+        else as messages."""
         match_id = self._match_id(request.match_id)
         heartbeat = request.heartbeat_seconds or 15
         if not 1 <= heartbeat <= MAX_HEARTBEAT_SECONDS:
@@ -512,6 +534,8 @@ class MatchService:
         _check_cursor(request.after_sequence, meta)
         seat = self._seat_of(meta, ctx.token) if request.include_legal_actions else None
         finished = meta["status"] in ENDED and request.after_sequence >= int(meta["last_sequence"])
+        catch_up = log_pages.CatchUp(self.log_cache, meta, request.after_sequence, form)
+        await log_pages.spend(functools.partial(self.charge, ctx.client), catch_up.cost())
         seat_release = self.seat_watches.acquire(match_id, seat) if seat else None
         try:
             lease = self.watch_limits.acquire(ctx.client)
@@ -520,18 +544,23 @@ class MatchService:
                 seat_release()
             raise
         stream = self._watch(match_id, request.after_sequence, heartbeat, MatchState(meta) if finished else None,
-                             lease, seat, seat_release)
+                             lease, seat, seat_release, catch_up if catch_up.kept else None)
         weakref.finalize(stream, lease.release)  # also when a transport drops the stream unstarted
         if seat_release:
             weakref.finalize(stream, seat_release)
         return stream
 
     async def _watch(self, match_id: str, after: int, heartbeat: float, finished: MatchState | None,
-                     lease: WatchLease, seat: str | None,
-                     seat_release: Callable[[], None] | None) -> AsyncIterator[api.WatchMatchResponse]:
+                     lease: WatchLease, seat: str | None, seat_release: Callable[[], None] | None,
+                     catch_up: log_pages.CatchUp | None) -> AsyncIterator[api.WatchMatchResponse | log_pages.Encoded]:
         sent, last, ended = 0, after, "shutdown"
         final = False  # the log's last entry was sent: its update ends the stream
         try:
+            if catch_up is not None:  # a match that is over: its log from the entries kept encoded, then its end
+                async for entry in catch_up.entries(self.store):
+                    yield entry if catch_up.form is not None else api.WatchMatchResponse.FromString(entry.data)
+                    sent, last = sent + 1, entry.sequence
+                finished = MatchState(catch_up.meta)
             if finished is not None:
                 ended = "finished"
                 yield api.WatchMatchResponse(update=await self.seat_view(finished, seat))

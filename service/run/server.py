@@ -38,6 +38,7 @@ from service.guard.history_pool import HistoryPool
 from service.ladder.core import Ladder
 from service.match.clock import Sweeper
 from service.match.core import MatchService
+from service.match.log_pages import LogPages
 from service.match.updates import SeatWatches
 from service.match.watch_limits import WatchLimits
 from service.run.config import ServeConfig
@@ -216,7 +217,8 @@ class Server:
         self.hub = StreamHub(self.store)
         watch_limits = WatchLimits(config.max_watch_streams, config.max_watch_streams_per_client)
         self.core = MatchService(self.store, self.hub, watch_limits=watch_limits,
-                                 seat_watches=SeatWatches(config.max_seat_watches))
+                                 seat_watches=SeatWatches(config.max_seat_watches),
+                                 log_cache=LogPages(config.history.log_cache_mb))
         self.sweeper = Sweeper(self.core.clocks, self.core.forfeit_side_on_time)
         self.sweeper.start()
         self.ladder = Ladder(self.core, config.ladder)
