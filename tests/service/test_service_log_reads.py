@@ -1,0 +1,207 @@
+"""Reads whose work grows with a match's log (service/match/log_pages.py): GetEventLog's pages and the
+catch-up of a WatchMatch stream. The entries of a match that is over are encoded once and sent again as
+kept, byte for byte the answers the log gives; every such read spends its cost from the caller's
+``history`` budget before any work, and past it is refused (429 / RESOURCE_EXHAUSTED, limit ``history``,
+with Retry-After), while other clients read on. Real service processes, real Redis, both transports."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import grpc
+import httpx
+import pytest
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from service.api.http_api import response_json, to_json
+from service.gen.typhoon.v1 import match_service_pb2 as api
+from service.gen.typhoon.v1 import match_service_pb2_grpc
+from service.match.log_entries import match_event
+from service.match.log_pages import CHUNK, KEPT_PER_UNIT
+from service.store.match_store import Store
+
+from service_helpers import ServiceProcess, play_random, wait_for
+
+
+def _logged(redis_url: str, match_id: str) -> list[api.WatchMatchResponse]:
+    """The match's whole log as stored, each entry as the API's message (what the core sent before it kept any)."""
+    async def read():
+        store = Store.from_url(redis_url)
+        try:
+            return await store.read_events(match_id, 0, 100_000)
+        finally:
+            await store.close()
+    return [match_event(event) for event in asyncio.run(read())]
+
+
+def _expected(log: list, after: int, size: int) -> api.GetEventLogResponse:
+    page = log[after:after + size]
+    return api.GetEventLogResponse(events=page, next_after_sequence=page[-1].sequence if page else after,
+                                   has_more=after + size < len(log))
+
+
+@pytest.fixture(scope="module")
+def finished(service, redis_url) -> tuple[str, list]:
+    """A finished match of more than 3 chunks of entries, and its log."""
+    with service.client() as client:
+        match, tokens = client.create_match(seats=["german", "soviet"])
+        play_random(client, match.match_id, tokens, seed="log-reads")
+        assert client.get_match(match.match_id).match.status == 3  # finished
+    log = _logged(redis_url, match.match_id)
+    assert len(log) > 3 * CHUNK + 50
+    return match.match_id, log
+
+
+PAGES = [(0, 1000), (0, 1), (5, 100), (CHUNK - 1, 2), (CHUNK, CHUNK), (150, 1000), (37, 250)]
+
+
+def test_event_log_pages_of_a_finished_match_are_its_log_and_kept_answers_are_identical(service, finished):
+    match_id, log = finished
+    pages = PAGES + [(len(log) - 3, 10), (len(log), 5), (len(log) - 1, 1)]
+    with service.http() as http, grpc.insecure_channel(service.target) as channel:
+        stub = match_service_pb2_grpc.MatchServiceStub(channel)
+        for after, size in pages:
+            expected = _expected(log, after, size)
+            bodies = [http.get(f"/v1/matches/{match_id}/events", params={"after_sequence": after, "page_size": size})
+                      for _ in range(2)]  # encoded, then kept
+            assert all(reply.status_code == 200 for reply in bodies)
+            assert bodies[0].content == bodies[1].content
+            assert json.loads(bodies[0].content) == json.loads(response_json(expected)), (after, size)
+            answers = [stub.GetEventLog(api.GetEventLogRequest(match_id=match_id, after_sequence=after, page_size=size))
+                       for _ in range(2)]
+            assert answers[0] == answers[1] == expected, (after, size)
+        # the default page, and a cursor past the end refused as before
+        assert json.loads(http.get(f"/v1/matches/{match_id}/events").content) == json.loads(response_json(_expected(log, 0, 100)))
+        reply = http.get(f"/v1/matches/{match_id}/events", params={"after_sequence": len(log) + 1})
+        assert (reply.status_code, reply.json()["error"]["reason"]) == (400, "CURSOR_PAST_END")
+
+
+def test_a_live_matchs_pages_are_read_for_each_call(service, redis_url):
+    with service.client() as client, service.http() as http:
+        match, tokens = client.create_match(seats=["german", "soviet"])
+        play_random(client, match.match_id, tokens, seed="live-log", max_actions=30)
+        log = _logged(redis_url, match.match_id)
+        for after, size in ((0, 1000), (3, 10), (len(log) - 1, 5)):
+            reply = http.get(f"/v1/matches/{match.match_id}/events", params={"after_sequence": after, "page_size": size})
+            assert json.loads(reply.content) == json.loads(response_json(_expected(log, after, size)))
+            assert client._call("GetEventLog", api.GetEventLogRequest(match_id=match.match_id, after_sequence=after,
+                                                                      page_size=size)) == _expected(log, after, size)
+        play_random(client, match.match_id, tokens, seed="live-log-more", max_actions=5)  # the log grows: read again
+        log = _logged(redis_url, match.match_id)
+        reply = http.get(f"/v1/matches/{match.match_id}/events", params={"page_size": 1000})
+        assert json.loads(reply.content) == json.loads(response_json(_expected(log, 0, 1000)))
+
+
+def _sse_frames(http: httpx.Client, path: str, params: dict) -> list[tuple[str | None, str, str]]:
+    """Every frame of an SSE stream that ends by itself: (id, event, data)."""
+    frames = []
+    with http.stream("GET", path, params=params) as reply:
+        assert reply.status_code == 200
+        frame: dict[str, str] = {}
+        for line in reply.iter_lines():
+            if not line:
+                if frame:
+                    frames.append((frame.get("id"), frame["event"], frame["data"]))
+                frame = {}
+                continue
+            name, _, value = line.partition(": ")
+            frame[name] = value
+    return frames
+
+
+def test_a_watch_of_a_finished_match_sends_its_log_from_the_kept_entries(service, finished):
+    match_id, log = finished
+    with service.http() as http, grpc.insecure_channel(service.target) as channel:
+        stub = match_service_pb2_grpc.MatchServiceStub(channel)
+        for after in (0, 7, CHUNK, len(log) - 1, len(log)):
+            for _ in range(2):  # encoded, then kept
+                sent = list(stub.WatchMatch(api.WatchMatchRequest(match_id=match_id, after_sequence=after), timeout=60))
+                assert [item.event for item in sent[:-1]] == log[after:]
+                assert sent[-1].WhichOneof("kind") == "update" and sent[-1].update.last_sequence == len(log)
+                frames = _sse_frames(http, f"/v1/matches/{match_id}/watch", {"after_sequence": after})
+                events = [frame for frame in frames if frame[1] == "match_event"]
+                assert [json.loads(data) for _, _, data in events] == [to_json(event) for event in log[after:]]
+                assert [int(frame_id) for frame_id, _, _ in events] == [event.sequence for event in log[after:]]
+                assert [name for _, name, _ in frames[len(events):]] == ["match_update", "end"]
+                assert json.loads(frames[-1][2]) == {"finished": True, "last_sequence": len(log)}
+
+
+# --- the history budget ------------------------------------------------------------------------------
+
+@contextmanager
+def _limited(redis_url: str, limit: str) -> Iterator[ServiceProcess]:
+    """A service with only ``limit`` on, believing X-Forwarded-For from this machine."""
+    service = ServiceProcess("--redis-url", redis_url, "--no-rate-limits", "--limit", limit,
+                             "--trusted-proxy", "127.0.0.0/8", rate_limits=True).start()
+    try:
+        yield service
+    finally:
+        service.stop()
+
+
+def _refused_for_history(reply: httpx.Response) -> None:
+    error = reply.json()["error"]
+    assert (reply.status_code, error["reason"], error["metadata"]["limit"]) == (429, "RATE_LIMITED", "history"), reply.text
+    assert "GetEventLog" in error["message"] and int(reply.headers["Retry-After"]) == error["retry_after_seconds"] >= 1
+
+
+def test_log_reads_spend_the_history_budget_before_any_work_and_past_it_are_refused(redis_url, finished):
+    match_id, log = finished
+    budget = 400
+    with _limited(redis_url, f"history={budget}/minute") as service, service.http() as http:
+        def page(address: str, after: int, size: int) -> httpx.Response:
+            return http.get(f"/v1/matches/{match_id}/events", params={"after_sequence": after, "page_size": size},
+                            headers={"X-Forwarded-For": address})
+
+        # 300 entries encoded: 300 of the 400
+        assert page("198.19.20.1", 0, 3 * CHUNK).status_code == 200
+        # 300 more to encode would pass it: refused, and nothing spent
+        _refused_for_history(page("198.19.20.1", 3 * CHUNK, 3 * CHUNK))
+        # the first 300 again, kept: a tenth of them (30), which still fits
+        assert page("198.19.20.1", 0, 3 * CHUNK).status_code == 200
+        assert 300 + 3 * CHUNK // KEPT_PER_UNIT < budget < 300 + 3 * CHUNK
+        # a read cheaper than a few entries costs what a fixed call does: no budget
+        assert json.loads(page("198.19.20.1", 3, 5).content) == json.loads(response_json(_expected(log, 3, 5)))
+        # a watch whose catch-up is the whole log is refused before it opens, on both transports
+        reply = http.get(f"/v1/matches/{match_id}/watch", headers={"X-Forwarded-For": "198.19.20.1"})
+        _refused_for_history(reply)
+        with grpc.insecure_channel(service.target) as channel:
+            stub = match_service_pb2_grpc.MatchServiceStub(channel)
+            metadata = [("x-forwarded-for", "198.19.20.1")]
+            for call in (lambda: stub.GetEventLog(api.GetEventLogRequest(match_id=match_id, after_sequence=3 * CHUNK,
+                                                                         page_size=1000), metadata=metadata),
+                         lambda: list(stub.WatchMatch(api.WatchMatchRequest(match_id=match_id), metadata=metadata,
+                                                      timeout=30))):
+                with pytest.raises(grpc.RpcError) as caught:
+                    call()
+                assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                info, retry = error_details_pb2.ErrorInfo(), error_details_pb2.RetryInfo()
+                details = rpc_status.from_call(caught.value).details
+                assert details[0].Unpack(info) and (info.reason, info.metadata["limit"]) == ("RATE_LIMITED", "history")
+                assert details[1].Unpack(retry) and retry.retry_delay.seconds >= 1
+            # another client has its own budget, on both transports
+            other = [("x-forwarded-for", "198.19.21.1")]
+            assert stub.GetEventLog(api.GetEventLogRequest(match_id=match_id, page_size=3 * CHUNK),
+                                    metadata=other) == _expected(log, 0, 3 * CHUNK)
+        watched = _sse_frames(http, f"/v1/matches/{match_id}/watch", {"after_sequence": len(log) - 3 * CHUNK})
+        assert [frame[1] for frame in watched[-2:]] == ["match_update", "end"]
+
+
+def test_a_live_matchs_reads_are_counted_each_time(redis_url, service):
+    with service.client() as client:
+        match, tokens = client.create_match(seats=["german", "soviet"])
+        play_random(client, match.match_id, tokens, seed="live-budget", max_actions=80)
+    with _limited(redis_url, "history=200/minute") as limited, limited.http() as http:
+        headers = {"X-Forwarded-For": "198.19.22.1"}
+        first = http.get(f"/v1/matches/{match.match_id}/events", params={"page_size": 120}, headers=headers)
+        assert first.status_code == 200 and len(first.json()["events"]) == 120
+        _refused_for_history(http.get(f"/v1/matches/{match.match_id}/events", params={"page_size": 120}, headers=headers))
+        # the refused calls changed nothing: the match plays on
+        with service.client() as client:
+            legal = client.legal_actions(match.match_id)
+            client.submit(match.match_id, tokens[legal.side_to_act], legal.actions[0], expected_version=legal.version)
+        wait_for(lambda: http.get(f"/v1/matches/{match.match_id}").json()["match"]["version"] == legal.version + 1)
