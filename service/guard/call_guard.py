@@ -93,6 +93,9 @@ _IN_COMMIT = ("its checks belong in the commit script (issue 35): no Redis round
               "a repeated request id's first answer is rebuilt in the history pool")
 _STREAM_OPENS = "stream opens admitted per client and in total (the transports; issue 34, points 3-5)"
 _POOL = "the history pool: a per-client cap, the history budget, a bounded queue; finished matches cached"
+_LOG_READ = ("the history budget: the entries it encodes, a tenth of those kept encoded (a match that is over) "
+             "(service.match.log_pages)")
+_CATCH_UP = "its catch-up (the log after its cursor) spends the history budget as GetEventLog does"
 
 #: Every RPC of the services in proto/typhoon/v1, its cost class and its admission (a test walks the
 #: protos and the REST routes: a method without a row fails it).
@@ -105,8 +108,8 @@ RPC_TABLE: dict[str, Admission] = {
     "ListLegalActions": Admission(Cost.PLAY),
     "SubmitAction": Admission(Cost.PLAY, "submit_action", "for this seat", key_checked=True, elsewhere=_IN_COMMIT),
     "Resign": Admission(Cost.PLAY, "resign", "for this seat", key_checked=True, elsewhere=_IN_COMMIT),
-    "GetEventLog": Admission(Cost.PAGE),
-    "WatchMatch": Admission(Cost.STREAM, "watch", elsewhere=_STREAM_OPENS),
+    "GetEventLog": Admission(Cost.PAGE, elsewhere=_LOG_READ),
+    "WatchMatch": Admission(Cost.STREAM, "watch", elsewhere=_STREAM_OPENS + "; " + _CATCH_UP),
     "ListScenarios": Admission(Cost.FIXED),
     "GetScenario": Admission(Cost.FIXED),
     "VerifyMatch": Admission(Cost.HISTORY, elsewhere=_POOL),

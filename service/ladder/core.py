@@ -96,8 +96,9 @@ log = structlog.get_logger("typhoon.ladder")
 
 MAX_PAGE = 200
 MAX_HEARTBEAT_SECONDS = 60
-#: Events read from the store per round trip while counting a match's actions.
-_LOG_PAGE = 1000
+#: Events read from the store per round trip while counting a match's actions: a page decoded at a time,
+#: so that settling a long match (~2,200 entries, ~20-40 ms to decode) never holds the event loop for long.
+_LOG_PAGE = 200
 _key = ladder_key
 
 

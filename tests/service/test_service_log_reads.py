@@ -205,3 +205,51 @@ def test_a_live_matchs_reads_are_counted_each_time(redis_url, service):
             legal = client.legal_actions(match.match_id)
             client.submit(match.match_id, tokens[legal.side_to_act], legal.actions[0], expected_version=legal.version)
         wait_for(lambda: http.get(f"/v1/matches/{match.match_id}").json()["match"]["version"] == legal.version + 1)
+
+
+# --- lists ------------------------------------------------------------------------------------------
+
+def test_list_matches_reads_a_bounded_number_of_matches_per_call_whatever_its_filter_skips(tmp_path):
+    from service.gen.typhoon.v1 import match_pb2
+    from service.match.core import MAX_LIST_SCAN, CallContext, MatchService
+    from service.store.embedded_redis import EmbeddedRedis
+
+    async def scenario(url: str) -> tuple[list[int], list[str], list[str]]:
+        store = Store.from_url(url)
+        core = MatchService(store)
+        try:
+            created = [(await core.create_match(api.CreateMatchRequest(), CallContext())).match.match_id
+                       for _ in range(MAX_LIST_SCAN + 150)]
+            read: list[int] = []
+            original = store.metas
+
+            async def counted(ids):
+                read.append(len(ids))
+                return await original(ids)
+
+            store.metas = counted  # what each call reads of the store
+            found, token, calls = [], "", []
+            while True:  # no match is finished: every page is empty, and says where to go on
+                read.clear()
+                page = await core.list_matches(api.ListMatchesRequest(status=match_pb2.MATCH_STATUS_FINISHED,
+                                                                      page_size=100, page_token=token), CallContext())
+                calls.append(sum(read))
+                found += [match.match_id for match in page.matches]
+                token = page.next_page_token
+                if not token:
+                    break
+            open_ones, token = [], ""
+            while True:
+                page = await core.list_matches(api.ListMatchesRequest(status=match_pb2.MATCH_STATUS_OPEN, page_size=100,
+                                                                      page_token=token), CallContext())
+                open_ones += [match.match_id for match in page.matches]
+                token = page.next_page_token
+                if not token:
+                    return calls, open_ones, created
+        finally:
+            await store.close()
+
+    with EmbeddedRedis(tmp_path) as url:
+        calls, open_ones, created = asyncio.run(scenario(url))
+    assert len(calls) == 2 and max(calls) <= MAX_LIST_SCAN
+    assert sorted(open_ones) == sorted(created)  # every one, each once
