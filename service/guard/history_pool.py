@@ -8,9 +8,13 @@ it in a loop stalled every call of the process. So ``typhoon serve`` hands that 
 :class:`HistoryPool`:
 
 - **off the loop**: a pool of processes (``--history-workers``, 1 by default, each at a lower CPU
-  priority than the service), each with its own connection to Redis, reads the log and re-simulates
-  it; the service's event loop only reads the match's meta and waits for the answer. Processes, not
-  threads: the engine is Python, and a thread holding the GIL would stall the loop just the same;
+  priority than the service from its first instant), each with its own connection to Redis, reads the log
+  and re-simulates it; the service's event loop only reads the match's meta and waits for the answer.
+  Processes, not threads: the engine is Python, and a thread holding the GIL would stall the loop just
+  the same. ``typhoon serve`` starts them once it serves (:meth:`HistoryPool.warm`; ~2-3 s and ~75 MB
+  each), so that the first caller does not wait for them. They are spawned (fresh interpreters: no copy
+  of the service's threads and sockets) without the parent's main script, which "spawn" runs again in
+  each child: a script starting the service at its top level would have started it again in each;
 - **cached where it cannot change**: the state at a version of a match never changes while it is
   live, nor once it is over (its seed is then revealed), so states are cached by match, version and
   whether it is over; a finished or aborted match's verification is cached by match and log length,
@@ -45,16 +49,19 @@ Readiness (service.run.readiness) says the process is saturated while the pool i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import os
 import signal
+import threading
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, fields, replace
-from multiprocessing import get_context
+from multiprocessing import popen_spawn_posix, spawn
+from multiprocessing.context import SpawnContext, SpawnProcess
 from typing import Any, TypeVar
 
 import structlog
@@ -155,6 +162,8 @@ class HistoryPool:
         self.cache: LRUCache[tuple[Any, ...], bytes] = LRUCache(maxsize=max(1, int(settings.history_cache_mb * 2**20)),
                                                               getsizeof=len)
         self._executor: ProcessPoolExecutor | None = None
+        self._niced: set[int] = set()
+        self._niceness = min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICENESS)
         self._by_client: Counter[str] = Counter()
         self._computing: dict[tuple[Any, ...], asyncio.Future[Any]] = {}
         self._seconds = 0.2  # a computation's running mean duration, for Retry-After
@@ -314,17 +323,47 @@ class HistoryPool:
     # --- the processes ------------------------------------------------------------------------------
 
     def _submit(self, job: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
-        if self._executor is None:
-            self._executor = ProcessPoolExecutor(self.settings.history_workers, mp_context=get_context("spawn"),
-                                                 initializer=_start_worker, initargs=(self.redis, NICENESS))
-            log.info("history_pool_started", workers=self.settings.history_workers)
+        executor = self._started()
         try:
-            submitted: Future[Any] = self._executor.submit(_run, job, *args)
+            submitted: Future[Any] = executor.submit(_run, job, *args)
         except BrokenProcessPool:  # a process died (killed): a new pool for this call and the next
             self._discard()
             return self._submit(job, *args)
+        self._renice(executor)
         metrics.HISTORY_PENDING.set(self.pending)
         return asyncio.wrap_future(submitted)
+
+    def _started(self) -> ProcessPoolExecutor:
+        if self._executor is None:
+            self._executor = ProcessPoolExecutor(self.settings.history_workers, mp_context=WORKER_CONTEXT,
+                                                 initializer=_start_worker, initargs=(self.redis, self._niceness))
+            self._niced = set()
+            log.info("history_pool_started", workers=self.settings.history_workers)
+        return self._executor
+
+    def _renice(self, executor: ProcessPoolExecutor) -> None:
+        """Lower the priority of the pool's new processes at once, before they import what they run
+        (~2 s of CPU each: it used to compete with play until their initializer lowered it)."""
+        for pid in set(getattr(executor, "_processes", None) or ()) - self._niced:
+            self._niced.add(pid)
+            with contextlib.suppress(OSError):  # gone already
+                os.setpriority(os.PRIO_PROCESS, pid, self._niceness)
+
+    async def warm(self) -> None:
+        """Start the pool's processes now (``typhoon serve`` does once it serves), so that the first call
+        does not wait the ~2-3 s a process takes to start; returns once they all answer. The start-up
+        is no call's: nothing is counted or refused for it."""
+        started = time.monotonic()
+        executor = self._started()
+        try:
+            # the executor starts a process for each job submitted while none is idle: one job each
+            warming = [executor.submit(_ready) for _ in range(self.settings.history_workers)]
+            self._renice(executor)
+            pids = await asyncio.gather(*(asyncio.wrap_future(each) for each in warming))
+        except BrokenProcessPool:
+            self._discard()
+            return
+        log.info("history_pool_warm", workers=len(set(pids)), seconds=round(time.monotonic() - started, 2))
 
     def _discard(self) -> None:
         executor, self._executor = self._executor, None
@@ -374,8 +413,61 @@ def _start_worker(redis: RedisSettings, niceness: int) -> None:  # pragma: no co
     global _worker
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C reaches the whole group: the service stops the pool
-    os.nice(niceness)
+    os.setpriority(os.PRIO_PROCESS, 0, niceness)  # the service set it at once; this in case it could not
     _worker = _Worker(redis)
+
+
+def _ready() -> int:
+    """A process of the pool is up (:meth:`HistoryPool.warm`)."""
+    return os.getpid()
+
+
+# --- starting the pool's processes without the parent's main script ------------------------------------
+
+_MAIN_KEYS = ("init_main_from_path", "init_main_from_name")
+_launching = threading.Lock()
+
+
+class _WorkerPopen(popen_spawn_posix.Popen):
+    """Spawns a pool process without the parent's ``__main__``: the "spawn" start method runs the main
+    script again in each child (as ``__mp_main__``) so that what it defines can be unpickled there; a
+    script that starts the service without an ``if __name__ == "__main__":`` guard (a BackgroundServer in a
+    notebook's or a tool's top level) would start a service again in each process of the pool. The pool's
+    jobs are functions of this module: a child needs none of the main script."""
+
+    def _launch(self, process_obj: Any) -> None:
+        with _launching:  # while this spawn reads its preparation data (other spawns wait: a few ms)
+            original = spawn.get_preparation_data
+            spawn.get_preparation_data = _without_main(original)  # type: ignore[assignment]
+            try:
+                super()._launch(process_obj)
+            finally:
+                spawn.get_preparation_data = original  # type: ignore[assignment]
+
+
+def _without_main(original: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
+    def preparation_data(name: str) -> dict[str, Any]:
+        return {key: value for key, value in original(name).items() if key not in _MAIN_KEYS}
+    return preparation_data
+
+
+class _WorkerProcess(SpawnProcess):
+    _start_method = "spawn"
+
+    @staticmethod
+    def _Popen(process_obj: Any) -> Any:  # noqa: N802 - multiprocessing's name
+        return _WorkerPopen(process_obj)
+
+
+class _WorkerContext(SpawnContext):
+    """The "spawn" context (a fresh interpreter: no copy of the service's threads, sockets and event loop)
+    whose processes never run the parent's main script (:class:`_WorkerPopen`)."""
+
+    _name = "spawn"
+    Process = _WorkerProcess
+
+
+WORKER_CONTEXT = _WorkerContext()
 
 
 _ERROR = "error"

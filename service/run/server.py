@@ -50,6 +50,7 @@ from service.run.workers import tell_ready
 from service.store.embedded_redis import EmbeddedRedis
 from service.store.hub import StreamHub
 from service.store.match_store import Store
+from service.tasks import stop_task
 from service.upkeep.abandoned import Abandonment
 from service.upkeep.compaction import CompactionSweep
 from service.upkeep.retention import Retention
@@ -202,6 +203,7 @@ class Server:
         self.readiness: Readiness | None = None
         self.guard: CallGuard | None = None
         self.history: HistoryPool | None = None
+        self._warming: asyncio.Task | None = None
 
     async def start(self) -> None:
         config = self.config
@@ -309,6 +311,15 @@ class Server:
                  reflection=operations.served("reflection"), ready=self.readiness.ready,
                  redis="embedded" if self.embedded else self.store.settings.describe(),
                  data_dir=str(self.embedded.data_dir) if self.embedded else None, lifecycle=True)
+        # the history pool's processes take ~2-3 s to start: started now, in the background, once serving,
+        # rather than by the first VerifyMatch (which waited for them)
+        self._warming = asyncio.create_task(self._warm_history(), name="history-pool-warm")
+
+    async def _warm_history(self) -> None:
+        try:
+            await self.history.warm()
+        except Exception as error:  # noqa: BLE001 - the first history call starts them then
+            log.warning("history_pool_not_warmed", error=repr(error))
 
     def _update_gauges(self) -> None:
         in_use, most = self.store.connections_in_use()
@@ -351,6 +362,8 @@ class Server:
             await self.compaction.stop()
         if self.guard:
             await self.guard.capacity.stop()
+        if self._warming:
+            await stop_task(self._warming)
         if self.history:
             await self.history.stop()
         if self._grpc:

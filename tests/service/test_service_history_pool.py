@@ -339,3 +339,56 @@ def test_the_history_pool_stops_with_the_service(redis_url):
     gone = psutil.wait_procs(processes, timeout=30)[1]
     assert not gone
 
+
+
+# --- the pool's processes ----------------------------------------------------------------------------
+
+def test_the_pool_starts_once_the_service_serves_at_a_lower_priority_before_any_call(redis_url):
+    service = ServiceProcess("--redis-url", redis_url, "--history-workers", "2").start()
+    try:
+        processes = wait_for(lambda: (lambda found: found if len(found) == 2 else None)(_pool_processes(service)),
+                             timeout=120)
+        niceness = psutil.Process(service.process.pid).nice()
+        assert all(process.nice() >= min(19, niceness + 10) for process in processes)
+        wait_for(lambda: any(e.get("event") == "history_pool_warm" for e in list(service.logs)), timeout=120)
+        with service.client() as client, service.http() as http:
+            match, _ = client.create_match()
+            assert http.get(f"/v1/matches/{match.match_id}/verification").status_code == 200
+        assert {p.pid for p in _pool_processes(service)} == {p.pid for p in processes}  # the same ones served it
+    finally:
+        service.stop()
+
+
+UNGUARDED = '''
+# starts the service at its top level, with no `if __name__ == "__main__":` guard
+import os, sys, tempfile
+sys.path.insert(0, {root!r})
+with open({ran!r}, "a") as ran:
+    ran.write(f"{{os.getpid()}}\\n")
+import httpx
+from clients.client import TyphoonClient
+from service.run.config import ServeConfig
+from service.run.server import BackgroundServer
+server = BackgroundServer(ServeConfig(grpc_port=0, http_port=0, redis_url={redis_url!r},
+                                      data_dir=tempfile.mkdtemp())).start()
+with TyphoonClient(f"127.0.0.1:{{server.grpc_port}}", timeout=120) as client:
+    match, _ = client.create_match()
+reply = httpx.get(f"http://127.0.0.1:{{server.http_port}}/v1/matches/{{match.match_id}}/verification", timeout=120)
+print("verification", reply.status_code, reply.json()["checks"][0]["outcome"])
+server.stop()
+'''
+
+
+def test_a_script_starting_the_service_without_a_main_guard_runs_once(redis_url, tmp_path):
+    """The pool's processes are spawned without the parent's main script (history_pool._WorkerPopen): "spawn"
+    ran it again in each, which started a service again in each."""
+    import subprocess
+    import sys
+
+    ran = tmp_path / "ran.txt"
+    script = tmp_path / "unguarded.py"
+    script.write_text(UNGUARDED.format(root=str(ROOT), ran=str(ran), redis_url=redis_url))
+    result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "verification 200 passed" in result.stdout
+    assert len(ran.read_text().split()) == 1
