@@ -253,3 +253,54 @@ def test_list_matches_reads_a_bounded_number_of_matches_per_call_whatever_its_fi
         calls, open_ones, created = asyncio.run(scenario(url))
     assert len(calls) == 2 and max(calls) <= MAX_LIST_SCAN
     assert sorted(open_ones) == sorted(created)  # every one, each once
+
+
+# --- background work on whole logs --------------------------------------------------------------------
+
+def test_compaction_compresses_and_reads_decode_archives_off_the_event_loop(service, redis_url):
+    """A long match's archive took ~0.1 s of CPU to compress: the store's archiving thread does it, and a
+    read decodes an archive in a thread too; the log is the same, entry for entry."""
+    import threading
+
+    from service.store.archive import Archive
+    from service.store.match_store import key
+
+    with service.client() as client:
+        match, tokens = client.create_match(seats=["german", "soviet"])
+        play_random(client, match.match_id, tokens, seed="compaction-thread")
+    import redis as sync_redis
+    wait_for(lambda: sync_redis.Redis.from_url(redis_url).exists(key(match.match_id, "archive")))  # compacted by the service
+    log = _logged(redis_url, match.match_id)
+
+    async def again() -> tuple[set[str], set[str], list]:
+        store = Store.from_url(redis_url)
+        encoded, decoded = set(), set()
+        encode, decode = Archive.encode, Archive.decode
+
+        def encode_where(self):
+            encoded.add(threading.current_thread().name)
+            return encode(self)
+
+        def decode_where(blob):
+            decoded.add(threading.current_thread().name)
+            return decode(blob)
+
+        try:
+            # the match uncompacted again: its stream back, as a process that stopped before compacting left it
+            archive = Archive.decode(await store.redis.get(key(match.match_id, "archive")))
+            for seq, version, time_ms, source, data in archive.events:
+                await store.redis.xadd(key(match.match_id, "events"), {"seq": seq, "version": version, "time": time_ms,
+                                                                       "source": source, "event": data}, id=f"{seq}-0")
+            await store.redis.delete(key(match.match_id, "archive"))
+            Archive.encode, Archive.decode = encode_where, staticmethod(decode_where)
+            assert await store.compact(match.match_id)
+            events = await store.read_events(match.match_id, 0, 100_000)
+        finally:
+            Archive.encode, Archive.decode = encode, staticmethod(decode)
+            await store.close()
+        return encoded, decoded, [match_event(event) for event in events]
+
+    encoded, decoded, events = asyncio.run(again())
+    assert events == log
+    assert encoded and all(name.startswith("archiver") for name in encoded)
+    assert decoded and threading.main_thread().name not in decoded
