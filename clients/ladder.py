@@ -66,6 +66,13 @@ class Registration(NamedTuple):
     owner_key: str
 
 
+def _shown(key: str, withheld: bool, lost: str) -> str:
+    """The key an answer shows, or ``KEY_WITHHELD`` for a retry's answer (the key went to the first call only)."""
+    if withheld or not key:
+        raise TyphoonError(grpc.StatusCode.FAILED_PRECONDITION, "KEY_WITHHELD", lost)
+    return key
+
+
 class LadderClient:
     """Synchronous client of ``typhoon.v1.LadderService``; unary calls are retried while the service is
     unreachable (``retries`` times, backing off up to 2 s), and after the time a rate limit says (up to
@@ -113,9 +120,12 @@ class LadderClient:
 
     def register_owner(self, name: str) -> tuple[LadderOwner, str]:
         """Register an owner; returns it and its owner key (keep it: the service keeps only its hash). A
-        retry after a lost answer carries the same request id, so it gets the same owner (with a new key)."""
+        retry after a lost answer carries the same request id, so it registers nothing twice; but the key
+        is shown to the first call only: if its answer was lost, this raises ``KEY_WITHHELD``."""
         response = self._call("RegisterOwner", lapi.RegisterOwnerRequest(name=name, request_id=uuid.uuid4().hex))
-        return response.owner, response.owner_key
+        return response.owner, _shown(response.owner_key, response.key_withheld,
+                                      f"owner {name!r} was registered, but the answer holding its key was lost; "
+                                      f"register another name")
 
     def register(self, name: str, description: str = "", *, owner_key: str) -> tuple[LadderPlayer, str]:
         """Register a player under the owner of ``owner_key``; returns it and its API key (keep it: the
@@ -136,8 +146,10 @@ class LadderClient:
 
     def rotate_player_key(self, player_id: str, key: str) -> str:
         """A new API key for the player (``key``: its API key or its owner's); the old one stops working."""
-        return self._call("RotatePlayerKey", lapi.RotatePlayerKeyRequest(player_id=player_id,
-                                                                          request_id=uuid.uuid4().hex), key=key).api_key
+        response = self._call("RotatePlayerKey", lapi.RotatePlayerKeyRequest(player_id=player_id,
+                                                                              request_id=uuid.uuid4().hex), key=key)
+        return _shown(response.api_key, response.key_withheld, "the player's key was rotated, but the answer "
+                      "holding the new one was lost; rotate it again with its owner's key")
 
     def revoke_player_key(self, player_id: str, key: str) -> None:
         """Revoke the player's API key (``key``: its API key or its owner's): it has none until its owner rotates one."""
@@ -145,8 +157,10 @@ class LadderClient:
 
     def rotate_owner_key(self, owner_id: str, owner_key: str) -> str:
         """A new owner key; the old one stops working."""
-        return self._call("RotateOwnerKey", lapi.RotateOwnerKeyRequest(owner_id=owner_id, request_id=uuid.uuid4().hex),
-                          key=owner_key).owner_key
+        response = self._call("RotateOwnerKey", lapi.RotateOwnerKeyRequest(owner_id=owner_id,
+                                                                            request_id=uuid.uuid4().hex), key=owner_key)
+        return _shown(response.owner_key, response.key_withheld, "the owner key was rotated, but the answer holding "
+                      "the new one was lost")
 
     def revoke_owner_key(self, owner_id: str, owner_key: str) -> int:
         """Close the owner: its key and its players' keys stop working for good; returns the player keys revoked."""
@@ -392,7 +406,7 @@ class LadderBot:
 def _rating_rows(players: list[LadderPlayer]) -> str:
     head = ["rank", "player", "rating", "mu", "sigma", "games", "won G", "won S", "lost", "drawn", "on time",
             "aborted", "player id"]
-    rows = [[str(p.rank), p.name, f"{p.rating:.2f}", f"{p.mu:.2f}", f"{p.sigma:.2f}", str(p.games),
+    rows = [[str(p.rank) if not p.provisional else "new", p.name, f"{p.rating:.2f}", f"{p.mu:.2f}", f"{p.sigma:.2f}", str(p.games),
              f"{p.wins_as_german}/{p.games_as_german}", f"{p.wins_as_soviet}/{p.games_as_soviet}", str(p.losses),
              str(p.draws), str(p.time_losses), str(p.aborted), p.player_id] for p in players]
     return tabulate(rows, headers=head, colalign=["right", "left", *["right"] * 10, "left"], disable_numparse=True)
@@ -400,7 +414,8 @@ def _rating_rows(players: list[LadderPlayer]) -> str:
 
 def leaderboard_table(players: list[LadderPlayer]) -> str:
     """The standings as text: ``won G`` is wins as German / games as German (``won S`` the same for the
-    Soviet side), ``on time`` the losses on time; ``rating`` is mu - 3 sigma."""
+    Soviet side), ``on time`` the losses on time; ``rating`` is mu - 3 sigma; a provisional player (not
+    established yet: no rank, after the established ones) is ranked ``new``."""
     return _rating_rows(players)
 
 

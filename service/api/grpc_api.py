@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-import uuid
 from typing import Any
 
 import grpc
@@ -31,6 +30,7 @@ from service.gen.typhoon.v1 import ladder_service_pb2, match_service_pb2
 from service.guard.call_guard import NO_GUARD, CallGuard
 from service.match.core import CallContext, MatchService
 from service.match.watch_limits import client_address
+from service.request_ids import log_reference
 
 log = structlog.get_logger("typhoon.grpc")
 
@@ -76,9 +76,10 @@ def as_service_error(error: BaseException) -> ServiceError:
 
 def _call_context(context: grpc.aio.ServicerContext, request: Any, guard: CallGuard) -> tuple[CallContext, str]:
     metadata = {k: v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
-    request_id = getattr(request, "request_id", "") or metadata.get("x-request-id") or uuid.uuid4().hex
+    # logged as a short hash: a request id is the client's, and may be all a retry needs
+    request_ref = log_reference(getattr(request, "request_id", "") or metadata.get("x-request-id"))
     client = guard.client(client_address(context.peer() or ""), metadata.get("x-forwarded-for"))
-    return CallContext(token=bearer_token(metadata.get("authorization")), client=client), request_id
+    return CallContext(token=bearer_token(metadata.get("authorization")), client=client), request_ref
 
 
 def _unary(name: str, core: MatchService, guard: CallGuard):
@@ -86,9 +87,9 @@ def _unary(name: str, core: MatchService, guard: CallGuard):
     rpc_guard = guard.for_rpc(name)
 
     async def handler(request, context: grpc.aio.ServicerContext):
-        ctx, request_id = _call_context(context, request, guard)
+        ctx, request_ref = _call_context(context, request, guard)
         started = time.perf_counter()
-        with log_context.bound(rpc=name, request_id=request_id, transport="grpc",
+        with log_context.bound(rpc=name, request_ref=request_ref, transport="grpc",
                                match_id=getattr(request, "match_id", None) or None):
             try:
                 if isinstance(request, MalformedRequest):
@@ -98,7 +99,7 @@ def _unary(name: str, core: MatchService, guard: CallGuard):
                     response = await core_method(request, ctx)
             except Exception as error:  # noqa: BLE001 - every failure becomes a status
                 failure = as_service_error(error)
-                await rpc_guard.refused(failure, ctx.client)
+                await rpc_guard.refused(failure, ctx.client, ctx.token)
                 log.info("rpc", code=failure.code.name, reason=failure.reason,
                          ms=round((time.perf_counter() - started) * 1000, 2))
                 metrics.observe_call(name, "grpc", failure.code.name, time.perf_counter() - started)
@@ -117,10 +118,10 @@ def _stream(name: str, core: MatchService, guard: CallGuard, slow_reader_timeout
     rpc_guard = guard.for_rpc(name)
 
     async def handler(request, context: grpc.aio.ServicerContext) -> None:
-        ctx, request_id = _call_context(context, request, guard)
+        ctx, request_ref = _call_context(context, request, guard)
         started = time.perf_counter()
         sent = 0
-        with structlog.contextvars.bound_contextvars(rpc=name, request_id=request_id, transport="grpc",
+        with structlog.contextvars.bound_contextvars(rpc=name, request_ref=request_ref, transport="grpc",
                                                      match_id=getattr(request, "match_id", None) or None):
             stream = None
             try:
@@ -134,7 +135,7 @@ def _stream(name: str, core: MatchService, guard: CallGuard, slow_reader_timeout
                     sent += 1
             except Exception as error:  # noqa: BLE001
                 failure = as_service_error(error)
-                await rpc_guard.refused(failure, ctx.client)
+                await rpc_guard.refused(failure, ctx.client, ctx.token)
                 log.info("rpc", code=failure.code.name, reason=failure.reason, sent=sent,
                          ms=round((time.perf_counter() - started) * 1000, 2))
                 metrics.observe_call(name, "grpc", failure.code.name, None)

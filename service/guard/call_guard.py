@@ -12,8 +12,13 @@ and its admission. Per RPC, before the call:
    counts credentials and the call has one, else by its client address.
 
 After a call refused UNAUTHENTICATED for a token or key that is wrong (any reason but ``*_MISSING``),
-its address is counted against ``key_failures``. The match core knows nothing of this: the
-transports call :meth:`RpcGuard.admit` and :meth:`RpcGuard.refused` around every call.
+or refused for a token the core found holding nothing (``ServiceError.wrong_credential``: JoinMatch's
+NO_FREE_SEAT or SEAT_TAKEN to a chosen token, the answer a right token would not get), its address is
+counted against ``key_failures``, **once per wrong token** within the limit's window: a client that
+retries a stale token forever does not lock its address (and the right token with it) out, while a
+guesser, whose every try is a new token, is counted at each. JoinMatch is admitted only while its address
+is not locked, whatever token it brings. The match core knows nothing of this: the transports call
+:meth:`RpcGuard.admit` and :meth:`RpcGuard.refused` around every call.
 
 A :attr:`Cost.HISTORY` call (VerifyMatch, GetMatch with a ``version``) is admitted where its cost is
 known, once the match's length is read: by the history pool (:mod:`service.guard.history_pool`), which
@@ -102,14 +107,19 @@ _CATCH_UP = "its catch-up (the log after its cursor) spends the history budget a
 RPC_TABLE: dict[str, Admission] = {
     # typhoon.v1.MatchService
     "CreateMatch": Admission(Cost.WRITE, "create_match", adds_to_store=True),
-    "JoinMatch": Admission(Cost.WRITE, "join_match", adds_to_store=True),
+    "JoinMatch": Admission(Cost.WRITE, "join_match", key_checked=True, adds_to_store=True),
     "GetMatch": Admission(Cost.FIXED, history_if="version", elsewhere=_POOL + " (with a version)"),
     "ListMatches": Admission(Cost.PAGE),
     "ListLegalActions": Admission(Cost.PLAY),
     "SubmitAction": Admission(Cost.PLAY, "submit_action", "for this seat", key_checked=True, elsewhere=_IN_COMMIT),
     "Resign": Admission(Cost.PLAY, "resign", "for this seat", key_checked=True, elsewhere=_IN_COMMIT),
+<<<<<<< HEAD
     "GetEventLog": Admission(Cost.PAGE, elsewhere=_LOG_READ),
     "WatchMatch": Admission(Cost.STREAM, "watch", elsewhere=_STREAM_OPENS + "; " + _CATCH_UP),
+=======
+    "GetEventLog": Admission(Cost.PAGE),
+    "WatchMatch": Admission(Cost.STREAM, "watch", key_checked=True, elsewhere=_STREAM_OPENS),  # key: a seat's view
+>>>>>>> main
     "ListScenarios": Admission(Cost.FIXED),
     "GetScenario": Admission(Cost.FIXED),
     "VerifyMatch": Admission(Cost.HISTORY, elsewhere=_POOL),
@@ -138,6 +148,8 @@ OTHER_ROUTES = ("/", "/web", "/healthz", "/readyz", "/metrics", "/openapi.json",
 RPC_LIMITS: dict[str, tuple[str, str]] = {rpc: (row.limit, row.counted_by) for rpc, row in RPC_TABLE.items() if row.limit}
 #: The RPCs that check a seat token or a ladder key (the REST routes ``authenticated`` or taking ``keys``).
 KEY_CHECKED = frozenset(rpc for rpc, row in RPC_TABLE.items() if row.key_checked)
+#: Of those, the RPCs whose token is in the request, not the call's metadata: always checked.
+TOKEN_IN_REQUEST = frozenset({"JoinMatch"})
 #: The RPCs that add to the store for good, refused while it is nearly full (Seek: the ladder's matches).
 ADDS_TO_STORE = frozenset(rpc for rpc, row in RPC_TABLE.items() if row.adds_to_store)
 FROM_ADDRESS = "from this address"
@@ -154,6 +166,7 @@ class RpcGuard:
         self.limit = name if limits is not None and name and limits.enabled(name) else None
         self._by_credential = bool(self.limit) and BY_NAME[name].identity == "credential"
         self._key_checked = rpc in KEY_CHECKED and limits is not None and limits.enabled("key_failures")
+        self._token_in_request = rpc in TOKEN_IN_REQUEST
         self._counts_failures = limits is not None and limits.enabled("key_failures")
         #: whether admit() has anything to do (the calls it has not cost nothing)
         self.active = bool(self.limit or self._key_checked or self.capacity)
@@ -166,7 +179,7 @@ class RpcGuard:
         if self.capacity is not None:
             await self.capacity.admit(self.rpc)
         checks: list[Check] = []
-        if self._key_checked and token:
+        if self._key_checked and (token or self._token_in_request):
             checks.append(("test", "key_failures", counted_as(address), FROM_ADDRESS))
         if self.limit:
             if self._by_credential and token:
@@ -176,10 +189,16 @@ class RpcGuard:
         if checks:
             await self.limits.check(checks)
 
-    async def refused(self, error: ServiceError, address: str) -> None:
-        """After the call was refused with ``error``: a wrong token or key counts against its address."""
-        if self._counts_failures and error.code == StatusCode.UNAUTHENTICATED and not error.reason.endswith("_MISSING"):
-            await self.limits.record("key_failures", counted_as(address))
+    async def refused(self, error: ServiceError, address: str, token: str | None = None) -> None:
+        """After the call was refused with ``error``: a wrong token or key (``token``, the call's bearer
+        token, or the one the error names) counts against its address, once per token."""
+        if not self._counts_failures:
+            return
+        wrong = error.wrong_credential
+        if wrong is None and error.code == StatusCode.UNAUTHENTICATED and not error.reason.endswith("_MISSING"):
+            wrong = credential_key(token or "")
+        if wrong is not None:
+            await self.limits.record_once("key_failures", counted_as(address), wrong)
 
 
 class CallGuard:
@@ -209,7 +228,8 @@ class CallGuard:
         """The guard of ``typhoon serve``: the limits of ``settings`` counted in ``store``'s Redis, and
         its capacity judged against ``high_water`` (start it: ``guard.capacity.start()``)."""
         enabled = any(settings.enabled(name) for name in BY_NAME)
-        limits = RateLimits(limiter_storage(store), settings, None if store.clustered else store.lane) if enabled else None
+        limits = RateLimits(limiter_storage(store), settings, None if store.clustered else store.lane,
+                            marks=store.redis) if enabled else None
         return cls(limits, StoreCapacity(store, high_water), trusted_proxies)
 
 
@@ -218,4 +238,4 @@ NO_GUARD = CallGuard(limits=None, capacity=None)
 
 
 __all__ = ["ADDS_TO_STORE", "Admission", "CallGuard", "Cost", "KEY_CHECKED", "NO_GUARD", "OTHER_ROUTES", "RPC_LIMITS",
-           "RPC_TABLE", "RpcGuard"]
+           "RPC_TABLE", "RpcGuard", "TOKEN_IN_REQUEST"]

@@ -43,13 +43,18 @@ which see two players and the pairs, the board and the open matches at once. Key
                             ('' once revoked) concurrency, the rating (mu sigma rev), the record (games
                             wins_german wins_soviet ...), last_opponent last_ended, seek_session (of its
                             latest Seek stream), abort_streak (abandoned matches in a row),
-                            blocked_until (it is not paired before that Redis time)
+                            blocked_until (it is not paired before that Redis time), established ("1"
+                            once it is: service.ladder.fairness; "0" while provisional), standing_games
+                            (its rated matches that count toward being established)
+    player:<id>:opponents   set: the owner groups of its opponents in those matches
     player:<id>:assigned    hash: match id -> the LadderMatch JSON (with its seat token), while not rated
     player:<id>:history     list, newest first: the LadderGame JSON of each match
     side:<side>             hash: mu sigma rev, the rating of the side itself
     names                   hash: name key (service.match.names.name_key: NFKC, case-folded) -> id
     keys                    hash: SHA-256 of an API key -> id
-    board                   sorted set: id by rating (mu - 3 sigma)
+    board                   sorted set: id by rating (mu - 3 sigma), less PROVISIONAL_OFFSET for a
+                            provisional player (so the established come first)
+    established_rule        string: "<games>:<owners>" the board's scores were last reckoned with
     seeking                 sorted set: id by the Redis ms until which it counts as seeking
     open                    hash: match id -> {"german": id, "soviet": id}: ladder matches not rated yet
     pairs                   hash: "<id>:<id>" (sorted) -> matches assigned to the two, aborted ones
@@ -83,7 +88,7 @@ from service.errors import ServiceError
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.ladder.accounts import MAX_DESCRIPTION, MAX_NAME, OLDER_PREFIX, PREFIX, Accounts, ladder_key
-from service.ladder.fairness import MAX_COOLDOWN_MS, FairPlay, group_of, own_actions, owners_field
+from service.ladder.fairness import MAX_COOLDOWN_MS, FairPlay, group_of, own_actions, owners_field, without_gain
 from service.ladder.ratings import FRESH, MODEL, ordinal, rate
 from service.match import convert
 from service.match.clock import TimeControl
@@ -95,6 +100,8 @@ from service.tasks import stop_task
 log = structlog.get_logger("typhoon.ladder")
 
 MAX_PAGE = 200
+#: Taken off a provisional player's leaderboard score: every established player comes before it.
+PROVISIONAL_OFFSET = 1_000_000.0
 MAX_HEARTBEAT_SECONDS = 60
 #: Events read from the store per round trip while counting a match's actions: a page decoded at a time,
 #: so that settling a long match (~2,200 entries, ~20-40 ms to decode) never holds the event loop for long.
@@ -104,6 +111,15 @@ _key = ladder_key
 
 def _err(code: StatusCode, reason: str, message: str) -> ServiceError:
     return ServiceError(code, reason, message)
+
+
+def board_score(rating: float, established: bool) -> float:
+    """A player's score in the leaderboard's sorted set: its rating, less PROVISIONAL_OFFSET while provisional.
+
+    >>> board_score(12.5, True), board_score(12.5, False)
+    (12.5, -999987.5)
+    """
+    return rating if established else rating - PROVISIONAL_OFFSET
 
 
 @dataclass
@@ -191,10 +207,11 @@ RATED_PLACEHOLDER = "@rating_sequence@"
 
 _SETTLE = _GERMAN_GAMES + f"local RATED = '{RATED_PLACEHOLDER}'\n" + """
 -- KEYS: open, board, then per team member (german player, soviet player, german side, soviet side)
--- its hash, then per player (german, soviet) its assigned hash and its history.
+-- its hash, then per player (german, soviet) its assigned hash and its history; then (KEYS[11], KEYS[12])
+-- pairs and the counter of settled matches, then per player its set of opponents' owner groups.
 -- ARGV: match id, then per team member its expected rev and its change (JSON {"set": {field: value},
 -- "incr": {field: n}, "block": {"now": ms, "base": ms, "cap": ms} (it waits base * 2^(abandoned in a row - 1),
--- at most cap, however it reconnects)}, "" for none), then
+-- at most cap, however it reconnects), "opponent": the owner group of a rated match's opponent}, "" for none), then
 -- per player its history entry and its rating ('' = keep), then (KEYS[11]: pairs) the pair of an aborted
 -- match ('' = none) and '1' if its first player was German: an aborted match is not a meeting, and
 -- does not count for whose turn it is to be German; then per field of rated end times (the pair's, and
@@ -215,6 +232,7 @@ for i = 0, 3 do
     change = cjson.decode(change)
     for name, value in pairs(change['set'] or {}) do redis.call('HSET', KEYS[3 + i], name, value) end
     for name, value in pairs(change['incr'] or {}) do redis.call('HINCRBY', KEYS[3 + i], name, value) end
+    if change['opponent'] then redis.call('SADD', KEYS[13 + i], change['opponent']) end
     local block = change['block']
     if block then
       local streak = redis.call('HINCRBY', KEYS[3 + i], 'abort_streak', 1)
@@ -287,9 +305,11 @@ class Ladder:
         self.config = config or LadderConfig()
         self.admit = core.admit
         self.fair_play = self.config.fair_play
+        fresh_established = self.fair_play.established(0, 0)
         self.accounts = Accounts(self.redis, self.store.time_ms, self.fair_play.players_per_owner,
-                                 {"mu": repr(FRESH[0]), "sigma": repr(FRESH[1]), "rev": "0"},
-                                 repr(ordinal(FRESH[0], FRESH[1])), self._describe,
+                                 {"mu": repr(FRESH[0]), "sigma": repr(FRESH[1]), "rev": "0", "standing_games": "0",
+                                  "established": "1" if fresh_established else "0"},
+                                 repr(board_score(ordinal(*FRESH), fresh_established)), self._describe,
                                  self.fair_play.related_window_ms, self.config.address_key)
         for rpc in Accounts.RPCS:  # served as this service's own (the transports bind by name)
             setattr(self, rpc, self._replicated(getattr(self.accounts, rpc)))
@@ -327,6 +347,7 @@ class Ladder:
         not answer now, the pairing loop does it before its first round."""
         try:
             await self.move_older_keys()
+            await self.reckon_established()
             self._moved = True
         except (RedisError, OSError) as error:
             log.warning("ladder_keys_not_moved", error=repr(error))
@@ -339,6 +360,7 @@ class Ladder:
     async def _moved_then_pair(self) -> int:
         if not self._moved:
             await self.move_older_keys()
+            await self.reckon_established()
             self._moved = True
         return await self.pair_round()
 
@@ -364,6 +386,42 @@ class Ladder:
         if moved:
             log.info("ladder_keys_moved", keys=moved, lifecycle=True)
         return moved
+
+    async def reckon_established(self) -> int:
+        """Reckon again which players are established, and their leaderboard scores, if the rule changed
+        since the board was last reckoned (``established_rule``), or was never (players rated before this
+        version: their opponents' groups are read from their histories). Returns the players reckoned."""
+        rule = f"{self.fair_play.established_games}:{self.fair_play.established_owners}"
+        if text_of(await self.redis.get(_key("established_rule"))) == rule:
+            return 0
+        ids = [text_of(i) for i in await self.redis.zrange(_key("board"), 0, -1)]
+        for player_id in ids:
+            games, mu, sigma, group, owner_id, standing_games = map(text_of, await self.redis.hmget(
+                _key("player", player_id), "games", "mu", "sigma", "group", "owner_id", "standing_games"))
+            if mu is None:
+                continue
+            if standing_games is None:  # rated before this version: every rated match counts
+                standing_games = games or "0"
+                await self.redis.hset(_key("player", player_id), "standing_games", standing_games)
+            games = standing_games
+            opponents = _key("player", player_id, "opponents")
+            if int(games or 0) and not await self.redis.exists(opponents):
+                for entry in await self.redis.lrange(_key("player", player_id, "history"), 0, -1):
+                    game = json.loads(entry)
+                    if game.get("rated", game.get("outcome") != "aborted"):
+                        other = await self.redis.hmget(_key("player", game["opponent_id"]), "group", "owner_id")
+                        await self.redis.sadd(opponents, group_of({"id": game["opponent_id"],
+                                                                   "owner_id": text_of(other[1]),
+                                                                   "group": text_of(other[0])}))
+            own = group_of({"id": player_id, "owner_id": owner_id, "group": group})
+            met = {text_of(g) for g in await self.redis.smembers(opponents)} - {own}
+            established = self.fair_play.established(int(games or 0), len(met))
+            await self.redis.hset(_key("player", player_id), "established", "1" if established else "0")
+            await self.redis.zadd(_key("board"), {player_id: board_score(ordinal(float(mu), float(sigma or 0)),
+                                                                         established)})
+        await self.redis.set(_key("established_rule"), rule)
+        log.info("ladder_established_reckoned", players=len(ids), rule=rule, lifecycle=True)
+        return len(ids)
 
     async def _every(self, round_: Any) -> None:
         while not self._stopping:
@@ -507,7 +565,24 @@ class Ladder:
                 for member in members:
                     pipe.hmget(member, "mu", "sigma", "rev", "name")
                 pipe.hmget(_key("pairs"), rated_fields)
-                *current, read = await pipe.execute()
+                for side in SIDES:  # whether each player is established (a rev change settles again: the same)
+                    pipe.hmget(_key("player", ids[side]), "standing_games", "group", "owner_id")
+                    pipe.smembers(_key("player", ids[side], "opponents"))
+                pipe.zcount(_key("board"), -PROVISIONAL_OFFSET / 2, "+inf")
+                *current, read, german_games, german_met, soviet_games, soviet_met, settled_players = \
+                    await pipe.execute()
+            groups, standing = [], []
+            for side, (games, group, owner_id), opponents in (("german", german_games, german_met),
+                                                             ("soviet", soviet_games, soviet_met)):
+                groups.append(group_of({"id": ids[side], "owner_id": text_of(owner_id), "group": text_of(group)}))
+                standing.append((int(games or 0), {text_of(g) for g in opponents} - {groups[-1]}))
+            established = [self.fair_play.established(games, len(opponents)) for games, opponents in standing]
+            # a rated match counts toward being established against an established opponent (or any, on a
+            # young ladder); after it: one more such game, against one more owner group maybe
+            counts = [self.fair_play.counts_toward(established[1 - i], settled_players) for i in (0, 1)]
+            established_after = [established[i] or self.fair_play.established(
+                games + counts[i], len((opponents | ({groups[1 - i]} if counts[i] else set())) - {groups[i]}))
+                for i, (games, opponents) in enumerate(standing)]
             read = [text_of(value) or "" for value in read]
             rated_at, *owners = [self.fair_play.recent(_rated_times(value), finished_at) for value in read]
             owners_rated_at = owners[0] if owners else None  # one owner group: a private ladder
@@ -529,13 +604,19 @@ class Ladder:
             else:
                 winner = result["winner"]
                 new = rate(*ratings, winner)
+                for index in (0, 1):  # no gain from beating a provisional player
+                    new[index] = without_gain(ratings[index], new[index], established[1 - index])
                 changes = []
                 for index, side in enumerate(("german", "soviet", "german", "soviet")):
                     mu, sigma = new[index]
                     change: dict[str, Any] = {"set": {"mu": repr(mu), "sigma": repr(sigma)}}
                     if index < 2:
-                        change["set"] |= met[index] | {"abort_streak": "0"}
-                        change["incr"] = _record_change(side, winner, result.get("reason", ""))
+                        change["set"] |= met[index] | {"abort_streak": "0",
+                                                       "established": "1" if established_after[index] else "0"}
+                        change["incr"] = _record_change(side, winner, result.get("reason", "")) | (
+                            {"standing_games": 1} if counts[index] else {})
+                        if counts[index]:
+                            change["opponent"] = groups[1 - index]
                     changes.append(json.dumps(change))
             args: list[str] = [match_id]
             for rev, change in zip(revs, changes):
@@ -550,12 +631,13 @@ class Ladder:
                                      "opponent_name": names[other], "outcome": outcome, "reason": reason,
                                      "rating": ordinal(mu, sigma), "mu": mu, "sigma": sigma,
                                      "finished_at": finished_at, "rated": verdict.rated,
-                                     "unrated_reason": verdict.reason, "rating_sequence": RATED_PLACEHOLDER}),
-                         repr(ordinal(mu, sigma)) if verdict.rated else ""]
+                                     "unrated_reason": verdict.reason, "rating_sequence": RATED_PLACEHOLDER,
+                                     "opponent_provisional": verdict.rated and not established[1 - index]}),
+                         repr(board_score(ordinal(mu, sigma), established_after[index])) if verdict.rated else ""]
             keys = [_key("open"), _key("board"), *members]
             for side in ("german", "soviet"):
                 keys += [_key("player", ids[side], "assigned"), _key("player", ids[side], "history")]
-            keys += [_key("pairs"), _key("rated")]
+            keys += [_key("pairs"), _key("rated"), *(_key("player", ids[side], "opponents") for side in SIDES)]
             args += _pair_args(ids["german"], ids["soviet"]) if result is None else ["", ""]
             for field_name, value, times in zip(rated_fields, read, (rated_at, owners_rated_at)):
                 args += [field_name, value, json.dumps(times + [finished_at]) if verdict.rated else ""]
@@ -712,7 +794,7 @@ class Ladder:
         ids = [text_of(i) for i in await self.redis.zrevrange(_key("board"), offset, offset + size)]
         players = await self._players(ids[:size])
         response = lapi.GetLeaderboardResponse(next_page_token=str(offset + size) if len(ids) > size else "")
-        for rank, fields in enumerate(players, offset + 1):
+        for rank, fields in enumerate(players, offset + 1):  # the established first: their place is their rank
             if fields:
                 response.players.append(_player(fields, rank))
         return response
@@ -811,8 +893,11 @@ def _page(size: int, token: str) -> tuple[int, int]:
 
 
 def _player(fields: dict[str, str], rank: int = 0) -> lapi.LadderPlayer:
+    """A player from its hash's fields; ``rank`` its place on the board, kept only if it is established."""
     def number(name: str) -> int:
         return int(fields.get(name) or 0)
+
+    provisional = fields.get("established") != "1"
 
     mu, sigma = float(fields["mu"]), float(fields["sigma"])
     player = lapi.LadderPlayer(
@@ -820,7 +905,8 @@ def _player(fields: dict[str, str], rank: int = 0) -> lapi.LadderPlayer:
         owner=fields.get("owner", ""), owner_id=fields.get("owner_id", ""), rating=ordinal(mu, sigma), mu=mu, sigma=sigma, games=number("games"),
         wins_as_german=number("wins_german"), wins_as_soviet=number("wins_soviet"), losses=number("losses"),
         draws=number("draws"), games_as_german=number("games_german"), games_as_soviet=number("games_soviet"),
-        time_losses=number("time_losses"), aborted=number("aborted"), rank=rank)
+        time_losses=number("time_losses"), aborted=number("aborted"), rank=0 if provisional else rank,
+        provisional=provisional)
     player.registered_at.CopyFrom(convert.timestamp(fields["registered_at"]))
     return player
 

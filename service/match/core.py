@@ -55,7 +55,9 @@ from service.match.battles import battles as battles_of
 from service.match.cache import Known, MatchCache
 from service.match.log_entries import match_event
 from service.match.names import check_name
+from service.match.seat_tokens import ChosenTokens, check_strength
 from service.match.watch_limits import WatchLease, WatchLimits
+from service.request_ids import check_request_id
 from service.store import deadlines
 from service.store import match_store as store_module
 from service.store.hub import MatchState, StreamHub
@@ -72,7 +74,6 @@ _STATUS_NAMES = {value: name for name, value in _STATUS.items()}
 MAX_RETRIES = 16
 #: Limits on requests (the OpenAPI document states them from here).
 MAX_PLAYER_NAME = 64
-MAX_REQUEST_ID = 128
 MAX_MATCHES_PAGE = 100
 #: Matches a ListMatches call reads at most, whatever its filter skips (then its page is short, with a
 #: next_page_token): 2,000 matches' meta hashes took ~35 ms of the event loop, this ~10 ms.
@@ -167,6 +168,7 @@ class MatchService:
         self.cache = cache or MatchCache()
         #: encoded log entries of matches that are over (GetEventLog, a stream's catch-up)
         self.log_cache = log_cache or log_pages.LogPages()
+        self.chosen_tokens = ChosenTokens(store.redis, lambda match_id: store_module.key(match_id, "meta"))
         self.draining = False
         self._last_refusal = 0.0
         self._in_flight = 0
@@ -274,11 +276,15 @@ class MatchService:
             earlier = await self.store.reserve_creation(request.request_id, match_id, fingerprint)
             if earlier is not None:
                 return await self._created_before(request, fingerprint, *earlier)
+        chosen = [seat.seat_token for seat in request.seats if seat.seat_token]
+        await self.chosen_tokens.reserve(match_id, chosen)  # SEAT_TOKEN_REUSED: another match's
         for _ in range(MAX_RETRIES):
             meta["id"] = match_id
             if await self.store.create(match_id, meta, state_json, 0, events, now, deadline):
                 break
+            await self.chosen_tokens.release(match_id, chosen)  # pragma: no cover - 36**16 ids
             match_id = new_match_id(clocked=control is not None)
+            await self.chosen_tokens.reserve(match_id, chosen)  # pragma: no cover
             if request.request_id:  # pragma: no cover - 36**16 ids
                 await self.store.move_reservation(request.request_id, match_id, fingerprint)
         else:  # pragma: no cover - 36**16 ids
@@ -305,7 +311,7 @@ class MatchService:
         tokens = [api.SeatToken(side=seat.side, token=seat.seat_token) for seat in request.seats
                   if seat.seat_token and _side_holding(meta, seat.seat_token) == seat.side]
         structlog.contextvars.bind_contextvars(match_id=match_id)
-        log.info("request_replayed", request_id=request.request_id)
+        log.info("request_replayed")
         return api.CreateMatchResponse(match=self._match(meta), seat_tokens=tokens)
 
     # --- JoinMatch ---------------------------------------------------------------------------------
@@ -330,8 +336,23 @@ class MatchService:
             return api.JoinMatchResponse(side=held, seat_token=token, match=self._match(meta))
         if meta["status"] in ENDED:
             raise _err(StatusCode.FAILED_PRECONDITION, "MATCH_FINISHED", f"match {match_id} is over")
+        chosen = [request.seat_token] if request.seat_token else []
+        marked = await self.chosen_tokens.reserve(match_id, chosen)  # SEAT_TOKEN_REUSED: another match's
+        try:
+            return await self._claim(match_id, request, meta, token)
+        except ServiceError as error:
+            await self.chosen_tokens.release(match_id, marked)
+            if chosen and error.reason in ("SEAT_TAKEN", "NO_FREE_SEAT"):
+                # the token holds no seat here, where the one that does would have been answered: a guess
+                # as much as a late join, counted by the guard's key_failures (once per token)
+                error.wrong_credential = token_hash(request.seat_token)
+            raise
+
+    async def _claim(self, match_id: str, request: api.JoinMatchRequest, meta: dict[str, str],
+                     token: str) -> api.JoinMatchResponse:
+        """Claim the seat asked for, or the first free one, with ``token`` (JoinMatch)."""
         candidates = [request.side] if request.side else \
-            [side for side in sides if f"seat:{side}:token" not in meta]
+            [side for side in meta["sides"].split(",") if f"seat:{side}:token" not in meta]
         for side in candidates:
             claim = await self.store.claim_seat(match_id, side, token_hash(token), request.player_name,
                                                 self._now_ms(), {"type": "seat_claimed", "side": side,
@@ -820,12 +841,12 @@ class MatchService:
         if token and not SEAT_TOKEN.fullmatch(token):
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_SEAT_TOKEN",
                        "a seat token chosen by the caller must have 32 to 128 characters from A-Z, a-z, 0-9, - and _")
+        if token:
+            check_strength(token)  # at least 128 bits, no pattern (service.match.seat_tokens)
 
     @staticmethod
     def _check_request_id(request_id: str) -> None:
-        if len(request_id) > MAX_REQUEST_ID:
-            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_REQUEST_ID",
-                       f"request_id is longer than {MAX_REQUEST_ID} characters")
+        check_request_id(request_id)
 
     @staticmethod
     def _check_player_name(name: str) -> None:

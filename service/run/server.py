@@ -30,6 +30,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from starlette.routing import BaseRoute, Route
 
 from service import metrics
+from service.client_identity import count_by
 from service.api import grpc_api, http_api, log_context, reflection, web
 from service.api.connection_limits import ConnectionLimits, grpc_options
 from service.api.http_connections import HttpServer, uvicorn_config
@@ -88,8 +89,13 @@ def grpc_server_options(config: ServeConfig) -> list[tuple[str, int]]:
             *grpc_options(config.connections)]
 
 
+#: Tracebacks as dicts, without the frames' local variables (structlog shows them by default): a key, a
+#: seat token or a request id in a local would otherwise be written in clear into the log.
+_TRACEBACKS = structlog.processors.ExceptionRenderer(structlog.tracebacks.ExceptionDictTransformer(show_locals=False))
+
+
 def configure_logging(level: str = "info", stream=None, cache: bool = False) -> None:
-    """structlog JSON lines on stderr; each line carries the bound match_id, request_id, rpc...
+    """structlog JSON lines on stderr; each line carries the bound match_id, request_ref, rpc...
 
     Lines logged with ``lifecycle=True`` (serving, shutting down, stopped) pass whatever the level.
     ``cache``: each logger is assembled once, at its first line (``typhoon serve``, configured once per
@@ -105,7 +111,7 @@ def configure_logging(level: str = "info", stream=None, cache: bool = False) -> 
 
     structlog.configure(
         processors=[level_filter, log_context.merge, structlog.processors.add_log_level,
-                    structlog.processors.TimeStamper(fmt="iso", utc=True), structlog.processors.dict_tracebacks,
+                    structlog.processors.TimeStamper(fmt="iso", utc=True), _TRACEBACKS,
                     structlog.processors.JSONRenderer(serializer=_json_line)],
         wrapper_class=structlog.make_filtering_bound_logger(min(number, logging.INFO)),
         # one write per line: the workers of --workers share their supervisor's output, and print()'s two
@@ -231,6 +237,7 @@ class Server:
                                           unused=UnusedMatches.after_hours(self.store, config.unused_after_hours),
                                           interval=sweep_interval(config.unused_after_hours))
         self.compaction.start()
+        count_by(config.client_ipv4_prefix, config.client_ipv6_prefix)  # the limits' and the ladder's clients
         self.guard = CallGuard.for_store(self.store, config.limits, config.store_high_water, config.trusted_proxies)
         self.guard.capacity.start()
         self.ladder.room = self.guard.capacity.room  # the ladder's pairings add matches: judged as CreateMatch

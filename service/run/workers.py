@@ -263,7 +263,9 @@ def _fair_play_args(config: ServeConfig) -> list[str]:
             "--ladder-min-actions", str(fair.min_actions), "--ladder-players-per-owner", str(fair.players_per_owner),
             "--ladder-abandon-cooldown", repr(fair.abandon_cooldown_ms / 1000),
             "--ladder-owner-pair-rated-max", str(fair.owner_pair_rated_max),
-            "--ladder-related-days", repr(fair.related_window_ms / 86_400_000)]
+            "--ladder-related-days", repr(fair.related_window_ms / 86_400_000),
+            "--ladder-established-games", str(fair.established_games),
+            "--ladder-established-owners", str(fair.established_owners)]
     if fair.same_owner_pairs:
         args.append("--ladder-same-owner-pairs")
     if config.ladder_address_key_file:
@@ -279,4 +281,5 @@ def _guard_args(config: ServeConfig) -> list[str]:
                  "--limit-on-store-error", f"{limit['name']}={limit['without_redis']}"]
     for proxy in config.trusted_proxies:
         args += ["--trusted-proxy", proxy]
-    return args + config.history.as_args()
+    return args + config.history.as_args() + ["--client-ipv4-prefix", str(config.client_ipv4_prefix),
+                   "--client-ipv6-prefix", str(config.client_ipv6_prefix)]

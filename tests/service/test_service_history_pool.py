@@ -231,18 +231,18 @@ def test_a_full_pool_refuses_with_retry_after_while_play_goes_on(pooled):
             error = reply.json()["error"]
             assert (reply.status_code, error["reason"]) == (429, "TOO_MANY_HISTORY_CALLS")
             assert int(reply.headers["Retry-After"]) == error["retry_after_seconds"] >= 1
-            second = _in_background(lambda: ask("second", "198.19.2.2", BLOCK))  # waits in the queue
+            second = _in_background(lambda: ask("second", "198.19.12.2", BLOCK))  # waits in the queue
             wait_for(lambda: _pending(pooled) >= 2)
             # a third client: the pool (one running, one waiting) is full, on both transports
             reply = httpx.get(f"{pooled.base_url}/v1/matches/{live.match_id}/verification",
-                              headers={"X-Forwarded-For": "198.19.2.3"}, timeout=20)
+                              headers={"X-Forwarded-For": "198.19.22.3"}, timeout=20)
             assert (reply.status_code, reply.json()["error"]["reason"]) == (429, "HISTORY_BUSY")
             assert "live play goes on" in reply.json()["error"]["message"] and "Retry-After" in reply.headers
             with grpc.insecure_channel(pooled.target) as channel:
                 stub = match_service_pb2_grpc.MatchServiceStub(channel)
                 with pytest.raises(grpc.RpcError) as caught:
                     stub.GetMatch(api.GetMatchRequest(match_id=live.match_id, version=2 * BLOCK),
-                                  metadata=[("x-forwarded-for", "198.19.2.4")])
+                                  metadata=[("x-forwarded-for", "198.19.32.4")])
                 assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
                 details = rpc_status.from_call(caught.value).details
                 info, retry = error_details_pb2.ErrorInfo(), error_details_pb2.RetryInfo()
@@ -290,7 +290,7 @@ def test_the_history_budget_counts_the_log_entries_each_call_re_simulates(redis_
             assert (reply.status_code, error["reason"], error["metadata"]["limit"]) == (429, "RATE_LIMITED", "history")
             assert "log entries re-simulated" in error["message"] and "Retry-After" in reply.headers
             # another client has its own budget
-            other = http.get(f"/v1/matches/{match.match_id}/verification", headers={"X-Forwarded-For": "198.19.3.2"})
+            other = http.get(f"/v1/matches/{match.match_id}/verification", headers={"X-Forwarded-For": "198.19.13.2"})
             assert other.status_code == 200
 
 
@@ -313,7 +313,7 @@ def test_history_calls_are_counted_per_client_before_anything_is_read_cached_ans
                     (429, "RATE_LIMITED", "history_calls"), reply.text
                 assert int(reply.headers["Retry-After"]) >= 1
             assert http.get(f"/v1/matches/{match.match_id}", headers=headers).status_code == 200  # not a history call
-            other = {"X-Forwarded-For": "198.19.4.2"}
+            other = {"X-Forwarded-For": "198.19.14.2"}
             assert http.get(f"/v1/matches/{match.match_id}/verification", headers=other).status_code == 200
 
 

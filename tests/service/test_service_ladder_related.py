@@ -5,6 +5,7 @@ service's workers run with the supervisor's fair play."""
 
 from __future__ import annotations
 
+import itertools
 import random
 import threading
 import uuid
@@ -36,8 +37,12 @@ def served(tmp_path_factory):
     embedded.stop()
 
 
+_networks = itertools.count(random.randrange(256))
+
+
 def address() -> str:
-    return f"198.18.{random.randrange(256)}.{random.randrange(1, 255)}"
+    """An address of a /24 of its own (a client counts by its /24: service.client_identity)."""
+    return f"198.18.{next(_networks) % 256}.{random.randrange(1, 255)}"
 
 
 class Seeker:
@@ -106,3 +111,30 @@ def test_owners_from_one_address_over_grpc_and_rest_are_one_owner(served):
             assert here not in f"{name!r} {value!r}" and there not in f"{name!r} {value!r}"
     finally:
         store.close()
+
+
+def test_owners_from_one_ipv4_network_are_one_owner_and_fresh_players_are_provisional(served):
+    """Two addresses of one /24 are one client (service.client_identity); a fresh player is provisional:
+    shown apart on the leaderboard (rank 0, after the established), on both transports."""
+    service, _ = served
+    here = address()
+    near = f"{here.rpartition('.')[0]}.{int(here.rpartition('.')[2]) % 254 + 1}"
+    with LadderClient(service.target, metadata=[("x-forwarded-for", here)]) as from_here, \
+            LadderClient(service.target, metadata=[("x-forwarded-for", near)]) as from_near, \
+            httpx.Client(base_url=service.base_url, timeout=20) as rest:
+        first = from_here.register_with_owner(f"net-a-{uuid.uuid4().hex[:6]}")
+        second = from_near.register_with_owner(f"net-b-{uuid.uuid4().hex[:6]}")
+        seekers = [Seeker(from_here, first.api_key, 1), Seeker(from_near, second.api_key, 1)]
+        try:
+            wait_for(lambda: all(s.heartbeats >= 3 for s in seekers), 60)
+            assert not any(s.matches for s in seekers)  # related: never paired
+        finally:
+            for seeker in seekers:
+                seeker.close()
+        player = from_here.player(first.player.player_id)
+        assert (player.provisional, player.rank) == (True, 0)
+        board = rest.get("/v1/ladder/leaderboard", params={"page_size": 200}).json()["players"]
+        mine = next(p for p in board if p["player_id"] == first.player.player_id)
+        assert (mine["provisional"], mine["rank"]) == (True, 0)
+        fair = rest.get("/v1/ladder").json()["fair_play"]
+        assert (fair["established_games"], fair["established_owners"]) == (10, 3)  # the defaults, in every worker
