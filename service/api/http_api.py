@@ -44,11 +44,8 @@ from service.guard.call_guard import NO_GUARD, CallGuard
 from service.match import convert
 from service.match.cache import ActionTable, Known
 from service.match.core import CallContext, MatchService
-<<<<<<< HEAD
 from service.match.log_pages import Encoded, Form, LogPage
-=======
 from service.request_ids import log_reference
->>>>>>> main
 
 log = structlog.get_logger("typhoon.http")
 

@@ -113,13 +113,9 @@ RPC_TABLE: dict[str, Admission] = {
     "ListLegalActions": Admission(Cost.PLAY),
     "SubmitAction": Admission(Cost.PLAY, "submit_action", "for this seat", key_checked=True, elsewhere=_IN_COMMIT),
     "Resign": Admission(Cost.PLAY, "resign", "for this seat", key_checked=True, elsewhere=_IN_COMMIT),
-<<<<<<< HEAD
     "GetEventLog": Admission(Cost.PAGE, elsewhere=_LOG_READ),
-    "WatchMatch": Admission(Cost.STREAM, "watch", elsewhere=_STREAM_OPENS + "; " + _CATCH_UP),
-=======
-    "GetEventLog": Admission(Cost.PAGE),
-    "WatchMatch": Admission(Cost.STREAM, "watch", key_checked=True, elsewhere=_STREAM_OPENS),  # key: a seat's view
->>>>>>> main
+    "WatchMatch": Admission(Cost.STREAM, "watch", key_checked=True,  # key: a seat's view
+                            elsewhere=_STREAM_OPENS + "; " + _CATCH_UP),
     "ListScenarios": Admission(Cost.FIXED),
     "GetScenario": Admission(Cost.FIXED),
     "VerifyMatch": Admission(Cost.HISTORY, elsewhere=_POOL),

@@ -559,11 +559,17 @@ class MatchService:
         seat = self._seat_of(meta, ctx.token) if request.include_legal_actions else None
         finished = meta["status"] in ENDED and request.after_sequence >= int(meta["last_sequence"])
         catch_up = log_pages.CatchUp(self.log_cache, meta, request.after_sequence, form)
-        await log_pages.spend(functools.partial(self.charge, ctx.client), catch_up.cost())
         seat_release = self.seat_watches.acquire(match_id, seat) if seat else None
         try:
             lease = self.watch_limits.acquire(ctx.client)
         except ServiceError:
+            if seat_release:
+                seat_release()
+            raise
+        try:  # admitted: its catch-up's cost is spent
+            await log_pages.spend(functools.partial(self.charge, ctx.client), catch_up.cost())
+        except BaseException:
+            lease.release()
             if seat_release:
                 seat_release()
             raise
