@@ -98,9 +98,9 @@ _IN_COMMIT = ("its checks belong in the commit script (issue 35): no Redis round
               "a repeated request id's first answer is rebuilt in the history pool")
 _STREAM_OPENS = "stream opens admitted per client and in total (the transports; issue 34, points 3-5)"
 _POOL = "the history pool: a per-client cap, the history budget, a bounded queue; finished matches cached"
-_LOG_READ = ("the history budget: the entries it encodes, a tenth of those kept encoded (a match that is over) "
+_LOG_READ = ("the history budget: the entries it encodes, a quarter of those kept encoded (a match that is over) "
              "(service.match.log_pages)")
-_CATCH_UP = "its catch-up (the log after its cursor) spends the history budget as GetEventLog does"
+_CATCH_UP = "its catch-up (the log after its cursor) spends the history budget, an entry a unit"
 
 #: Every RPC of the services in proto/typhoon/v1, its cost class and its admission (a test walks the
 #: protos and the REST routes: a method without a row fails it).
@@ -109,7 +109,8 @@ RPC_TABLE: dict[str, Admission] = {
     "CreateMatch": Admission(Cost.WRITE, "create_match", adds_to_store=True),
     "JoinMatch": Admission(Cost.WRITE, "join_match", key_checked=True, adds_to_store=True),
     "GetMatch": Admission(Cost.FIXED, history_if="version", elsewhere=_POOL + " (with a version)"),
-    "ListMatches": Admission(Cost.PAGE),
+    "ListMatches": Admission(Cost.PAGE, elsewhere="at most 500 matches read; past the first page a status filter "
+                                                  "skips, the history budget, a match a unit"),
     "ListLegalActions": Admission(Cost.PLAY),
     "SubmitAction": Admission(Cost.PLAY, "submit_action", "for this seat", key_checked=True, elsewhere=_IN_COMMIT),
     "Resign": Admission(Cost.PLAY, "resign", "for this seat", key_checked=True, elsewhere=_IN_COMMIT),

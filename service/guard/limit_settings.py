@@ -64,11 +64,12 @@ LIMITS: tuple[Limit, ...] = (
     Limit("watch", "120/minute", "address", "watch streams opened (WatchMatch)", "open"),
     Limit("key_failures", "10 per 5 minutes", "address", "seat tokens and keys refused", "closed"),
     # a budget of work, not of calls: each computation of the history pool (service.guard.history_pool)
-    # spends the log entries it re-simulates, a read the entries it encodes and a tenth of those it sends
-    # encoded already (service.match.log_pages); a campaign match has ~2,200
-    Limit("history", "60000/minute;600000/hour", "address",
+    # spends the log entries it re-simulates, a read the entries it encodes and a quarter of those it sends
+    # encoded already (service.match.log_pages); a campaign match has ~2,200. Per second too: a minute's
+    # budget spent at once was ~1.4 s of the event loop's CPU (pages of a finished match's log)
+    Limit("history", "1000/second;60000/minute;600000/hour", "address",
           "match log entries re-simulated or read (VerifyMatch, GetMatch at a version, GetEventLog, "
-          "a watch's catch-up)", "open"),
+          "a watch's catch-up; matches a filtered ListMatches reads past its first page)", "open"),
     # counted in each process's memory, before anything is read: cached answers cost little, not nothing
     Limit("history_calls", "10/second;600/minute", "address",
           "VerifyMatch and GetMatch-at-a-version calls (per process, cached answers too)", "open"),

@@ -193,13 +193,12 @@ class RateLimits:
 
     async def spend(self, name: str, client: str, cost: int, who: str = "from this address") -> None:
         """Count ``cost`` against a budget (a limit counted in units of work, not calls), or raise its
-        refusal if that would pass it (nothing counted then). A cost larger than the budget's smallest
-        rate counts as that rate: a call is never refused for good."""
+        refusal if that would pass it (nothing more counted then). A cost larger than a rate of the budget
+        counts as that rate in its window: a call is never refused for good."""
         items = self.items.get(name, ())
-        cost = min(cost, *(item.amount for item in items)) if items else cost
         try:
             for item in items:
-                if not await self.limiter.hit(item, name, client, cost=cost):
+                if not await self.limiter.hit(item, name, client, cost=min(cost, item.amount)):
                     raise await self._refusal(name, item, client, who)
         except STORE_ERRORS as error:
             self._store_error(name, error)

@@ -78,6 +78,8 @@ MAX_MATCHES_PAGE = 100
 #: Matches a ListMatches call reads at most, whatever its filter skips (then its page is short, with a
 #: next_page_token): 2,000 matches' meta hashes took ~35 ms of the event loop, this ~10 ms.
 MAX_LIST_SCAN = 500
+#: Matches read per round trip once a status filter has skipped a whole page.
+LIST_CHUNK = 100
 MAX_EVENTS_PAGE = 1000
 MAX_HEARTBEAT_SECONDS = 60
 FINAL_EVENT = log_entries.FINAL_EVENT
@@ -455,8 +457,12 @@ class MatchService:
                        f"{', '.join(match_pb2.MatchStatus.Name(n) for n in _STATUS_NAMES)}")
         wanted = _STATUS_NAMES.get(request.status) if request.status else None
         matches: list[match_pb2.Match] = []
-        for _ in range(max(1, MAX_LIST_SCAN // size)):  # a status filter may skip many; bound the work of one call
-            page = await self.store.list_ids(token, size)
+        scanned, chunk = 0, size
+        while True:
+            if scanned:  # a filter skipped what was read: what it reads on spends the caller's history budget
+                await log_pages.spend(functools.partial(self.charge, ctx.client), chunk)
+            page = await self.store.list_ids(token, chunk)
+            scanned += len(page.members)
             for member, meta in zip(page.members, await self.store.metas(page.ids)):
                 if len(matches) >= size:  # the page is full before the index is: the next one starts here
                     return api.ListMatchesResponse(matches=matches, next_page_token=token)
@@ -468,7 +474,9 @@ class MatchService:
                         log.warning("list_skipped_match", match_id=meta.get("id"), error=repr(error))
             if not page.next_token:
                 return api.ListMatchesResponse(matches=matches)
-        return api.ListMatchesResponse(matches=matches, next_page_token=token)
+            if len(matches) >= size or scanned >= MAX_LIST_SCAN:  # full, or short: the next call goes on from here
+                return api.ListMatchesResponse(matches=matches, next_page_token=token)
+            chunk = min(max(size, LIST_CHUNK), MAX_LIST_SCAN - scanned)
 
     async def list_scenarios(self, request: api.ListScenariosRequest, ctx: CallContext) -> api.ListScenariosResponse:
         return catalog.scenarios_response()

@@ -161,7 +161,7 @@ def test_log_reads_spend_the_history_budget_before_any_work_and_past_it_are_refu
         assert page("198.19.20.1", 0, 3 * CHUNK).status_code == 200
         # 300 more to encode would pass it: refused, and nothing spent
         _refused_for_history(page("198.19.20.1", 3 * CHUNK, 3 * CHUNK))
-        # the first 300 again, kept: a tenth of them (30), which still fits
+        # the first 300 again, kept: a quarter of them (75), which still fits
         assert page("198.19.20.1", 0, 3 * CHUNK).status_code == 200
         assert 300 + 3 * CHUNK // KEPT_PER_UNIT < budget < 300 + 3 * CHUNK
         # a read cheaper than a few entries costs what a fixed call does: no budget
@@ -304,3 +304,30 @@ def test_compaction_compresses_and_reads_decode_archives_off_the_event_loop(serv
     assert events == log
     assert encoded and all(name.startswith("archiver") for name in encoded)
     assert decoded and threading.main_thread().name not in decoded
+
+
+def test_what_a_status_filter_reads_past_its_first_page_spends_the_history_budget(tmp_path):
+    from service.match.core import MAX_LIST_SCAN
+
+    service = ServiceProcess("--data-dir", str(tmp_path), "--no-rate-limits", "--limit", "history=500/minute",
+                             "--trusted-proxy", "127.0.0.0/8", rate_limits=True).start()
+    try:
+        with service.client() as client, service.http() as http:
+            for _ in range(MAX_LIST_SCAN + 50):
+                client.create_match()
+
+            def finished(address: str) -> httpx.Response:
+                return http.get("/v1/matches", params={"status": "MATCH_STATUS_FINISHED", "page_size": 100},
+                                headers={"X-Forwarded-For": address})
+
+            # no match is finished: the first 100 read are free, the next 400 spend 400 of the 500; a short
+            # page, and where to go on
+            first = finished("198.19.23.1")
+            assert first.status_code == 200 and first.json()["matches"] == [] and first.json()["next_page_token"]
+            _refused_for_history(finished("198.19.23.1"))  # 400 more: refused before reading
+            for _ in range(3):  # unfiltered pages read what they send: free
+                reply = http.get("/v1/matches", params={"page_size": 100}, headers={"X-Forwarded-For": "198.19.23.1"})
+                assert len(reply.json()["matches"]) == 100
+            assert finished("198.19.24.1").status_code == 200  # another client has its own budget
+    finally:
+        service.stop()
