@@ -97,6 +97,8 @@ NICENESS = 10
 #: The ``history`` budget's limit name, and that of the calls counted in each process (service.guard.limit_settings).
 BUDGET = "history"
 CALLS = "history_calls"
+#: The limit of the log entries this process reads for all its clients (in its memory).
+READS = "history_reads"
 _STATUS_ENDED = (match_pb2.MATCH_STATUS_FINISHED, match_pb2.MATCH_STATUS_ABORTED)
 
 
@@ -149,13 +151,15 @@ class HistoryPool:
     ``history`` budget is counted (None, or the limit off: no budget)."""
 
     def __init__(self, redis: RedisSettings, settings: HistorySettings = HistorySettings(),
-                 limits: RateLimits | None = None, call_rates: str | None = None) -> None:
+                 limits: RateLimits | None = None, call_rates: str | None = None, read_rates: str | None = None) -> None:
         self.redis = redis
         self.settings = settings
         self.limits = limits if limits is not None and limits.enabled(BUDGET) else None
         self._call_rates = call_rates or ""
         self._call_items = parse_many(call_rates) if call_rates else []
         self._calls = SlidingWindowCounterRateLimiter(MemoryStorage())
+        self._read_rates = read_rates or ""
+        self._read_items = parse_many(read_rates) if read_rates else []
         self.capacity = settings.history_workers + settings.history_queue
         #: computations submitted and not finished
         self.pending = 0
@@ -227,9 +231,21 @@ class HistoryPool:
 
     async def charge(self, client: str, cost: int) -> None:
         """Spend ``cost`` from ``client``'s ``history`` budget for log entries read on the event loop
-        (GetEventLog's pages, a stream's catch-up: service.match.log_pages), before they are."""
+        (GetEventLog's pages, a stream's catch-up: service.match.log_pages), before they are; and from this
+        process's ``history_reads``, whatever the client (in its memory): a budget per client bounds each
+        client, not a crowd of them."""
+        self._check_reads(cost, self._calls.test)
         if self.limits is not None:
             await self.limits.spend(BUDGET, counted_as(client), cost)
+        self._check_reads(cost, self._calls.hit)
+
+    def _check_reads(self, cost: int, check: Callable[..., bool]) -> None:
+        for item in self._read_items:
+            if not check(item, READS, cost=min(cost, item.amount)):
+                reset = self._calls.get_window_stats(item, READS).reset_time
+                metrics.RATE_LIMITED.labels(READS).inc()
+                raise rate_limited(READS, BY_NAME[READS].counts, "by all the clients of this server", self._read_rates,
+                                   max(1, math.ceil(reset - time.time())))
 
     def _keep(self, key: tuple[Any, ...], answer: bytes) -> None:
         if len(answer) <= self.cache.maxsize:

@@ -242,7 +242,8 @@ class Server:
         self.guard.capacity.start()
         self.ladder.room = self.guard.capacity.room  # the ladder's pairings add matches: judged as CreateMatch
         self.history = HistoryPool(self.store.settings, config.history, self.guard.limits,
-                                   config.limits.rates("history_calls") if config.limits.enabled("history_calls") else None)
+                                   config.limits.rates("history_calls") if config.limits.enabled("history_calls") else None,
+                                   config.limits.rates("history_reads") if config.limits.enabled("history_reads") else None)
         self.core.past = self.history  # VerifyMatch and GetMatch at a version: off this event loop
 
         limits, operations, tls = config.connections, config.operations, config.tls

@@ -616,6 +616,15 @@ class Store:
             replies = await pipe.execute()
         return [{text_of(k): text_of(v) for k, v in reply.items()} or None for reply in replies]
 
+    async def statuses(self, match_ids: list[str]) -> list[str | None]:
+        """Each match's status (None: no such match), one field each: what a filtered list reads first."""
+        if not match_ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for match_id in match_ids:
+                pipe.hget(key(match_id, "meta"), "status")
+            return [text_of(status) if status is not None else None for status in await pipe.execute()]
+
     async def read_events(self, match_id: str, after_seq: int, count: int) -> list[StoredEvent]:
         """Up to ``count`` events with a sequence above ``after_seq``, in order (from the stream, or from
         the archive of a finished match)."""

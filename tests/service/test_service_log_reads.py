@@ -307,9 +307,9 @@ def test_compaction_compresses_and_reads_decode_archives_off_the_event_loop(serv
 
 
 def test_what_a_status_filter_reads_past_its_first_page_spends_the_history_budget(tmp_path):
-    from service.match.core import MAX_LIST_SCAN
+    from service.match.core import MAX_LIST_SCAN, STATUSES_PER_UNIT
 
-    service = ServiceProcess("--data-dir", str(tmp_path), "--no-rate-limits", "--limit", "history=500/minute",
+    service = ServiceProcess("--data-dir", str(tmp_path), "--no-rate-limits", "--limit", "history=300/minute",
                              "--trusted-proxy", "127.0.0.0/8", rate_limits=True).start()
     try:
         with service.client() as client, service.http() as http:
@@ -320,14 +320,32 @@ def test_what_a_status_filter_reads_past_its_first_page_spends_the_history_budge
                 return http.get("/v1/matches", params={"status": "MATCH_STATUS_FINISHED", "page_size": 100},
                                 headers={"X-Forwarded-For": address})
 
-            # no match is finished: the first 100 read are free, the next 400 spend 400 of the 500; a short
-            # page, and where to go on
+            # no match is finished: the first 100 statuses read are free, the next 400 spend 200 of the 300; a
+            # short page, and where to go on
+            assert (MAX_LIST_SCAN - 100) // STATUSES_PER_UNIT == 200
             first = finished("198.19.23.1")
             assert first.status_code == 200 and first.json()["matches"] == [] and first.json()["next_page_token"]
-            _refused_for_history(finished("198.19.23.1"))  # 400 more: refused before reading
+            _refused_for_history(finished("198.19.23.1"))  # 200 more: refused before reading past the first page
             for _ in range(3):  # unfiltered pages read what they send: free
                 reply = http.get("/v1/matches", params={"page_size": 100}, headers={"X-Forwarded-For": "198.19.23.1"})
                 assert len(reply.json()["matches"]) == 100
             assert finished("198.19.24.1").status_code == 200  # another client has its own budget
     finally:
         service.stop()
+
+
+def test_a_process_reads_at_most_history_reads_for_all_its_clients_together(redis_url, finished):
+    """The history budget bounds each client; a crowd of them, each within its own, is bounded by the
+    process's ``history_reads`` (in its memory)."""
+    match_id, log = finished
+    with _limited(redis_url, "history_reads=500/minute") as service, service.http() as http:
+        def page(address: str, after: int) -> httpx.Response:
+            return http.get(f"/v1/matches/{match_id}/events", params={"after_sequence": after, "page_size": 3 * CHUNK},
+                            headers={"X-Forwarded-For": address})
+
+        assert page("198.19.26.1", 0).status_code == 200  # 300 of the process's 500
+        reply = page("198.19.27.1", 3 * CHUNK)  # another client, 300 more: past the process's
+        error = reply.json()["error"]
+        assert (reply.status_code, error["reason"], error["metadata"]["limit"]) == (429, "RATE_LIMITED", "history_reads")
+        assert "all the clients of this server" in error["message"] and int(reply.headers["Retry-After"]) >= 1
+        assert page("198.19.28.1", 0).status_code == 200  # kept: 75 more still fit
