@@ -6,7 +6,8 @@ every call as VerifyMatch once did.
 
 The attack makes a finished campaign match (~2,200 log entries) and a live one (~600 actions) and, as
 :mod:`loadtests.attacks.history` does, measures honest play (gRPC, an address of its own) and /healthz
-alone, under each attack, and alone again:
+alone, under each attack, and alone again. First the floor: eight loops of GetMatch (a fixed-cost call)
+from eight networks, what any eight loops cost honest play on this machine whatever they ask; then:
 
 1. four loops from one address reading the finished match's log, pages of 1,000 (the issue's shape);
 2. eight loops from eight networks (/24s) reading the finished match's log, pages of 1,000, and watching it
@@ -44,6 +45,9 @@ def run(target: Target, seconds: float) -> dict[str, Any]:
         live_entries = client.get_match(live).match.last_sequence
     networks = [f"198.18.{40 + n}.1" for n in range(8)]  # eight /24s: eight clients
     attacks: dict[str, tuple[list[Ask], list[str]]] = {
+        # the floor: as many loops of a fixed-cost call cost honest play this much whatever the call
+        "floor: 8 networks, GetMatch": ([("GET", f"/v1/matches/{finished}", 0, None, None)],
+                                        [f"198.18.{60 + n}.1" for n in range(8)]),
         "1 address, finished log pages x4": (_pages(finished, finished_entries), ["198.18.39.1"] * 4),
         "8 networks, finished log pages and watches from 0": (
             _pages(finished, finished_entries) + [("GET", f"/v1/matches/{finished}/watch", 0, None, None)], networks),

@@ -456,9 +456,9 @@ class _WorkerPopen(popen_spawn_posix.Popen):
             original = spawn.get_preparation_data
             spawn.get_preparation_data = _without_main(original)  # type: ignore[assignment]
             try:
-                super()._launch(process_obj)
+                super()._launch(process_obj)  # type: ignore[misc]  # the standard library's, untyped
             finally:
-                spawn.get_preparation_data = original  # type: ignore[assignment]
+                spawn.get_preparation_data = original
 
 
 def _without_main(original: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:

@@ -64,7 +64,7 @@ def varint(value: int) -> bytes:
 
 def tagged(event: match_pb2.MatchEvent) -> bytes:
     """``event`` as field 1 of a message: an entry of GetEventLogResponse.events, and a whole WatchMatchResponse."""
-    data = event.SerializeToString()
+    data: bytes = event.SerializeToString()
     return _EVENT_TAG + varint(len(data)) + data
 
 

@@ -36,7 +36,7 @@ from service.match.core import CallContext, MatchService
 from service.processes import ROOT
 from service.store.match_store import Store
 
-from service_helpers import ServiceProcess, play_random, wait_for
+from service_helpers import ServiceProcess, limited_service, play_random, wait_for
 
 PROTOS = ROOT / "proto" / "typhoon" / "v1"
 
@@ -265,19 +265,8 @@ def test_a_full_pool_refuses_with_retry_after_while_play_goes_on(pooled):
         wait_for(lambda: http.get("/readyz").status_code == 200, timeout=120, interval=0.5)
 
 
-@contextmanager
-def _limited(redis_url: str, limit: str) -> Iterator[ServiceProcess]:
-    """A service with only ``limit`` on, believing X-Forwarded-For from this machine."""
-    service = ServiceProcess("--redis-url", redis_url, "--no-rate-limits", "--limit", limit,
-                             "--trusted-proxy", "127.0.0.0/8", rate_limits=True).start()
-    try:
-        yield service
-    finally:
-        service.stop()
-
-
 def test_the_history_budget_counts_the_log_entries_each_call_re_simulates(redis_url):
-    with _limited(redis_url, "history=150/minute") as service:
+    with limited_service(redis_url, "history=150/minute") as service:
         with service.client() as client, service.http() as http:
             match, tokens = client.create_match(seats=["german", "soviet"])
             play_random(client, match.match_id, tokens, seed="budget", max_actions=40)
@@ -295,7 +284,7 @@ def test_the_history_budget_counts_the_log_entries_each_call_re_simulates(redis_
 
 
 def test_history_calls_are_counted_per_client_before_anything_is_read_cached_answers_too(redis_url):
-    with _limited(redis_url, "history_calls=3/minute") as service:
+    with limited_service(redis_url, "history_calls=3/minute") as service:
         with service.client() as client, service.http() as http:
             match, tokens = client.create_match(seats=["german", "soviet"])
             play_random(client, match.match_id, tokens, seed="calls")  # finished: its verification is cached

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import grpc
 import httpx
@@ -24,7 +22,7 @@ from service.match.log_entries import match_event
 from service.match.log_pages import CHUNK, KEPT_PER_UNIT
 from service.store.match_store import Store
 
-from service_helpers import ServiceProcess, play_random, wait_for
+from service_helpers import ServiceProcess, limited_service, play_random, wait_for
 
 
 def _logged(redis_url: str, match_id: str) -> list[api.WatchMatchResponse]:
@@ -132,17 +130,6 @@ def test_a_watch_of_a_finished_match_sends_its_log_from_the_kept_entries(service
 
 # --- the history budget ------------------------------------------------------------------------------
 
-@contextmanager
-def _limited(redis_url: str, limit: str) -> Iterator[ServiceProcess]:
-    """A service with only ``limit`` on, believing X-Forwarded-For from this machine."""
-    service = ServiceProcess("--redis-url", redis_url, "--no-rate-limits", "--limit", limit,
-                             "--trusted-proxy", "127.0.0.0/8", rate_limits=True).start()
-    try:
-        yield service
-    finally:
-        service.stop()
-
-
 def _refused_for_history(reply: httpx.Response) -> None:
     error = reply.json()["error"]
     assert (reply.status_code, error["reason"], error["metadata"]["limit"]) == (429, "RATE_LIMITED", "history"), reply.text
@@ -152,7 +139,7 @@ def _refused_for_history(reply: httpx.Response) -> None:
 def test_log_reads_spend_the_history_budget_before_any_work_and_past_it_are_refused(redis_url, finished):
     match_id, log = finished
     budget = 400
-    with _limited(redis_url, f"history={budget}/minute") as service, service.http() as http:
+    with limited_service(redis_url, f"history={budget}/minute") as service, service.http() as http:
         def page(address: str, after: int, size: int) -> httpx.Response:
             return http.get(f"/v1/matches/{match_id}/events", params={"after_sequence": after, "page_size": size},
                             headers={"X-Forwarded-For": address})
@@ -195,7 +182,7 @@ def test_a_live_matchs_reads_are_counted_each_time(redis_url, service):
     with service.client() as client:
         match, tokens = client.create_match(seats=["german", "soviet"])
         play_random(client, match.match_id, tokens, seed="live-budget", max_actions=80)
-    with _limited(redis_url, "history=200/minute") as limited, limited.http() as http:
+    with limited_service(redis_url, "history=200/minute") as limited, limited.http() as http:
         headers = {"X-Forwarded-For": "198.19.22.1"}
         first = http.get(f"/v1/matches/{match.match_id}/events", params={"page_size": 120}, headers=headers)
         assert first.status_code == 200 and len(first.json()["events"]) == 120
@@ -338,7 +325,7 @@ def test_a_process_reads_at_most_history_reads_for_all_its_clients_together(redi
     """The history budget bounds each client; a crowd of them, each within its own, is bounded by the
     process's ``history_reads`` (in its memory)."""
     match_id, log = finished
-    with _limited(redis_url, "history_reads=500/minute") as service, service.http() as http:
+    with limited_service(redis_url, "history_reads=500/minute") as service, service.http() as http:
         def page(address: str, after: int) -> httpx.Response:
             return http.get(f"/v1/matches/{match_id}/events", params={"after_sequence": after, "page_size": 3 * CHUNK},
                             headers={"X-Forwarded-For": address})
