@@ -9,7 +9,13 @@ and its admission. Per RPC, before the call:
    (limit ``key_failures``) while its address has had too many tokens or keys refused lately, even if
    this one is right: a guesser waits, whatever it guesses;
 3. the call is counted against its limit, by the hash of its seat token or API key where the limit
-   counts credentials and the call has one, else by its client address.
+   counts credentials and the call has one, else by its client address;
+4. a call that opens a stream (:data:`STREAM_OPENS`), once its client is within its own limits, is
+   counted against ``stream_opens``, what this process admits of every client together, in its own
+   memory: a storm of watchers from many addresses is let in gradually (each refused one told its own
+   turn to retry: :mod:`service.guard.stream_opens`), so the process's event loop, its Redis
+   connections and its readiness stay with play. While the limit is reached a stream open is refused
+   before any Redis check: a storm's refusals cost no round trip.
 
 After a call refused UNAUTHENTICATED for a token or key that is wrong (any reason but ``*_MISSING``),
 or refused for a token the core found holding nothing (``ServiceError.wrong_credential``: JoinMatch's
@@ -43,6 +49,7 @@ from service.guard.addresses import TrustedProxies, counted_as
 from service.guard.limit_settings import BY_NAME, LimitSettings
 from service.guard.rate_limits import Check, RateLimits, credential_key, limiter_storage
 from service.guard.store_capacity import StoreCapacity
+from service.guard.stream_opens import StreamOpens
 from service.store.match_store import Store
 
 
@@ -96,7 +103,8 @@ class Admission:
 
 _IN_COMMIT = ("its checks belong in the commit script (issue 35): no Redis round trip of its own on the play path; "
               "a repeated request id's first answer is rebuilt in the history pool")
-_STREAM_OPENS = "stream opens admitted per client and in total (the transports; issue 34, points 3-5)"
+_STREAM_OPENS = ("stream opens admitted per client (its limit) and in total, each process at stream_opens with each "
+                 "refusal's own turn (service.guard.stream_opens); a reader of nothing ended (the transports)")
 _POOL = "the history pool: a per-client cap, the history budget, a bounded queue; finished matches cached"
 _LOG_READ = ("the history budget: the entries it encodes, a quarter of those kept encoded (a match that is over) "
              "(service.match.log_pages)")
@@ -150,14 +158,19 @@ TOKEN_IN_REQUEST = frozenset({"JoinMatch"})
 #: The RPCs that add to the store for good, refused while it is nearly full (Seek: the ladder's matches).
 ADDS_TO_STORE = frozenset(rpc for rpc, row in RPC_TABLE.items() if row.adds_to_store)
 FROM_ADDRESS = "from this address"
+#: The RPCs that open a stream (on both transports; the :attr:`Cost.STREAM` rows), admitted gradually on each
+#: process in total (``stream_opens``).
+STREAM_OPENS = frozenset(rpc for rpc, row in RPC_TABLE.items() if row.cost == Cost.STREAM)
 
 
 class RpcGuard:
     """The guard of one RPC (see the module)."""
 
-    def __init__(self, rpc: str, limits: RateLimits | None, capacity: StoreCapacity | None) -> None:
+    def __init__(self, rpc: str, limits: RateLimits | None, capacity: StoreCapacity | None,
+                 opens: StreamOpens | None = None) -> None:
         self.rpc = rpc
         self.limits = limits
+        self.opens = opens if rpc in STREAM_OPENS else None
         self.capacity = capacity if rpc in ADDS_TO_STORE else None
         name, self._credential_words = RPC_LIMITS.get(rpc, (None, ""))
         self.limit = name if limits is not None and name and limits.enabled(name) else None
@@ -166,7 +179,7 @@ class RpcGuard:
         self._token_in_request = rpc in TOKEN_IN_REQUEST
         self._counts_failures = limits is not None and limits.enabled("key_failures")
         #: whether admit() has anything to do (the calls it has not cost nothing)
-        self.active = bool(self.limit or self._key_checked or self.capacity)
+        self.active = bool(self.limit or self._key_checked or self.capacity or self.opens)
 
     async def admit(self, token: str | None, address: str) -> None:
         """Before the call: raises STORE_FULL or RATE_LIMITED (or STORE_UNAVAILABLE for a limit that is
@@ -175,6 +188,18 @@ class RpcGuard:
             return
         if self.capacity is not None:
             await self.capacity.admit(self.rpc)
+        if self.opens is not None:
+            await self.opens.reserve()
+        try:
+            await self._check(token, address)
+        except BaseException:
+            if self.opens is not None:
+                self.opens.release()
+            raise
+        if self.opens is not None:  # counted only once the client's own limits let it in
+            await self.opens.admit()
+
+    async def _check(self, token: str | None, address: str) -> None:
         checks: list[Check] = []
         if self._key_checked and (token or self._token_in_request):
             checks.append(("test", "key_failures", counted_as(address), FROM_ADDRESS))
@@ -203,15 +228,16 @@ class CallGuard:
     ``limits`` None: no rate limit; ``capacity`` None: the store is never judged full."""
 
     def __init__(self, limits: RateLimits | None, capacity: StoreCapacity | None,
-                 trusted_proxies: Iterable[str] = ()) -> None:
+                 trusted_proxies: Iterable[str] = (), opens: StreamOpens | None = None) -> None:
         self.limits = limits
         self.capacity = capacity
+        self.opens = opens
         self.proxies = TrustedProxies(trusted_proxies)
         self._guards: dict[str, RpcGuard] = {}
 
     def for_rpc(self, rpc: str) -> RpcGuard:
         if rpc not in self._guards:
-            self._guards[rpc] = RpcGuard(rpc, self.limits, self.capacity)
+            self._guards[rpc] = RpcGuard(rpc, self.limits, self.capacity, self.opens)
         return self._guards[rpc]
 
     def client(self, peer: str, forwarded_for: str | None) -> str:
@@ -227,7 +253,8 @@ class CallGuard:
         enabled = any(settings.enabled(name) for name in BY_NAME)
         limits = RateLimits(limiter_storage(store), settings, None if store.clustered else store.lane,
                             marks=store.redis) if enabled else None
-        return cls(limits, StoreCapacity(store, high_water), trusted_proxies)
+        opens = StreamOpens(settings) if settings.enabled("stream_opens") else None  # on the running loop
+        return cls(limits, StoreCapacity(store, high_water), trusted_proxies, opens)
 
 
 #: A guard that limits nothing (a core served without one: some tests, tools).
@@ -235,4 +262,4 @@ NO_GUARD = CallGuard(limits=None, capacity=None)
 
 
 __all__ = ["ADDS_TO_STORE", "Admission", "CallGuard", "Cost", "KEY_CHECKED", "NO_GUARD", "OTHER_ROUTES", "RPC_LIMITS",
-           "RPC_TABLE", "RpcGuard", "TOKEN_IN_REQUEST"]
+           "RPC_TABLE", "RpcGuard", "STREAM_OPENS", "TOKEN_IN_REQUEST"]

@@ -15,7 +15,7 @@ unlimited; ``closed``: it is refused with UNAVAILABLE ``STORE_UNAVAILABLE``, as 
 Traceback (most recent call last):
 ...
 ValueError: there is no limit 'create'; the limits: create_match, join_match, register_player, register_owner, \
-seek, submit_action, resign, watch, key_failures, history, history_calls, history_reads
+seek, submit_action, resign, watch, stream_opens, key_failures, history, history_calls, history_reads
 >>> LimitSettings.defaults().with_rates({"watch": "many"})
 Traceback (most recent call last):
 ...
@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 from limits import parse_many
 
-#: Whom a limit counts ("process": every client of a service process together).
+#: Whom a limit counts ("process": every client together, on each process, in its memory).
 Identity = Literal["address", "credential", "process"]
 #: What a call meets when Redis cannot be asked about the limit.
 OnStoreError = Literal["open", "closed"]
@@ -62,6 +62,7 @@ LIMITS: tuple[Limit, ...] = (
     Limit("submit_action", "1200/minute", "credential", "SubmitAction calls of one seat", "open"),
     Limit("resign", "10/minute", "credential", "Resign calls of one seat", "open"),
     Limit("watch", "120/minute", "address", "watch streams opened (WatchMatch)", "open"),
+    Limit("stream_opens", "50/second", "process", "watch and seek streams opened", "open"),
     Limit("key_failures", "10 per 5 minutes", "address", "seat tokens and keys refused", "closed"),
     # a budget of work, not of calls: each computation of the history pool (service.guard.history_pool)
     # spends the log entries it re-simulates, a read the entries it encodes and a quarter of those it sends

@@ -33,6 +33,8 @@ from service import metrics
 from service.client_identity import count_by
 from service.api import grpc_api, http_api, log_context, reflection, web
 from service.api.connection_limits import ConnectionLimits, grpc_options
+from service.api.grpc_connections import StalledStreams
+from service.api.grpc_edge import MetadataLimit
 from service.api.http_connections import HttpServer, uvicorn_config
 from service.guard.call_guard import CallGuard
 from service.guard.history_pool import HistoryPool
@@ -208,6 +210,7 @@ class Server:
         self.store: Store | None = None
         self.readiness: Readiness | None = None
         self.guard: CallGuard | None = None
+        self.stalled: StalledStreams | None = None
         self.history: HistoryPool | None = None
         self._warming: asyncio.Task | None = None
 
@@ -250,10 +253,13 @@ class Server:
         if config.trusted_proxies:  # a trusted proxy carries many clients: the per-address cap leaves it alone
             limits = dataclasses.replace(limits, connection_cap_exempt=limits.connection_cap_exempt
                                          + tuple(config.trusted_proxies))
-        self._grpc = grpc.aio.server(options=grpc_server_options(config))
-        grpc_api.add_to_server(self.core, self._grpc, guard=self.guard, slow_reader_timeout=limits.slow_reader_timeout)
+        self._grpc = grpc.aio.server(options=grpc_server_options(config),
+                                     interceptors=[MetadataLimit(limits.max_header_bytes)])
+        self.stalled = StalledStreams(self.guard.proxies.trusts)
+        grpc_api.add_to_server(self.core, self._grpc, guard=self.guard, slow_reader_timeout=limits.slow_reader_timeout,
+                               stalled=self.stalled)
         grpc_api.add_to_server(self.ladder, self._grpc, grpc_api.LADDER_SERVICE, guard=self.guard,
-                               slow_reader_timeout=limits.slow_reader_timeout)
+                               slow_reader_timeout=limits.slow_reader_timeout, stalled=self.stalled)
         self._health = health.aio.HealthServicer()
         self.readiness = Readiness(self.store, self._health,
                                    ["", grpc_api.SERVICE_NAME, grpc_api.LADDER_SERVICE.full_name],
@@ -271,6 +277,7 @@ class Server:
             self._grpc.add_insecure_port(address)
         if not self.grpc_port:
             raise OSError(f"cannot listen for gRPC on {address}")
+        self.stalled.port = self.grpc_port
         await self._grpc.start()
         if operations.admin_grpc_port is not None:
             self._admin_grpc = grpc.aio.server(options=[("grpc.so_reuseport", 1 if config.worker else 0)])

@@ -398,7 +398,8 @@ def test_every_key_checked_rpc_is_a_route_with_a_token_and_every_limit_is_used()
                                               if route.authenticated or route.keys or route.token_optional}
     served = {method.name for descriptor, _ in SERVICES.values() for method in descriptor.methods}
     assert set(RPC_LIMITS) <= served
-    assert {limit for limit, _ in RPC_LIMITS.values()} | {"key_failures", "history", "history_calls", "history_reads"} == \
+    assert {limit for limit, _ in RPC_LIMITS.values()} | {"key_failures", "history", "history_calls", "history_reads",
+                                                          "stream_opens"} == \
         {limit.name for limit in LIMITS}
 
 
