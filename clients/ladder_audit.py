@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 from openskill.models import PlackettLuce
 
+from clients.wording import counted
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 
 #: Ratings equal to within this (they should be equal exactly: the same floats, the same library).
@@ -58,8 +59,8 @@ class Audit:
         return not self.problems
 
     def summary(self) -> str:
-        head = (f"ladder audit: {self.matches} matches ({self.rated} rated, {self.unrated} not rated), "
-                f"{self.players} players: ")
+        head = (f"ladder audit: {counted(self.matches, 'match')} ({self.rated} rated, {self.unrated} not rated), "
+                f"{counted(self.players, 'player')}: ")
         if self.ok:
             return head + f"every rating matches (largest difference {self.largest_difference:.3g})"
         return head + f"{len(self.problems)} differences\n" + "\n".join(f"  {p}" for p in self.problems[:50])

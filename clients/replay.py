@@ -35,6 +35,7 @@ from google.protobuf import json_format
 
 import engine
 from engine.ruleset import UNVERSIONED, played
+from clients.connect import add_server_argument
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.match import convert, seat_entropy
@@ -419,7 +420,7 @@ def register(commands) -> None:
 
     def source(parser):
         parser.add_argument("source", help="a match id (read from --server) or an exported .jsonl file (- for stdin)")
-        parser.add_argument("--server", default="127.0.0.1:50051", help="the service's gRPC address")
+        add_server_argument(parser)
 
     verify = sub.add_parser("verify", help="check the seed, every die roll, every event and every state hash "
                                            "(exit 0 verified, 1 failed or unfinished, 3 played under another ruleset)")
@@ -452,7 +453,7 @@ def register(commands) -> None:
 
     export = sub.add_parser("export", help="write a match's event log to a JSON lines file")
     export.add_argument("match", help="the match id")
-    export.add_argument("--server", default="127.0.0.1:50051", help="the service's gRPC address")
+    add_server_argument(export)
     export.add_argument("--output", "-o", help="the file (default <match>.jsonl; - for standard output)")
     export.set_defaults(run=_quiet_pipe(cli_export))
 

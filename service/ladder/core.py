@@ -63,6 +63,8 @@ which see two players and the pairs, the board and the open matches at once. Key
                             within the pair window; "owners:<group>:<group>:rated" -> the same for all
                             the players of two owner groups (service.ladder.fairness.owners_field)
     pairing                 string: the pairing lock
+    waiting                 hash: id -> why that seeking player was not paired in the last pairing round
+                            (service.ladder.waiting), replaced each round, expiring if rounds stop
     rated                   counter: the ladder matches settled (rated or aborted) so far; each
                             history entry holds its match's number (``rating_sequence``)
 """
@@ -90,6 +92,7 @@ from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.ladder.accounts import MAX_DESCRIPTION, MAX_NAME, OLDER_PREFIX, PREFIX, Accounts, ladder_key
 from service.ladder.fairness import MAX_COOLDOWN_MS, FairPlay, group_of, own_actions, owners_field, without_gain
 from service.ladder.ratings import FRESH, MODEL, ordinal, rate
+from service.ladder.waiting import KINDS, WAITING_TTL_MS, Seeker, Waiting, sentence, waiting_reasons
 from service.match import convert
 from service.match.clock import TimeControl
 from service.match.core import CallContext, MatchService, new_seat_token, token_hash
@@ -450,7 +453,7 @@ class Ladder:
     async def _pair(self) -> int:
         now = await self.store.time_ms()
         ids = [text_of(i) for i in await self.redis.zrangebyscore(_key("seeking"), now, "+inf")]
-        if len(ids) < 2:
+        if not ids:
             return 0
         async with self.redis.pipeline(transaction=False) as pipe:
             for player_id in ids:
@@ -460,11 +463,16 @@ class Ladder:
             replies = await pipe.execute()
         players: dict[str, dict[str, Any]] = {}
         together: dict[tuple[str, str], int] = {}
+        blocked: dict[str, Seeker] = {}
         for player_id, fields, assigned in zip(ids, replies[::2], replies[1::2]):
             mu, concurrency, name, owner_id, blocked_until, last_opponent, last_ended, group = map(text_of, fields)
-            if mu is None or now < int(blocked_until or 0):  # abandoned its last match: it waits, however it seeks
+            if mu is None:
                 continue
             playing = [json.loads(entry) for entry in assigned]
+            if now < int(blocked_until or 0):  # abandoned its last match: it waits, however it seeks
+                blocked[player_id] = Seeker(group_of({"id": player_id, "owner_id": owner_id, "group": group}),
+                                            int(concurrency or 1) - len(playing), int(blocked_until or 0))
+                continue
             players[player_id] = {"mu": float(mu), "free": int(concurrency or 1) - len(playing), "name": name,
                                   "group": group_of({"id": player_id, "owner_id": owner_id, "group": group}),
                                   "last_opponent": last_opponent,
@@ -491,11 +499,16 @@ class Ladder:
             waited = now - max(players[a]["last_ended"], players[b]["last_ended"])
             return mutual and not met[a, b].owed and waited < self.config.rematch_wait_ms
 
+        def rematch_wait(a: str, b: str) -> bool:
+            pair = _pair_of(a, b)
+            return pair in met and together.get(pair, 0) < 4 and just_played(*pair)
+
         while True:
             # both counted from each side in `together`: two matches between them is 4
             open_pairs = [(a, b) for a, b in pairs if players[a]["free"] > 0 and players[b]["free"] > 0
                           and together.get((a, b), 0) < 4 and not just_played(a, b)]
             if not open_pairs:
+                await self._keep_waiting_reasons(players, blocked, rematch_wait, now)
                 return created
             a, b = min(open_pairs, key=lambda p: (p in full,
                                                   not met[p].owed,  # a return match first
@@ -511,6 +524,20 @@ class Ladder:
                 players[pid]["free"] -= 1
             together[(a, b)] = together.get((a, b), 0) + 2
             met[a, b] = meetings.after(german == a)
+
+    async def _keep_waiting_reasons(self, players: dict[str, dict[str, Any]], blocked: dict[str, Seeker],
+                                    rematch_wait: Callable[[str, str], bool], now: int) -> None:
+        """Keep why each seeking player is not paired, after a round (service.ladder.waiting), for its heartbeats."""
+        seekers = blocked | {pid: Seeker(p["group"], p["free"]) for pid, p in players.items()}
+        reasons = waiting_reasons(
+            seekers, lambda a, b: self.fair_play.may_pair(seekers[a].group, seekers[b].group),
+            rematch_wait, now)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.delete(_key("waiting"))
+            if reasons:
+                pipe.hset(_key("waiting"), mapping={pid: reason.to_json() for pid, reason in reasons.items()})
+                pipe.pexpire(_key("waiting"), WAITING_TTL_MS)
+            await pipe.execute()
 
     async def _create(self, german: str, soviet: str, players: dict[str, dict[str, Any]], count: int) -> bool:
         """Create a ladder match and assign it to both players; False if it could not be assigned."""
@@ -740,8 +767,8 @@ class Ladder:
                     del followers[match_id]
                 if time.monotonic() - quiet_since >= heartbeat:
                     quiet_since = time.monotonic()
-                    yield lapi.SeekResponse(heartbeat=lapi.SeekHeartbeat(time=convert.timestamp(now),
-                                                                         playing=len(assigned)))
+                    yield lapi.SeekResponse(heartbeat=await self._heartbeat(player_id, now, len(assigned),
+                                                                            concurrency))
                 # the matches' updates as they come, until it is time to look at the assignments again
                 deadline = time.monotonic() + self.config.interval / 2
                 while (left := deadline - time.monotonic()) > 0:
@@ -763,6 +790,16 @@ class Ladder:
             with contextlib.suppress(RedisError, ConnectionError, RuntimeError):
                 await self.redis.zrem(_key("seeking"), player_id)
             log.info("seek_ended", player_id=player_id, reason=ended, matches=len(sent))
+
+    async def _heartbeat(self, player_id: str, now: int, playing: int, concurrency: int) -> lapi.SeekHeartbeat:
+        """A heartbeat, with why the player is not paired (more) as the last pairing round saw it."""
+        waiting = Waiting.from_json(text_of(await self.redis.hget(_key("waiting"), player_id)))
+        beat = lapi.SeekHeartbeat(time=convert.timestamp(now), playing=playing,
+                                  waiting=KINDS[waiting.kind] if waiting else lapi.SEEK_WAIT_REASON_UNSPECIFIED,
+                                  waiting_message=sentence(waiting, playing, concurrency))
+        if waiting and waiting.until:
+            beat.cooldown_until.CopyFrom(convert.timestamp(waiting.until))
+        return beat
 
     async def _follow(self, match_id: str, seat: str | None, changes: asyncio.Queue) -> None:
         """Put each update of a ladder match into ``changes`` until the match is over (Redis away: try

@@ -140,13 +140,28 @@ class Seeking:
             await asyncio.sleep(0.05)
         assert not any(self._next(pid).done() for pid in player_ids)
 
-    async def reconnect(self, player_id: str) -> None:
+    async def reconnect(self, player_id: str, request: lapi.SeekRequest | None = None) -> None:
         """The player's Seek stream closed, and a new one opened (as a bot restarting does)."""
         future = self.waiting.pop(player_id, None)
         if future is not None:
             await cancelled(future)
         await bounded(self.streams[player_id].aclose())
-        self.streams[player_id] = await self.ladder.seek(lapi.SeekRequest(), CallContext(token=self.keys[player_id]))
+        self.streams[player_id] = await self.ladder.seek(request or lapi.SeekRequest(),
+                                                         CallContext(token=self.keys[player_id]))
+
+    async def heartbeat(self, player_id: str) -> lapi.SeekHeartbeat:
+        """The player's next heartbeat, on a new Seek stream that beats every second (pairing meanwhile;
+        the matches it plays, sent again on the new stream, and their updates skipped)."""
+        await self.reconnect(player_id, lapi.SeekRequest(heartbeat_seconds=1))
+        item = asyncio.ensure_future(anext(self.streams[player_id]))
+        for _ in range(STREAM_WAIT * 20):
+            await asyncio.wait({item}, timeout=0.05)
+            if item.done():
+                if item.result().WhichOneof("kind") == "heartbeat":
+                    return item.result().heartbeat
+                item = asyncio.ensure_future(anext(self.streams[player_id]))
+            await self.ladder.pair_round()
+        raise AssertionError(f"no heartbeat in {STREAM_WAIT} s")
 
     async def close(self) -> None:
         for future in self.waiting.values():
@@ -275,6 +290,29 @@ def test_an_early_end_is_not_rated_and_the_quitter_waits_however_it_reconnects(r
         assert (await rating(ladder, a))[1] == 1 and (await rating(ladder, b))[1] == 1
         fields = await ladder.redis.hmget(f"{PREFIX}player:{b}", "abort_streak")
         assert fields == [b"0"]  # a rated match ends the run of abandoned ones
+        await seeking.close()
+        await ladder.store.close()
+
+    run(scenario)
+
+
+def test_a_seeking_player_hears_why_it_is_not_paired(redis_url):
+    async def scenario() -> None:
+        ladder = ladder_on(redis_url, min_actions=2, abandon_cooldown_ms=60_000)
+        (a, a_key), (b, b_key) = await players_of_their_own(ladder, 2)
+        seeking = await Seeking(ladder, {a: a_key, b: b_key}).start()
+        match = await seeking.matches(a, b)
+        seeking.reading(a)
+        beat = await seeking.heartbeat(b)  # playing its one match
+        assert (beat.playing, beat.waiting) == (1, lapi.SEEK_WAIT_REASON_PLAYING_ENOUGH)
+        await resign(ladder.core, match[b])  # at once: b abandoned it
+        assert await ladder.results_round() == 1
+        beat = await seeking.heartbeat(b)
+        assert beat.waiting == lapi.SEEK_WAIT_REASON_COOLDOWN, beat
+        until = beat.cooldown_until.ToMilliseconds() - await ladder.store.time_ms()
+        assert 0 < until <= 60_000 and "abandoned your last match" in beat.waiting_message
+        beat = await seeking.heartbeat(a)  # its one possible opponent waits
+        assert beat.waiting == lapi.SEEK_WAIT_REASON_OPPONENTS_BUSY, beat
         await seeking.close()
         await ladder.store.close()
 

@@ -118,6 +118,20 @@ export const api = {
   events: (id, afterSequence, pageSize = 1000) =>
     call("GET", `/v1/matches/${id}/events`, { query: { after_sequence: afterSequence, page_size: pageSize } }),
   scenario: (id) => call("GET", `/v1/scenarios/${id}`),
+  // Whether `token` holds a seat of the match, asked without acting: a HEAD of the seat's own watch, which
+  // the service answers after checking the token (401 for one that holds no seat), sending nothing.
+  holdsSeat: async (id, token) => {
+    const url = new URL(`/v1/matches/${id}/watch?include_legal_actions=true`, API_ORIGIN);
+    let response;
+    try {
+      response = await fetch(url, { method: "HEAD", headers: { Authorization: `Bearer ${token}` } });
+    } catch {
+      throw new ApiError(0, { error: { reason: "UNREACHABLE", message: "The service cannot be reached: check the connection and try again." } });
+    }
+    if (response.status === 401) return false;
+    if (response.ok) return true;
+    throw new ApiError(response.status, null, retryAfter(response, null));
+  },
   verify: (id) => call("GET", `/v1/matches/${id}/verification`),
 };
 

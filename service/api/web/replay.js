@@ -7,8 +7,8 @@ import { api, scenario as loadScenario, watch, wholeLog } from "./api.js";
 import { battlesTable } from "./battles.js";
 import { draw, prepare } from "./board.js";
 import { el, fill, resultText } from "./dom.js";
-import { cityList, pointsCard, turnTrack } from "./match.js";
-import { describeEntry, phaseName, sideName } from "./words.js";
+import { cityList, pointsCard, turnHeading, turnTrack } from "./match.js";
+import { describeEntry, sideName } from "./words.js";
 
 // --- the dice, recomputed in the page --------------------------------------------------------------
 
@@ -87,7 +87,8 @@ export function showReplay(root, matchId, params) {
   let stopped = false, timer = null, stream = null;
   const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
   svg.setAttribute("class", "board");
-  svg.setAttribute("role", "img");
+  // a group, not an image: its units (each an image with its name, strength and hex) are read one by one
+  svg.setAttribute("role", "group");
   svg.setAttribute("aria-label", "Map at the step shown");
   const redraw = el("div", { class: "redraw", "aria-hidden": "true" });
   const where = el("span", { class: "where", id: "where" });
@@ -158,11 +159,8 @@ export function showReplay(root, matchId, params) {
     history.replaceState(null, "", `#/replay/${matchId}?step=${step}`);
     const info = view.steps[step];
     where.textContent = `step ${step} / ${view.last}`;
-    fill(headline, 
-      el("span", { class: "big" }, `Turn ${state.turn || "—"}`), el("span", {}, phaseName(state.phase)),
+    fill(headline, turnHeading(state, resultText(state.result) || "over"),
       el("span", {}, `weather ${state.weather}`),
-      state.side_to_act ? el("span", { class: `to-act side-${state.side_to_act}` }, `${sideName(state.side_to_act)} to act`)
-        : el("span", { class: "to-act" }, resultText(state.result) || ""),
       el("span", { class: "muted mono" }, `${matchId} · replay`), el("a", { href: `#/match/${matchId}` }, "live view"));
     const ms = draw(svg, view.board, state, { battles: state.battles || [], path: info.path });
     window.typhoon.redraws.push(ms);

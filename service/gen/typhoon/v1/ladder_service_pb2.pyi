@@ -6,12 +6,30 @@ from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from service.gen.typhoon.v1 import match_pb2 as _match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as _match_service_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class SeekWaitReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SEEK_WAIT_REASON_UNSPECIFIED: _ClassVar[SeekWaitReason]
+    SEEK_WAIT_REASON_PLAYING_ENOUGH: _ClassVar[SeekWaitReason]
+    SEEK_WAIT_REASON_ALONE: _ClassVar[SeekWaitReason]
+    SEEK_WAIT_REASON_ONLY_RELATED: _ClassVar[SeekWaitReason]
+    SEEK_WAIT_REASON_OPPONENTS_BUSY: _ClassVar[SeekWaitReason]
+    SEEK_WAIT_REASON_COOLDOWN: _ClassVar[SeekWaitReason]
+    SEEK_WAIT_REASON_REMATCH_WAIT: _ClassVar[SeekWaitReason]
+SEEK_WAIT_REASON_UNSPECIFIED: SeekWaitReason
+SEEK_WAIT_REASON_PLAYING_ENOUGH: SeekWaitReason
+SEEK_WAIT_REASON_ALONE: SeekWaitReason
+SEEK_WAIT_REASON_ONLY_RELATED: SeekWaitReason
+SEEK_WAIT_REASON_OPPONENTS_BUSY: SeekWaitReason
+SEEK_WAIT_REASON_COOLDOWN: SeekWaitReason
+SEEK_WAIT_REASON_REMATCH_WAIT: SeekWaitReason
 
 class LadderPlayer(_message.Message):
     __slots__ = ("player_id", "name", "description", "owner", "rating", "mu", "sigma", "games", "wins_as_german", "wins_as_soviet", "losses", "draws", "games_as_german", "games_as_soviet", "time_losses", "aborted", "rank", "registered_at", "owner_id", "provisional")
@@ -318,12 +336,18 @@ class SeekRequest(_message.Message):
     def __init__(self, concurrency: _Optional[int] = ..., heartbeat_seconds: _Optional[int] = ..., include_legal_actions: _Optional[bool] = ...) -> None: ...
 
 class SeekHeartbeat(_message.Message):
-    __slots__ = ("time", "playing")
+    __slots__ = ("time", "playing", "waiting", "waiting_message", "cooldown_until")
     TIME_FIELD_NUMBER: _ClassVar[int]
     PLAYING_FIELD_NUMBER: _ClassVar[int]
+    WAITING_FIELD_NUMBER: _ClassVar[int]
+    WAITING_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    COOLDOWN_UNTIL_FIELD_NUMBER: _ClassVar[int]
     time: _timestamp_pb2.Timestamp
     playing: int
-    def __init__(self, time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., playing: _Optional[int] = ...) -> None: ...
+    waiting: SeekWaitReason
+    waiting_message: str
+    cooldown_until: _timestamp_pb2.Timestamp
+    def __init__(self, time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., playing: _Optional[int] = ..., waiting: _Optional[_Union[SeekWaitReason, str]] = ..., waiting_message: _Optional[str] = ..., cooldown_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class SeekResponse(_message.Message):
     __slots__ = ("match", "heartbeat", "match_update")
