@@ -46,7 +46,7 @@ SUMMARY = ("loops of VerifyMatch, GetMatch at random versions and a repeated req
 Ask = tuple[str, str, int, dict[str, Any] | None, str | None]
 
 
-def _long_match(client: TyphoonClient, seed: str, actions: int | None) -> tuple[str, int, Ask]:
+def long_match(client: TyphoonClient, seed: str, actions: int | None) -> tuple[str, int, Ask]:
     """A campaign match played at random (to its end, or for ``actions``): its id, its version, and its last
     action sent again with its request id (REST), an Ask whose answer is rebuilt from the log."""
     match, tokens = client.create_match(scenario="campaign", seats=["german", "soviet"])
@@ -67,7 +67,7 @@ def _long_match(client: TyphoonClient, seed: str, actions: int | None) -> tuple[
     return match.match_id, client.get_match(match.match_id).match.version, last
 
 
-def _loops(target: Target, seconds: float, asks: list[Ask], addresses: list[str]) -> Counter[str]:
+def loops(target: Target, seconds: float, asks: list[Ask], addresses: list[str]) -> Counter[str]:
     """One loop per address, each sending one of ``asks`` at random for ``seconds``, the attacker apart
     (honest_play.attacker)."""
     return attacker(_attack, target.http, seconds, asks, addresses, seconds=seconds)
@@ -94,7 +94,7 @@ def _attack(http_base: str, seconds: float, asks: list[Ask], addresses: list[str
     return outcomes
 
 
-def _not_ready(target: Target, seconds: float) -> dict[str, int]:
+def not_ready(target: Target, seconds: float) -> dict[str, int]:
     """How many of /readyz's answers over ``seconds`` (every 0.25 s) were 503."""
     counts = {"asked": 0, "not ready": 0}
     end = time.monotonic() + seconds
@@ -108,26 +108,33 @@ def _not_ready(target: Target, seconds: float) -> dict[str, int]:
 
 def run(target: Target, seconds: float) -> dict[str, Any]:
     with TyphoonClient(target.grpc, timeout=60) as client:
-        finished, finished_version, _ = _long_match(client, "finished", None)
-        live, live_version, retried = _long_match(client, "live", 600)
-    part = seconds / 6  # each attack: honest play alone for half a part, attacked for a part, alone again
-    figures: dict[str, Any] = {"finished match actions": finished_version, "live match actions": live_version}
+        finished, finished_version, _ = long_match(client, "finished", None)
+        live, live_version, retried = long_match(client, "live", 600)
+    attacks: dict[str, tuple[list[Ask], list[str]]] = {
+        "1 address, finished verification x4": (
+            [("GET", f"/v1/matches/{finished}/verification", 0, None, None)], ["198.18.10.1"] * 4),
+        "8 addresses, live states and verification": (
+            [("GET", f"/v1/matches/{live}", live_version, None, None),
+             ("GET", f"/v1/matches/{live}/verification", 0, None, None)],
+            [f"198.18.{11 + n}.1" for n in range(8)]),  # eight networks (/24): eight clients
+        "1 seat, its last action's request id again x4": ([retried], ["198.18.30.1"] * 4),
+    }
+    return {"finished match actions": finished_version, "live match actions": live_version} | \
+        measured(target, seconds / (2 * len(attacks)), attacks)
+
+
+def measured(target: Target, part: float, attacks: dict[str, tuple[list[Ask], list[str]]]) -> dict[str, Any]:
+    """Honest play's rate and /healthz alone for half a ``part``, under each attack (its loops, one per
+    address) for a ``part``, then alone again (the rate alone is their mean: the machine is shared, its
+    load drifts); the attackers' answers, /readyz's 503s and the service's CPU meanwhile."""
+    figures: dict[str, Any] = {}
     with HonestPlay(target) as play:
         play.rate(1.0)  # its first match made
-        attacks: dict[str, tuple[list[Ask], list[str]]] = {
-            "1 address, finished verification x4": (
-                [("GET", f"/v1/matches/{finished}/verification", 0, None, None)], ["198.18.10.1"] * 4),
-            "8 addresses, live states and verification": (
-                [("GET", f"/v1/matches/{live}", live_version, None, None),
-                 ("GET", f"/v1/matches/{live}/verification", 0, None, None)],
-                [f"198.18.11.{n}" for n in range(1, 9)]),
-            "1 seat, its last action's request id again x4": ([retried], ["198.18.12.1"] * 4),
-        }
         for name, (asks, addresses) in attacks.items():
             before, health_before = rate_and_health(play, target, part / 2)
             found: dict[str, Any] = {}
-            attackers = threading.Thread(target=lambda: found.update(outcomes=_loops(target, part, asks, addresses)))
-            readiness = threading.Thread(target=lambda: found.update(ready=_not_ready(target, part)))
+            attackers = threading.Thread(target=lambda: found.update(outcomes=loops(target, part, asks, addresses)))
+            readiness = threading.Thread(target=lambda: found.update(ready=not_ready(target, part)))
             attackers.start()
             readiness.start()
             with ServiceCpu(target) as cpu:

@@ -12,6 +12,7 @@ the API when their origin is allowed (``cors_origins``, ``typhoon serve --cors-o
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import time
@@ -44,6 +45,7 @@ from service.guard.call_guard import NO_GUARD, CallGuard
 from service.match import convert
 from service.match.cache import ActionTable, Known
 from service.match.core import CallContext, MatchService
+from service.match.log_pages import Encoded, Form, LogPage
 from service.request_ids import log_reference
 
 log = structlog.get_logger("typhoon.http")
@@ -65,9 +67,26 @@ def legal_actions_json(known: Known) -> bytes:
 #: Each action's JSON form (shared: never change one), per action object.
 ACTION_JSON: ActionTable[dict[str, Any]] = ActionTable(lambda action: to_json(convert.action_to_proto(action)))
 
+def event_log_json(page: LogPage) -> bytes:
+    """The body of a GetEventLog answer from its entries' JSON (:data:`JSON_ENTRY`), the same as
+    ``response_json`` of its message: each entry of a match that is over converted once per process."""
+    if not page.entries:
+        return response_json(api.GetEventLogResponse(next_after_sequence=page.next_after_sequence,
+                                                     has_more=page.has_more))
+    rest = orjson.dumps({"next_after_sequence": page.next_after_sequence, "has_more": page.has_more})
+    return b'{"events":[' + b",".join(page.entries) + b"]," + rest[1:]
+
+
+#: A log entry as the REST transport sends it (service.match.log_pages).
+JSON_ENTRY = Form("json", lambda event: orjson.dumps(to_json(event)))
+
 #: RPCs answered from what the core holds rather than from their response message: the core method
-#: giving it, and the answer's body.
-ANSWER_BODIES = {"ListLegalActions": ("legal_answer", lambda known: known.legal_json(legal_actions_json))}
+#: giving it, its keyword arguments, and the answer's body.
+ANSWER_BODIES = {"ListLegalActions": ("legal_answer", {}, lambda known: known.legal_json(legal_actions_json)),
+                 "GetEventLog": ("event_log_page", {"form": JSON_ENTRY}, event_log_json)}
+#: Streams whose core method takes keyword arguments from this transport: WatchMatch sends the entries of a
+#: match that is over from those kept as JSON.
+STREAM_OPTIONS = {"WatchMatch": {"form": JSON_ENTRY}}
 
 
 def to_json(message: Message) -> dict[str, Any]:
@@ -181,8 +200,8 @@ def _endpoint(route: Route, core: Any, guard: CallGuard):
     method = descriptor.methods_by_name[route.rpc]
     request_type = getattr(module, method.input_type.name)
     core_method = getattr(core, snake(route.rpc))
-    answer_name, answer_body = ANSWER_BODIES.get(route.rpc, (None, None))
-    answer_method = getattr(core, answer_name) if answer_name else None
+    answer_name, answer_options, answer_body = ANSWER_BODIES.get(route.rpc, (None, {}, None))
+    answer_method = functools.partial(getattr(core, answer_name), **answer_options) if answer_name else None
 
     async def endpoint(request: Request) -> Response:
         started = time.perf_counter()
@@ -206,7 +225,7 @@ def _endpoint(route: Route, core: Any, guard: CallGuard):
                     structlog.contextvars.bind_contextvars(request_ref=log_reference(message.request_id))
                 if method.server_streaming:
                     with core.admit(counted=False):
-                        stream = await core_method(message, ctx)
+                        stream = await core_method(message, ctx, **STREAM_OPTIONS.get(route.rpc, {}))
                     log.info("rpc", code="OK", streaming=True, ms=round((time.perf_counter() - started) * 1000, 2))
                     if request.method == "HEAD":
                         await stream.aclose()
@@ -278,7 +297,7 @@ def update_json(update: api.MatchUpdate, core: MatchService) -> bytes:
     return body
 
 
-async def _sse(stream: AsyncIterator[api.WatchMatchResponse], core: MatchService,
+async def _sse(stream: AsyncIterator[api.WatchMatchResponse | Encoded], core: MatchService,
                context: dict[str, Any], after_sequence: int) -> AsyncIterator[bytes]:
     """WatchMatch as server-sent events: ``match_event`` (id = sequence), ``match_update`` (where the
     match stands after a change), ``heartbeat``, and a last ``end`` event saying whether the match is
@@ -287,6 +306,10 @@ async def _sse(stream: AsyncIterator[api.WatchMatchResponse], core: MatchService
     with structlog.contextvars.bound_contextvars(**context):
         try:
             async for item in stream:
+                if isinstance(item, Encoded):  # a log entry kept as JSON (JSON_ENTRY)
+                    last = item.sequence
+                    yield _sse_frame("match_event", item.data, item.sequence)
+                    continue
                 kind = item.WhichOneof("kind")
                 if kind == "event":
                     last = item.event.sequence

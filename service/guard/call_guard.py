@@ -113,6 +113,9 @@ _IN_COMMIT = ("its checks run in the script that commits it, before the commit (
 _STREAM_OPENS = ("stream opens admitted per client (its limit) and in total, each process at stream_opens with each "
                  "refusal's own turn (service.guard.stream_opens); a reader of nothing ended (the transports)")
 _POOL = "the history pool: a per-client cap, the history budget, a bounded queue; finished matches cached"
+_LOG_READ = ("the history budget: the entries it encodes, a quarter of those kept encoded (a match that is over) "
+             "(service.match.log_pages)")
+_CATCH_UP = "its catch-up (the log after its cursor) spends the history budget, an entry a unit"
 
 #: Every RPC of the services in proto/typhoon/v1, its cost class and its admission (a test walks the
 #: protos and the REST routes: a method without a row fails it).
@@ -121,14 +124,16 @@ RPC_TABLE: dict[str, Admission] = {
     "CreateMatch": Admission(Cost.WRITE, "create_match", adds_to_store=True),
     "JoinMatch": Admission(Cost.WRITE, "join_match", key_checked=True, adds_to_store=True),
     "GetMatch": Admission(Cost.FIXED, history_if="version", elsewhere=_POOL + " (with a version)"),
-    "ListMatches": Admission(Cost.PAGE),
+    "ListMatches": Admission(Cost.PAGE, elsewhere="at most 500 matches read; past the first page a status filter "
+                                                  "skips, the history budget, a match a unit"),
     "ListLegalActions": Admission(Cost.PLAY),
     # issue 34, point 7: a client's actions are counted over all its seats too (client_actions)
     "SubmitAction": Admission(Cost.PLAY, "submit_action", "for this seat", key_checked=True, elsewhere=_IN_COMMIT,
                               client_limit="client_actions", in_commit=True),
     "Resign": Admission(Cost.PLAY, "resign", "for this seat", key_checked=True, elsewhere=_IN_COMMIT, in_commit=True),
-    "GetEventLog": Admission(Cost.PAGE),
-    "WatchMatch": Admission(Cost.STREAM, "watch", key_checked=True, elsewhere=_STREAM_OPENS),  # key: a seat's view
+    "GetEventLog": Admission(Cost.PAGE, elsewhere=_LOG_READ),
+    "WatchMatch": Admission(Cost.STREAM, "watch", key_checked=True,  # key: a seat's view
+                            elsewhere=_STREAM_OPENS + "; " + _CATCH_UP),
     "ListScenarios": Admission(Cost.FIXED),
     "GetScenario": Admission(Cost.FIXED),
     "VerifyMatch": Admission(Cost.HISTORY, elsewhere=_POOL),

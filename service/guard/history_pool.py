@@ -8,9 +8,13 @@ it in a loop stalled every call of the process. So ``typhoon serve`` hands that 
 :class:`HistoryPool`:
 
 - **off the loop**: a pool of processes (``--history-workers``, 1 by default, each at a lower CPU
-  priority than the service), each with its own connection to Redis, reads the log and re-simulates
-  it; the service's event loop only reads the match's meta and waits for the answer. Processes, not
-  threads: the engine is Python, and a thread holding the GIL would stall the loop just the same;
+  priority than the service from its first instant), each with its own connection to Redis, reads the log
+  and re-simulates it; the service's event loop only reads the match's meta and waits for the answer.
+  Processes, not threads: the engine is Python, and a thread holding the GIL would stall the loop just
+  the same. ``typhoon serve`` starts them once it serves (:meth:`HistoryPool.warm`; ~2-3 s and ~75 MB
+  each), so that the first caller does not wait for them. They are spawned (fresh interpreters: no copy
+  of the service's threads and sockets) without the parent's main script, which "spawn" runs again in
+  each child: a script starting the service at its top level would have started it again in each;
 - **cached where it cannot change**: the state at a version of a match never changes while it is
   live, nor once it is over (its seed is then revealed), so states are cached by match, version and
   whether it is over; a finished or aborted match's verification is cached by match and log length,
@@ -34,6 +38,8 @@ Readiness (service.run.readiness) says the process is saturated while the pool i
 >>> settings = HistorySettings()
 >>> settings.history_workers, settings.history_queue, settings.history_calls_per_client, settings.history_cache_mb
 (1, 16, 4, 32.0)
+>>> settings.log_cache_mb
+16.0
 >>> HistorySettings(history_queue=4).as_args()[2:4]
 ['--history-queue', '4']
 >>> block_of(37, 40), block_of(3, 40), block_of(50, 1000)
@@ -43,16 +49,19 @@ Readiness (service.run.readiness) says the process is saturated while the pool i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import os
 import signal
+import threading
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, fields, replace
-from multiprocessing import get_context
+from multiprocessing import popen_spawn_posix, spawn
+from multiprocessing.context import SpawnContext, SpawnProcess
 from typing import Any, TypeVar
 
 import structlog
@@ -88,6 +97,8 @@ NICENESS = 10
 #: The ``history`` budget's limit name, and that of the calls counted in each process (service.guard.limit_settings).
 BUDGET = "history"
 CALLS = "history_calls"
+#: The limit of the log entries this process reads for all its clients (in its memory).
+READS = "history_reads"
 _STATUS_ENDED = (match_pb2.MATCH_STATUS_FINISHED, match_pb2.MATCH_STATUS_ABORTED)
 
 
@@ -107,10 +118,12 @@ class HistorySettings:
                                                 "are refused (429 TOO_MANY_HISTORY_CALLS)")
     history_cache_mb: float = _setting(32.0, "MB of answers kept (states at a version, finished matches' "
                                              "verifications)", "MB")
+    log_cache_mb: float = _setting(16.0, "MB of log entries of matches that are over kept encoded (GetEventLog's "
+                                         "pages, a watch's catch-up)", "MB")
 
     def __post_init__(self) -> None:
         for each in fields(self):
-            least = 0 if each.name in ("history_queue", "history_cache_mb") else 1
+            least = 0 if each.name in ("history_queue", "history_cache_mb", "log_cache_mb") else 1
             if getattr(self, each.name) < least:
                 raise ValueError(f"--{each.name.replace('_', '-')} must be at least {least}")
 
@@ -138,19 +151,23 @@ class HistoryPool:
     ``history`` budget is counted (None, or the limit off: no budget)."""
 
     def __init__(self, redis: RedisSettings, settings: HistorySettings = HistorySettings(),
-                 limits: RateLimits | None = None, call_rates: str | None = None) -> None:
+                 limits: RateLimits | None = None, call_rates: str | None = None, read_rates: str | None = None) -> None:
         self.redis = redis
         self.settings = settings
         self.limits = limits if limits is not None and limits.enabled(BUDGET) else None
         self._call_rates = call_rates or ""
         self._call_items = parse_many(call_rates) if call_rates else []
         self._calls = SlidingWindowCounterRateLimiter(MemoryStorage())
+        self._read_rates = read_rates or ""
+        self._read_items = parse_many(read_rates) if read_rates else []
         self.capacity = settings.history_workers + settings.history_queue
         #: computations submitted and not finished
         self.pending = 0
         self.cache: LRUCache[tuple[Any, ...], bytes] = LRUCache(maxsize=max(1, int(settings.history_cache_mb * 2**20)),
                                                               getsizeof=len)
         self._executor: ProcessPoolExecutor | None = None
+        self._niced: set[int] = set()
+        self._niceness = min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICENESS)
         self._by_client: Counter[str] = Counter()
         self._computing: dict[tuple[Any, ...], asyncio.Future[Any]] = {}
         self._seconds = 0.2  # a computation's running mean duration, for Retry-After
@@ -211,6 +228,24 @@ class HistoryPool:
                                          record.text(), response)
             self._keep(key, cached)
         return cached
+
+    async def charge(self, client: str, cost: int) -> None:
+        """Spend ``cost`` from ``client``'s ``history`` budget for log entries read on the event loop
+        (GetEventLog's pages, a stream's catch-up: service.match.log_pages), before they are; and from this
+        process's ``history_reads``, whatever the client (in its memory): a budget per client bounds each
+        client, not a crowd of them."""
+        self._check_reads(cost, self._calls.test)
+        if self.limits is not None:
+            await self.limits.spend(BUDGET, counted_as(client), cost)
+        self._check_reads(cost, self._calls.hit)
+
+    def _check_reads(self, cost: int, check: Callable[..., bool]) -> None:
+        for item in self._read_items:
+            if not check(item, READS, cost=min(cost, item.amount)):
+                reset = self._calls.get_window_stats(item, READS).reset_time
+                metrics.RATE_LIMITED.labels(READS).inc()
+                raise rate_limited(READS, BY_NAME[READS].counts, "by all the clients of this server", self._read_rates,
+                                   max(1, math.ceil(reset - time.time())))
 
     def _keep(self, key: tuple[Any, ...], answer: bytes) -> None:
         if len(answer) <= self.cache.maxsize:
@@ -304,17 +339,47 @@ class HistoryPool:
     # --- the processes ------------------------------------------------------------------------------
 
     def _submit(self, job: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
-        if self._executor is None:
-            self._executor = ProcessPoolExecutor(self.settings.history_workers, mp_context=get_context("spawn"),
-                                                 initializer=_start_worker, initargs=(self.redis, NICENESS))
-            log.info("history_pool_started", workers=self.settings.history_workers)
+        executor = self._started()
         try:
-            submitted: Future[Any] = self._executor.submit(_run, job, *args)
+            submitted: Future[Any] = executor.submit(_run, job, *args)
         except BrokenProcessPool:  # a process died (killed): a new pool for this call and the next
             self._discard()
             return self._submit(job, *args)
+        self._renice(executor)
         metrics.HISTORY_PENDING.set(self.pending)
         return asyncio.wrap_future(submitted)
+
+    def _started(self) -> ProcessPoolExecutor:
+        if self._executor is None:
+            self._executor = ProcessPoolExecutor(self.settings.history_workers, mp_context=WORKER_CONTEXT,
+                                                 initializer=_start_worker, initargs=(self.redis, self._niceness))
+            self._niced = set()
+            log.info("history_pool_started", workers=self.settings.history_workers)
+        return self._executor
+
+    def _renice(self, executor: ProcessPoolExecutor) -> None:
+        """Lower the priority of the pool's new processes at once, before they import what they run
+        (~2 s of CPU each: it used to compete with play until their initializer lowered it)."""
+        for pid in set(getattr(executor, "_processes", None) or ()) - self._niced:
+            self._niced.add(pid)
+            with contextlib.suppress(OSError):  # gone already
+                os.setpriority(os.PRIO_PROCESS, pid, self._niceness)
+
+    async def warm(self) -> None:
+        """Start the pool's processes now (``typhoon serve`` does once it serves), so that the first call
+        does not wait the ~2-3 s a process takes to start; returns once they all answer. The start-up
+        is no call's: nothing is counted or refused for it."""
+        started = time.monotonic()
+        executor = self._started()
+        try:
+            # the executor starts a process for each job submitted while none is idle: one job each
+            warming = [executor.submit(_ready) for _ in range(self.settings.history_workers)]
+            self._renice(executor)
+            pids = await asyncio.gather(*(asyncio.wrap_future(each) for each in warming))
+        except BrokenProcessPool:
+            self._discard()
+            return
+        log.info("history_pool_warm", workers=len(set(pids)), seconds=round(time.monotonic() - started, 2))
 
     def _discard(self) -> None:
         executor, self._executor = self._executor, None
@@ -364,8 +429,61 @@ def _start_worker(redis: RedisSettings, niceness: int) -> None:  # pragma: no co
     global _worker
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C reaches the whole group: the service stops the pool
-    os.nice(niceness)
+    os.setpriority(os.PRIO_PROCESS, 0, niceness)  # the service set it at once; this in case it could not
     _worker = _Worker(redis)
+
+
+def _ready() -> int:
+    """A process of the pool is up (:meth:`HistoryPool.warm`)."""
+    return os.getpid()
+
+
+# --- starting the pool's processes without the parent's main script ------------------------------------
+
+_MAIN_KEYS = ("init_main_from_path", "init_main_from_name")
+_launching = threading.Lock()
+
+
+class _WorkerPopen(popen_spawn_posix.Popen):
+    """Spawns a pool process without the parent's ``__main__``: the "spawn" start method runs the main
+    script again in each child (as ``__mp_main__``) so that what it defines can be unpickled there; a
+    script that starts the service without an ``if __name__ == "__main__":`` guard (a BackgroundServer in a
+    notebook's or a tool's top level) would start a service again in each process of the pool. The pool's
+    jobs are functions of this module: a child needs none of the main script."""
+
+    def _launch(self, process_obj: Any) -> None:
+        with _launching:  # while this spawn reads its preparation data (other spawns wait: a few ms)
+            original = spawn.get_preparation_data
+            spawn.get_preparation_data = _without_main(original)  # type: ignore[assignment]
+            try:
+                super()._launch(process_obj)  # type: ignore[misc]  # the standard library's, untyped
+            finally:
+                spawn.get_preparation_data = original
+
+
+def _without_main(original: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
+    def preparation_data(name: str) -> dict[str, Any]:
+        return {key: value for key, value in original(name).items() if key not in _MAIN_KEYS}
+    return preparation_data
+
+
+class _WorkerProcess(SpawnProcess):
+    _start_method = "spawn"
+
+    @staticmethod
+    def _Popen(process_obj: Any) -> Any:  # noqa: N802 - multiprocessing's name
+        return _WorkerPopen(process_obj)
+
+
+class _WorkerContext(SpawnContext):
+    """The "spawn" context (a fresh interpreter: no copy of the service's threads, sockets and event loop)
+    whose processes never run the parent's main script (:class:`_WorkerPopen`)."""
+
+    _name = "spawn"
+    Process = _WorkerProcess
+
+
+WORKER_CONTEXT = _WorkerContext()
 
 
 _ERROR = "error"

@@ -15,7 +15,7 @@ unlimited; ``closed``: it is refused with UNAVAILABLE ``STORE_UNAVAILABLE``, as 
 Traceback (most recent call last):
 ...
 ValueError: there is no limit 'create'; the limits: create_match, join_match, register_player, register_owner, \
-seek, submit_action, client_actions, resign, watch, stream_opens, key_failures, history, history_calls
+seek, submit_action, client_actions, resign, watch, stream_opens, key_failures, history, history_calls, history_reads
 >>> LimitSettings.defaults().with_rates({"watch": "many"})
 Traceback (most recent call last):
 ...
@@ -67,12 +67,19 @@ LIMITS: tuple[Limit, ...] = (
     Limit("stream_opens", "50/second", "process", "watch and seek streams opened", "open"),
     Limit("key_failures", "10 per 5 minutes", "address", "seat tokens and keys refused", "closed"),
     # a budget of work, not of calls: each computation of the history pool (service.guard.history_pool)
-    # spends the log entries it re-simulates; a campaign match has ~2,200
-    Limit("history", "60000/minute;600000/hour", "address",
-          "match log entries re-simulated (VerifyMatch, GetMatch at a version)", "open"),
+    # spends the log entries it re-simulates, a read the entries it encodes and a quarter of those it sends
+    # encoded already (service.match.log_pages); a campaign match has ~2,200. Per second too: a minute's
+    # budget spent at once was ~1.4 s of the event loop's CPU (pages of a finished match's log)
+    Limit("history", "1000/second;60000/minute;600000/hour", "address",
+          "match log entries re-simulated or read (VerifyMatch, GetMatch at a version, GetEventLog, "
+          "a watch's catch-up; matches a filtered ListMatches reads past its first page)", "open"),
     # counted in each process's memory, before anything is read: cached answers cost little, not nothing
     Limit("history_calls", "10/second;600/minute", "address",
           "VerifyMatch and GetMatch-at-a-version calls (per process, cached answers too)", "open"),
+    # the history budget bounds each client, not a crowd of them: what the event loop of a process spends on
+    # reads for all of them (~20 µs an entry encoded: 4,000 a second, ~8 % of a core), in its memory
+    Limit("history_reads", "4000/second", "process",
+          "match log entries read (GetEventLog, a watch's catch-up, a filtered ListMatches)", "open"),
 )
 BY_NAME = {limit.name: limit for limit in LIMITS}
 OFF = "off"

@@ -186,11 +186,12 @@ class RateLimits:
         return [bridge.prefixed_key(self.storage._previous_window_key(key)),
                 bridge.prefixed_key(self.storage._current_window_key(key))]
 
-    async def _send(self, planned: list) -> list[Any]:
+    async def _send(self, planned: list, costs: Sequence[int] = ()) -> list[Any]:
         commands = []
-        for kind, name, item, client, _ in planned:
+        for index, (kind, name, item, client, _) in enumerate(planned):
             script = self._acquire if kind == "hit" else self._window
-            arguments = [item.amount, item.get_expiry(), 1] if kind == "hit" else [item.get_expiry()]
+            arguments = [item.amount, item.get_expiry(), costs[index] if costs else 1] if kind == "hit" \
+                else [item.get_expiry()]
             commands.append(("EVALSHA", script.sha, 2, *self.window_keys(item, name, client), *arguments))
         replies = await self.lane.execute_many(commands)
         if any(isinstance(reply, NoScriptError) for reply in replies):  # a Redis that restarted, or never told
@@ -223,16 +224,29 @@ class RateLimits:
 
     async def spend(self, name: str, client: str, cost: int, who: str = "from this address") -> None:
         """Count ``cost`` against a budget (a limit counted in units of work, not calls), or raise its
-        refusal if that would pass it (nothing counted then). A cost larger than the budget's smallest
-        rate counts as that rate: a call is never refused for good."""
+        refusal if that would pass it in one of its windows (each window that admits it counts it, as
+        :meth:`check` counts every hit). A cost larger than a window's rate counts as that rate there: a call
+        is never refused for good. Its windows are counted in one round trip (the lane), else one by one by
+        the library."""
         items = self.items.get(name, ())
-        cost = min(cost, *(item.amount for item in items)) if items else cost
-        try:
-            for item in items:
-                if not await self.limiter.hit(item, name, client, cost=cost):
+        if items and self.lane is not None:
+            planned = [("hit", name, item, client, who) for item in items]
+            try:
+                replies = await self._send(planned, [min(cost, item.amount) for item in items])
+            except STORE_ERRORS as error:
+                self._store_error(name, error)
+                return
+            for item, reply in zip(items, replies):
+                if not reply:
                     raise await self.refusal(name, item, client, who)
+            return
+        try:
+            refused = [item for item in items if not await self.limiter.hit(item, name, client, cost=min(cost, item.amount))]
         except STORE_ERRORS as error:
             self._store_error(name, error)
+            return
+        if refused:
+            raise await self.refusal(name, refused[0], client, who)
 
     async def record(self, name: str, client: str) -> None:
         """Count one for ``client`` (a failure, already refused as it is): never raises."""

@@ -107,8 +107,9 @@ MAX_PAGE = 200
 #: Taken off a provisional player's leaderboard score: every established player comes before it.
 PROVISIONAL_OFFSET = 1_000_000.0
 MAX_HEARTBEAT_SECONDS = 60
-#: Events read from the store per round trip while counting a match's actions.
-_LOG_PAGE = 1000
+#: Events read from the store per round trip while counting a match's actions: a page decoded at a time,
+#: so that settling a long match (~2,200 entries, ~20-40 ms to decode) never holds the event loop for long.
+_LOG_PAGE = 200
 _key = ladder_key
 #: The ladder's wake channel (service.store.notify.Feed.listen), in the ladder's slot.
 WAKE_CHANNEL = ladder_key("wake")

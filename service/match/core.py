@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import hmac
 import json
+import math
 import re
 import secrets
 import time
@@ -49,7 +51,7 @@ from service import metrics
 from service.errors import ServiceError, shutting_down
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
-from service.match import answers, catalog, convert, history, log_entries, rulesets, seat_entropy, updates
+from service.match import answers, catalog, convert, history, log_entries, log_pages, rulesets, seat_entropy, updates
 from service.match import clock as clock_module
 from service.match import battles as battle_module
 from service.match.battles import battles as battles_of
@@ -77,6 +79,13 @@ MAX_RETRIES = 16
 #: Limits on requests (the OpenAPI document states them from here).
 MAX_PLAYER_NAME = 64
 MAX_MATCHES_PAGE = 100
+#: Matches a ListMatches call reads at most, whatever its filter skips (then its page is short, with a
+#: next_page_token): 2,000 matches' meta hashes took ~35 ms of the event loop.
+MAX_LIST_SCAN = 500
+#: Matches read per round trip once a status filter has skipped a whole page.
+LIST_CHUNK = 100
+#: Matches whose status a filtered list reads for the cost of a log entry read (the history budget).
+STATUSES_PER_UNIT = 2
 MAX_EVENTS_PAGE = 1000
 MAX_HEARTBEAT_SECONDS = 60
 FINAL_EVENT = log_entries.FINAL_EVENT
@@ -152,7 +161,8 @@ class MatchService:
 
     def __init__(self, store: Store, hub: StreamHub | None = None, clock: Callable[[], float] = time.time,
                  cache: MatchCache | None = None, watch_limits: WatchLimits | None = None,
-                 seat_watches: updates.SeatWatches | None = None, past: history.Past | None = None) -> None:
+                 seat_watches: updates.SeatWatches | None = None, past: history.Past | None = None,
+                 log_cache: log_pages.LogPages | None = None) -> None:
         self.store = store
         #: where GetMatch at a version and VerifyMatch are computed (None: here, on this event loop)
         self.past = past
@@ -162,6 +172,8 @@ class MatchService:
         self.clock = clock
         self.clocks = clock_module.Clocks(store)
         self.cache = cache or MatchCache()
+        #: encoded log entries of matches that are over (GetEventLog, a stream's catch-up)
+        self.log_cache = log_cache or log_pages.LogPages()
         self.chosen_tokens = ChosenTokens(store.redis, lambda match_id: store_module.key(match_id, "meta"))
         self.draining = False
         self._last_refusal = 0.0
@@ -461,9 +473,13 @@ class MatchService:
                        f"{', '.join(match_pb2.MatchStatus.Name(n) for n in _STATUS_NAMES)}")
         wanted = _STATUS_NAMES.get(request.status) if request.status else None
         matches: list[match_pb2.Match] = []
-        for _ in range(20):  # a status filter may skip many; bound the work of one call
-            page = await self.store.list_ids(token, size)
-            for member, meta in zip(page.members, await self.store.metas(page.ids)):
+        scanned, chunk = 0, size
+        while True:
+            if scanned:  # a filter skipped what was read: what it reads on spends the caller's history budget
+                await log_pages.spend(functools.partial(self.charge, ctx.client), math.ceil(chunk / STATUSES_PER_UNIT))
+            page = await self.store.list_ids(token, chunk)
+            scanned += len(page.members)
+            for member, meta in zip(page.members, await self._listed(page.ids, wanted)):
                 if len(matches) >= size:  # the page is full before the index is: the next one starts here
                     return api.ListMatchesResponse(matches=matches, next_page_token=token)
                 token = member  # the index's own place, not one rebuilt from the meta (which may differ)
@@ -474,7 +490,18 @@ class MatchService:
                         log.warning("list_skipped_match", match_id=meta.get("id"), error=repr(error))
             if not page.next_token:
                 return api.ListMatchesResponse(matches=matches)
-        return api.ListMatchesResponse(matches=matches, next_page_token=token)
+            if len(matches) >= size or scanned >= MAX_LIST_SCAN:  # full, or short: the next call goes on from here
+                return api.ListMatchesResponse(matches=matches, next_page_token=token)
+            chunk = min(max(size, LIST_CHUNK), MAX_LIST_SCAN - scanned)
+
+    async def _listed(self, match_ids: list[str], status: str | None) -> list[dict[str, str] | None]:
+        """The meta hashes of the matches of ``match_ids`` that have ``status`` (all if None), None for the
+        others: a status filter reads one field of each first (a meta hash is ~25)."""
+        if status is None:
+            return await self.store.metas(match_ids)
+        wanted = [match_id for match_id, each in zip(match_ids, await self.store.statuses(match_ids)) if each == status]
+        metas = dict(zip(wanted, await self.store.metas(wanted)))
+        return [metas.get(match_id) for match_id in match_ids]
 
     async def list_scenarios(self, request: api.ListScenariosRequest, ctx: CallContext) -> api.ListScenariosResponse:
         return catalog.scenarios_response()
@@ -518,21 +545,31 @@ class MatchService:
             raise _illegal(error) from None
 
     async def get_event_log(self, request: api.GetEventLogRequest, ctx: CallContext) -> api.GetEventLogResponse:
+        return api.GetEventLogResponse.FromString((await self.event_log_page(request, ctx)).proto_bytes())
+
+    async def get_event_log_encoded(self, request: api.GetEventLogRequest, ctx: CallContext) -> bytes:
+        """GetEventLog's answer serialized, as the gRPC transport sends it (see service.api.grpc_api)."""
+        return (await self.event_log_page(request, ctx)).proto_bytes()
+
+    async def event_log_page(self, request: api.GetEventLogRequest, ctx: CallContext,
+                             form: log_pages.Form = log_pages.PROTO) -> log_pages.LogPage:
+        """GetEventLog's entries, each encoded in ``form`` (each transport its way), once their cost is
+        admitted: kept encoded for a match that is over (service.match.log_pages)."""
         match_id = self._match_id(request.match_id)
         size = request.page_size or 100
         if not 1 <= size <= MAX_EVENTS_PAGE:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_SIZE", f"page_size must be from 1 to {MAX_EVENTS_PAGE}")
         if request.after_sequence < 0:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_CURSOR", "after_sequence cannot be negative")
-        # the page and the meta hash (is there such a match, is the cursor in its log) in one script
-        events, meta = await self.store.read_events_and_meta(match_id, request.after_sequence, size + 1)
-        if meta is None:
-            raise _not_found(match_id)
+        meta = await self._meta(match_id)
         _check_cursor(request.after_sequence, meta)
-        page = events[:size]
-        return api.GetEventLogResponse(events=[match_event(e) for e in page],
-                                       next_after_sequence=page[-1].seq if page else request.after_sequence,
-                                       has_more=len(events) > size)
+        return await log_pages.read_page(self.store, self.log_cache, meta, request.after_sequence, size, form,
+                                         functools.partial(self.charge, ctx.client))
+
+    async def charge(self, client: str, cost: int) -> None:
+        """Spend ``cost`` (log entries) from ``client``'s ``history`` budget, where there is one (``past``)."""
+        if self.past is not None:
+            await self.past.charge(client, cost)
 
     # --- WatchMatch --------------------------------------------------------------------------------
 
@@ -541,9 +578,13 @@ class MatchService:
         an event's and an update's bytes are made once per process for all the watchers it reaches."""
         return await self.watch_match(request, ctx, encoded=True)
 
-    async def watch_match(self, request: api.WatchMatchRequest, ctx: CallContext,
-                          encoded: bool = False) -> AsyncIterator[api.WatchMatchResponse]:
-        """Check the request, then return the stream (so a refusal comes before anything is sent)."""
+    async def watch_match(self, request: api.WatchMatchRequest, ctx: CallContext, form: log_pages.Form | None = None,
+                          encoded: bool = False) -> AsyncIterator[api.WatchMatchResponse | log_pages.Encoded | bytes]:
+        """Check the request, then return the stream (so a refusal comes before anything is sent). Its
+        catch-up (the entries after the cursor already in the log) is counted against the caller's
+        ``history`` budget; that of a match that is over is sent from the entries kept encoded, as
+        :class:`~service.match.log_pages.Encoded` entries in ``form`` if given (the REST transport's),
+        else as messages."""
         match_id = self._match_id(request.match_id)
         heartbeat = request.heartbeat_seconds or 15
         if not 1 <= heartbeat <= MAX_HEARTBEAT_SECONDS:
@@ -555,6 +596,7 @@ class MatchService:
         _check_cursor(request.after_sequence, meta)
         seat = self._seat_of(meta, ctx.token) if request.include_legal_actions else None
         finished = meta["status"] in ENDED and request.after_sequence >= int(meta["last_sequence"])
+        catch_up = log_pages.CatchUp(self.log_cache, meta, request.after_sequence, form)
         seat_release = self.seat_watches.acquire(match_id, seat) if seat else None
         try:
             lease = self.watch_limits.acquire(ctx.client)
@@ -562,8 +604,17 @@ class MatchService:
             if seat_release:
                 seat_release()
             raise
+        try:  # admitted: its catch-up's cost is spent (updates only: the entries are read, not sent)
+            await log_pages.spend(functools.partial(self.charge, ctx.client),
+                                  0 if request.updates_only else catch_up.cost())
+        except BaseException:
+            lease.release()
+            if seat_release:
+                seat_release()
+            raise
         stream = self._watch(match_id, request.after_sequence, heartbeat, MatchState(meta) if finished else None,
-                             lease, seat, seat_release, encoded, request.updates_only)
+                             lease, seat, seat_release, catch_up if catch_up.kept and not request.updates_only else None,
+                             encoded, request.updates_only)
         weakref.finalize(stream, lease.release)  # also when a transport drops the stream unstarted
         if seat_release:
             weakref.finalize(stream, seat_release)
@@ -571,11 +622,19 @@ class MatchService:
 
     async def _watch(self, match_id: str, after: int, heartbeat: float, finished: MatchState | None,
                      lease: WatchLease, seat: str | None, seat_release: Callable[[], None] | None,
-                     encoded: bool = False, updates_only: bool = False
-                     ) -> AsyncIterator[api.WatchMatchResponse | bytes]:
+                     catch_up: log_pages.CatchUp | None, encoded: bool = False, updates_only: bool = False
+                     ) -> AsyncIterator[api.WatchMatchResponse | log_pages.Encoded | bytes]:
         sent, last, ended = 0, after, "shutdown"
         final = False  # the log's last entry was sent: its update ends the stream
         try:
+            if catch_up is not None:  # a match that is over: its log from the entries kept encoded, then its end
+                async for entry in catch_up.entries(self.store):  # PROTO form: a whole WatchMatchResponse
+                    if catch_up.form is not None:
+                        yield entry
+                    else:
+                        yield entry.data if encoded else api.WatchMatchResponse.FromString(entry.data)
+                    sent, last = sent + 1, entry.sequence
+                finished = MatchState(catch_up.meta)
             if finished is not None:
                 ended = "finished"
                 yield await self._update_response(finished, seat, encoded)

@@ -148,6 +148,10 @@ class Past(Protocol):
         """The first answer (serialized, a ``response`` message: SubmitActionResponse, ResignResponse) to the
         request ``record`` tells of, in the match whose meta hash is ``meta`` now."""
 
+    async def charge(self, client: str, cost: int) -> None:
+        """Spend ``cost`` log entries read for ``client`` elsewhere (GetEventLog, a stream's catch-up) from its
+        history budget: raises the refusal past it."""
+
 
 async def verify_match(store, match_id: str, final: api.GetMatchResponse) -> api.VerifyMatchResponse:
     events = await load_log(store, match_id)

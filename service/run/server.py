@@ -41,6 +41,7 @@ from service.guard.history_pool import HistoryPool
 from service.ladder.core import Ladder
 from service.match.clock import Sweeper
 from service.match.core import MatchService
+from service.match.log_pages import LogPages
 from service.match.updates import SeatWatches
 from service.match.watch_limits import WatchLimits
 from service.run.config import ServeConfig
@@ -52,6 +53,7 @@ from service.run.workers import tell_ready
 from service.store.embedded_redis import EmbeddedRedis
 from service.store.hub import StreamHub
 from service.store.match_store import Store
+from service.tasks import stop_task
 from service.upkeep.abandoned import Abandonment
 from service.upkeep.compaction import CompactionSweep
 from service.upkeep.retention import Retention
@@ -216,6 +218,7 @@ class Server:
         self.guard: CallGuard | None = None
         self.stalled: StalledStreams | None = None
         self.history: HistoryPool | None = None
+        self._warming: asyncio.Task | None = None
 
     async def start(self) -> None:
         config = self.config
@@ -231,7 +234,8 @@ class Server:
         self.hub = StreamHub(self.store)
         watch_limits = WatchLimits(config.max_watch_streams, config.max_watch_streams_per_client)
         self.core = MatchService(self.store, self.hub, watch_limits=watch_limits,
-                                 seat_watches=SeatWatches(config.max_seat_watches))
+                                 seat_watches=SeatWatches(config.max_seat_watches),
+                                 log_cache=LogPages(config.history.log_cache_mb))
         self.sweeper = Sweeper(self.core.clocks, self.core.forfeit_side_on_time)
         self.sweeper.listen(self.hub.feed.listen)  # woken by the commits, not polling
         self.sweeper.start()
@@ -248,7 +252,8 @@ class Server:
         self.guard.capacity.start()
         self.ladder.room = self.guard.capacity.room  # the ladder's pairings add matches: judged as CreateMatch
         self.history = HistoryPool(self.store.settings, config.history, self.guard.limits,
-                                   config.limits.rates("history_calls") if config.limits.enabled("history_calls") else None)
+                                   config.limits.rates("history_calls") if config.limits.enabled("history_calls") else None,
+                                   config.limits.rates("history_reads") if config.limits.enabled("history_reads") else None)
         self.core.past = self.history  # VerifyMatch and GetMatch at a version: off this event loop
 
         limits, operations, tls = config.connections, config.operations, config.tls
@@ -328,6 +333,15 @@ class Server:
                  reflection=operations.served("reflection"), ready=self.readiness.ready,
                  redis="embedded" if self.embedded else self.store.settings.describe(),
                  data_dir=str(self.embedded.data_dir) if self.embedded else None, lifecycle=True)
+        # the history pool's processes take ~2-3 s to start: started now, in the background, once serving,
+        # rather than by the first VerifyMatch (which waited for them)
+        self._warming = asyncio.create_task(self._warm_history(), name="history-pool-warm")
+
+    async def _warm_history(self) -> None:
+        try:
+            await self.history.warm()
+        except Exception as error:  # noqa: BLE001 - the first history call starts them then
+            log.warning("history_pool_not_warmed", error=repr(error))
 
     def _update_gauges(self) -> None:
         in_use, most = self.store.connections_in_use()
@@ -370,6 +384,8 @@ class Server:
             await self.compaction.stop()
         if self.guard:
             await self.guard.capacity.stop()
+        if self._warming:
+            await stop_task(self._warming)
         if self.history:
             await self.history.stop()
         if self._grpc:

@@ -20,6 +20,8 @@ import lzma
 from dataclasses import dataclass, field
 
 MAGIC = "typhoon-archive 1"
+#: The largest LZMA dictionary an archive is compressed with (preset 6's).
+DICTIONARY = 8 << 20
 
 
 class ArchiveError(ValueError):
@@ -43,7 +45,11 @@ class Archive:
         lines = [MAGIC]
         lines += [f"e {seq} {version} {time_ms} {source} {data}" for seq, version, time_ms, source, data in self.events]
         lines += [f"r {json.dumps(request_id)}\t{record}" for request_id, record in self.requests.items()]
-        return lzma.compress("\n".join(lines).encode(), preset=6)
+        text = "\n".join(lines).encode()
+        # preset 6 with a dictionary no larger than the text: the same archive, without preset 6's 8 MB
+        # dictionary (~90 MB of tables to compress a log of ~300 KB)
+        dictionary = min(DICTIONARY, max(len(text), 1 << 16))
+        return lzma.compress(text, filters=[{"id": lzma.FILTER_LZMA2, "preset": 6, "dict_size": dictionary}])
 
     @classmethod
     def decode(cls, blob: bytes) -> "Archive":

@@ -56,6 +56,7 @@ import asyncio
 import hashlib
 import json
 import secrets
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -449,6 +450,13 @@ return 1
 
 #: Decoded archives each process keeps (a finished match's log is read in pages).
 ARCHIVES_KEPT = 64
+#: Stream entries read per round trip while compacting.
+COMPACT_PAGE = 500
+
+
+def _encode_both(archive: Archive, records: Archive | None) -> tuple[bytes, bytes]:
+    """A match's archive and its request archive (b"": none), encoded (in the archiving thread)."""
+    return archive.encode(), records.encode() if records is not None else b""
 
 
 class Store:
@@ -469,6 +477,7 @@ class Store:
         self._compact = Script(lane, _COMPACT)
         self._archives: dict[str, Archive] = {}
         self._compacting: set[asyncio.Task] = set()
+        self._archiving: ThreadPoolExecutor | None = None
         self._claim_due = Script(lane, deadlines.CLAIM_DUE)
         self._create_clocked = Script(lane, _with_deadline(_CREATE))
         self._commit_clocked = Script(lane, _with_deadline(_COMMIT))
@@ -537,6 +546,8 @@ class Store:
     async def close(self) -> None:
         if self._compacting:
             await asyncio.gather(*self._compacting, return_exceptions=True)
+        if self._archiving is not None:
+            self._archiving.shutdown(wait=False)
         await self.redis.aclose()
 
     async def ping(self) -> bool:
@@ -684,6 +695,15 @@ class Store:
             replies = await pipe.execute()
         return [{text_of(k): text_of(v) for k, v in reply.items()} or None for reply in replies]
 
+    async def statuses(self, match_ids: list[str]) -> list[str | None]:
+        """Each match's status (None: no such match), one field each: what a filtered list reads first."""
+        if not match_ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for match_id in match_ids:
+                pipe.hget(key(match_id, "meta"), "status")
+            return [text_of(status) if status is not None else None for status in await pipe.execute()]
+
     async def read_events(self, match_id: str, after_seq: int, count: int) -> list[StoredEvent]:
         """Up to ``count`` events with a sequence above ``after_seq``, in order (from the stream, or from
         the archive of a finished match)."""
@@ -701,7 +721,7 @@ class Store:
         if kind == b"archive":
             return [StoredEvent(seq, version, time_ms, source, json.loads(data))
                     for seq, version, time_ms, source, data in
-                    self._decoded(match_id, reply).after(after_seq, count)], fields
+                    (await self._decoded(match_id, reply)).after(after_seq, count)], fields
         return [StoredEvent.from_entry(dict(zip(fields_[::2], fields_[1::2]))) for _, fields_ in reply], fields
 
     async def wait_events(self, match_id: str, after_seq: int, block_ms: int, count: int = 200) -> list[StoredEvent]:
@@ -717,24 +737,25 @@ class Store:
         if entries:
             return int(text_of(entries[0][0]).split("-")[0])
         blob = await self.redis.get(key(match_id, "archive"))
-        return self._decoded(match_id, blob).last_sequence if blob else 0
+        return (await self._decoded(match_id, blob)).last_sequence if blob else 0
 
     async def _archived_request(self, match_id: str, request_id: str) -> str | None:
         """The record of a request id of a compacted match: in its request archive (while it lasts),
         or in its archive (matches compacted before request archives)."""
         blob = await self.redis.get(key(match_id, "request-archive"))
-        text = self._decoded(key(match_id, "request-archive"), blob).requests.get(request_id) if blob else None
+        text = (await self._decoded(key(match_id, "request-archive"), blob)).requests.get(request_id) if blob else None
         return text if text is not None else (await self._archive(match_id)).requests.get(request_id)
 
     async def _archive(self, match_id: str) -> Archive:
         blob = await self.redis.get(key(match_id, "archive"))
-        return self._decoded(match_id, blob) if blob else Archive()
+        return await self._decoded(match_id, blob) if blob else Archive()
 
-    def _decoded(self, match_id: str, blob: bytes) -> Archive:
-        """An archive, decoded once per process (archives never change); ``match_id`` names it."""
+    async def _decoded(self, match_id: str, blob: bytes) -> Archive:
+        """An archive, decoded once per process (archives never change), in a thread: a long match's takes
+        ~10-60 ms (LZMA, then a line per entry); ``match_id`` names it."""
         archive = self._archives.get(match_id)
         if archive is None:
-            archive = self._archives[match_id] = Archive.decode(blob)
+            archive = self._archives[match_id] = await asyncio.to_thread(Archive.decode, blob)
             while len(self._archives) > ARCHIVES_KEPT:
                 self._archives.pop(next(iter(self._archives)))
         return archive
@@ -789,18 +810,32 @@ class Store:
         status, last = await self.redis.hmget(meta, ["status", "last_sequence"])
         if text_of(status) not in ("finished", "aborted"):
             return False
-        entries = await self.redis.xrange(key(match_id, "events"), min="-", max="+")
-        if not entries:
+        rows: list[tuple[int, int, int, str, str]] = []
+        while True:  # a page at a time: a long match's whole stream decoded at once took the event loop ~10-30 ms
+            page = await self.redis.xrange(key(match_id, "events"), min=f"{rows[-1][0] + 1}-0" if rows else "-",
+                                           max="+", count=COMPACT_PAGE)
+            rows += [StoredEvent.row_of(fields) for _, fields in page]
+            if len(page) < COMPACT_PAGE:
+                break
+        if not rows:
             return False
         requests = await self.redis.hgetall(key(match_id, "requests"))
-        archive = Archive([StoredEvent.row_of(fields) for _, fields in entries])
+        archive = Archive(rows)
         if archive.last_sequence != int(text_of(last)):
             return False
-        records = Archive(requests={text_of(k): text_of(v) for k, v in requests.items()}).encode() if requests else b""
+        records = Archive(requests={text_of(k): text_of(v) for k, v in requests.items()}) if requests else None
+        # LZMA took a long match's log ~0.1 s of CPU on the event loop (more on a busy machine): in this
+        # store's one archiving thread (lzma lets go of the GIL), one archive at a time
+        blobs = await asyncio.get_running_loop().run_in_executor(self._archiver(), _encode_both, archive, records)
         done = await self._compact(keys=[key(match_id, "events"), key(match_id, "requests"), key(match_id, "archive"),
                                          key(match_id, "request-archive")],
-                                   args=[str(len(entries)), str(len(requests)), archive.encode(), records])
+                                   args=[str(len(rows)), str(len(requests)), *blobs])
         return bool(done)
+
+    def _archiver(self) -> ThreadPoolExecutor:
+        if self._archiving is None:
+            self._archiving = ThreadPoolExecutor(1, thread_name_prefix="archiver")
+        return self._archiving
 
     def compact_soon(self, match_id: str) -> None:
         """Compact a match that just ended, in the background (it stays readable uncompacted if this

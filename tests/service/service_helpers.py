@@ -7,6 +7,7 @@ import random
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -99,6 +100,17 @@ class ServiceProcess(ServeProcess):
     def admin(self) -> httpx.Client:
         """The HTTP admin listener (/metrics)."""
         return httpx.Client(base_url=self.admin_url, timeout=20)
+
+
+@contextmanager
+def limited_service(redis_url: str, limit: str) -> Iterator[ServiceProcess]:
+    """A service on ``redis_url`` with only ``limit`` (``NAME=RATES``) on, believing X-Forwarded-For from this machine."""
+    service = ServiceProcess("--redis-url", redis_url, "--no-rate-limits", "--limit", limit,
+                             "--trusted-proxy", "127.0.0.0/8", rate_limits=True).start()
+    try:
+        yield service
+    finally:
+        service.stop()
 
 
 def play_random(client: TyphoonClient, match_id: str, tokens: dict[str, str], seed: str = "test",

@@ -361,6 +361,36 @@ def test_the_one_round_trip_checks_count_as_the_library_does(redis_url):
     asyncio.run(run())
 
 
+def test_a_budget_spent_in_one_round_trip_counts_as_the_library_does(redis_url):
+    """A budget's windows (``history``: per second, minute, hour) are spent together through the lean path;
+    the library sees the same counts, each window counting a cost up to its own rate."""
+    async def run() -> None:
+        store = Store.from_url(redis_url)
+        settings = LimitSettings.off().with_rates({"history": "100/minute;150/hour"})
+        storage = limiter_storage(store)
+        together, library = RateLimits(storage, settings, store.lane), RateLimits(storage, settings)
+        client = new_address()
+        try:
+            await together.spend("history", client, 60)
+            await library.spend("history", client, 30)
+            for limits in (together, library):  # 90 of 100: 20 more would pass it, on either way
+                with pytest.raises(ServiceError) as caught:
+                    await limits.spend("history", client, 20)
+                assert caught.value.metadata["limit"] == "history" and caught.value.retry_after >= 1
+            minute, hour = library.items["history"]
+            # the minute counted neither refusal; the hour, which admitted them, both (as every hit counts)
+            assert (await library.limiter.get_window_stats(minute, "history", client)).remaining == 10
+            assert (await library.limiter.get_window_stats(hour, "history", client)).remaining == 150 - 90 - 2 * 20
+            other = new_address()
+            await together.spend("history", other, 120)  # more than the minute's rate: that rate, never refused for good
+            assert (await library.limiter.get_window_stats(minute, "history", other)).remaining == 0
+            assert (await library.limiter.get_window_stats(hour, "history", other)).remaining == 30
+        finally:
+            await store.close()
+
+    asyncio.run(run())
+
+
 def test_the_checks_in_a_commit_script_count_as_the_library_does(redis_url):
     """SubmitAction's checks run inside its commit script (service.guard.in_commit): the library's own
     scripts, on its keys; the library sees the same counts and gives the same answers."""
@@ -466,7 +496,7 @@ def test_every_key_checked_rpc_is_a_route_with_a_token_and_every_limit_is_used()
     assert set(RPC_LIMITS) <= served
     client_limits = {row.client_limit for row in RPC_TABLE.values() if row.client_limit}
     assert {limit for limit, _ in RPC_LIMITS.values()} | client_limits | {"key_failures", "history", "history_calls",
-                                                                          "stream_opens"} == \
+                                                                          "history_reads", "stream_opens"} == \
         {limit.name for limit in LIMITS}
 
 

@@ -36,7 +36,7 @@ from service.match.core import CallContext, MatchService
 from service.processes import ROOT
 from service.store.match_store import Store
 
-from service_helpers import ServiceProcess, play_random, wait_for
+from service_helpers import ServiceProcess, limited_service, play_random, wait_for
 
 PROTOS = ROOT / "proto" / "typhoon" / "v1"
 
@@ -265,19 +265,8 @@ def test_a_full_pool_refuses_with_retry_after_while_play_goes_on(pooled):
         wait_for(lambda: http.get("/readyz").status_code == 200, timeout=120, interval=0.5)
 
 
-@contextmanager
-def _limited(redis_url: str, limit: str) -> Iterator[ServiceProcess]:
-    """A service with only ``limit`` on, believing X-Forwarded-For from this machine."""
-    service = ServiceProcess("--redis-url", redis_url, "--no-rate-limits", "--limit", limit,
-                             "--trusted-proxy", "127.0.0.0/8", rate_limits=True).start()
-    try:
-        yield service
-    finally:
-        service.stop()
-
-
 def test_the_history_budget_counts_the_log_entries_each_call_re_simulates(redis_url):
-    with _limited(redis_url, "history=150/minute") as service:
+    with limited_service(redis_url, "history=150/minute") as service:
         with service.client() as client, service.http() as http:
             match, tokens = client.create_match(seats=["german", "soviet"])
             play_random(client, match.match_id, tokens, seed="budget", max_actions=40)
@@ -295,7 +284,7 @@ def test_the_history_budget_counts_the_log_entries_each_call_re_simulates(redis_
 
 
 def test_history_calls_are_counted_per_client_before_anything_is_read_cached_answers_too(redis_url):
-    with _limited(redis_url, "history_calls=3/minute") as service:
+    with limited_service(redis_url, "history_calls=3/minute") as service:
         with service.client() as client, service.http() as http:
             match, tokens = client.create_match(seats=["german", "soviet"])
             play_random(client, match.match_id, tokens, seed="calls")  # finished: its verification is cached
@@ -339,3 +328,56 @@ def test_the_history_pool_stops_with_the_service(redis_url):
     gone = psutil.wait_procs(processes, timeout=30)[1]
     assert not gone
 
+
+
+# --- the pool's processes ----------------------------------------------------------------------------
+
+def test_the_pool_starts_once_the_service_serves_at_a_lower_priority_before_any_call(redis_url):
+    service = ServiceProcess("--redis-url", redis_url, "--history-workers", "2").start()
+    try:
+        processes = wait_for(lambda: (lambda found: found if len(found) == 2 else None)(_pool_processes(service)),
+                             timeout=120)
+        niceness = psutil.Process(service.process.pid).nice()
+        assert all(process.nice() >= min(19, niceness + 10) for process in processes)
+        wait_for(lambda: any(e.get("event") == "history_pool_warm" for e in list(service.logs)), timeout=120)
+        with service.client() as client, service.http() as http:
+            match, _ = client.create_match()
+            assert http.get(f"/v1/matches/{match.match_id}/verification").status_code == 200
+        assert {p.pid for p in _pool_processes(service)} == {p.pid for p in processes}  # the same ones served it
+    finally:
+        service.stop()
+
+
+UNGUARDED = '''
+# starts the service at its top level, with no `if __name__ == "__main__":` guard
+import os, sys, tempfile
+sys.path.insert(0, {root!r})
+with open({ran!r}, "a") as ran:
+    ran.write(f"{{os.getpid()}}\\n")
+import httpx
+from clients.client import TyphoonClient
+from service.run.config import ServeConfig
+from service.run.server import BackgroundServer
+server = BackgroundServer(ServeConfig(grpc_port=0, http_port=0, redis_url={redis_url!r},
+                                      data_dir=tempfile.mkdtemp())).start()
+with TyphoonClient(f"127.0.0.1:{{server.grpc_port}}", timeout=120) as client:
+    match, _ = client.create_match()
+reply = httpx.get(f"http://127.0.0.1:{{server.http_port}}/v1/matches/{{match.match_id}}/verification", timeout=120)
+print("verification", reply.status_code, reply.json()["checks"][0]["outcome"])
+server.stop()
+'''
+
+
+def test_a_script_starting_the_service_without_a_main_guard_runs_once(redis_url, tmp_path):
+    """The pool's processes are spawned without the parent's main script (history_pool._WorkerPopen): "spawn"
+    ran it again in each, which started a service again in each."""
+    import subprocess
+    import sys
+
+    ran = tmp_path / "ran.txt"
+    script = tmp_path / "unguarded.py"
+    script.write_text(UNGUARDED.format(root=str(ROOT), ran=str(ran), redis_url=redis_url))
+    result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "verification 200 passed" in result.stdout
+    assert len(ran.read_text().split()) == 1
