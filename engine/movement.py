@@ -17,12 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
+from .board import Board
 from .errors import IllegalAction, Reason
-
-if TYPE_CHECKING:
-    from .board import Board
 
 
 @dataclass(frozen=True)
@@ -160,7 +158,7 @@ def reach(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc:
     return Reach(start, best, parent)
 
 
-def reach_among(board: "Board", start: int, rules: MoveRules, enemy_units: set[int] | dict,
+def reach_among(board: Board, start: int, rules: MoveRules, enemy_units: set[int] | dict,
                  enemy_zoc: frozenset[int]) -> Reach:
     """:func:`reach`, taken from the reach with no enemy on the map when no enemy unit or zone of control
     lies within it (then the search would find the same hexes, costs, parents and order: enemy units out
@@ -211,7 +209,7 @@ def preferred_path(start: int, dest: int, rules: MoveRules, enemy_units: set[int
 
 
 def check_path(unit: str, start: int, path: Sequence[int], rules: MoveRules, enemy_units: dict,
-               enemy_zoc: frozenset[int], board: "Board") -> None:
+               enemy_zoc: frozenset[int], board: Board) -> None:
     """Refuse a named path with the first rule it breaks; return quietly if it is legal."""
     ids = board.ids
     if not path:

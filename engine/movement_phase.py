@@ -8,50 +8,23 @@ from __future__ import annotations
 
 from bisect import bisect
 from itertools import filterfalse
-from typing import TYPE_CHECKING
 
 from . import movement
-from .actions import Action, EndPhase, Move
+from .actions import Action, EndPhase, Move, action_table
+from .data import CounterInfo
 from .errors import IllegalAction, Reason
 from .events import UnitMoved
 from .sequence import other
-
-if TYPE_CHECKING:
-    from .data import CounterInfo
-    from .game import Game  # noqa: F401
-
-
-#: The actions of a kind of every unit to every hex of a map ((kind, the map's hex ids) → unit → action by
-#: hex index), each made once: every phase offers the same moves (and replacements) again, and they are
-#: immutable values, so sharing them changes nothing.
-_TABLES: dict[tuple[type, tuple[str, ...]], "ActionTable"] = {}
+from .state import Effect, GameState
 
 END_PHASE = EndPhase()
 
-
-class ActionTable(dict):
-    """unit → [kind(unit, hex) for every hex of the map, by index], each row made on first use."""
-
-    def __init__(self, kind: type, ids: tuple[str, ...]) -> None:
-        super().__init__()
-        self.kind = kind
-        self.ids = ids
-
-    def __missing__(self, unit: str) -> list[Action]:
-        row = self[unit] = [self.kind(unit, hex_id) for hex_id in self.ids]
-        return row
-
-
-def action_table(kind: type, ids: tuple[str, ...]) -> ActionTable:
-    """The shared ``kind(unit, hex)`` actions (Move, Replace) on the map whose hex ids are ``ids``."""
-    table = _TABLES.get((kind, ids))
-    if table is None:
-        table = _TABLES[(kind, ids)] = ActionTable(kind, ids)
-    return table
+#: Kept segments: (hexes, the moves to them) of one unit.
+Segment = tuple[list[int], list[Move]]
 
 
 class MovementPhase:
-    """Mixin of :class:`engine.game.Game`: moving units.
+    """Moving units, in the game it holds: the panzer, rail and ordinary movement phases.
 
     A movement phase changes the board one move at a time, and its legal actions change only where a move
     touches them, so they are kept between actions (enemies do not move during the phase): each unit's
@@ -67,18 +40,56 @@ class MovementPhase:
     segments are patched as for one move between them, every hex of the chain taken out of the swaps.
     """
 
-    def _reset_movement(self) -> None:
+    def __init__(self, game: GameState) -> None:
+        self.game = game
+        board = game.board
+        self._move_table = action_table(Move, board.ids, game.counters)
+        self._rules_made: dict[tuple[str, int, str, str], movement.MoveRules] = {}  # shared values (immutable)
+        self._city_bits = tuple((h, 1 << i) for i, h in enumerate(sorted(board.cities)))
+        self._reach_cache: dict[str, movement.Reach] = {}
+        self._rules_cache: dict[str, movement.MoveRules] = {}
         self._unmoved_cache: list[str] | None = None
-        self._empty_segs: dict[str, tuple[list[int], list[Move]]] = {}
-        self._friend_segs: dict[str, tuple[list[int], list[Move]]] = {}
+        self._empty_segs: dict[str, Segment] = {}
+        self._friend_segs: dict[str, Segment] = {}
         #: a chain of moves onto friends under way: (the hex its first unit left, the hexes its units left)
         self._chain: tuple[int, tuple[int, ...]] | None = None
+
+    def copy_to(self, twin: MovementPhase) -> None:
+        """Give ``twin`` (the movement rules of a copy of this game) what this one keeps."""
+        twin._rules_made = self._rules_made
+        twin._reach_cache = dict(self._reach_cache)
+        twin._rules_cache = dict(self._rules_cache)
+        twin._unmoved_cache = self._unmoved_cache  # replaced, never changed in place
+        # the kept segments are patched in place as the phase goes on: each game its own
+        twin._empty_segs = {u: (hexes.copy(), moves.copy()) for u, (hexes, moves) in self._empty_segs.items()}
+        twin._friend_segs = {u: (hexes.copy(), moves.copy()) for u, (hexes, moves) in self._friend_segs.items()}
+        twin._chain = self._chain
+
+    def reset(self) -> None:
+        """A phase starts (or a position is loaded): forget what the last one kept; the Soviet rail movement
+        phase notes the units on a railroad hex."""
+        game = self.game
+        self._reach_cache = {}
+        self._rules_cache = {}
+        self._reset_movement()
+        phase = game.phase
+        if phase.movers == "rail":
+            board, counters = game.board, game.counters
+            game.ps.rail_eligible = frozenset(
+                u for u, h in game.hex_of.items() if counters[u].side == phase.side and board.is_rail(h))
+
+    def _reset_movement(self) -> None:
+        self._unmoved_cache = None
+        self._empty_segs = {}
+        self._friend_segs = {}
+        self._chain = None
 
     def _movers(self, unmoved: list[str] | None = None) -> list[str]:
         """Units that may move now: the unit another has moved onto, or else every unit that may still
         move in this phase (``unmoved``, when already known)."""
-        if self.ps.stack:
-            return [self.at[self.ps.stack[0]]]
+        stack = self.game.ps.stack
+        if stack:
+            return [self.game.at[stack[0]]]
         return self._unmoved() if unmoved is None else unmoved
 
     def _unmoved(self) -> list[str]:
@@ -86,10 +97,11 @@ class MovementPhase:
         cached = self._unmoved_cache
         if cached is not None:
             return cached
-        side, movers, moved = self.phase.side, self.phase.movers, self.ps.moved
-        hex_of, counters = self.hex_of, self.counters
+        game = self.game
+        side, movers, moved = game.phase.side, game.phase.movers, game.ps.moved
+        hex_of, counters = game.hex_of, game.counters
         if movers == "rail":
-            eligible = self.ps.rail_eligible
+            eligible = game.ps.rail_eligible
             cached = [u for u, c in counters.items() if u in hex_of and u not in moved
                       and (u in eligible or (c.side == side and c.type == "tank"))]
         else:
@@ -106,57 +118,62 @@ class MovementPhase:
         return rules
 
     def _rules_now(self, unit: str) -> movement.MoveRules:
-        counter = self.counters[unit]
-        key = (counter.type, counter.ma, self.phase.movers, self.weather_id)
+        game = self.game
+        counter = game.counters[unit]
+        key = (counter.type, counter.ma, game.phase.movers, game.weather_id)
         rules = self._rules_made.get(key)
         if rules is None:
             rules = self._rules_made[key] = self._rules_of(counter)
         return rules
 
     def _rules_of(self, counter: CounterInfo) -> movement.MoveRules:
-        weather = self.weather()
+        game = self.game
+        board = game.board
+        weather = game.weather()
         allowance = max(0, counter.ma + weather.ma_modifier.get(counter.type, 0))
-        if self.phase.movers == "rail":
+        if game.phase.movers == "rail":
             # "A forest hex counts as only one hex for movement in this phase", and the Tank unit "may
             # move during the Rail Movement phase but need not follow any rail lines"
-            lines = self.board.neighbours if counter.type == "tank" else self.board.rail_links
+            lines = board.neighbours if counter.type == "tank" else board.rail_links
             return movement.MoveRules(allowance, lines, None, "rail")
         if weather.max_hexes is not None:
             # ruling 50 (ruleset 3): "Units at 1 MA", and a forest hex costs 2, so it cannot be entered;
             # rulesets 1 and 2 let the one hex be any hex (ruling 5)
-            costs = self.board.move_cost if self.ruleset >= 3 else None
-            return movement.MoveRules(min(allowance, weather.max_hexes), self.board.neighbours, costs, "mud")
-        return movement.MoveRules(allowance, self.board.neighbours, self.board.move_cost, "normal")
+            costs = board.move_cost if game.ruleset >= 3 else None
+            return movement.MoveRules(min(allowance, weather.max_hexes), board.neighbours, costs, "mud")
+        return movement.MoveRules(allowance, board.neighbours, board.move_cost, "normal")
 
     def _reach(self, unit: str) -> movement.Reach:
         """Where ``unit`` can go this phase; enemies do not move during it, so this is computed once."""
         cached = self._reach_cache.get(unit)
-        if cached is None or cached.start != self.hex_of[unit]:
-            enemy = other(self.counters[unit].side)
-            cached = movement.reach_among(self.board, self.hex_of[unit], self._move_rules(unit), self._units_of(enemy),
-                                          self._zoc(enemy))
+        game = self.game
+        start = game.hex_of[unit]
+        if cached is None or cached.start != start:
+            enemy = other(game.counters[unit].side)
+            cached = movement.reach_among(game.board, start, self._move_rules(unit), game._units_of(enemy),
+                                          game._zoc(enemy))
             self._reach_cache[unit] = cached
         return cached
 
-    def _movement_actions(self) -> list[Action]:
+    def actions(self) -> list[Action]:
         """Moves to empty hexes (unit by unit, each in its reach's order), then moves onto friendly units
         that can move away, then ending the phase (not while two units share a hex)."""
-        if self.ps.stack:
+        if self.game.ps.stack:
             kept = self._chain_actions()
             if kept is not None:
                 return kept
             movers = self._movers()
-            at, table = self.at, self._move_table
+            at, table = self.game.at, self._move_table
             actions: list[Action] = [table[u][h] for u in movers for h in self._reach(u).cost if h not in at]
             actions.extend(self._moves_onto_friends(movers, self._unmoved()))
             return actions
         unmoved = self._unmoved()
         empty, friends = self._empty_segs, self._friend_segs
         actions = []
+        hosts: tuple[list[int], dict[int, bool], dict[int, dict[int, int]]] | None = None
         for unit in unmoved:
             segment = empty.get(unit)
             actions += (segment if segment is not None else self._empty_segment(unit))[1]
-        hosts = None
         for unit in unmoved:
             segment = friends.get(unit)
             if segment is None:
@@ -176,9 +193,12 @@ class MovementPhase:
         chain, unmoved = self._chain, self._unmoved_cache
         if chain is None or unmoved is None:
             return None
+        stack = self.game.ps.stack
+        if stack is None:
+            return None
         origin = chain[0]
-        empty, reach_cache, hex_of = self._empty_segs, self._reach_cache, self.hex_of
-        unit = self.at[self.ps.stack[0]]
+        empty, reach_cache, hex_of = self._empty_segs, self._reach_cache, self.game.hex_of
+        unit = self.game.at[stack[0]]
         reach = reach_cache.get(unit)
         segment = empty.get(unit)
         if reach is None or segment is None or reach.start != hex_of[unit]:
@@ -202,14 +222,14 @@ class MovementPhase:
         """The empty hexes ``unit`` can reach, in its reach's order, and the moves there."""
         segment = self._empty_segs.get(unit)
         if segment is None:
-            hexes = list(filterfalse(self.at.__contains__, self._reach(unit).cost))
+            hexes = list(filterfalse(self.game.at.__contains__, self._reach(unit).cost))
             segment = self._empty_segs[unit] = (hexes, list(map(self._move_table[unit].__getitem__, hexes)))
         return segment
 
     def _free_hosts(self, unmoved: list[str]) -> tuple[list[int], dict[int, bool], dict[int, dict[int, int]]]:
         """The hexes of the units still to move (in their order), whether each one's unit has an empty hex
         to go to, and each one's reach."""
-        hex_of, empty_segment, reach_of = self.hex_of, self._empty_segment, self._reach
+        hex_of, empty_segment, reach_of = self.game.hex_of, self._empty_segment, self._reach
         hexes = [hex_of[host] for host in unmoved]
         return (hexes, {h: bool(empty_segment(host)[0]) for h, host in zip(hexes, unmoved)},
                 {h: reach_of(host).cost for h, host in zip(hexes, unmoved)})
@@ -219,7 +239,7 @@ class MovementPhase:
         """The hexes of units still to move (``hosts``, see ``_free_hosts``) that ``unit`` can move onto (no
         two units sharing a hex yet), and the moves there: the host must have an empty hex to go to, or
         else the hex ``unit`` leaves."""
-        start, reachable = self.hex_of[unit], self._reach(unit).cost
+        start, reachable = self.game.hex_of[unit], self._reach(unit).cost
         host_hexes, free, reach_of = hosts
         hexes = [h for h in filter(reachable.__contains__, host_hexes) if free[h] or start in reach_of[h]]
         segment = self._friend_segs[unit] = (hexes, list(map(self._move_table[unit].__getitem__, hexes)))
@@ -230,9 +250,10 @@ class MovementPhase:
         ("A unit can enter a hex containing a friendly unit, but there can only be one unit in a hex at
         the end of the phase"); here while a unit stands on another (see ``_friend_segment`` otherwise)."""
         hosts = self._hosts_of(unmoved)
+        hex_of = self.game.hex_of
         moves = []
         for unit in movers:
-            start = self.hex_of[unit]
+            start = hex_of[unit]
             reachable, row = self._reach(unit).cost, self._move_table[unit]
             moves.extend(row[h] for h, host in hosts.items()
                          if h in reachable and host[0] != unit and self._has_exit(host, start))
@@ -240,18 +261,19 @@ class MovementPhase:
 
     def _hosts_of(self, units: list[str]) -> dict[int, tuple[str, bool, dict[int, int]]]:
         """Hex → (the unit there, whether it can reach an empty hex, its reach), for ``units``."""
-        occupied = self.at.keys()
+        game = self.game
+        occupied, hex_of = game.at.keys(), game.hex_of
         hosts = {}
         for unit in units:
             reach = self._reach(unit).cost
-            hosts[self.hex_of[unit]] = (unit, not reach.keys() <= occupied, reach)
+            hosts[hex_of[unit]] = (unit, not reach.keys() <= occupied, reach)
         return hosts
 
     def _has_exit(self, host: tuple[str, bool, dict[int, int]], vacated: int) -> bool:
         """Whether a host (see ``_hosts_of``) could move to an empty hex once a unit leaving ``vacated`` has
         moved onto it (``vacated`` stays full when the leaving unit is itself the one underneath a stack)."""
         _, free_exit, reach = host
-        return free_exit or (not self.ps.stack and vacated in reach)
+        return free_exit or (not self.game.ps.stack and vacated in reach)
 
     def _patch_kept(self, unit: str, start: int, dest: int, stacked: tuple[int, str] | None) -> None:
         """Patch what the phase keeps after ``unit`` moved from ``start`` to ``dest`` (see the class);
@@ -259,7 +281,7 @@ class MovementPhase:
         if self._unmoved_cache is None or (stacked and self._chain is None):  # nothing kept (or a position
             self._reset_movement()  # loaded mid-chain): listed afresh
             return
-        if self.ps.stack:  # the chain begins or goes on: the unit is done, the others' segments wait
+        if self.game.ps.stack:  # the chain begins or goes on: the unit is done, the others' segments wait
             origin, left = self._chain if stacked else (start, ())
             self._chain = (origin, (*left, start))
             self._unmoved_cache = [u for u in self._unmoved_cache if u != unit]
@@ -279,6 +301,7 @@ class MovementPhase:
         ``left`` (``start`` first). Segments are patched in place: a clone of the game copies them."""
         self._unmoved_cache = unmoved = [u for u in self._unmoved_cache if u != unit]
         reach_cache, empty, friends, table = self._reach_cache, self._empty_segs, self._friend_segs, self._move_table
+        hex_of = self.game.hex_of
         empty.pop(unit, None)
         friends.pop(unit, None)
         flipped = []  # hexes of units that gained their first empty hex or lost their last
@@ -301,7 +324,7 @@ class MovementPhase:
                     hexes.insert(at, start)
                     moves.insert(at, table[u][start])
                     if was_empty:
-                        flipped.append(self.hex_of[u])
+                        flipped.append(hex_of[u])
                 segment = friends.get(u)
                 if segment is not None and start in segment[0]:
                     hexes, moves = segment
@@ -314,7 +337,7 @@ class MovementPhase:
                     at = hexes.index(dest)
                     del hexes[at], moves[at]
                     if not hexes:
-                        flipped.append(self.hex_of[u])
+                        flipped.append(hex_of[u])
         if len(left) > 1:  # the hexes a chain's later units left hold moved units now: no more swaps there
             gone = frozenset(left[1:])
             for hexes, moves in friends.values():
@@ -326,82 +349,93 @@ class MovementPhase:
             for u in [u for u in friends if h in reach_cache[u].cost]:
                 del friends[u]
 
-    def _check_movement(self, action: Action):
-        if isinstance(action, EndPhase):
-            if self.ps.stack:
-                hex_index, mover = self.ps.stack
-                raise IllegalAction(Reason.STACKED_AT_PHASE_END,
-                                    f"the phase cannot end while {self.board.ids[hex_index]} holds two units "
-                                    f"({self.at[hex_index]} and {mover}); only one unit may be in a hex at "
-                                    f"the end of the phase")
-            return self._next_phase
+    def check_end(self) -> None:
+        """Refuse ending the phase while two units share a hex."""
+        game = self.game
+        stack = game.ps.stack
+        if stack:
+            hex_index, mover = stack
+            raise IllegalAction(Reason.STACKED_AT_PHASE_END,
+                                f"the phase cannot end while {game.board.ids[hex_index]} holds two units "
+                                f"({game.at[hex_index]} and {mover}); only one unit may be in a hex at "
+                                f"the end of the phase")
+
+    def check(self, action: Action) -> Effect:
+        """Validate a move completely (ending the phase is :meth:`check_end`); return what carries it out."""
+        game = self.game
         if not isinstance(action, Move):
-            raise self._wrong_phase(action)
-        counter = self._own_unit(action.unit)
+            raise game._wrong_phase(action)
+        counter = game._own_unit(action.unit)
         unit = action.unit
-        dest = self._hex(action.to)
-        if self.ps.stack and unit != self.at[self.ps.stack[0]]:
-            hex_index, mover = self.ps.stack
+        dest = game._hex(action.to)
+        ps = game.ps
+        stack = ps.stack
+        if stack and unit != game.at[stack[0]]:
+            hex_index, mover = stack
             raise IllegalAction(Reason.MUST_MOVE_STACKED_UNIT,
-                                f"unit {mover} ended its move on unit {self.at[hex_index]} in "
-                                f"{self.board.ids[hex_index]}, so {self.at[hex_index]} must move next")
-        if unit in self.ps.moved:
+                                f"unit {mover} ended its move on unit {game.at[hex_index]} in "
+                                f"{game.board.ids[hex_index]}, so {game.at[hex_index]} must move next")
+        if unit in ps.moved:
             raise IllegalAction(Reason.ALREADY_MOVED, f"unit {unit} has already moved in this phase")
         if unit not in self._movers():
-            if self.phase.movers == "panzer":
+            if game.phase.movers == "panzer":
                 why = f"only panzers move in the panzer movement phase and {unit} is {counter.type}"
-            elif self.phase.movers == "rail":
+            elif game.phase.movers == "rail":
                 why = f"only units that began the rail movement phase on a railroad hex may move, and {unit} did not"
             else:
                 why = f"unit {unit} may not move now"
             raise IllegalAction(Reason.CANNOT_MOVE_THIS_PHASE, why)
-        start = self.hex_of[unit]
+        start = game.hex_of[unit]
         rules = self._move_rules(unit)
         enemy = other(counter.side)
+        path: tuple[int, ...] | None
         if action.path is not None:
-            path = tuple(self._hex(h) for h in action.path)
+            path = tuple(game._hex(h) for h in action.path)
             if not path or path[-1] != dest:
                 raise IllegalAction(Reason.PATH_BROKEN, f"the path of unit {unit} must end at {action.to}")
-            movement.check_path(unit, start, path, rules, self._units_of(enemy), self._zoc(enemy), self.board)
+            movement.check_path(unit, start, path, rules, game._units_of(enemy), game._zoc(enemy), game.board)
         else:
             if dest == start:
                 raise IllegalAction(Reason.PATH_BROKEN, f"unit {unit} is already in {action.to}")
             reach = self._reach(unit)
             cost = reach.cost
             if dest not in cost:
-                self._explain_unreachable(unit, start, dest, rules, self._units_of(enemy), self._zoc(enemy))
-            away, control, side, allowance = self.board.distances[dest], self.control, counter.side, rules.allowance
+                self._explain_unreachable(unit, start, dest, rules, game._units_of(enemy), game._zoc(enemy))
+            away, control, side, allowance = game.board.distances[dest], game.control, counter.side, rules.allowance
             # only cities a path to ``dest`` could pass through (every hex costs at least 1)
             capture = {h: bit for h, bit, spent in reach.cities(self._city_bits)
                        if control.get(h) != side and h != dest and spent + away[h] <= allowance}
             if capture:
-                path = movement.preferred_path(start, dest, rules, self._units_of(enemy), self._zoc(enemy), capture,
+                path = movement.preferred_path(start, dest, rules, game._units_of(enemy), game._zoc(enemy), capture,
                                                away)
+                assert path is not None  # dest is within the reach: some path leads there
             else:
                 path = reach.path_to(dest)
-        occupant = self.at.get(dest)
+        occupant = game.at.get(dest)
         if occupant == unit:  # a named path back to its own hex: the unit that moved onto it, if any, is there
-            occupant = self.ps.stack[1] if self.ps.stack and self.ps.stack[0] == dest else None
+            occupant = stack[1] if stack and stack[0] == dest else None
         if occupant is not None:
             self._check_stacking(unit, start, dest, occupant)
-        return lambda: self._move(unit, start, path)
+        moved = path
+        return lambda: self._move(unit, start, moved)
 
     def _explain_unreachable(self, unit: str, start: int, dest: int, rules: movement.MoveRules,
                              enemy_units: dict[int, str], enemy_zoc: frozenset[int]) -> None:
         """Refuse a destination out of reach, naming the rule that the cheapest attempt breaks."""
-        name = self.board.ids[dest]
+        board = self.game.board
+        name = board.ids[dest]
         if dest in enemy_units:
             raise IllegalAction(Reason.ENEMY_OCCUPIED, f"unit {unit} cannot enter {name}: it holds the enemy "
                                                        f"unit {enemy_units[dest]}")
-        unlimited = movement.MoveRules(len(self.board.ids) * 2, rules.neighbours, rules.costs, rules.kind)
+        unlimited = movement.MoveRules(len(board.ids) * 2, rules.neighbours, rules.costs, rules.kind)
         path = movement.preferred_path(start, dest, unlimited, enemy_units, frozenset(), {})
         if path is not None:
-            movement.check_path(unit, start, path, rules, enemy_units, enemy_zoc, self.board)
-        how = "along rail lines " if rules.neighbours is self.board.rail_links else ""
+            movement.check_path(unit, start, path, rules, enemy_units, enemy_zoc, board)
+        how = "along rail lines " if rules.neighbours is board.rail_links else ""
         raise IllegalAction(Reason.PATH_BROKEN, f"unit {unit} has no path {how}to {name} in this phase")
 
     def _check_stacking(self, unit: str, start: int, dest: int, occupant: str) -> None:
-        ids = self.board.ids
+        ids = self.game.board.ids
         if occupant not in self._unmoved():
             raise IllegalAction(Reason.HEX_OCCUPIED,
                                 f"unit {unit} cannot end its move in {ids[dest]}: unit {occupant} is there and "
@@ -413,20 +447,21 @@ class MovementPhase:
                                 f"have no empty hex to move to")
 
     def _move(self, unit: str, start: int, path: tuple[int, ...]) -> None:
+        game = self.game
+        ps = game.ps
         dest = path[-1]
-        stacked = self.ps.stack
-        self._lift(unit)
-        if dest in self.at:
-            self.ps.stack = (dest, unit)
-            self.hex_of[unit] = dest
-            self._positions[self.counters[unit].side] += 1
+        stacked = ps.stack
+        game._lift(unit)
+        if dest in game.at:
+            ps.stack = (dest, unit)
+            game.hex_of[unit] = dest
+            game._positions[game.counters[unit].side] += 1
         else:
-            self._put(unit, dest)
-        self.ps.moved.add(unit)
+            game._put(unit, dest)
+        ps.moved.add(unit)
         self._patch_kept(unit, start, dest, stacked)
-        ids, cities = self.board.ids, self.board.cities
-        self._emit(UnitMoved(unit, ids[start], tuple(map(ids.__getitem__, path))))
+        ids, cities = game.board.ids, game.board.cities
+        game._emit(UnitMoved(unit, ids[start], tuple(map(ids.__getitem__, path))))
         for hex_index in path:
             if hex_index in cities:
-                self._enter_city(unit, hex_index)
-
+                game._enter_city(unit, hex_index)
