@@ -12,11 +12,12 @@ from typing import Any, Callable, ClassVar, Iterable, TypeVar
 
 from .values import Value, from_json, register
 
-ACTIONS: dict[str, type] = {}
-
 
 class Action(Value):
     __slots__ = ()
+
+
+ACTIONS: dict[str, type[Action]] = {}
 
 
 # --- set-up ----------------------------------------------------------------------------------------

@@ -405,7 +405,7 @@ def _read(path: Path, label: str) -> dict[str, Any]:
         raise DataError(label, "", f"not valid TOML: {error}") from None
 
 
-def _entry_name(raw: Any, loc: tuple) -> str:
+def _entry_name(raw: Any, loc: tuple[Any, ...]) -> str:
     """Name the entry a validation error points at, by id where the entry has one."""
     parts: list[str] = []
     node = raw
@@ -435,7 +435,7 @@ def _validated(model: type[BaseModel], raw: Any, label: str, entry: str = "") ->
 
 
 def _compile_crt(spec: CrtSpec, label: str) -> CombatTable:
-    ratios = tuple(tuple(int(p) for p in column.split(":")) for column in spec.columns)
+    ratios = tuple((int(column.split(":")[0]), int(column.split(":")[1])) for column in spec.columns)
     if any(a * d2 >= a2 * d for (a, d), (a2, d2) in zip(ratios, ratios[1:])):
         raise DataError(label, "columns", "odds columns must rise from left to right")
     results: dict[int, tuple[str, ...]] = {}
@@ -570,7 +570,8 @@ def load_weather(path: Path) -> dict[str, Weather]:
     for key, body in raw.items():
         spec: WeatherSpec = _validated(WeatherSpec, body, label, key)
         weather[key] = Weather(key, spec.title, spec.max_hexes, spec.rail_exempt,
-                               Fraction(spec.attack_factor), dict(spec.ma_modifier), spec.winter_attrition)
+                               Fraction(spec.attack_factor), {kind: value for kind, value in spec.ma_modifier.items()},
+                               spec.winter_attrition)
     if not weather:
         raise DataError(label, "", "no weather defined")
     return weather
@@ -676,12 +677,12 @@ def load_scenario_file(path: Path) -> Scenario:
     if set(german.values()) != german_units:
         raise DataError(label, "setup.german_standard", "the German set-up must use every German counter")
     pool: list[PoolEntry] = []
-    for entry in spec.pool:
-        if entry.unit not in counters:
-            raise DataError(label, f"pool.{entry.unit}", "no such counter")
-        if entry.unit in soviet.values() or entry.unit in german.values():
-            raise DataError(label, f"pool.{entry.unit}", "a unit cannot both set up and start in the pool")
-        pool.append(PoolEntry(entry.unit, entry.available_from))
+    for pooled in spec.pool:
+        if pooled.unit not in counters:
+            raise DataError(label, f"pool.{pooled.unit}", "no such counter")
+        if pooled.unit in soviet.values() or pooled.unit in german.values():
+            raise DataError(label, f"pool.{pooled.unit}", "a unit cannot both set up and start in the pool")
+        pool.append(PoolEntry(pooled.unit, pooled.available_from))
 
     v = spec.victory
     return Scenario(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
+from typing import Collection, Mapping, Sequence
 
 from .board import Board
 from .errors import IllegalAction, Reason
@@ -79,7 +79,7 @@ class Reach:
         return tuple(reversed(path[:-1]))
 
 
-def search(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc: frozenset[int],
+def search(start: int, rules: MoveRules, enemy_units: Collection[int], enemy_zoc: frozenset[int],
            capture: dict[int, int] | None = None, away: Sequence[int] | None = None
            ) -> tuple[dict[int, int], dict[int, int]]:
     """Cheapest-cost labels from ``start``.
@@ -126,7 +126,7 @@ def search(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc
     return best, parent
 
 
-def reach(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc: frozenset[int]) -> Reach:
+def reach(start: int, rules: MoveRules, enemy_units: Collection[int], enemy_zoc: frozenset[int]) -> Reach:
     """Every hex the unit in ``start`` can end its move in: :func:`search` without cities, written out for
     speed. The cost of entering a hex is the hex's own, and hexes are taken in order of cost, so the
     first way found into a hex is a cheapest one: the search never revisits a hex (the same labels, costs,
@@ -158,7 +158,7 @@ def reach(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc:
     return Reach(start, best, parent)
 
 
-def reach_among(board: Board, start: int, rules: MoveRules, enemy_units: set[int] | dict,
+def reach_among(board: Board, start: int, rules: MoveRules, enemy_units: Collection[int],
                  enemy_zoc: frozenset[int]) -> Reach:
     """:func:`reach`, taken from the reach with no enemy on the map when no enemy unit or zone of control
     lies within it (then the search would find the same hexes, costs, parents and order: enemy units out
@@ -188,7 +188,7 @@ def _ones(size: int) -> tuple[int, ...]:
     return (1,) * size
 
 
-def preferred_path(start: int, dest: int, rules: MoveRules, enemy_units: set[int] | dict,
+def preferred_path(start: int, dest: int, rules: MoveRules, enemy_units: Collection[int],
                    enemy_zoc: frozenset[int], capture: dict[int, int],
                    away: Sequence[int] | None = None) -> tuple[int, ...] | None:
     """The path to ``dest`` that passes through the most enemy-controlled cities, then the cheapest.
@@ -208,7 +208,7 @@ def preferred_path(start: int, dest: int, rules: MoveRules, enemy_units: set[int
     return tuple(label // 4096 for label in reversed(path[:-1]))
 
 
-def check_path(unit: str, start: int, path: Sequence[int], rules: MoveRules, enemy_units: dict,
+def check_path(unit: str, start: int, path: Sequence[int], rules: MoveRules, enemy_units: Mapping[int, str],
                enemy_zoc: frozenset[int], board: Board) -> None:
     """Refuse a named path with the first rule it breaks; return quietly if it is legal."""
     ids = board.ids

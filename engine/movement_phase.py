@@ -251,7 +251,7 @@ class MovementPhase:
         the end of the phase"); here while a unit stands on another (see ``_friend_segment`` otherwise)."""
         hosts = self._hosts_of(unmoved)
         hex_of = self.game.hex_of
-        moves = []
+        moves: list[Move] = []
         for unit in movers:
             start = hex_of[unit]
             reachable, row = self._reach(unit).cost, self._move_table[unit]
@@ -278,28 +278,31 @@ class MovementPhase:
     def _patch_kept(self, unit: str, start: int, dest: int, stacked: tuple[int, str] | None) -> None:
         """Patch what the phase keeps after ``unit`` moved from ``start`` to ``dest`` (see the class);
         ``stacked``: the stack the move began from, if any."""
-        if self._unmoved_cache is None or (stacked and self._chain is None):  # nothing kept (or a position
-            self._reset_movement()  # loaded mid-chain): listed afresh
+        unmoved, chain = self._unmoved_cache, self._chain
+        if unmoved is None or (stacked and chain is None):  # nothing kept (or a position loaded mid-chain):
+            self._reset_movement()  # listed afresh
             return
         if self.game.ps.stack:  # the chain begins or goes on: the unit is done, the others' segments wait
-            origin, left = self._chain if stacked else (start, ())
+            origin, left = chain if stacked and chain is not None else (start, ())
             self._chain = (origin, (*left, start))
-            self._unmoved_cache = [u for u in self._unmoved_cache if u != unit]
+            self._unmoved_cache = [u for u in unmoved if u != unit]
             self._empty_segs.pop(unit, None)
             self._friend_segs.pop(unit, None)
             return
-        if stacked:  # the chain ends in an empty hex
-            origin, left = self._chain
+        if stacked and chain is not None:  # the chain ends in an empty hex
+            origin, left = chain
             self._chain = None
-            self._moved_between_empty_hexes(unit, origin, dest, (*left, start))
+            self._moved_between_empty_hexes(unit, unmoved, origin, dest, (*left, start))
             return
-        self._moved_between_empty_hexes(unit, start, dest, ())
+        self._moved_between_empty_hexes(unit, unmoved, start, dest, ())
 
-    def _moved_between_empty_hexes(self, unit: str, start: int, dest: int, left: tuple[int, ...]) -> None:
+    def _moved_between_empty_hexes(self, unit: str, unmoved_before: list[str], start: int, dest: int,
+                                   left: tuple[int, ...]) -> None:
         """Patch the kept segments after ``unit`` moved from ``start`` to the empty ``dest`` (see the class),
         or a chain of moves onto friends emptied ``start`` and filled ``dest``, its units leaving the hexes
-        ``left`` (``start`` first). Segments are patched in place: a clone of the game copies them."""
-        self._unmoved_cache = unmoved = [u for u in self._unmoved_cache if u != unit]
+        ``left`` (``start`` first); ``unmoved_before``: the units still to move before. Segments are patched
+        in place: a clone of the game copies them."""
+        self._unmoved_cache = unmoved = [u for u in unmoved_before if u != unit]
         reach_cache, empty, friends, table = self._reach_cache, self._empty_segs, self._friend_segs, self._move_table
         hex_of = self.game.hex_of
         empty.pop(unit, None)

@@ -12,7 +12,7 @@ Only ``scenario``, ``turn``, ``phase`` and ``units`` are needed; everything else
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from .data import SIDES, load_scenario
 from .errors import IllegalAction
@@ -188,7 +188,7 @@ def game_from_position(data: dict[str, Any], ruleset: int | None = None) -> Game
     return game
 
 
-def _load_phase_state(game: Game, state: dict[str, Any], hex_index) -> None:
+def _load_phase_state(game: Game, state: dict[str, Any], hex_index: Callable[[Any, str], int]) -> None:
     counters = game.counters
 
     def units(name: str) -> set[str]:

@@ -9,6 +9,7 @@ replaced later; 5 VP per controlled city at the end of the game and 20 for Mosco
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .data import SIDES, Scenario
 
@@ -19,7 +20,7 @@ class Result:
     reason: str
     points: dict[str, int]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"winner": self.winner, "reason": self.reason, "points": dict(self.points)}
 
 
