@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Sequence
 
 from .board import Board
-from .data import CombatTable, CounterInfo
+from .scenario import CombatTable, CounterInfo
 
 
 @dataclass(frozen=True)

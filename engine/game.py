@@ -34,14 +34,15 @@ from .actions import (  # noqa: F401
     action_from_json,
 )
 from .combat_phase import CombatPhase
-from .data import SIDES, Scenario, load_scenario
+from .data import load_scenario
+from .scenario import SIDES, Scenario
 from .errors import IllegalAction, Reason
 from .events import CapitalOccupied, Event, PhaseStarted, TurnStarted
 from .movement_phase import MovementPhase
 from .options import Options
 from .phase_state import Pending, PhaseState
 from .replacement_phase import ReplacementPhase
-from .ruleset import RULESET
+from .ruleset import RULESET, known, played
 from .sequence import Phase, other
 from .setup_phase import SetupPhase
 from .state import STATE_FORMAT, Effect, GameState, combat_table
@@ -50,7 +51,7 @@ from .victory import Result, final_result
 
 
 def new_game(scenario: str | Scenario = "standard", options: Options | dict[str, Any] | None = None, seed: str = "",
-             fixed_dice: Iterable[int] = (), ruleset: int = RULESET) -> Game:
+             fixed_dice: Iterable[int] = (), ruleset: object = RULESET) -> Game:
     """A game at its start: the Soviets set up, the German player to place his counters.
 
     Options the scenario cannot play (the Advanced Combat Results Table, whose table the rules do not
@@ -64,6 +65,8 @@ def new_game(scenario: str | Scenario = "standard", options: Options | dict[str,
             raise IllegalAction(Reason.UNKNOWN_SCENARIO, str(error.args[0])) from None
     if not isinstance(options, Options):
         options = Options.from_json(options)
+    if not known(ruleset):  # refused here whatever it is: a compiled Game takes an int
+        raise IllegalAction(Reason.UNKNOWN_RULESET, f"ruleset {ruleset!r} is not one this engine plays ({played()})")
     return Game(scenario, options, seed, tuple(fixed_dice), ruleset)
 
 

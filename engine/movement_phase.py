@@ -11,7 +11,7 @@ from itertools import filterfalse
 
 from . import movement
 from .actions import Action, EndPhase, Move, action_table
-from .data import CounterInfo
+from .scenario import CounterInfo
 from .errors import IllegalAction, Reason
 from .events import UnitMoved
 from .sequence import other

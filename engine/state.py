@@ -22,7 +22,8 @@ from typing import Any, Callable
 import orjson
 
 from . import combat
-from .data import SIDES, CombatTable, CounterInfo, Scenario, Weather, load_crt
+from .data import load_crt
+from .scenario import SIDES, CombatTable, CounterInfo, Scenario, Weather
 from .dice import die_roll
 from .errors import DataError, IllegalAction, Reason
 from .events import CityCaptured, DieRolled, Event, GameEnded, StepLost, UnitEliminated

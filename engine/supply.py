@@ -11,7 +11,7 @@ from collections import deque
 from typing import Collection
 
 from .board import Board
-from .data import Rules
+from .scenario import Rules
 
 
 def supply_cap(rules: Rules, board: Board, control: dict[int, str], side: str) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .data import SIDES, Scenario
+from .scenario import SIDES, Scenario
 
 
 @dataclass(frozen=True)
