@@ -7,7 +7,6 @@ movement phase, so each unit's reach is computed once per phase.
 from __future__ import annotations
 
 from bisect import bisect
-from itertools import filterfalse
 
 from . import movement
 from .actions import Action, EndPhase, Move, action_table
@@ -21,6 +20,10 @@ END_PHASE = EndPhase()
 
 #: Kept segments: (hexes, the moves to them) of one unit.
 Segment = tuple[list[int], list[Move]]
+
+#: The units still to move as hosts others may move onto: their hexes (in their order), whether each can
+#: go to an empty hex, and each one's reach (movement points per hex, -1 out of reach).
+Hosts = tuple[list[int], dict[int, bool], dict[int, list[int]]]
 
 
 class MovementPhase:
@@ -149,9 +152,8 @@ class MovementPhase:
         game = self.game
         start = game.hex_of[unit]
         if cached is None or cached.start != start:
-            enemy = other(game.counters[unit].side)
-            cached = movement.reach_among(game.board, start, self._move_rules(unit), game._units_of(enemy),
-                                          game._zoc(enemy))
+            blocked, zoc = game._masks(other(game.counters[unit].side))
+            cached = movement.reach_among(game.board, start, self._move_rules(unit), blocked, zoc)
             self._reach_cache[unit] = cached
         return cached
 
@@ -164,13 +166,13 @@ class MovementPhase:
                 return kept
             movers = self._movers()
             at, table = self.game.at, self._move_table
-            actions: list[Action] = [table[u][h] for u in movers for h in self._reach(u).cost if h not in at]
+            actions: list[Action] = [table[u][h] for u in movers for h in self._reach(u).order if h not in at]
             actions.extend(self._moves_onto_friends(movers, self._unmoved()))
             return actions
         unmoved = self._unmoved()
         empty, friends = self._empty_segs, self._friend_segs
         actions = []
-        hosts: tuple[list[int], dict[int, bool], dict[int, dict[int, int]]] | None = None
+        hosts: Hosts | None = None
         for unit in unmoved:
             segment = empty.get(unit)
             actions += (segment if segment is not None else self._empty_segment(unit))[1]
@@ -203,18 +205,18 @@ class MovementPhase:
         segment = empty.get(unit)
         if reach is None or segment is None or reach.start != hex_of[unit]:
             return None
-        cost, row = reach.cost, self._move_table[unit]
+        costs, row = reach.costs, self._move_table[unit]
         actions: list[Action] = list(segment[1])
-        if origin in cost:
+        if costs[origin] >= 0:
             rank = reach.rank()
             actions.insert(bisect(segment[0], rank[origin], key=rank.__getitem__), row[origin])
         for host in unmoved:
             h = hex_of[host]
-            if h in cost and host != unit:
+            if costs[h] >= 0 and host != unit:
                 host_segment, host_reach = empty.get(host), reach_cache.get(host)
                 if host_segment is None or host_reach is None:
                     return None
-                if host_segment[0] or origin in host_reach.cost:
+                if host_segment[0] or host_reach.costs[origin] >= 0:
                     actions.append(row[h])
         return actions
 
@@ -222,27 +224,32 @@ class MovementPhase:
         """The empty hexes ``unit`` can reach, in its reach's order, and the moves there."""
         segment = self._empty_segs.get(unit)
         if segment is None:
-            hexes = list(filterfalse(self.game.at.__contains__, self._reach(unit).cost))
-            segment = self._empty_segs[unit] = (hexes, list(map(self._move_table[unit].__getitem__, hexes)))
+            at, row = self.game.at, self._move_table[unit]
+            hexes = [h for h in self._reach(unit).order if h not in at]
+            segment = self._empty_segs[unit] = (hexes, [row[h] for h in hexes])
         return segment
 
-    def _free_hosts(self, unmoved: list[str]) -> tuple[list[int], dict[int, bool], dict[int, dict[int, int]]]:
+    def _free_hosts(self, unmoved: list[str]) -> Hosts:
         """The hexes of the units still to move (in their order), whether each one's unit has an empty hex
-        to go to, and each one's reach."""
-        hex_of, empty_segment, reach_of = self.game.hex_of, self._empty_segment, self._reach
+        to go to, and each one's reach (movement points per hex, -1 out of reach)."""
+        hex_of = self.game.hex_of
         hexes = [hex_of[host] for host in unmoved]
-        return (hexes, {h: bool(empty_segment(host)[0]) for h, host in zip(hexes, unmoved)},
-                {h: reach_of(host).cost for h, host in zip(hexes, unmoved)})
+        free: dict[int, bool] = {}
+        reach_of: dict[int, list[int]] = {}
+        for h, host in zip(hexes, unmoved):
+            free[h] = bool(self._empty_segment(host)[0])
+            reach_of[h] = self._reach(host).costs
+        return hexes, free, reach_of
 
-    def _friend_segment(self, unit: str, hosts: tuple[list[int], dict[int, bool], dict[int, dict[int, int]]]
-                        ) -> tuple[list[int], list[Move]]:
+    def _friend_segment(self, unit: str, hosts: Hosts) -> Segment:
         """The hexes of units still to move (``hosts``, see ``_free_hosts``) that ``unit`` can move onto (no
         two units sharing a hex yet), and the moves there: the host must have an empty hex to go to, or
         else the hex ``unit`` leaves."""
-        start, reachable = self.game.hex_of[unit], self._reach(unit).cost
+        start, costs = self.game.hex_of[unit], self._reach(unit).costs
         host_hexes, free, reach_of = hosts
-        hexes = [h for h in filter(reachable.__contains__, host_hexes) if free[h] or start in reach_of[h]]
-        segment = self._friend_segs[unit] = (hexes, list(map(self._move_table[unit].__getitem__, hexes)))
+        row = self._move_table[unit]
+        hexes = [h for h in host_hexes if costs[h] >= 0 and (free[h] or reach_of[h][start] >= 0)]
+        segment = self._friend_segs[unit] = (hexes, [row[h] for h in hexes])
         return segment
 
     def _moves_onto_friends(self, movers: list[str], unmoved: list[str]) -> list[Move]:
@@ -254,26 +261,32 @@ class MovementPhase:
         moves: list[Move] = []
         for unit in movers:
             start = hex_of[unit]
-            reachable, row = self._reach(unit).cost, self._move_table[unit]
+            costs, row = self._reach(unit).costs, self._move_table[unit]
             moves.extend(row[h] for h, host in hosts.items()
-                         if h in reachable and host[0] != unit and self._has_exit(host, start))
+                         if costs[h] >= 0 and host[0] != unit and self._has_exit(host, start))
         return moves
 
-    def _hosts_of(self, units: list[str]) -> dict[int, tuple[str, bool, dict[int, int]]]:
-        """Hex → (the unit there, whether it can reach an empty hex, its reach), for ``units``."""
+    def _hosts_of(self, units: list[str]) -> dict[int, tuple[str, bool, list[int]]]:
+        """Hex → (the unit there, whether it can reach an empty hex, its reach's movement points per hex),
+        for ``units``."""
         game = self.game
-        occupied, hex_of = game.at.keys(), game.hex_of
+        at, hex_of = game.at, game.hex_of
         hosts = {}
         for unit in units:
-            reach = self._reach(unit).cost
-            hosts[hex_of[unit]] = (unit, not reach.keys() <= occupied, reach)
+            reach = self._reach(unit)
+            free_exit = False
+            for h in reach.order:
+                if h not in at:
+                    free_exit = True
+                    break
+            hosts[hex_of[unit]] = (unit, free_exit, reach.costs)
         return hosts
 
-    def _has_exit(self, host: tuple[str, bool, dict[int, int]], vacated: int) -> bool:
+    def _has_exit(self, host: tuple[str, bool, list[int]], vacated: int) -> bool:
         """Whether a host (see ``_hosts_of``) could move to an empty hex once a unit leaving ``vacated`` has
         moved onto it (``vacated`` stays full when the leaving unit is itself the one underneath a stack)."""
-        _, free_exit, reach = host
-        return free_exit or (not self.game.ps.stack and vacated in reach)
+        _, free_exit, costs = host
+        return free_exit or (not self.game.ps.stack and costs[vacated] >= 0)
 
     def _patch_kept(self, unit: str, start: int, dest: int, stacked: tuple[int, str] | None) -> None:
         """Patch what the phase keeps after ``unit`` moved from ``start`` to ``dest`` (see the class);
@@ -313,13 +326,13 @@ class MovementPhase:
             reach = reach_cache.get(u)
             if reach is None:
                 continue
-            cost = reach.cost
-            if start in cost:
+            costs = reach.costs
+            if costs[start] >= 0:
                 segment = None if back_home else empty.get(u)
                 if segment is not None:
                     hexes, moves = segment
                     was_empty = not hexes
-                    if dest in cost:
+                    if costs[dest] >= 0:
                         at = hexes.index(dest)
                         del hexes[at], moves[at]
                     rank = reach.rank()
@@ -333,7 +346,7 @@ class MovementPhase:
                     hexes, moves = segment
                     at = hexes.index(start)
                     del hexes[at], moves[at]
-            elif dest in cost:
+            elif costs[dest] >= 0:
                 segment = empty.get(u)
                 if segment is not None:
                     hexes, moves = segment
@@ -349,7 +362,7 @@ class MovementPhase:
                     moves[:] = [moves[i] for i in keep]
                     hexes[:] = [hexes[i] for i in keep]
         for h in flipped:
-            for u in [u for u in friends if h in reach_cache[u].cost]:
+            for u in [u for u in friends if reach_cache[u].costs[h] >= 0]:
                 del friends[u]
 
     def check_end(self) -> None:
@@ -401,8 +414,7 @@ class MovementPhase:
             if dest == start:
                 raise IllegalAction(Reason.PATH_BROKEN, f"unit {unit} is already in {action.to}")
             reach = self._reach(unit)
-            cost = reach.cost
-            if dest not in cost:
+            if reach.costs[dest] < 0:
                 self._explain_unreachable(unit, start, dest, rules, game._units_of(enemy), game._zoc(enemy))
             away, control, side, allowance = game.board.distances[dest], game.control, counter.side, rules.allowance
             # only cities a path to ``dest`` could pass through (every hex costs at least 1)

@@ -32,6 +32,7 @@ from .options import Options
 from .phase_state import PhaseState
 from .ruleset import RULESET, known, played
 from .sequence import SETUP, Phase, other, turn_phases
+from .movement import mask
 from .victory import Result, victory_points
 from .zones import zone_of_control
 
@@ -99,6 +100,7 @@ class GameState:
         self._positions = {side: 0 for side in SIDES}  # bumped whenever a unit of that side moves
         self._zoc_cache: dict[str, tuple[int, frozenset[int]]] = {}
         self._units_cache: dict[str, tuple[int, dict[int, str]]] = {}
+        self._masks_cache: dict[str, tuple[int, list[bool], list[bool]]] = {}
         for hex_index, unit in scenario.soviet_setup.items():
             self._put(unit, hex_index)
             if not scenario.soviet_setup_full:
@@ -127,6 +129,7 @@ class GameState:
         twin._positions = dict(self._positions)
         twin._zoc_cache = dict(self._zoc_cache)
         twin._units_cache = dict(self._units_cache)
+        twin._masks_cache = dict(self._masks_cache)
 
     # --- queries -----------------------------------------------------------------------------------
 
@@ -201,6 +204,17 @@ class GameState:
         units = {h: u for h, u in self.at.items() if counters[u].side == side}
         self._units_cache[side] = (self._positions[side], units)
         return units
+
+    def _masks(self, side: str) -> tuple[list[bool], list[bool]]:
+        """Per hex of the map: whether one of ``side``'s units stands there, and whether it lies in their
+        zone of control (what blocks and stops the other side's movement)."""
+        cached = self._masks_cache.get(side)
+        if cached and cached[0] == self._positions[side]:
+            return cached[1], cached[2]
+        size = len(self.board.ids)
+        units, zone = mask(size, self._units_of(side)), mask(size, self._zoc(side))
+        self._masks_cache[side] = (self._positions[side], units, zone)
+        return units, zone
 
     def _enter_city(self, unit: str, hex_index: int) -> None:
         side = self.counters[unit].side

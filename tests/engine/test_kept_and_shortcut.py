@@ -51,7 +51,7 @@ def test_a_reach_taken_from_the_one_with_no_enemy_is_the_full_search(scenario, o
             enemy = other(game.side_of(unit))
             start, rules = game.hex_of[unit], game.movement_phase._move_rules(unit)
             enemy_units, enemy_zoc = game._units_of(enemy), game._zoc(enemy)
-            taken = movement.reach_among(game.board, start, rules, enemy_units, enemy_zoc)
+            taken = movement.reach_among(game.board, start, rules, *game._masks(enemy))
             full = movement.reach(start, rules, enemy_units, enemy_zoc)
             assert list(taken.cost.items()) == list(full.cost.items())
             assert all(taken.path_to(h) == full.path_to(h) for h in full.cost)
