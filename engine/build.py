@@ -29,7 +29,7 @@ from pathlib import Path
 from .builds import BUILT, COMPILED, GROUP, SOURCES, build_dir, builds_root, source_key
 
 #: Builds kept besides the one of the sources now (others' checkouts or branches of the same installation).
-KEEP = 3
+KEEP = 5
 
 
 def missing_tools() -> str | None:

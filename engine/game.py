@@ -81,10 +81,11 @@ class Game(GameState):
     def __init__(self, scenario: Scenario, options: Options, seed: str, fixed_dice: tuple[int, ...] = (),
                  ruleset: int = RULESET) -> None:
         super().__init__(scenario, options, seed, fixed_dice, ruleset)
-        self.supply_phase = SupplyPhase(self)
+        # each phase is given the game when asked (it holds none: a game and its phases are no cycle)
+        self.supply_phase = SupplyPhase()
         self.setup_phase = SetupPhase(self)
         self.movement_phase = MovementPhase(self)
-        self.combat_phase = CombatPhase(self, self.supply_phase)
+        self.combat_phase = CombatPhase(self.supply_phase)
         self.replacement_phase = ReplacementPhase(self, self.supply_phase)
         self._legal_cache: list[Action] | None = None
 
@@ -103,26 +104,26 @@ class Game(GameState):
 
     def in_communication(self, unit: str) -> bool:
         """Whether ``unit`` can trace a path to its side's edge without entering enemy units or zones."""
-        return self.supply_phase.in_communication(unit)
+        return self.supply_phase.in_communication(self, unit)
 
     def supply_trace_cost(self, unit: str) -> int | None:
         """War of Attrition: the extra supply points tracing supply to ``unit`` costs; None if out of supply."""
-        return self.supply_phase.supply_trace_cost(unit)
+        return self.supply_phase.supply_trace_cost(self, unit)
 
     def battle_odds(self, defender: str, attackers: Iterable[str]) -> combat.Odds:
         """The odds a battle would be fought at now, with every shift the rules in force give (see
         :meth:`engine.combat_phase.CombatPhase.battle_odds`)."""
-        return self.combat_phase.battle_odds(defender, attackers)
+        return self.combat_phase.battle_odds(self, defender, attackers)
 
     def attack_strength(self, attackers: Iterable[str]) -> Fraction:
         """The attackers' total: their strengths and any Assault points bought, times the weather's
         attack factor (mud: halved, the fraction kept)."""
-        return self.combat_phase.attack_strength(attackers)
+        return self.combat_phase.attack_strength(self, attackers)
 
     def battle_shifts(self, defender: str, attackers: Iterable[str]) -> list[combat.Shift]:
         """Each column shift of a battle with its cause (see :meth:`battle_odds` for when the optional
         ones are judged)."""
-        return self.combat_phase.battle_shifts(defender, attackers)
+        return self.combat_phase.battle_shifts(self, defender, attackers)
 
     def preview_battle(self, defender: str, attackers: Iterable[str]) -> tuple[list[str], combat.Odds,
                                                                                list[combat.Shift]]:
@@ -137,7 +138,7 @@ class Game(GameState):
         self._check(DeclareAttack(squad, defender))
         every = [*self.ps.battles.get(defender, ()), *squad]
         rules = self.combat_phase
-        return every, rules.battle_odds(defender, every), rules.battle_shifts(defender, every)
+        return every, rules.battle_odds(self, defender, every), rules.battle_shifts(self, defender, every)
 
     # --- legal actions -----------------------------------------------------------------------------
 
@@ -156,16 +157,16 @@ class Game(GameState):
     def _list_actions(self) -> list[Action]:
         pending = self.ps.pending
         if pending:
-            return self.combat_phase.stage_choices(pending)
+            return self.combat_phase.stage_choices(self, pending)
         kind = self.phase.kind
         if kind == "movement":
-            return self.movement_phase.actions()
+            return self.movement_phase.actions(self)
         if kind == "combat":
-            return self.combat_phase.actions()
+            return self.combat_phase.actions(self)
         if kind == "replacement":
-            return self.replacement_phase.actions()
+            return self.replacement_phase.actions(self)
         if kind == "setup":
-            return self.setup_phase.actions()
+            return self.setup_phase.actions(self)
         return [EndPhase()]  # a supply phase loaded from a position: its effects are done
 
     # --- applying actions --------------------------------------------------------------------------
@@ -199,24 +200,24 @@ class Game(GameState):
             return lambda: self._finish(Result(other(side), reason, self.victory_points()))
         pending = self.ps.pending
         if pending:
-            return self.combat_phase.check_decision(action, pending)
+            return self.combat_phase.check_decision(self, action, pending)
         kind = self.phase.kind
         if isinstance(action, EndPhase):
             if kind == "movement":
-                self.movement_phase.check_end()
+                self.movement_phase.check_end(self)
             elif kind == "replacement":
-                self.replacement_phase.check_end()
+                self.replacement_phase.check_end(self)
             elif kind != "supply":
                 raise self._wrong_phase(action)
             return self._next_phase
         if kind == "movement":
-            return self.movement_phase.check(action)
+            return self.movement_phase.check(self, action)
         if kind == "combat":
-            return self.combat_phase.check(action)
+            return self.combat_phase.check(self, action)
         if kind == "replacement":
-            return self.replacement_phase.check(action)
+            return self.replacement_phase.check(self, action)
         if kind == "setup":
-            return self.setup_phase.check(action)
+            return self.setup_phase.check(self, action)
         raise self._wrong_phase(action)
 
     # --- sequence of play --------------------------------------------------------------------------
@@ -233,15 +234,15 @@ class Game(GameState):
         self._emit(PhaseStarted(self.turn, phase.name, phase.side))
         self._reset_phase_state()
         if phase.kind == "supply":
-            self.supply_phase.begin()
+            self.supply_phase.begin(self)
         elif phase.kind == "replacement":
-            self.replacement_phase.begin()
+            self.replacement_phase.begin(self)
 
     def _reset_phase_state(self) -> None:
         """A new phase state for the phase now (at its start, or when a position is loaded)."""
         self.ps = PhaseState()
-        self.replacement_phase.reset()
-        self.movement_phase.reset()
+        self.replacement_phase.reset(self)
+        self.movement_phase.reset(self)
 
     def _next_phase(self) -> None:
         phases = self.phases
@@ -270,32 +271,32 @@ class Game(GameState):
         while not self.outcome and not ps.pending and not ps.stack:
             kind = self.phase.kind
             if kind == "movement":
-                actions = self.movement_phase.actions()
+                actions = self.movement_phase.actions(self)
                 done = len(actions) == 1  # only ending the phase (a stack is never settled: see the loop)
                 if not done:
                     self._legal_cache = actions
             elif kind == "combat":
                 rules = self.combat_phase
-                if ps.declaring and not rules.possible_attacks():
+                if ps.declaring and not rules.possible_attacks(self):
                     if not ps.battles:
                         done = True
-                    elif self.options.war_of_attrition and rules.assault_candidates():
+                    elif self.options.war_of_attrition and rules.assault_candidates(self):
                         done = False  # Assault may still be bought before the declarations close
                     else:
-                        rules.close_declarations()
+                        rules.close_declarations(self)
                         continue
                 else:
                     done = not ps.declaring and not ps.battles
             elif kind == "replacement":
-                actions = self.replacement_phase.actions()
+                actions = self.replacement_phase.actions(self)
                 done = actions in ([], [EndPhase()])
                 if not done:
                     self._legal_cache = actions
             elif kind == "supply":
                 done = True
             else:  # set-up: done once every German counter is placed
-                if not self.setup_phase.unplaced():
-                    self.setup_phase.finish()
+                if not self.setup_phase.unplaced(self):
+                    self.setup_phase.finish(self)
                     self._start_turn(self.scenario.first_turn)
                     ps = self.ps
                     continue

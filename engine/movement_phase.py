@@ -27,7 +27,7 @@ Hosts = tuple[list[int], dict[int, bool], dict[int, list[int]]]
 
 
 class MovementPhase:
-    """Moving units, in the game it holds: the panzer, rail and ordinary movement phases.
+    """Moving units: the panzer, rail and ordinary movement phases.
 
     A movement phase changes the board one move at a time, and its legal actions change only where a move
     touches them, so they are kept between actions (enemies do not move during the phase): each unit's
@@ -44,7 +44,6 @@ class MovementPhase:
     """
 
     def __init__(self, game: GameState) -> None:
-        self.game = game
         board = game.board
         self._move_table = action_table(Move, board.ids, game.counters)
         self._rules_made: dict[tuple[str, int, str, str], movement.MoveRules] = {}  # shared values (immutable)
@@ -68,10 +67,9 @@ class MovementPhase:
         twin._friend_segs = {u: (hexes.copy(), moves.copy()) for u, (hexes, moves) in self._friend_segs.items()}
         twin._chain = self._chain
 
-    def reset(self) -> None:
+    def reset(self, game: GameState) -> None:
         """A phase starts (or a position is loaded): forget what the last one kept; the Soviet rail movement
         phase notes the units on a railroad hex."""
-        game = self.game
         self._reach_cache = {}
         self._rules_cache = {}
         self._reset_movement()
@@ -87,20 +85,19 @@ class MovementPhase:
         self._friend_segs = {}
         self._chain = None
 
-    def _movers(self, unmoved: list[str] | None = None) -> list[str]:
+    def _movers(self, game: GameState, unmoved: list[str] | None = None) -> list[str]:
         """Units that may move now: the unit another has moved onto, or else every unit that may still
         move in this phase (``unmoved``, when already known)."""
-        stack = self.game.ps.stack
+        stack = game.ps.stack
         if stack:
-            return [self.game.at[stack[0]]]
-        return self._unmoved() if unmoved is None else unmoved
+            return [game.at[stack[0]]]
+        return self._unmoved(game) if unmoved is None else unmoved
 
-    def _unmoved(self) -> list[str]:
+    def _unmoved(self, game: GameState) -> list[str]:
         """Units that may still move in this phase (kept between the phase's actions)."""
         cached = self._unmoved_cache
         if cached is not None:
             return cached
-        game = self.game
         side, movers, moved = game.phase.side, game.phase.movers, game.ps.moved
         hex_of, counters = game.hex_of, game.counters
         if movers == "rail":
@@ -113,24 +110,22 @@ class MovementPhase:
         self._unmoved_cache = cached
         return cached
 
-    def _move_rules(self, unit: str) -> movement.MoveRules:
+    def _move_rules(self, game: GameState, unit: str) -> movement.MoveRules:
         """How ``unit`` moves in this phase (worked out once a phase)."""
         rules = self._rules_cache.get(unit)
         if rules is None:
-            rules = self._rules_cache[unit] = self._rules_now(unit)
+            rules = self._rules_cache[unit] = self._rules_now(game, unit)
         return rules
 
-    def _rules_now(self, unit: str) -> movement.MoveRules:
-        game = self.game
+    def _rules_now(self, game: GameState, unit: str) -> movement.MoveRules:
         counter = game.counters[unit]
         key = (counter.type, counter.ma, game.phase.movers, game.weather_id)
         rules = self._rules_made.get(key)
         if rules is None:
-            rules = self._rules_made[key] = self._rules_of(counter)
+            rules = self._rules_made[key] = self._rules_of(game, counter)
         return rules
 
-    def _rules_of(self, counter: CounterInfo) -> movement.MoveRules:
-        game = self.game
+    def _rules_of(self, game: GameState, counter: CounterInfo) -> movement.MoveRules:
         board = game.board
         weather = game.weather()
         allowance = max(0, counter.ma + weather.ma_modifier.get(counter.type, 0))
@@ -146,47 +141,46 @@ class MovementPhase:
             return movement.MoveRules(min(allowance, weather.max_hexes), board.neighbours, costs, "mud")
         return movement.MoveRules(allowance, board.neighbours, board.move_cost, "normal")
 
-    def _reach(self, unit: str) -> movement.Reach:
+    def _reach(self, game: GameState, unit: str) -> movement.Reach:
         """Where ``unit`` can go this phase; enemies do not move during it, so this is computed once."""
         cached = self._reach_cache.get(unit)
-        game = self.game
         start = game.hex_of[unit]
         if cached is None or cached.start != start:
             blocked, zoc = game._masks(other(game.counters[unit].side))
-            cached = movement.reach_among(game.board, start, self._move_rules(unit), blocked, zoc)
+            cached = movement.reach_among(game.board, start, self._move_rules(game, unit), blocked, zoc)
             self._reach_cache[unit] = cached
         return cached
 
-    def actions(self) -> list[Action]:
+    def actions(self, game: GameState) -> list[Action]:
         """Moves to empty hexes (unit by unit, each in its reach's order), then moves onto friendly units
         that can move away, then ending the phase (not while two units share a hex)."""
-        if self.game.ps.stack:
-            kept = self._chain_actions()
+        if game.ps.stack:
+            kept = self._chain_actions(game)
             if kept is not None:
                 return kept
-            movers = self._movers()
-            at, table = self.game.at, self._move_table
-            actions: list[Action] = [table[u][h] for u in movers for h in self._reach(u).order if h not in at]
-            actions.extend(self._moves_onto_friends(movers, self._unmoved()))
+            movers = self._movers(game)
+            at, table = game.at, self._move_table
+            actions: list[Action] = [table[u][h] for u in movers for h in self._reach(game, u).order if h not in at]
+            actions.extend(self._moves_onto_friends(game, movers, self._unmoved(game)))
             return actions
-        unmoved = self._unmoved()
+        unmoved = self._unmoved(game)
         empty, friends = self._empty_segs, self._friend_segs
         actions = []
         hosts: Hosts | None = None
         for unit in unmoved:
             segment = empty.get(unit)
-            actions += (segment if segment is not None else self._empty_segment(unit))[1]
+            actions += (segment if segment is not None else self._empty_segment(game, unit))[1]
         for unit in unmoved:
             segment = friends.get(unit)
             if segment is None:
                 if hosts is None:
-                    hosts = self._free_hosts(unmoved)
-                segment = self._friend_segment(unit, hosts)
+                    hosts = self._free_hosts(game, unmoved)
+                segment = self._friend_segment(game, unit, hosts)
             actions += segment[1]
         actions.append(END_PHASE)
         return actions
 
-    def _chain_actions(self) -> list[Action] | None:
+    def _chain_actions(self, game: GameState) -> list[Action] | None:
         """The listing of a stack (as :meth:`_moves_onto_friends` and the unit underneath's empty hexes make
         it) read off the segments kept from before the chain began, or None if they are not all there.
         While a chain lasts, the one hex emptied is the one its first unit left (its moves end on friends):
@@ -195,12 +189,12 @@ class MovementPhase:
         chain, unmoved = self._chain, self._unmoved_cache
         if chain is None or unmoved is None:
             return None
-        stack = self.game.ps.stack
+        stack = game.ps.stack
         if stack is None:
             return None
         origin = chain[0]
-        empty, reach_cache, hex_of = self._empty_segs, self._reach_cache, self.game.hex_of
-        unit = self.game.at[stack[0]]
+        empty, reach_cache, hex_of = self._empty_segs, self._reach_cache, game.hex_of
+        unit = game.at[stack[0]]
         reach = reach_cache.get(unit)
         segment = empty.get(unit)
         if reach is None or segment is None or reach.start != hex_of[unit]:
@@ -220,60 +214,59 @@ class MovementPhase:
                     actions.append(row[h])
         return actions
 
-    def _empty_segment(self, unit: str) -> tuple[list[int], list[Move]]:
+    def _empty_segment(self, game: GameState, unit: str) -> tuple[list[int], list[Move]]:
         """The empty hexes ``unit`` can reach, in its reach's order, and the moves there."""
         segment = self._empty_segs.get(unit)
         if segment is None:
-            at, row = self.game.at, self._move_table[unit]
-            hexes = [h for h in self._reach(unit).order if h not in at]
+            at, row = game.at, self._move_table[unit]
+            hexes = [h for h in self._reach(game, unit).order if h not in at]
             segment = self._empty_segs[unit] = (hexes, [row[h] for h in hexes])
         return segment
 
-    def _free_hosts(self, unmoved: list[str]) -> Hosts:
+    def _free_hosts(self, game: GameState, unmoved: list[str]) -> Hosts:
         """The hexes of the units still to move (in their order), whether each one's unit has an empty hex
         to go to, and each one's reach (movement points per hex, -1 out of reach)."""
-        hex_of = self.game.hex_of
+        hex_of = game.hex_of
         hexes = [hex_of[host] for host in unmoved]
         free: dict[int, bool] = {}
         reach_of: dict[int, list[int]] = {}
         for h, host in zip(hexes, unmoved):
-            free[h] = bool(self._empty_segment(host)[0])
-            reach_of[h] = self._reach(host).costs
+            free[h] = bool(self._empty_segment(game, host)[0])
+            reach_of[h] = self._reach(game, host).costs
         return hexes, free, reach_of
 
-    def _friend_segment(self, unit: str, hosts: Hosts) -> Segment:
+    def _friend_segment(self, game: GameState, unit: str, hosts: Hosts) -> Segment:
         """The hexes of units still to move (``hosts``, see ``_free_hosts``) that ``unit`` can move onto (no
         two units sharing a hex yet), and the moves there: the host must have an empty hex to go to, or
         else the hex ``unit`` leaves."""
-        start, costs = self.game.hex_of[unit], self._reach(unit).costs
+        start, costs = game.hex_of[unit], self._reach(game, unit).costs
         host_hexes, free, reach_of = hosts
         row = self._move_table[unit]
         hexes = [h for h in host_hexes if costs[h] >= 0 and (free[h] or reach_of[h][start] >= 0)]
         segment = self._friend_segs[unit] = (hexes, [row[h] for h in hexes])
         return segment
 
-    def _moves_onto_friends(self, movers: list[str], unmoved: list[str]) -> list[Move]:
+    def _moves_onto_friends(self, game: GameState, movers: list[str], unmoved: list[str]) -> list[Move]:
         """Moves onto a friendly unit that can then move away, which is how units swap or rotate places
         ("A unit can enter a hex containing a friendly unit, but there can only be one unit in a hex at
         the end of the phase"); here while a unit stands on another (see ``_friend_segment`` otherwise)."""
-        hosts = self._hosts_of(unmoved)
-        hex_of = self.game.hex_of
+        hosts = self._hosts_of(game, unmoved)
+        hex_of = game.hex_of
         moves: list[Move] = []
         for unit in movers:
             start = hex_of[unit]
-            costs, row = self._reach(unit).costs, self._move_table[unit]
+            costs, row = self._reach(game, unit).costs, self._move_table[unit]
             moves.extend(row[h] for h, host in hosts.items()
-                         if costs[h] >= 0 and host[0] != unit and self._has_exit(host, start))
+                         if costs[h] >= 0 and host[0] != unit and self._has_exit(game, host, start))
         return moves
 
-    def _hosts_of(self, units: list[str]) -> dict[int, tuple[str, bool, list[int]]]:
+    def _hosts_of(self, game: GameState, units: list[str]) -> dict[int, tuple[str, bool, list[int]]]:
         """Hex → (the unit there, whether it can reach an empty hex, its reach's movement points per hex),
         for ``units``."""
-        game = self.game
         at, hex_of = game.at, game.hex_of
         hosts = {}
         for unit in units:
-            reach = self._reach(unit)
+            reach = self._reach(game, unit)
             free_exit = False
             for h in reach.order:
                 if h not in at:
@@ -282,20 +275,20 @@ class MovementPhase:
             hosts[hex_of[unit]] = (unit, free_exit, reach.costs)
         return hosts
 
-    def _has_exit(self, host: tuple[str, bool, list[int]], vacated: int) -> bool:
+    def _has_exit(self, game: GameState, host: tuple[str, bool, list[int]], vacated: int) -> bool:
         """Whether a host (see ``_hosts_of``) could move to an empty hex once a unit leaving ``vacated`` has
         moved onto it (``vacated`` stays full when the leaving unit is itself the one underneath a stack)."""
         _, free_exit, costs = host
-        return free_exit or (not self.game.ps.stack and costs[vacated] >= 0)
+        return free_exit or (not game.ps.stack and costs[vacated] >= 0)
 
-    def _patch_kept(self, unit: str, start: int, dest: int, stacked: tuple[int, str] | None) -> None:
+    def _patch_kept(self, game: GameState, unit: str, start: int, dest: int, stacked: tuple[int, str] | None) -> None:
         """Patch what the phase keeps after ``unit`` moved from ``start`` to ``dest`` (see the class);
         ``stacked``: the stack the move began from, if any."""
         unmoved, chain = self._unmoved_cache, self._chain
         if unmoved is None or (stacked and chain is None):  # nothing kept (or a position loaded mid-chain):
             self._reset_movement()  # listed afresh
             return
-        if self.game.ps.stack:  # the chain begins or goes on: the unit is done, the others' segments wait
+        if game.ps.stack:  # the chain begins or goes on: the unit is done, the others' segments wait
             origin, left = chain if stacked and chain is not None else (start, ())
             self._chain = (origin, (*left, start))
             self._unmoved_cache = [u for u in unmoved if u != unit]
@@ -305,11 +298,11 @@ class MovementPhase:
         if stacked and chain is not None:  # the chain ends in an empty hex
             origin, left = chain
             self._chain = None
-            self._moved_between_empty_hexes(unit, unmoved, origin, dest, (*left, start))
+            self._moved_between_empty_hexes(game, unit, unmoved, origin, dest, (*left, start))
             return
-        self._moved_between_empty_hexes(unit, unmoved, start, dest, ())
+        self._moved_between_empty_hexes(game, unit, unmoved, start, dest, ())
 
-    def _moved_between_empty_hexes(self, unit: str, unmoved_before: list[str], start: int, dest: int,
+    def _moved_between_empty_hexes(self, game: GameState, unit: str, unmoved_before: list[str], start: int, dest: int,
                                    left: tuple[int, ...]) -> None:
         """Patch the kept segments after ``unit`` moved from ``start`` to the empty ``dest`` (see the class),
         or a chain of moves onto friends emptied ``start`` and filled ``dest``, its units leaving the hexes
@@ -317,7 +310,7 @@ class MovementPhase:
         in place: a clone of the game copies them."""
         self._unmoved_cache = unmoved = [u for u in unmoved_before if u != unit]
         reach_cache, empty, friends, table = self._reach_cache, self._empty_segs, self._friend_segs, self._move_table
-        hex_of = self.game.hex_of
+        hex_of = game.hex_of
         empty.pop(unit, None)
         friends.pop(unit, None)
         flipped = []  # hexes of units that gained their first empty hex or lost their last
@@ -365,9 +358,8 @@ class MovementPhase:
             for u in [u for u in friends if reach_cache[u].costs[h] >= 0]:
                 del friends[u]
 
-    def check_end(self) -> None:
+    def check_end(self, game: GameState) -> None:
         """Refuse ending the phase while two units share a hex."""
-        game = self.game
         stack = game.ps.stack
         if stack:
             hex_index, mover = stack
@@ -376,9 +368,8 @@ class MovementPhase:
                                 f"({game.at[hex_index]} and {mover}); only one unit may be in a hex at "
                                 f"the end of the phase")
 
-    def check(self, action: Action) -> Effect:
+    def check(self, game: GameState, action: Action) -> Effect:
         """Validate a move completely (ending the phase is :meth:`check_end`); return what carries it out."""
-        game = self.game
         if not isinstance(action, Move):
             raise game._wrong_phase(action)
         counter = game._own_unit(action.unit)
@@ -393,7 +384,7 @@ class MovementPhase:
                                 f"{game.board.ids[hex_index]}, so {game.at[hex_index]} must move next")
         if unit in ps.moved:
             raise IllegalAction(Reason.ALREADY_MOVED, f"unit {unit} has already moved in this phase")
-        if unit not in self._movers():
+        if unit not in self._movers(game):
             if game.phase.movers == "panzer":
                 why = f"only panzers move in the panzer movement phase and {unit} is {counter.type}"
             elif game.phase.movers == "rail":
@@ -402,7 +393,7 @@ class MovementPhase:
                 why = f"unit {unit} may not move now"
             raise IllegalAction(Reason.CANNOT_MOVE_THIS_PHASE, why)
         start = game.hex_of[unit]
-        rules = self._move_rules(unit)
+        rules = self._move_rules(game, unit)
         enemy = other(counter.side)
         path: tuple[int, ...] | None
         if action.path is not None:
@@ -413,9 +404,9 @@ class MovementPhase:
         else:
             if dest == start:
                 raise IllegalAction(Reason.PATH_BROKEN, f"unit {unit} is already in {action.to}")
-            reach = self._reach(unit)
+            reach = self._reach(game, unit)
             if reach.costs[dest] < 0:
-                self._explain_unreachable(unit, start, dest, rules, game._units_of(enemy), game._zoc(enemy))
+                self._explain_unreachable(game, unit, start, dest, rules, game._units_of(enemy), game._zoc(enemy))
             away, control, side, allowance = game.board.distances[dest], game.control, counter.side, rules.allowance
             # only cities a path to ``dest`` could pass through (every hex costs at least 1)
             capture = {h: bit for h, bit, spent in reach.cities(self._city_bits)
@@ -430,14 +421,14 @@ class MovementPhase:
         if occupant == unit:  # a named path back to its own hex: the unit that moved onto it, if any, is there
             occupant = stack[1] if stack and stack[0] == dest else None
         if occupant is not None:
-            self._check_stacking(unit, start, dest, occupant)
+            self._check_stacking(game, unit, start, dest, occupant)
         moved = path
-        return lambda: self._move(unit, start, moved)
+        return lambda: self._move(game, unit, start, moved)
 
-    def _explain_unreachable(self, unit: str, start: int, dest: int, rules: movement.MoveRules,
+    def _explain_unreachable(self, game: GameState, unit: str, start: int, dest: int, rules: movement.MoveRules,
                              enemy_units: dict[int, str], enemy_zoc: frozenset[int]) -> None:
         """Refuse a destination out of reach, naming the rule that the cheapest attempt breaks."""
-        board = self.game.board
+        board = game.board
         name = board.ids[dest]
         if dest in enemy_units:
             raise IllegalAction(Reason.ENEMY_OCCUPIED, f"unit {unit} cannot enter {name}: it holds the enemy "
@@ -449,20 +440,19 @@ class MovementPhase:
         how = "along rail lines " if rules.neighbours is board.rail_links else ""
         raise IllegalAction(Reason.PATH_BROKEN, f"unit {unit} has no path {how}to {name} in this phase")
 
-    def _check_stacking(self, unit: str, start: int, dest: int, occupant: str) -> None:
-        ids = self.game.board.ids
-        if occupant not in self._unmoved():
+    def _check_stacking(self, game: GameState, unit: str, start: int, dest: int, occupant: str) -> None:
+        ids = game.board.ids
+        if occupant not in self._unmoved(game):
             raise IllegalAction(Reason.HEX_OCCUPIED,
                                 f"unit {unit} cannot end its move in {ids[dest]}: unit {occupant} is there and "
                                 f"cannot move away in this phase, and only one unit may be in a hex at the end "
                                 f"of the phase")
-        if not self._has_exit(self._hosts_of([occupant])[dest], start):
+        if not self._has_exit(game, self._hosts_of(game, [occupant])[dest], start):
             raise IllegalAction(Reason.HEX_OCCUPIED,
                                 f"unit {unit} cannot end its move in {ids[dest]}: unit {occupant} there would "
                                 f"have no empty hex to move to")
 
-    def _move(self, unit: str, start: int, path: tuple[int, ...]) -> None:
-        game = self.game
+    def _move(self, game: GameState, unit: str, start: int, path: tuple[int, ...]) -> None:
         ps = game.ps
         dest = path[-1]
         stacked = ps.stack
@@ -474,7 +464,7 @@ class MovementPhase:
         else:
             game._put(unit, dest)
         ps.moved.add(unit)
-        self._patch_kept(unit, start, dest, stacked)
+        self._patch_kept(game, unit, start, dest, stacked)
         ids, cities = game.board.ids, game.board.cities
         game._emit(UnitMoved(unit, ids[start], tuple(map(ids.__getitem__, path))))
         for hex_index in path:

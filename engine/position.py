@@ -225,8 +225,8 @@ def _load_phase_state(game: Game, state: dict[str, Any], hex_index: Callable[[An
         ps.strongpoint_shifts = units("strongpoint_shifts")
     else:  # judged on the position given, for the battles it has declared
         game.ps = ps
-        ps.strongpoint_shifts = {d for d in ps.battles if d in game.hex_of and game.combat_phase.in_defensive_line(d)}
-        if game.scenario.rules.first_shock in ps.attacking and game.combat_phase.first_shock_supported():
+        ps.strongpoint_shifts = {d for d in ps.battles if d in game.hex_of and game.combat_phase.in_defensive_line(game, d)}
+        if game.scenario.rules.first_shock in ps.attacking and game.combat_phase.first_shock_supported(game):
             ps.strongpoint_shifts.add(game.scenario.rules.first_shock)
     pending = state.get("pending")
     if pending:

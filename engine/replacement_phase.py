@@ -26,26 +26,23 @@ from .zones import in_communication
 
 
 class ReplacementPhase:
-    """Spending replacement points, winter attrition and the Tank unit, in the game it holds (with its
-    supply: communication, Winter Gear and extra supply)."""
+    """Spending replacement points, winter attrition and the Tank unit (with the game's supply rules:
+    communication, Winter Gear and extra supply)."""
 
     def __init__(self, game: GameState, supplies: SupplyPhase) -> None:
-        self.game = game
         self.supplies = supplies
         self._replace_table = action_table(Replace, game.board.ids, game.counters)
         self._entries_cache: tuple[PhaseState, tuple[str, int, int], tuple[list[int], dict[str, bool]]] | None = None
 
-    def reset(self) -> None:
+    def reset(self, game: GameState) -> None:
         """A phase starts (or a position is loaded): a replacement phase's points and winter attrition rolls."""
-        game = self.game
         if game.phase.kind == "replacement":
             side = game.phase.side
-            game.ps.points = self.replacement_points(side)
-            game.ps.attrition_rolls = self._attrition_rolls(side)
+            game.ps.points = self.replacement_points(game, side)
+            game.ps.attrition_rolls = self._attrition_rolls(game, side)
 
-    def replacement_points(self, side: str) -> int:
+    def replacement_points(self, game: GameState, side: str) -> int:
         """The turn track's points for ``side``, after the options that change them."""
-        game = self.game
         points = game.scenario.turns[game.turn].replacements[side]
         if side == "german" and game.options.german_logistics and game.turn not in game.scenario.rules.logistics_turns:
             return 0
@@ -53,14 +50,13 @@ class ReplacementPhase:
             points = min(points, game.options.soviet_replacements)
         return points
 
-    def begin(self) -> None:
+    def begin(self, game: GameState) -> None:
         """The phase's own steps: Variable Weather (German, without the War of Attrition), the points
         received, Possible Early 1st Shock, Winter Attrition."""
-        game = self.game
         ps = game.ps
         side, rules, options = game.phase.side, game.scenario.rules, game.options
         if side == "german" and not options.war_of_attrition:
-            self.supplies.roll_variable_weather()
+            self.supplies.roll_variable_weather(game)
         if ps.points:
             game._emit(ReplacementPointsReceived(side, ps.points))
         shock = rules.first_shock
@@ -69,13 +65,12 @@ class ReplacementPhase:
             if game._roll("Possible Early 1st Shock") >= rules.early_first_shock_roll:
                 game.pool[shock] = game.turn
                 game._emit(UnitAvailable(shock, "Possible Early 1st Shock"))
-        ps.attrition_rolls = self._attrition_rolls(side)  # Variable Weather may have brought snow
+        ps.attrition_rolls = self._attrition_rolls(game, side)  # Variable Weather may have brought snow
         if ps.attrition_rolls and not options.war_of_attrition:  # no Winter Gear to decide on first
-            self._roll_attrition()
+            self._roll_attrition(game)
 
-    def _attrition_rolls(self, side: str) -> int:
+    def _attrition_rolls(self, game: GameState, side: str) -> int:
         """Rolls on the Winter Attrition Table ``side`` makes this replacement phase."""
-        game = self.game
         rules = game.scenario.rules
         if not game.weather().winter_attrition:
             return 0
@@ -85,8 +80,7 @@ class ReplacementPhase:
 
     # --- winter attrition --------------------------------------------------------------------------
 
-    def _roll_attrition(self) -> None:
-        game = self.game
+    def _roll_attrition(self, game: GameState) -> None:
         side, ps = game.phase.side, game.ps
         tables = game.scenario.winter_attrition
         assert tables is not None  # a scenario with snow has a Winter Attrition Table (checked when loaded)
@@ -104,10 +98,9 @@ class ReplacementPhase:
             game._emit(WinterAttrition(side, roll, result))
         ps.attrition_rolls = 0
         ps.winter_gear = 0
-        self._take_forced_frostbite()
+        self._take_forced_frostbite(game)
 
-    def _frostbite_candidates(self) -> list[str]:
-        game = self.game
+    def _frostbite_candidates(self, game: GameState) -> list[str]:
         side, hex_of = game.phase.side, game.hex_of
         own = [u for u, c in game.counters.items() if c.side == side and u in hex_of]
         if game.options.harsher_winter:
@@ -116,11 +109,10 @@ class ReplacementPhase:
                 return full
         return own
 
-    def _take_forced_frostbite(self) -> None:
+    def _take_forced_frostbite(self, game: GameState) -> None:
         """Frostbite with no choice to make: the only unit there is, or none at all."""
-        game = self.game
         while game.ps.frostbite:
-            candidates = self._frostbite_candidates()
+            candidates = self._frostbite_candidates(game)
             if len(candidates) > 1:
                 return
             game.ps.frostbite -= 1
@@ -129,54 +121,52 @@ class ReplacementPhase:
 
     # --- actions -----------------------------------------------------------------------------------
 
-    def actions(self) -> list[Action]:
-        game = self.game
+    def actions(self, game: GameState) -> list[Action]:
         side, ps = game.phase.side, game.ps
         if ps.attrition_rolls:
             if game.options.war_of_attrition and ps.winter_gear < ps.attrition_rolls:
-                cost = self._winter_gear_cost(side)
+                cost = self._winter_gear_cost(game, side)
                 if cost is not None and game.supply[side] >= cost:
                     return [BuyWinterGear(), RollAttrition()]
             return [RollAttrition()]
         if ps.frostbite:
-            return [ChooseFrostbite(u) for u in self._frostbite_candidates()]
+            return [ChooseFrostbite(u) for u in self._frostbite_candidates(game)]
         actions: list[Action] = []
         if ps.points > 0:
-            entries = self._entry_hexes(side)
+            entries = self._entry_hexes(game, side)
             counters, pool, hex_of, turn, table = game.counters, game.pool, game.hex_of, game.turn, self._replace_table
             for unit, counter in counters.items():
                 if counter.side == side and pool.get(unit, turn + 1) <= turn:
                     actions.extend(map(table[unit].__getitem__, entries))
             actions.extend(Restore(u) for u, c in counters.items()
-                           if c.side == side and u in hex_of and self._restorable(u))
-            if self._tank_refusal() is None:
+                           if c.side == side and u in hex_of and self._restorable(game, u))
+            if self._tank_refusal(game) is None:
                 actions.extend(DesignateTank(u) for u in counters
-                               if u in hex_of and self._tank_candidate_refusal(u) is None)
+                               if u in hex_of and self._tank_candidate_refusal(game, u) is None)
             if game.options.war_of_attrition and ps.extra_supply < game.scenario.rules.extra_supply_max:
                 actions.append(BuyExtraSupply())
         actions.append(EndPhase())
         return actions
 
-    def check_end(self) -> None:
+    def check_end(self, game: GameState) -> None:
         """Refuse ending the phase before its Winter Attrition is rolled and its Frostbite taken."""
-        ps = self.game.ps
+        ps = game.ps
         if ps.attrition_rolls:
             raise IllegalAction(Reason.ATTRITION_FIRST, "roll for winter attrition first")
         if ps.frostbite:
             raise IllegalAction(Reason.ATTRITION_FIRST,
                                 f"choose the unit that loses a step to frostbite first ({ps.frostbite} to go)")
 
-    def check(self, action: Action) -> Effect:
+    def check(self, game: GameState, action: Action) -> Effect:
         """Validate an action of the phase completely (ending it is :meth:`check_end`); return what carries
         it out."""
-        game = self.game
         side, ps = game.phase.side, game.ps
         if isinstance(action, (BuyWinterGear, RollAttrition)):
-            return self._check_attrition(action)
+            return self._check_attrition(game, action)
         if ps.attrition_rolls:
             raise IllegalAction(Reason.ATTRITION_FIRST, "roll for winter attrition first")
         if isinstance(action, ChooseFrostbite):
-            return self._check_frostbite(action)
+            return self._check_frostbite(game, action)
         if ps.frostbite:
             raise IllegalAction(Reason.ATTRITION_FIRST,
                                 f"choose the unit that loses a step to frostbite first ({ps.frostbite} to go)")
@@ -185,9 +175,9 @@ class ReplacementPhase:
         if ps.points <= 0:
             raise IllegalAction(Reason.NO_REPLACEMENT_POINTS, f"the {side} player has no replacement points left")
         if isinstance(action, BuyExtraSupply):
-            return self._check_extra_supply()
+            return self._check_extra_supply(game)
         if isinstance(action, DesignateTank):
-            return self._check_tank(action)
+            return self._check_tank(game, action)
         unit = action.unit
         if isinstance(action, Replace):
             game._own_unit(unit, on_map=False)
@@ -199,9 +189,9 @@ class ReplacementPhase:
                                     f"unit {unit} may not be taken as a replacement until turn {game.pool[unit]}")
             if hex_index in game.at:
                 raise IllegalAction(Reason.HEX_OCCUPIED, f"{action.hex} holds unit {game.at[hex_index]}")
-            if hex_index not in self._entry_hexes(side):
-                raise IllegalAction(*self._entry_refusal(side, hex_index))
-            return lambda: self._replace(unit, hex_index)
+            if hex_index not in self._entry_hexes(game, side):
+                raise IllegalAction(*self._entry_refusal(game, side, hex_index))
+            return lambda: self._replace(game, unit, hex_index)
         game._own_unit(unit)
         if unit not in game.reduced:
             raise IllegalAction(Reason.ALREADY_FULL_STRENGTH, f"unit {unit} is already at full strength")
@@ -209,99 +199,93 @@ class ReplacementPhase:
             raise IllegalAction(Reason.REPLACED_THIS_PHASE,
                                 f"unit {unit} came back this phase; no unit goes from eliminated to full "
                                 f"strength in one phase")
-        if not self._restorable(unit):
+        if not self._restorable(game, unit):
             raise IllegalAction(Reason.NOT_IN_COMMUNICATION,
                                 f"unit {unit} in {game.board.ids[game.hex_of[unit]]} is not in communication "
                                 f"with the {'east' if side == 'soviet' else 'west'} edge")
-        return lambda: self._restore(unit)
+        return lambda: self._restore(game, unit)
 
-    def _check_attrition(self, action: Action) -> Effect:
-        game = self.game
+    def _check_attrition(self, game: GameState, action: Action) -> Effect:
         side, ps = game.phase.side, game.ps
         if not ps.attrition_rolls:
             raise IllegalAction(Reason.WRONG_PHASE, "there is no winter attrition roll to make now")
         if isinstance(action, RollAttrition):
-            return self._roll_attrition
+            return lambda: self._roll_attrition(game)
         if not game.options.war_of_attrition:
             raise IllegalAction(Reason.WRONG_PHASE, "Winter Gear is part of the War of Attrition variant, which is off")
         if ps.winter_gear >= ps.attrition_rolls:
             raise IllegalAction(Reason.LIMIT_REACHED, "Winter Gear is already bought for every roll of this phase")
-        cost = self._winter_gear_cost(side)
+        cost = self._winter_gear_cost(game, side)
         if cost is None:
             raise IllegalAction(Reason.NOT_IN_SUPPLY, f"no {side} unit is in supply to receive Winter Gear")
         if game.supply[side] < cost:
             raise IllegalAction(Reason.NOT_ENOUGH_SUPPLY, f"Winter Gear costs {cost} supply points "
                                                           f"and the {side} player has {game.supply[side]}")
         price = cost
-        return lambda: self._buy_winter_gear(price)
+        return lambda: self._buy_winter_gear(game, price)
 
-    def _winter_gear_cost(self, side: str) -> int | None:
+    def _winter_gear_cost(self, game: GameState, side: str) -> int | None:
         """Supply points are "spent on units that are in supply": Winter Gear goes to the unit that is
         cheapest to supply, so it costs 2 plus that unit's trace cost; None when no unit is in supply."""
-        game = self.game
         cheapest: int | None = None
         for unit, counter in game.counters.items():
             if counter.side == side and unit in game.hex_of:
-                trace = self.supplies.supply_trace_cost(unit)
+                trace = self.supplies.supply_trace_cost(game, unit)
                 if trace is not None and (cheapest is None or trace < cheapest):
                     cheapest = trace
                     if not trace:
                         break
         return None if cheapest is None else game.scenario.rules.winter_gear_cost + cheapest
 
-    def _buy_winter_gear(self, cost: int) -> None:
-        game = self.game
+    def _buy_winter_gear(self, game: GameState, cost: int) -> None:
         side = game.phase.side
         game.ps.winter_gear += 1
-        self.supplies.spend(side, cost, "winter gear")
+        self.supplies.spend(game, side, cost, "winter gear")
         game._emit(WinterGearBought(side, cost))
 
-    def _check_frostbite(self, action: ChooseFrostbite) -> Effect:
-        game = self.game
+    def _check_frostbite(self, game: GameState, action: ChooseFrostbite) -> Effect:
         if not game.ps.frostbite:
             raise IllegalAction(Reason.WRONG_PHASE, "no frostbite loss is waiting to be taken")
         game._own_unit(action.unit)
-        if action.unit not in self._frostbite_candidates():
+        if action.unit not in self._frostbite_candidates(game):
             raise IllegalAction(Reason.NOT_FULL_STRENGTH,
                                 f"Harsher Winter: frostbite losses fall on full-strength units while there are any, "
                                 f"and {action.unit} is at half strength")
         unit = action.unit
-        return lambda: self._frostbite(unit)
+        return lambda: self._frostbite(game, unit)
 
-    def _frostbite(self, unit: str) -> None:
-        self.game.ps.frostbite -= 1
-        self.game._lose_step(unit, "frostbite", scores=False)
-        self._take_forced_frostbite()
+    def _frostbite(self, game: GameState, unit: str) -> None:
+        game.ps.frostbite -= 1
+        game._lose_step(unit, "frostbite", scores=False)
+        self._take_forced_frostbite(game)
 
     # --- replacing and restoring -------------------------------------------------------------------
 
-    def _entry_hexes(self, side: str) -> list[int]:
+    def _entry_hexes(self, game: GameState, side: str) -> list[int]:
         """Empty hexes where ``side`` may bring in a replacement now.
 
         The hexes a phase's replacements may enter, empty or not, are kept through the phase while the
         enemy stands still (the enemy alone blocks communication; a city's control changes only where a
         replacement enters it, which fills the hex), and the empty ones read off them."""
-        return list(filterfalse(self.game.at.__contains__, self._phase_kept(side)[0]))
+        return list(filterfalse(game.at.__contains__, self._phase_kept(game, side)[0]))
 
-    def _phase_kept(self, side: str) -> tuple[list[int], dict[str, bool]]:
+    def _phase_kept(self, game: GameState, side: str) -> tuple[list[int], dict[str, bool]]:
         """What a replacement phase keeps while the enemy stands still: the entry hexes, empty or not, and
         whether each unit asked about is in communication (its own units do not move in the phase)."""
-        game = self.game
         key = (side, game._positions[other(side)], game.turn)
         cached = self._entries_cache
         if cached is None or cached[0] is not game.ps or cached[1] != key:
-            cached = self._entries_cache = (game.ps, key, (self._entry_candidates(side), {}))
+            cached = self._entries_cache = (game.ps, key, (self._entry_candidates(game, side), {}))
         return cached[2]
 
-    def _entry_candidates(self, side: str) -> list[int]:
+    def _entry_candidates(self, game: GameState, side: str) -> list[int]:
         """The hexes of :meth:`_entry_hexes`, empty or not, in order."""
-        game = self.game
         board, supplies = game.board, self.supplies
-        hexes = set(board.entry[side]) | supplies.extra_entry(side)
+        hexes = set(board.entry[side]) | supplies.extra_entry(game, side)
         if game.ruleset >= 3:  # ruling 51: a city on the edge is an entry hex only while controlled
             hexes = {h for h in hexes if h not in board.cities or game.control.get(h) == side}
-        targets = supplies.communication_targets(side)
-        region = supplies.communication(side)
+        targets = supplies.communication_targets(game, side)
+        region = supplies.communication(game, side)
         for city in board.cities:
             if game.control.get(city) != side:
                 continue
@@ -309,19 +293,17 @@ class ReplacementPhase:
                 hexes.add(city)
         return sorted(hexes)
 
-    def _restorable(self, unit: str) -> bool:
-        game = self.game
+    def _restorable(self, game: GameState, unit: str) -> bool:
         if unit not in game.reduced or unit in game.ps.replaced:
             return False
         side = game.side_of(unit)
-        known = self._phase_kept(side)[1]
+        known = self._phase_kept(game, side)[1]
         linked = known.get(unit)
         if linked is None:
-            linked = known[unit] = self.supplies.in_communication(unit)
+            linked = known[unit] = self.supplies.in_communication(game, unit)
         return linked or (side == "soviet" and game.hex_of[unit] == game.board.capital)
 
-    def _entry_refusal(self, side: str, hex_index: int) -> tuple[str, str]:
-        game = self.game
+    def _entry_refusal(self, game: GameState, side: str, hex_index: int) -> tuple[str, str]:
         board = game.board
         name = board.ids[hex_index]
         edge = "east" if side == "soviet" else "west"
@@ -333,8 +315,7 @@ class ReplacementPhase:
         return Reason.NOT_AN_ENTRY_HEX, (f"{name} is neither a {side} entry hex on the {edge} edge nor a "
                                          f"controlled city")
 
-    def _replace(self, unit: str, hex_index: int) -> None:
-        game = self.game
+    def _replace(self, game: GameState, unit: str, hex_index: int) -> None:
         del game.pool[unit]
         game._put(unit, hex_index)
         game.reduced.add(unit)
@@ -343,16 +324,14 @@ class ReplacementPhase:
         game._emit(UnitReplaced(unit, game.board.ids[hex_index]))
         game._enter_city(unit, hex_index)
 
-    def _restore(self, unit: str) -> None:
-        game = self.game
+    def _restore(self, game: GameState, unit: str) -> None:
         game.reduced.discard(unit)
         game.ps.points -= 1
         game._emit(UnitRestored(unit, game.board.ids[game.hex_of[unit]]))
 
     # --- the Tank unit -----------------------------------------------------------------------------
 
-    def _tank_refusal(self) -> IllegalAction | None:
-        game = self.game
+    def _tank_refusal(self, game: GameState) -> IllegalAction | None:
         rules = game.scenario.rules
         tank = rules.tank
         if game.phase.side != "soviet" or not game.scenario.turns[game.turn].tank:
@@ -365,27 +344,26 @@ class ReplacementPhase:
                                                                f"replacement point")
         return None
 
-    def _tank_candidate_refusal(self, unit: str) -> IllegalAction | None:
-        counter = self.game.counters[unit]
+    def _tank_candidate_refusal(self, game: GameState, unit: str) -> IllegalAction | None:
+        counter = game.counters[unit]
         if counter.side != "soviet" or counter.size != "army" or counter.type != "infantry":
             return IllegalAction(Reason.NOT_AN_ARMY, f"unit {unit} is not a Soviet army")
-        if not self.supplies.in_communication(unit):
+        if not self.supplies.in_communication(game, unit):
             return IllegalAction(Reason.NOT_IN_COMMUNICATION, f"unit {unit} is not in communication with the east edge")
         return None
 
-    def _check_tank(self, action: DesignateTank) -> Effect:
-        refusal = self._tank_refusal()
+    def _check_tank(self, game: GameState, action: DesignateTank) -> Effect:
+        refusal = self._tank_refusal(game)
         if refusal:
             raise refusal
-        self.game._own_unit(action.unit)
-        refusal = self._tank_candidate_refusal(action.unit)
+        game._own_unit(action.unit)
+        refusal = self._tank_candidate_refusal(game, action.unit)
         if refusal:
             raise refusal
         unit = action.unit
-        return lambda: self._designate_tank(unit)
+        return lambda: self._designate_tank(game, unit)
 
-    def _designate_tank(self, unit: str) -> None:
-        game = self.game
+    def _designate_tank(self, game: GameState, unit: str) -> None:
         ps = game.ps
         tank = game.scenario.rules.tank
         hex_index = game._lift(unit)  # the army's counter is replaced by the Tank counter: it leaves play
@@ -400,18 +378,16 @@ class ReplacementPhase:
 
     # --- extra supply ------------------------------------------------------------------------------
 
-    def _check_extra_supply(self) -> Effect:
-        game = self.game
+    def _check_extra_supply(self, game: GameState) -> Effect:
         if not game.options.war_of_attrition:
             raise IllegalAction(Reason.WRONG_PHASE, "extra supply is part of the War of Attrition variant, which is off")
         limit = game.scenario.rules.extra_supply_max
         if game.ps.extra_supply >= limit:
             raise IllegalAction(Reason.LIMIT_REACHED, f"at most {limit} replacement points a phase buy extra supply")
-        return self._buy_extra_supply
+        return lambda: self._buy_extra_supply(game)
 
-    def _buy_extra_supply(self) -> None:
-        game = self.game
+    def _buy_extra_supply(self, game: GameState) -> None:
         side = game.phase.side
         game.ps.points -= 1
         game.ps.extra_supply += 1
-        self.supplies.gain(side, game._roll(f"extra supply ({side})"), "extra supply")
+        self.supplies.gain(game, side, game._roll(f"extra supply ({side})"), "extra supply")

@@ -9,20 +9,17 @@ from .state import Effect, GameState
 
 
 class SetupPhase:
-    """Placing the German counters, in the game it holds."""
+    """Placing the German counters."""
 
     def __init__(self, game: GameState) -> None:
-        self.game = game
         self._place_table = action_table(PlaceUnit, game.board.ids, game.counters)
 
-    def unplaced(self) -> list[str]:
+    def unplaced(self, game: GameState) -> list[str]:
         """The German counters still to place."""
-        game = self.game
         return [u for u in game.scenario.units_of("german") if u not in game.hex_of and u not in game.pool]
 
-    def actions(self) -> list[Action]:
-        game = self.game
-        unplaced = self.unplaced()
+    def actions(self, game: GameState) -> list[Action]:
+        unplaced = self.unplaced(game)
         actions: list[Action] = []
         if len(unplaced) == len(game.scenario.units_of("german")):
             actions.append(StandardSetup())
@@ -30,40 +27,37 @@ class SetupPhase:
         actions.extend(row[h] for h in game.board.setup_hexes["german"] if h not in game.at)
         return actions
 
-    def check(self, action: Action) -> Effect:
-        game = self.game
+    def check(self, game: GameState, action: Action) -> Effect:
         if isinstance(action, StandardSetup):
-            if len(self.unplaced()) != len(game.scenario.units_of("german")):
+            if len(self.unplaced(game)) != len(game.scenario.units_of("german")):
                 raise IllegalAction(Reason.SETUP_STARTED,
                                     "the standard set-up places every counter; some are already placed")
-            return self._standard_setup
+            return lambda: self._standard_setup(game)
         if isinstance(action, PlaceUnit):
             game._own_unit(action.unit, on_map=False)
             hex_index = game._hex(action.hex)
-            if action.unit not in self.unplaced():
+            if action.unit not in self.unplaced(game):
                 raise IllegalAction(Reason.ALREADY_PLACED, f"unit {action.unit} is already placed")
             if game.board.setup_side[hex_index] != "german":
                 raise IllegalAction(Reason.NOT_A_SETUP_HEX, f"{action.hex} is not a German set-up hex (cross)")
             if hex_index in game.at:
                 raise IllegalAction(Reason.HEX_OCCUPIED, f"{action.hex} already holds unit {game.at[hex_index]}")
             unit = action.unit
-            return lambda: self._place(unit, hex_index)
+            return lambda: self._place(game, unit, hex_index)
         raise game._wrong_phase(action)
 
-    def _standard_setup(self) -> None:
-        for hex_index, unit in sorted(self.game.scenario.german_standard.items()):
-            self._place(unit, hex_index)
+    def _standard_setup(self, game: GameState) -> None:
+        for hex_index, unit in sorted(game.scenario.german_standard.items()):
+            self._place(game, unit, hex_index)
 
-    def _place(self, unit: str, hex_index: int) -> None:
-        game = self.game
+    def _place(self, game: GameState, unit: str, hex_index: int) -> None:
         game._put(unit, hex_index)
         if not game.scenario.german_setup_full:
             game.reduced.add(unit)
         game._emit(UnitPlaced(unit, game.board.ids[hex_index]))
 
-    def finish(self) -> None:
+    def finish(self, game: GameState) -> None:
         """Set-up done: initial city control (the sequence of play then starts the first turn)."""
-        game = self.game
         for hex_index in game.board.cities:
             occupant = game.at.get(hex_index)
             game.control[hex_index] = "german" if occupant and game.side_of(occupant) == "german" else "soviet"

@@ -3,8 +3,8 @@ does to them (putting and lifting units, losing steps, rolling, recording events
 
 The rules that move a game on live in the phases (:mod:`engine.setup_phase`, :mod:`engine.movement_phase`,
 :mod:`engine.combat_phase`, :mod:`engine.replacement_phase`, :mod:`engine.supply_phase`), each a class of
-its own holding the :class:`GameState` it works on; :class:`engine.game.Game` is the state with its phases
-and the sequence of play.
+its own, given the :class:`GameState` it works on with each call; :class:`engine.game.Game` is the state
+with its phases and the sequence of play.
 
 >>> from engine.data import load_scenario
 >>> from engine.options import Options

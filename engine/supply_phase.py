@@ -14,10 +14,9 @@ from .zones import communication_region, in_communication
 
 
 class SupplyPhase:
-    """Communication, supply and the supply phase of the game it holds."""
+    """Communication, supply and the supply phase."""
 
-    def __init__(self, game: GameState) -> None:
-        self.game = game
+    def __init__(self) -> None:
         self._comm_cache: dict[str, tuple[tuple[int, int], frozenset[int]]] = {}
         self._supply_cache: dict[str, tuple[tuple[int, int, int], dict[int, int]]] = {}
 
@@ -26,82 +25,76 @@ class SupplyPhase:
         twin._comm_cache = dict(self._comm_cache)
         twin._supply_cache = dict(self._supply_cache)
 
-    def extra_entry(self, side: str) -> frozenset[int]:
+    def extra_entry(self, game: GameState, side: str) -> frozenset[int]:
         """The Soviet Replacement Edge hexes, when the option and the turn open them."""
-        game = self.game
         if side == "soviet" and game.options.soviet_replacement_edge and game.turn in game.scenario.extra_entry_turns:
             return game.board.entry["soviet_extra"]
         return frozenset()
 
-    def communication_targets(self, side: str) -> frozenset[int]:
-        board = self.game.board
+    def communication_targets(self, game: GameState, side: str) -> frozenset[int]:
+        board = game.board
         edge = board.east_edge if side == "soviet" else board.west_edge
-        extra = self.extra_entry(side)
+        extra = self.extra_entry(game, side)
         return edge | extra if extra else edge
 
-    def communication(self, side: str) -> frozenset[int]:
+    def communication(self, game: GameState, side: str) -> frozenset[int]:
         """The hexes joined to ``side``'s edge by hexes free of enemy units and enemy zones of control."""
-        game = self.game
         enemy = other(side)
         key = (game._positions[enemy], game.turn)  # only enemy units block communication
         cached = self._comm_cache.get(side)
         if cached and cached[0] == key:
             return cached[1]
         blocked = set(game._zoc(enemy)) | set(game._units_of(enemy))
-        region = communication_region(game.board, self.communication_targets(side), blocked)
+        region = communication_region(game.board, self.communication_targets(game, side), blocked)
         self._comm_cache[side] = (key, region)
         return region
 
-    def in_communication(self, unit: str) -> bool:
+    def in_communication(self, game: GameState, unit: str) -> bool:
         """Whether ``unit`` can trace a path to its side's edge without entering enemy units or zones."""
-        game = self.game
         side = game.side_of(unit)
-        return in_communication(game.board, game.hex_of[unit], self.communication_targets(side),
-                                self.communication(side))
+        return in_communication(game.board, game.hex_of[unit], self.communication_targets(game, side),
+                                self.communication(game, side))
 
-    def supply_trace_cost(self, unit: str) -> int | None:
+    def supply_trace_cost(self, game: GameState, unit: str) -> int | None:
         """War of Attrition: the extra supply points tracing supply to ``unit`` costs; None if out of supply."""
-        return self._supply_costs(self.game.side_of(unit)).get(self.game.hex_of[unit])
+        return self._supply_costs(game, game.side_of(unit)).get(game.hex_of[unit])
 
-    def _supply_costs(self, side: str) -> dict[int, int]:
+    def _supply_costs(self, game: GameState, side: str) -> dict[int, int]:
         """Hex → what tracing ``side``'s supply from it costs (kept while no unit moves)."""
-        game = self.game
         enemy = other(side)
         key = (game._positions[side], game._positions[enemy], game.turn)
         cached = self._supply_cache.get(side)
         if cached and cached[0] == key:
             return cached[1]
-        costs = trace_costs(game.board, self.communication_targets(side), game._units_of(enemy), game._zoc(enemy),
+        costs = trace_costs(game.board, self.communication_targets(game, side), game._units_of(enemy), game._zoc(enemy),
                             game._units_of(side), game.scenario.rules.supply_zoc_cost)
         self._supply_cache[side] = (key, costs)
         return costs
 
-    def begin(self) -> None:
+    def begin(self, game: GameState) -> None:
         """The supply phase's own steps: Variable Weather (German), supply kept, basic supply received."""
-        game = self.game
         side, rules = game.phase.side, game.scenario.rules
         if side == "german":
-            self.roll_variable_weather()
+            self.roll_variable_weather(game)
         cap = supply_cap(rules, game.board, game.control, side)
         if game.supply[side] > cap:
-            self.spend(side, game.supply[side] - cap, "kept only what controlled cities allow")
-        self.gain(side, basic_supply(rules, side, game.turn), "basic supply")
+            self.spend(game, side, game.supply[side] - cap, "kept only what controlled cities allow")
+        self.gain(game, side, basic_supply(rules, side, game.turn), "basic supply")
 
-    def gain(self, side: str, points: int, reason: str) -> None:
+    def gain(self, game: GameState, side: str, points: int, reason: str) -> None:
         if points:
-            supply = self.game.supply
+            supply = game.supply
             supply[side] += points
-            self.game._emit(SupplyChanged(side, supply[side], points, reason))
+            game._emit(SupplyChanged(side, supply[side], points, reason))
 
-    def spend(self, side: str, points: int, reason: str) -> None:
+    def spend(self, game: GameState, side: str, points: int, reason: str) -> None:
         if points:
-            supply = self.game.supply
+            supply = game.supply
             supply[side] -= points
-            self.game._emit(SupplyChanged(side, supply[side], -points, reason))
+            game._emit(SupplyChanged(side, supply[side], -points, reason))
 
-    def roll_variable_weather(self) -> None:
+    def roll_variable_weather(self, game: GameState) -> None:
         """Variable Weather: on an EARLY or LATE turn a high roll brings the next or previous turn's weather."""
-        game = self.game
         turns = game.scenario.turns
         info = turns[game.turn]
         if not game.options.variable_weather or not info.variable:

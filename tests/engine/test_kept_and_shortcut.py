@@ -47,9 +47,9 @@ def test_a_reach_taken_from_the_one_with_no_enemy_is_the_full_search(scenario, o
     for game in walk(scenario, options, seed, actions):
         if game.phase.kind != "movement" or game.ps.stack:
             continue
-        for unit in game.movement_phase._unmoved():
+        for unit in game.movement_phase._unmoved(game):
             enemy = other(game.side_of(unit))
-            start, rules = game.hex_of[unit], game.movement_phase._move_rules(unit)
+            start, rules = game.hex_of[unit], game.movement_phase._move_rules(game, unit)
             enemy_units, enemy_zoc = game._units_of(enemy), game._zoc(enemy)
             taken = movement.reach_among(game.board, start, rules, *game._masks(enemy))
             full = movement.reach(start, rules, enemy_units, enemy_zoc)
@@ -66,12 +66,12 @@ def test_a_capturing_path_searched_toward_its_destination_is_the_one_searched_ev
     for game in walk(scenario, options, seed, actions):
         if game.phase.kind != "movement" or game.ps.stack:
             continue
-        for unit in game.movement_phase._unmoved()[:3]:
+        for unit in game.movement_phase._unmoved(game)[:3]:
             side, enemy = game.side_of(unit), other(game.side_of(unit))
-            start, rules = game.hex_of[unit], game.movement_phase._move_rules(unit)
+            start, rules = game.hex_of[unit], game.movement_phase._move_rules(game, unit)
             enemy_units, enemy_zoc = game._units_of(enemy), game._zoc(enemy)
             capture = {h: bit for h, bit in game.movement_phase._city_bits if game.control.get(h) != side}
-            for dest in list(game.movement_phase._reach(unit).cost)[::7]:
+            for dest in list(game.movement_phase._reach(game, unit).cost)[::7]:
                 away = game.board.distances[dest]
                 assert (movement.preferred_path(start, dest, rules, enemy_units, enemy_zoc, capture, away)
                         == movement.preferred_path(start, dest, rules, enemy_units, enemy_zoc, capture))
