@@ -215,3 +215,27 @@ def action_table(make: Callable[[str, str], A], ids: tuple[str, ...], units: Ite
         if unit not in table:
             table[unit] = [make(unit, hex_id) for hex_id in ids]
     return table
+
+
+#: One value of each action without fields, shared by every listing (immutable values).
+END_PHASE = EndPhase()
+CLOSE_DECLARATIONS = CloseDeclarations()
+DECLINE_ADVANCE = DeclineAdvance()
+ROLL_ATTRITION = RollAttrition()
+BUY_WINTER_GEAR = BuyWinterGear()
+BUY_EXTRA_SUPPLY = BuyExtraSupply()
+
+
+def shared(table: dict[str, A], make: Callable[[str], A], unit: str) -> A:
+    """``make(unit)``, made once and kept in ``table`` (unit → action of one kind): the actions of a unit a
+    listing offers again and again (Restore, ResolveBattle...) are immutable values, so sharing them
+    changes nothing.
+
+    >>> table: dict[str, Restore] = {}
+    >>> shared(table, Restore, "16th") is shared(table, Restore, "16th")
+    True
+    """
+    action = table.get(unit)
+    if action is None:
+        action = table[unit] = make(unit)
+    return action

@@ -11,8 +11,8 @@ from typing import Iterable
 
 from . import combat, retreat
 from .actions import (
-    Action, Advance, Assault, ChooseAttackerLoss, ChooseLosses, ChooseRetreat, CloseDeclarations, DeclareAttack,
-    DeclineAdvance, ResolveBattle,
+    CLOSE_DECLARATIONS, DECLINE_ADVANCE, Action, Advance, Assault, ChooseAttackerLoss, ChooseLosses, ChooseRetreat,
+    CloseDeclarations, DeclareAttack, DeclineAdvance, ResolveBattle, shared,
 )
 from .errors import IllegalAction, Reason
 from .events import AssaultSupported, AttackDeclared, BattleResolved, DeclarationsClosed, UnitAdvanced, UnitRetreated
@@ -38,6 +38,17 @@ _ANSWERS: dict[str, tuple[type[Action], ...]] = {"exchange_losses": (ChooseLosse
 def answers_stage(action: Action, stage: str) -> bool:
     """Whether ``action`` is the kind of answer the pending ``stage`` waits for."""
     return isinstance(action, _ANSWERS[stage])
+
+
+#: The shared actions of a unit (see actions.shared).
+_RESOLVE: dict[str, ResolveBattle] = {}
+_ATTACKER_LOSS: dict[str, ChooseAttackerLoss] = {}
+_ADVANCE: dict[str, Advance] = {}
+_ASSAULT: dict[str, Assault] = {}
+
+
+def _one_point_of_assault(unit: str) -> Assault:
+    return Assault(unit, 1)
 
 
 #: What each pending stage waits for, in words.
@@ -104,10 +115,10 @@ class CombatPhase:
                     declaration = declarations[pair] = DeclareAttack((pair[0],), pair[1])
                 actions.append(declaration)
             if game.options.war_of_attrition:
-                actions.extend(Assault(a, 1) for a in self.assault_candidates(game))
-            actions.append(CloseDeclarations())
+                actions.extend(shared(_ASSAULT, _one_point_of_assault, a) for a in self.assault_candidates(game))
+            actions.append(CLOSE_DECLARATIONS)
             return actions
-        return [ResolveBattle(d) for d in game.ps.battles]
+        return [shared(_RESOLVE, ResolveBattle, d) for d in game.ps.battles]
 
     def check(self, game: GameState, action: Action) -> Effect:
         """Validate a declaration, Assault, the close of the declarations or a battle's resolution completely;
@@ -372,14 +383,14 @@ class CombatPhase:
             squad = [(a, counters[a], a not in reduced) for a in attackers]
             return [ChooseLosses(choice) for choice in combat.exchange_choices(squad, context.required)]
         if stage == "attacker_loss":
-            return [ChooseAttackerLoss(a) for a in attackers]
+            return [shared(_ATTACKER_LOSS, ChooseAttackerLoss, a) for a in attackers]
         if stage == "retreat":
             return [ChooseRetreat(tuple(ids[h] for h in path))
                     for path in self._retreat_options(game, context.defender).paths]
         if stage == "advance":
             if not attackers:
                 return []
-            return [*(Advance(a) for a in attackers), DeclineAdvance()]
+            return [*(shared(_ADVANCE, Advance, a) for a in attackers), DECLINE_ADVANCE]
         raise AssertionError(stage)
 
     def _retreat_options(self, game: GameState, unit: str) -> retreat.RetreatOptions:

@@ -21,6 +21,7 @@ from typing import Any, Iterable
 
 from . import combat
 from .actions import (  # noqa: F401
+    END_PHASE,
     Action,
     ChooseLosses,
     DeclareAttack,
@@ -167,7 +168,7 @@ class Game(GameState):
             return self.replacement_phase.actions(self)
         if kind == "setup":
             return self.setup_phase.actions(self)
-        return [EndPhase()]  # a supply phase loaded from a position: its effects are done
+        return [END_PHASE]  # a supply phase loaded from a position: its effects are done
 
     # --- applying actions --------------------------------------------------------------------------
 
@@ -289,7 +290,7 @@ class Game(GameState):
                     done = not ps.declaring and not ps.battles
             elif kind == "replacement":
                 actions = self.replacement_phase.actions(self)
-                done = actions in ([], [EndPhase()])
+                done = len(actions) == 1 and actions[0] is END_PHASE  # (ending the phase comes last)
                 if not done:
                     self._legal_cache = actions
             elif kind == "supply":

@@ -16,7 +16,6 @@ stops there, so nothing beyond that hex is reachable through it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Collection, Iterable, Mapping, Sequence
 
 from .board import Board
@@ -35,8 +34,8 @@ class MoveRules:
 
 class Reach:
     """Every hex a unit can end its move in, with the cheapest way there: ``order`` (the hexes, in the order
-    the search found them), ``costs`` (per hex of the map: the movement points to get there, -1 when out of
-    reach) and ``parents`` (per hex: the hex it was first reached from). ``cost`` and ``parent`` are the same
+    the search found them), ``costs`` (per hex of the map: the movement points to get there, negative when
+    out of reach) and ``parents`` (per hex: the hex it was first reached from). ``cost`` and ``parent`` are the same
     as dicts; they and what is worked out from the reach are made when first asked (few reaches are asked)."""
 
     __slots__ = ("start", "order", "costs", "parents", "_cost", "_rank", "_onward", "_cities")
@@ -100,7 +99,7 @@ class Reach:
         order = []
         for h in self.order:
             if blocked[h]:
-                costs[h] = -1
+                costs[h] = -2
             else:
                 order.append(h)
         return Reach(self.start, order, costs, self.parents)
@@ -191,12 +190,10 @@ def reach_masked(start: int, rules: MoveRules, blocked: list[bool], zoc: list[bo
     discovery as :func:`search`, which keeps the first of equal ways too)."""
     neighbours, allowance = rules.neighbours, rules.allowance
     costs = rules.costs if rules.costs is not None else _ones(len(neighbours))
-    size = len(costs)
-    best = [-1] * size
-    parents = [-1] * size
+    best = [-1] * len(costs)  # -1: not weighed yet; -2: weighed and out of reach (a later way costs no more)
+    best[start] = -2
+    parents = [-1] * len(costs)
     order: list[int] = []
-    seen = blocked.copy()  # enemy units, and every hex already weighed (a later way costs no less)
-    seen[start] = True
     buckets: list[list[int]] = [[] for _ in range(allowance + 1)]
     frontier = [start]  # the start hex is left even when in an enemy zone of control
     spent = 0
@@ -205,15 +202,16 @@ def reach_masked(start: int, rules: MoveRules, blocked: list[bool], zoc: list[bo
             if spent and zoc[here]:
                 continue
             for nxt in neighbours[here]:
-                if seen[nxt]:
+                if best[nxt] != -1 or blocked[nxt]:
                     continue
-                seen[nxt] = True
                 total = spent + costs[nxt]
                 if total <= allowance:
                     best[nxt] = total
                     parents[nxt] = here
                     order.append(nxt)
                     buckets[total].append(nxt)
+                else:
+                    best[nxt] = -2
         spent += 1
         frontier = buckets[spent]
     return Reach(start, order, best, parents)
@@ -249,9 +247,15 @@ def reach_among(board: Board, start: int, rules: MoveRules, blocked: list[bool],
     return free
 
 
-@lru_cache(maxsize=None)
+_ONES: dict[int, tuple[int, ...]] = {}
+
+
 def _ones(size: int) -> tuple[int, ...]:
-    return (1,) * size
+    """Every hex costing 1, on a map of ``size`` hexes (made once)."""
+    ones = _ONES.get(size)
+    if ones is None:
+        ones = _ONES[size] = (1,) * size
+    return ones
 
 
 def preferred_path(start: int, dest: int, rules: MoveRules, enemy_units: Collection[int],

@@ -9,14 +9,12 @@ from __future__ import annotations
 from bisect import bisect
 
 from . import movement
-from .actions import Action, EndPhase, Move, action_table
+from .actions import END_PHASE, Action, Move, action_table
 from .scenario import CounterInfo
 from .errors import IllegalAction, Reason
 from .events import UnitMoved
 from .sequence import other
 from .state import Effect, GameState
-
-END_PHASE = EndPhase()
 
 #: Kept segments: (hexes, the moves to them) of one unit.
 Segment = tuple[list[int], list[Move]]

@@ -10,8 +10,8 @@ from __future__ import annotations
 from itertools import filterfalse
 
 from .actions import (
-    Action, BuyExtraSupply, BuyWinterGear, ChooseFrostbite, DesignateTank, EndPhase, Replace, Restore, RollAttrition,
-    action_table,
+    BUY_EXTRA_SUPPLY, BUY_WINTER_GEAR, END_PHASE, ROLL_ATTRITION, Action, BuyExtraSupply, BuyWinterGear,
+    ChooseFrostbite, DesignateTank, Replace, Restore, RollAttrition, action_table, shared,
 )
 from .errors import IllegalAction, Reason
 from .events import (
@@ -23,6 +23,12 @@ from .sequence import other
 from .state import Effect, GameState
 from .supply_phase import SupplyPhase
 from .zones import in_communication
+
+
+#: The shared actions of a unit (see actions.shared).
+_RESTORE: dict[str, Restore] = {}
+_DESIGNATE: dict[str, DesignateTank] = {}
+_FROSTBITE: dict[str, ChooseFrostbite] = {}
 
 
 class ReplacementPhase:
@@ -127,10 +133,10 @@ class ReplacementPhase:
             if game.options.war_of_attrition and ps.winter_gear < ps.attrition_rolls:
                 cost = self._winter_gear_cost(game, side)
                 if cost is not None and game.supply[side] >= cost:
-                    return [BuyWinterGear(), RollAttrition()]
-            return [RollAttrition()]
+                    return [BUY_WINTER_GEAR, ROLL_ATTRITION]
+            return [ROLL_ATTRITION]
         if ps.frostbite:
-            return [ChooseFrostbite(u) for u in self._frostbite_candidates(game)]
+            return [shared(_FROSTBITE, ChooseFrostbite, u) for u in self._frostbite_candidates(game)]
         actions: list[Action] = []
         if ps.points > 0:
             entries = self._entry_hexes(game, side)
@@ -138,14 +144,14 @@ class ReplacementPhase:
             for unit, counter in counters.items():
                 if counter.side == side and pool.get(unit, turn + 1) <= turn:
                     actions.extend(map(table[unit].__getitem__, entries))
-            actions.extend(Restore(u) for u, c in counters.items()
+            actions.extend(shared(_RESTORE, Restore, u) for u, c in counters.items()
                            if c.side == side and u in hex_of and self._restorable(game, u))
             if self._tank_refusal(game) is None:
-                actions.extend(DesignateTank(u) for u in counters
+                actions.extend(shared(_DESIGNATE, DesignateTank, u) for u in counters
                                if u in hex_of and self._tank_candidate_refusal(game, u) is None)
             if game.options.war_of_attrition and ps.extra_supply < game.scenario.rules.extra_supply_max:
-                actions.append(BuyExtraSupply())
-        actions.append(EndPhase())
+                actions.append(BUY_EXTRA_SUPPLY)
+        actions.append(END_PHASE)
         return actions
 
     def check_end(self, game: GameState) -> None:

@@ -17,7 +17,7 @@ class SupplyPhase:
     """Communication, supply and the supply phase."""
 
     def __init__(self) -> None:
-        self._comm_cache: dict[str, tuple[tuple[int, int], frozenset[int]]] = {}
+        self._comm_cache: dict[str, tuple[tuple[int, int], list[bool]]] = {}
         self._supply_cache: dict[str, tuple[tuple[int, int, int], dict[int, int]]] = {}
 
     def copy_to(self, twin: SupplyPhase) -> None:
@@ -37,14 +37,16 @@ class SupplyPhase:
         extra = self.extra_entry(game, side)
         return edge | extra if extra else edge
 
-    def communication(self, game: GameState, side: str) -> frozenset[int]:
-        """The hexes joined to ``side``'s edge by hexes free of enemy units and enemy zones of control."""
+    def communication(self, game: GameState, side: str) -> list[bool]:
+        """Per hex of the map: whether it is joined to ``side``'s edge by hexes free of enemy units and enemy
+        zones of control."""
         enemy = other(side)
         key = (game._positions[enemy], game.turn)  # only enemy units block communication
         cached = self._comm_cache.get(side)
         if cached and cached[0] == key:
             return cached[1]
-        blocked = set(game._zoc(enemy)) | set(game._units_of(enemy))
+        units, zone = game._masks(enemy)
+        blocked = [unit or zoc for unit, zoc in zip(units, zone)]
         region = communication_region(game.board, self.communication_targets(game, side), blocked)
         self._comm_cache[side] = (key, region)
         return region
