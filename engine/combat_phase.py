@@ -7,7 +7,7 @@ retreat, the advance); a stage with more than one choice waits for the attacker 
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Iterable
+from typing import Final, Iterable
 
 from . import combat, retreat
 from .actions import (
@@ -22,7 +22,7 @@ from .state import Effect, GameState
 from .supply_phase import SupplyPhase
 
 #: The stages each combat result goes through, in order.
-RESULT_STAGES: dict[str, tuple[str, ...]] = {
+RESULT_STAGES: Final[dict[str, tuple[str, ...]]] = {
     "DE": ("eliminate", "advance"),
     "DRL": ("defender_loss", "retreat", "advance"),
     "DR": ("retreat", "advance"),
@@ -31,7 +31,7 @@ RESULT_STAGES: dict[str, tuple[str, ...]] = {
     "NE": (),
 }
 
-_ANSWERS: dict[str, tuple[type[Action], ...]] = {"exchange_losses": (ChooseLosses,), "attacker_loss": (ChooseAttackerLoss,),
+_ANSWERS: Final[dict[str, tuple[type[Action], ...]]] = {"exchange_losses": (ChooseLosses,), "attacker_loss": (ChooseAttackerLoss,),
             "retreat": (ChooseRetreat,), "advance": (Advance, DeclineAdvance)}
 
 
@@ -41,10 +41,10 @@ def answers_stage(action: Action, stage: str) -> bool:
 
 
 #: The shared actions of a unit (see actions.shared).
-_RESOLVE: dict[str, ResolveBattle] = {}
-_ATTACKER_LOSS: dict[str, ChooseAttackerLoss] = {}
-_ADVANCE: dict[str, Advance] = {}
-_ASSAULT: dict[str, Assault] = {}
+_RESOLVE: Final[dict[str, ResolveBattle]] = {}
+_ATTACKER_LOSS: Final[dict[str, ChooseAttackerLoss]] = {}
+_ADVANCE: Final[dict[str, Advance]] = {}
+_ASSAULT: Final[dict[str, Assault]] = {}
 
 
 def _one_point_of_assault(unit: str) -> Assault:
@@ -52,7 +52,7 @@ def _one_point_of_assault(unit: str) -> Assault:
 
 
 #: What each pending stage waits for, in words.
-_WANTED = {"exchange_losses": "choose_losses", "attacker_loss": "choose_attacker_loss",
+_WANTED: Final = {"exchange_losses": "choose_losses", "attacker_loss": "choose_attacker_loss",
            "retreat": "choose_retreat", "advance": "advance or decline_advance"}
 
 

@@ -16,7 +16,7 @@ stops there, so nothing beyond that hex is reachable through it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Collection, Iterable, Mapping, Sequence
+from typing import Collection, Final, Iterable, Mapping, Sequence
 
 from .board import Board
 from .errors import IllegalAction, Reason
@@ -93,7 +93,7 @@ class Reach:
             found = self._cities = [(h, bit, costs[h]) for h, bit in city_bits if costs[h] >= 0]
         return found
 
-    def without(self, blocked: Sequence[bool]) -> Reach:
+    def without(self, blocked: list[bool]) -> Reach:
         """This reach less the ``blocked`` hexes (the same costs, parents and order for the others)."""
         costs = self.costs.copy()
         order = []
@@ -227,7 +227,7 @@ def reach_among(board: Board, start: int, rules: MoveRules, blocked: list[bool],
     hex was first reached from it: the other hexes are reached the same way whether it is left or not):
     then the reach is the one with no enemy less the enemy units' hexes."""
     key = (start, rules.allowance, rules.neighbours is board.rail_links, rules.costs is None)
-    free = board.memo.get(key)
+    free: Reach | None = board.memo.get(key)
     if free is None:
         nowhere = [False] * len(board.ids)
         free = board.memo[key] = reach_masked(start, rules, nowhere, nowhere)
@@ -247,7 +247,7 @@ def reach_among(board: Board, start: int, rules: MoveRules, blocked: list[bool],
     return free
 
 
-_ONES: dict[int, tuple[int, ...]] = {}
+_ONES: Final[dict[int, tuple[int, ...]]] = {}
 
 
 def _ones(size: int) -> tuple[int, ...]:

@@ -6,7 +6,8 @@ movement phase, so each unit's reach is computed once per phase.
 
 from __future__ import annotations
 
-from bisect import bisect
+
+from bisect import bisect, bisect_left
 
 from . import movement
 from .actions import END_PHASE, Action, Move, action_table
@@ -16,7 +17,8 @@ from .events import UnitMoved
 from .sequence import other
 from .state import Effect, GameState
 
-#: Kept segments: (hexes, the moves to them) of one unit.
+#: Kept segments of one unit: (its empty hexes' places in its reach's order, the moves there), or (the hexes of
+#: the units it could move onto, the moves there).
 Segment = tuple[list[int], list[Move]]
 
 #: The units still to move as hosts others may move onto: their hexes (in their order), whether each can
@@ -201,7 +203,7 @@ class MovementPhase:
         actions: list[Action] = list(segment[1])
         if costs[origin] >= 0:
             rank = reach.rank()
-            actions.insert(bisect(segment[0], rank[origin], key=rank.__getitem__), row[origin])
+            actions.insert(bisect(segment[0], rank[origin]), row[origin])
         for host in unmoved:
             h = hex_of[host]
             if costs[h] >= 0 and host != unit:
@@ -213,12 +215,13 @@ class MovementPhase:
         return actions
 
     def _empty_segment(self, game: GameState, unit: str) -> tuple[list[int], list[Move]]:
-        """The empty hexes ``unit`` can reach, in its reach's order, and the moves there."""
+        """The empty hexes ``unit`` can reach, as their places in its reach's order, and the moves there."""
         segment = self._empty_segs.get(unit)
         if segment is None:
             at, row = game.at, self._move_table[unit]
-            hexes = [h for h in self._reach(game, unit).order if h not in at]
-            segment = self._empty_segs[unit] = (hexes, [row[h] for h in hexes])
+            order = self._reach(game, unit).order
+            places = [place for place, h in enumerate(order) if h not in at]
+            segment = self._empty_segs[unit] = (places, [row[order[place]] for place in places])
         return segment
 
     def _free_hosts(self, game: GameState, unmoved: list[str]) -> Hosts:
@@ -290,8 +293,10 @@ class MovementPhase:
             origin, left = chain if stacked and chain is not None else (start, ())
             self._chain = (origin, (*left, start))
             self._unmoved_cache = [u for u in unmoved if u != unit]
-            self._empty_segs.pop(unit, None)
-            self._friend_segs.pop(unit, None)
+            if unit in self._empty_segs:
+                del self._empty_segs[unit]
+            if unit in self._friend_segs:
+                del self._friend_segs[unit]
             return
         if stacked and chain is not None:  # the chain ends in an empty hex
             origin, left = chain
@@ -309,8 +314,10 @@ class MovementPhase:
         self._unmoved_cache = unmoved = [u for u in unmoved_before if u != unit]
         reach_cache, empty, friends, table = self._reach_cache, self._empty_segs, self._friend_segs, self._move_table
         hex_of = game.hex_of
-        empty.pop(unit, None)
-        friends.pop(unit, None)
+        if unit in empty:
+            del empty[unit]
+        if unit in friends:
+            del friends[unit]
         flipped = []  # hexes of units that gained their first empty hex or lost their last
         back_home = start == dest  # a named path (or a chain) back to its first hex: no hex emptied or filled
         for u in unmoved:
@@ -321,14 +328,14 @@ class MovementPhase:
             if costs[start] >= 0:
                 segment = None if back_home else empty.get(u)
                 if segment is not None:
-                    hexes, moves = segment
-                    was_empty = not hexes
-                    if costs[dest] >= 0:
-                        at = hexes.index(dest)
-                        del hexes[at], moves[at]
+                    places, moves = segment
+                    was_empty = not places
                     rank = reach.rank()
-                    at = bisect(hexes, rank[start], key=rank.__getitem__)
-                    hexes.insert(at, start)
+                    if costs[dest] >= 0:
+                        at = bisect_left(places, rank[dest])
+                        del places[at], moves[at]
+                    at = bisect(places, rank[start])
+                    places.insert(at, rank[start])
                     moves.insert(at, table[u][start])
                     if was_empty:
                         flipped.append(hex_of[u])
@@ -340,18 +347,22 @@ class MovementPhase:
             elif costs[dest] >= 0:
                 segment = empty.get(u)
                 if segment is not None:
-                    hexes, moves = segment
-                    at = hexes.index(dest)
-                    del hexes[at], moves[at]
-                    if not hexes:
+                    places, moves = segment
+                    at = bisect_left(places, reach.rank()[dest])
+                    del places[at], moves[at]
+                    if not places:
                         flipped.append(hex_of[u])
         if len(left) > 1:  # the hexes a chain's later units left hold moved units now: no more swaps there
             gone = frozenset(left[1:])
             for hexes, moves in friends.values():
-                if not gone.isdisjoint(hexes):
+                if any(h in gone for h in hexes):
                     keep = [i for i, h in enumerate(hexes) if h not in gone]
-                    moves[:] = [moves[i] for i in keep]
-                    hexes[:] = [hexes[i] for i in keep]
+                    kept_moves = [moves[i] for i in keep]
+                    kept_hexes = [hexes[i] for i in keep]
+                    moves.clear()
+                    moves.extend(kept_moves)
+                    hexes.clear()
+                    hexes.extend(kept_hexes)
         for h in flipped:
             for u in [u for u in friends if reach_cache[u].costs[h] >= 0]:
                 del friends[u]

@@ -7,6 +7,8 @@ extra supply with replacement points.
 
 from __future__ import annotations
 
+from typing import Final
+
 from itertools import filterfalse
 
 from .actions import (
@@ -26,9 +28,9 @@ from .zones import in_communication
 
 
 #: The shared actions of a unit (see actions.shared).
-_RESTORE: dict[str, Restore] = {}
-_DESIGNATE: dict[str, DesignateTank] = {}
-_FROSTBITE: dict[str, ChooseFrostbite] = {}
+_RESTORE: Final[dict[str, Restore]] = {}
+_DESIGNATE: Final[dict[str, DesignateTank]] = {}
+_FROSTBITE: Final[dict[str, ChooseFrostbite]] = {}
 
 
 class ReplacementPhase:

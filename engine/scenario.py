@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Optional
+from typing import Final, Optional
 
 from .board import Board
 
-SIDES: tuple[str, str] = ("german", "soviet")
+SIDES: Final[tuple[str, str]] = ("german", "soviet")
 
 
 @dataclass(frozen=True)

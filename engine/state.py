@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from hashlib import sha256
-from typing import Any, Callable
+from typing import Any, Callable, Final
 
 import orjson
 
@@ -36,7 +36,7 @@ from .movement import mask
 from .victory import Result, victory_points
 from .zones import zone_of_control
 
-STATE_FORMAT = 1
+STATE_FORMAT: Final = 1
 
 #: What a checked action does when carried out (a check returns it; nothing changes before it runs).
 Effect = Callable[[], None]

@@ -8,7 +8,7 @@ is not "entering" the hex it stands in).
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Iterable
 
 from .board import Board
 
@@ -20,7 +20,7 @@ def zone_of_control(board: Board, unit_hexes: Iterable[int]) -> frozenset[int]:
     return frozenset(zone)
 
 
-def communication_region(board: Board, targets: Iterable[int], blocked: Sequence[bool]) -> list[bool]:
+def communication_region(board: Board, targets: Iterable[int], blocked: list[bool]) -> list[bool]:
     """Per hex of the map: whether it is free (not ``blocked``) and joined by free hexes to a free target hex."""
     region = [False] * len(blocked)
     neighbours = board.neighbours
@@ -37,7 +37,7 @@ def communication_region(board: Board, targets: Iterable[int], blocked: Sequence
     return region
 
 
-def in_communication(board: Board, hex_index: int, targets: frozenset[int], region: Sequence[bool]) -> bool:
+def in_communication(board: Board, hex_index: int, targets: frozenset[int], region: list[bool]) -> bool:
     """Whether a unit standing in ``hex_index`` can trace communication into ``region`` (per hex, see
     :func:`communication_region`)."""
     if hex_index in targets or region[hex_index]:
