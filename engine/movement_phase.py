@@ -169,14 +169,14 @@ class MovementPhase:
         hosts: Hosts | None = None
         for unit in unmoved:
             segment = empty.get(unit)
-            actions += (segment if segment is not None else self._empty_segment(game, unit))[1]
+            actions.extend((segment if segment is not None else self._empty_segment(game, unit))[1])
         for unit in unmoved:
             segment = friends.get(unit)
             if segment is None:
                 if hosts is None:
                     hosts = self._free_hosts(game, unmoved)
                 segment = self._friend_segment(game, unit, hosts)
-            actions += segment[1]
+            actions.extend(segment[1])
         actions.append(END_PHASE)
         return actions
 
@@ -202,8 +202,7 @@ class MovementPhase:
         costs, row = reach.costs, self._move_table[unit]
         actions: list[Action] = list(segment[1])
         if costs[origin] >= 0:
-            rank = reach.rank()
-            actions.insert(bisect(segment[0], rank[origin]), row[origin])
+            actions.insert(bisect(segment[0], reach.rank()[origin]), row[origin])
         for host in unmoved:
             h = hex_of[host]
             if costs[h] >= 0 and host != unit:
@@ -333,9 +332,11 @@ class MovementPhase:
                     rank = reach.rank()
                     if costs[dest] >= 0:
                         at = bisect_left(places, rank[dest])
-                        del places[at], moves[at]
-                    at = bisect(places, rank[start])
-                    places.insert(at, rank[start])
+                        places.pop(at)
+                        moves.pop(at)
+                    place = rank[start]
+                    at = bisect(places, place)
+                    places.insert(at, place)
                     moves.insert(at, table[u][start])
                     if was_empty:
                         flipped.append(hex_of[u])
@@ -343,13 +344,15 @@ class MovementPhase:
                 if segment is not None and start in segment[0]:
                     hexes, moves = segment
                     at = hexes.index(start)
-                    del hexes[at], moves[at]
+                    hexes.pop(at)
+                    moves.pop(at)
             elif costs[dest] >= 0:
                 segment = empty.get(u)
                 if segment is not None:
                     places, moves = segment
                     at = bisect_left(places, reach.rank()[dest])
-                    del places[at], moves[at]
+                    places.pop(at)
+                    moves.pop(at)
                     if not places:
                         flipped.append(hex_of[u])
         if len(left) > 1:  # the hexes a chain's later units left hold moved units now: no more swaps there

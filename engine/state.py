@@ -32,7 +32,6 @@ from .options import Options
 from .phase_state import PhaseState
 from .ruleset import RULESET, known, played
 from .sequence import SETUP, Phase, other, turn_phases
-from .movement import mask
 from .victory import Result, victory_points
 from .zones import zone_of_control
 
@@ -190,8 +189,7 @@ class GameState:
         cached = self._zoc_cache.get(side)
         if cached and cached[0] == self._positions[side]:
             return cached[1]
-        counters = self.counters
-        zone = zone_of_control(self.board, (h for u, h in self.hex_of.items() if counters[u].side == side))
+        zone = zone_of_control(self.board, self._units_of(side))
         self._zoc_cache[side] = (self._positions[side], zone)
         return zone
 
@@ -211,8 +209,14 @@ class GameState:
         cached = self._masks_cache.get(side)
         if cached and cached[0] == self._positions[side]:
             return cached[1], cached[2]
-        size = len(self.board.ids)
-        units, zone = mask(size, self._units_of(side)), mask(size, self._zoc(side))
+        neighbours, counters = self.board.neighbours, self.counters
+        units = [False] * len(neighbours)
+        zone = [False] * len(neighbours)
+        for unit, h in self.hex_of.items():
+            if counters[unit].side == side:
+                units[h] = True
+                for n in neighbours[h]:
+                    zone[n] = True
         self._masks_cache[side] = (self._positions[side], units, zone)
         return units, zone
 

@@ -14,9 +14,11 @@ from .board import Board
 
 
 def zone_of_control(board: Board, unit_hexes: Iterable[int]) -> frozenset[int]:
+    neighbours = board.neighbours
     zone: set[int] = set()
     for hex_index in unit_hexes:
-        zone.update(board.neighbours[hex_index])
+        for n in neighbours[hex_index]:
+            zone.add(n)
     return frozenset(zone)
 
 
