@@ -5,15 +5,25 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-# Installs come from the lock (every package pinned, with its hashes), then the project itself without
+# Installs come from the locks (every package pinned, with its hashes), then the project itself without
 # its dependencies, built with the locked setuptools: two checkouts of one commit get the same packages.
-$(VENV)/.installed: pyproject.toml requirements-dev.lock
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --require-hashes -r requirements-dev.lock
-	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
-	touch $@
+# Two steps, each once: what the service and the demo run on (requirements.lock: `make demo`), then
+# everything the development lock holds, for the tests, benchmarks and load tests (requirements-dev.lock,
+# the same versions and more: `make test`, `make install`). Each says what it is doing: pip is quiet.
+LOCKED_PACKAGES = $$(grep -c '^[A-Za-z0-9].*==' $(1))
+$(VENV)/.runtime: pyproject.toml requirements.lock
+	@echo "make: installing the service into $(VENV): $(call LOCKED_PACKAGES,requirements.lock) packages of requirements.lock (once; about a minute)"
+	@$(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
+	@$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@touch $@
 
-.PHONY: install lock demo test bench bench-service engine
+$(VENV)/.installed: $(VENV)/.runtime requirements-dev.lock
+	@echo "make: adding the tests' and tools' packages to $(VENV): all $(call LOCKED_PACKAGES,requirements-dev.lock) of requirements-dev.lock (once; a few minutes)"
+	@$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-dev.lock
+	@touch $@
+
+.PHONY: install lock demo test ladder bench bench-service engine
 install: $(VENV)/.installed
 
 # The engine's hot modules compiled by mypyc for the sources as they are (engine/builds.py), into .venv, never
@@ -34,8 +44,16 @@ lock: $(VENV)/.installed
 	$(UV_COMPILE) --extra dev -o requirements-dev.lock
 	$(UV_COMPILE) -c requirements-dev.lock -o requirements.lock
 
-demo: $(VENV)/.installed
+demo: $(VENV)/.runtime
 	$(VENV)/bin/typhoon demo
+
+# The ladder on one machine: a service of its own, two bots registered (each as its own owner, from an
+# address of its own) seeking until they have played MATCHES ladder matches, then the standings and a
+# replay check. BOTS: strategy[:name=value...][:count],... (a package.module:callable of yours too).
+MATCHES ?= 4
+BOTS ?= heuristic,random
+ladder: $(VENV)/.runtime
+	$(PY) -m loadtests.ladder_run --matches $(MATCHES) --bots $(BOTS) --time-control 120+2 --first-action 30 --verify 1
 
 # One test process per core (pytest-xdist; PYTEST_WORKERS=0: a single process), each with its own embedded
 # Redis and service; a file's tests stay together in one process (--dist loadfile). pytest's last line

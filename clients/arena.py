@@ -19,6 +19,7 @@ import engine
 from engine import IllegalAction
 
 from clients.strategies import Strategy, make_strategy
+from clients.wording import counted
 
 
 @dataclass
@@ -108,7 +109,7 @@ class Tally:
 
     def summary(self) -> str:
         mean = self.mean_points()
-        return (f"{self.german} (German) vs {self.soviet} (Soviet), {self.games} games: German wins "
+        return (f"{self.german} (German) vs {self.soviet} (Soviet), {counted(self.games, 'game')}: German wins "
                 f"{self.wins['german']}, Soviet wins {self.wins['soviet']}, draws {self.wins['draw']}; mean VP "
                 f"German {mean['german']:.1f}, Soviet {mean['soviet']:.1f}; {self.seconds / max(1, self.games):.2f} s "
                 f"per game" + (f"; {self.illegal} illegal choices" if self.illegal else ""))

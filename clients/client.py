@@ -12,19 +12,24 @@
 A match may have clocks: ``client.create_match(time_control="300+5")`` (or a preset, ``"blitz"``);
 ``match.clock`` then says whose time runs and until when (:func:`time_left`).
 
+The dice (ruleset 4 on) mix in each seat's entropy: ``join_match`` gives fresh entropy by default;
+a seat claimed in ``create_match`` gives it with ``contribute_entropy`` (after the match's commitment is
+published), which ``create_match(..., entropy=True)`` does for every seat it claims.
+
 Actions may be given as engine actions (``engine.Move("XLVII", "0704")``), as their JSON form
 (``{"type": "move", "unit": "XLVII", "to": "0704"}``) or as ``typhoon.v1.Action`` messages. Refusals
 raise :class:`TyphoonError` with the gRPC code, the machine-readable reason (``STOPPED_BY_ZOC``,
 ``STALE_VERSION``...), the sentence and the metadata (``current_version`` for a stale version).
 
-A call refused by one of the service's rate limits (RESOURCE_EXHAUSTED ``RATE_LIMITED``) is sent again
-by itself once the refusal's ``retry_after_seconds`` have passed, as long as the waits of that call add
+A call refused by one of the service's rate limits (RESOURCE_EXHAUSTED ``RATE_LIMITED``), or by its busy
+history pool (``HISTORY_BUSY``, ``TOO_MANY_HISTORY_CALLS``), is sent again by itself once the refusal's ``retry_after_seconds`` have passed, as long as the waits of that call add
 up to no more than ``rate_limit_patience`` seconds (120 by default): bots need no code for it.
 """
 
 from __future__ import annotations
 
 import random
+import secrets
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -100,9 +105,14 @@ def rate_limit_delay(error: TyphoonError) -> float | None:
     >>> 3 <= rate_limit_delay(error) <= 3.25, rate_limit_delay(TyphoonError(grpc.StatusCode.NOT_FOUND, "", ""))
     (True, None)
     """
-    if error.code != grpc.StatusCode.RESOURCE_EXHAUSTED or error.reason != "RATE_LIMITED":
+    if error.code != grpc.StatusCode.RESOURCE_EXHAUSTED or error.reason not in WAITED_OUT:
         return None
     return retry_after(error, 1.0)
+
+
+#: The refusals that pass by themselves, waited out like a rate limit: the history pool's (a busy server
+#: re-simulating match logs; a client with too many such calls under way).
+WAITED_OUT = frozenset({"RATE_LIMITED", "HISTORY_BUSY", "TOO_MANY_HISTORY_CALLS"})
 
 
 def retry_after(error: TyphoonError, default: float) -> float:
@@ -344,11 +354,14 @@ class TyphoonClient:
 
     def create_match(self, scenario: str = "standard", options: dict[str, Any] | None = None,
                      seats: Iterable[str | tuple[str, str]] = (),
-                     time_control: str | TimeControlMessage | None = None) -> tuple[Match, dict[str, str]]:
+                     time_control: str | TimeControlMessage | None = None,
+                     entropy: bool = False) -> tuple[Match, dict[str, str]]:
         """Create a match; ``seats`` (sides, or (side, player name) pairs) are claimed at once;
         ``time_control`` (a preset name, ``"300+5"`` or a TimeControl message) gives it clocks.
         Returns the match and the tokens of the claimed seats by side. The client chooses the seat
-        tokens and a request id, so a retry after a lost answer gets the same match and seats."""
+        tokens and a request id, so a retry after a lost answer gets the same match and seats. With
+        ``entropy``, each claimed seat then gives fresh entropy for the dice (:meth:`contribute_entropy`);
+        else the seats' bots do (:class:`clients.sdk.Bot`)."""
         request = api.CreateMatchRequest(scenario=scenario, request_id=uuid.uuid4().hex)
         if time_control is not None:
             request.time_control.CopyFrom(as_time_control(time_control))
@@ -360,14 +373,25 @@ class TyphoonClient:
             side, name = (seat, "") if isinstance(seat, str) else seat
             request.seats.add(side=side, player_name=name, seat_token=new_seat_token())
         response = self._call("CreateMatch", request)
-        return response.match, {t.side: t.token for t in response.seat_tokens}
+        match, tokens = response.match, {t.side: t.token for t in response.seat_tokens}
+        for token in tokens.values() if entropy else ():
+            match = self.contribute_entropy(match.match_id, token).match
+        return match, tokens
 
-    def join_match(self, match_id: str, side: str = "", player_name: str = "") -> Seat:
+    def join_match(self, match_id: str, side: str = "", player_name: str = "", entropy: bool | str = True) -> Seat:
         """Claim a seat (``side``, or the first free one), with a token the client chooses, so a retry
-        after a lost answer gets the same seat."""
-        response = self._call("JoinMatch", api.JoinMatchRequest(match_id=match_id, side=side, player_name=player_name,
-                                                                seat_token=new_seat_token()))
+        after a lost answer gets the same seat. ``entropy``: fresh entropy for the dice (True), this
+        entropy, or none (False); a seat joining after the first die joins without it."""
+        request = api.JoinMatchRequest(match_id=match_id, side=side, player_name=player_name,
+                                       seat_token=new_seat_token(), entropy=fresh_entropy(entropy))
+        response = self._call("JoinMatch", request)
         return Seat(match_id, response.side, response.seat_token)
+
+    def contribute_entropy(self, match_id: str, token: str, entropy: bool | str = True) -> api.ContributeEntropyResponse:
+        """Give the seat's entropy for the dice (fresh unless given): before the match's first die, once
+        (the same entropy again is answered as the first time, so a retry is safe)."""
+        request = api.ContributeEntropyRequest(match_id=match_id, entropy=fresh_entropy(entropy) or "")
+        return self._call("ContributeEntropy", request, token)
 
     def get_match(self, match_id: str) -> api.GetMatchResponse:
         return self._call("GetMatch", api.GetMatchRequest(match_id=match_id))
@@ -458,11 +482,24 @@ def describe_event(event: MatchEvent) -> str:
                 f"{created.seed_commitment[:16]}...")
     if kind == "seat_claimed":
         return f"{head} {event.seat_claimed.side} seat claimed by {event.seat_claimed.player_name or 'someone'}"
+    if kind == "entropy_contributed":
+        return f"{head} {event.entropy_contributed.side} gives entropy {event.entropy_contributed.entropy}"
     if kind == "seed_revealed":
         return f"{head} seed revealed: {event.seed_revealed.seed}"
     if kind == "match_aborted":
         return f"{head} match aborted: {event.match_aborted.reason}"
     return f"{head} {kind}"
+
+
+def fresh_entropy(entropy: bool | str) -> str:
+    """What to send as a seat's entropy: fresh (256 random bits as hex) for True, the text given, "" for False.
+
+    >>> len(fresh_entropy(True)), fresh_entropy(False)
+    (64, '')
+    """
+    if isinstance(entropy, str):
+        return entropy
+    return secrets.token_hex(32) if entropy else ""
 
 
 def _plain(value: Any) -> str:
@@ -472,5 +509,5 @@ def _plain(value: Any) -> str:
 
 
 __all__ = ["Action", "Match", "MatchEvent", "MatchUpdate", "RECONNECT_OPTIONS", "Seat", "TyphoonClient", "TyphoonError", "Watch",
-           "describe_event", "as_time_control", "patiently", "rate_limit_delay", "time_left", "to_action",
+           "describe_event", "as_time_control", "fresh_entropy", "patiently", "rate_limit_delay", "time_left", "to_action",
            "wait_for_rate_limit"]

@@ -3,7 +3,7 @@
 Each game is played by the engine alone (random players, the heuristic, the search at a low level), in
 the standard and the campaign scenario, with every option and the presets, under many seeds. What is
 kept of a game is what a replay needs to check the engine did not change a bit: the scenario, the
-options, the seed, the ruleset and the actions; and for each action the number of legal actions before
+options, the seed, the ruleset, the seats' entropy (ruleset 4 on, when given) and the actions; and for each action the number of legal actions before
 it and the place of the action among them, the SHA-256 of the events it caused (their canonical JSON)
 and the state hash after it (both cut to :data:`DIGEST` hex digits, which keeps the files a few MB; the
 state hash at the end is kept whole).
@@ -68,7 +68,9 @@ class GameSpec:
 
     ``players`` names the German and the Soviet strategy (``random``, ``heuristic``, ``search1`` for
     the search at level 1). ``limit`` stops the game after that many actions (None: to its end);
-    ``end`` then closes it with ``resign`` or ``time_forfeit`` of the side to act.
+    ``end`` then closes it with ``resign`` or ``time_forfeit`` of the side to act. ``entropy``: the
+    seats' entropy given before the game (ruleset 4 on; a side left out has its entropy drawn from the
+    seed at the first die).
     """
 
     name: str
@@ -80,6 +82,7 @@ class GameSpec:
     end: str = ""
     ruleset: int = engine.RULESET
     params: dict[str, Any] = field(default_factory=dict)
+    entropy: dict[str, str] = field(default_factory=dict)
 
 
 def _strategy(name: str, seed: str):
@@ -88,13 +91,16 @@ def _strategy(name: str, seed: str):
     return make_strategy(name, seed)
 
 
-def _new_game(scenario: str, options: dict, seed: str, ruleset: int) -> engine.Game:
-    return engine.new_game(scenario, options, seed=seed, ruleset=ruleset)
+def _new_game(scenario: str, options: dict, seed: str, ruleset: int, entropy: dict[str, str]) -> engine.Game:
+    game = engine.new_game(scenario, options, seed=seed, ruleset=ruleset)
+    for side, given in entropy.items():
+        game.contribute_entropy(side, given)
+    return game
 
 
 def record_game(spec: GameSpec) -> dict[str, Any]:
     """Play ``spec`` on this engine and return its record (see the module's docstring)."""
-    game = _new_game(spec.scenario, spec.options, spec.seed, spec.ruleset)
+    game = _new_game(spec.scenario, spec.options, spec.seed, spec.ruleset, spec.entropy)
     players = {"german": _strategy(spec.players[0], f"{spec.seed}-german"),
                "soviet": _strategy(spec.players[1], f"{spec.seed}-soviet")}
     actions: list[dict] = []
@@ -115,12 +121,13 @@ def record_game(spec: GameSpec) -> dict[str, Any]:
     result = game.result()
     return {"name": spec.name, "scenario": spec.scenario, "options": game.options.to_json(), "seed": spec.seed,
             "ruleset": spec.ruleset, "players": list(spec.players), "result": result.to_json() if result else None,
-            "final_state": game.state_hash(), "actions": actions, "steps": steps}
+            "final_state": game.state_hash(), "actions": actions, "steps": steps} | (
+                {"entropy": spec.entropy} if spec.entropy else {})
 
 
 def replay_record(record: dict[str, Any], rebuild_every: int = REBUILD_EVERY) -> str | None:
     """Replay a recorded game on this engine; None when every step matches, else the first difference."""
-    game = _new_game(record["scenario"], record["options"], record["seed"], record["ruleset"])
+    game = _new_game(record["scenario"], record["options"], record["seed"], record["ruleset"], record.get("entropy", {}))
     ruleset = record["ruleset"]
     for number, (action_json, (count, index, events, state)) in enumerate(zip(record["actions"], record["steps"])):
         where = f"{record['name']} action {number} {action_json}"
@@ -162,8 +169,9 @@ def _single_options() -> list[tuple[str, dict[str, Any]]]:
 
 def corpus_specs() -> dict[str, list[GameSpec]]:
     """The games of each file of the corpus (file stem → games): ruleset 2's, recorded from the engine of
-    c671d70 (the last to play only ruleset 2), and ruleset 3's (files ``r3-*``), recorded when ruleset 3
-    was made, before the engine was made faster."""
+    c671d70 (the last to play only ruleset 2), ruleset 3's (files ``r3-*``), recorded when ruleset 3
+    was made, before the engine was made faster, and ruleset 4's (files ``r4-*``), recorded when ruleset 4
+    was made (``record --only r4``)."""
     presets = [(f"preset={name}", {"preset": name}) for name in PRESETS]
     singles = _single_options()
     files: dict[str, list[GameSpec]] = {}
@@ -224,6 +232,27 @@ def corpus_specs() -> dict[str, list[GameSpec]]:
         add("r3-bots", f"campaign-heuristic-{label}", "campaign", options, f"golden-r3-bots-campaign-{label}",
             ("heuristic", "heuristic"), ruleset=3)
     add("r3-bots", "search1-heuristic", "standard", {}, "golden-r3-search", ("search1", "heuristic"), ruleset=3)
+
+    # ruleset 4: the seats' entropy mixed into the dice, given by both sides, one (the other's drawn) or none
+    def entropy(i: int, label: str) -> dict[str, str]:
+        given = {side: sha256(f"golden-r4-{label}-{i}-{side}".encode()).hexdigest() for side in ("german", "soviet")}
+        return [{}, {"german": given["german"]}, {"soviet": given["soviet"]}, given][i % 4]
+
+    for i in range(12):
+        add("r4-random-standard", f"plain-{i}", "standard", {}, f"golden-r4-standard-{i}", ruleset=4,
+            entropy=entropy(i, "plain"))
+    for n, (label, options) in enumerate(singles + presets):
+        add("r4-random-standard", label, "standard", options, f"golden-r4-{label}", ruleset=4,
+            entropy=entropy(n, label))
+    for label, options in [("plain", {})] + presets:
+        for i in range(2):
+            add("r4-random-campaign", f"{label}-{i}", "campaign", options, f"golden-r4-campaign-{label}-{i}",
+                ruleset=4, entropy=entropy(i + 2, label))
+    for german, soviet in bots:
+        add("r4-bots", f"{german}-{soviet}", "standard", {}, f"golden-r4-bots-{german}-{soviet}", (german, soviet),
+            ruleset=4, entropy=entropy(3, german + soviet))
+    add("r4-bots", "campaign-heuristic", "campaign", {"preset": "all"}, "golden-r4-bots-campaign",
+        ("heuristic", "heuristic"), ruleset=4, entropy=entropy(1, "campaign"))
     return files
 
 

@@ -42,11 +42,13 @@ from tabulate import tabulate
 
 from clients.client import (RATE_LIMIT_PATIENCE, TRANSIENT_CODES, ReconnectingStream, TyphoonError, patiently,
                             retry_after)
+from clients.connect import add_server_argument, service_answers, unreachable_sentence
 from clients.ladder_audit import cli_audit
 from clients.sdk import OWN_WATCH, Bot, BotResult, as_strategy, checked_strategy, parse_params
 from clients.tls import ClientTls, open_channel
 from clients.tls import add_arguments as add_tls_arguments
 from clients.tls import from_args as tls_from_args
+from clients.wording import counted
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import ladder_service_pb2_grpc
 from service.gen.typhoon.v1 import match_service_pb2 as api
@@ -64,6 +66,13 @@ class Registration(NamedTuple):
     api_key: str
     owner: LadderOwner
     owner_key: str
+
+
+def _shown(key: str, withheld: bool, lost: str) -> str:
+    """The key an answer shows, or ``KEY_WITHHELD`` for a retry's answer (the key went to the first call only)."""
+    if withheld or not key:
+        raise TyphoonError(grpc.StatusCode.FAILED_PRECONDITION, "KEY_WITHHELD", lost)
+    return key
 
 
 class LadderClient:
@@ -113,9 +122,12 @@ class LadderClient:
 
     def register_owner(self, name: str) -> tuple[LadderOwner, str]:
         """Register an owner; returns it and its owner key (keep it: the service keeps only its hash). A
-        retry after a lost answer carries the same request id, so it gets the same owner (with a new key)."""
+        retry after a lost answer carries the same request id, so it registers nothing twice; but the key
+        is shown to the first call only: if its answer was lost, this raises ``KEY_WITHHELD``."""
         response = self._call("RegisterOwner", lapi.RegisterOwnerRequest(name=name, request_id=uuid.uuid4().hex))
-        return response.owner, response.owner_key
+        return response.owner, _shown(response.owner_key, response.key_withheld,
+                                      f"owner {name!r} was registered, but the answer holding its key was lost; "
+                                      f"register another name")
 
     def register(self, name: str, description: str = "", *, owner_key: str) -> tuple[LadderPlayer, str]:
         """Register a player under the owner of ``owner_key``; returns it and its API key (keep it: the
@@ -136,8 +148,10 @@ class LadderClient:
 
     def rotate_player_key(self, player_id: str, key: str) -> str:
         """A new API key for the player (``key``: its API key or its owner's); the old one stops working."""
-        return self._call("RotatePlayerKey", lapi.RotatePlayerKeyRequest(player_id=player_id,
-                                                                          request_id=uuid.uuid4().hex), key=key).api_key
+        response = self._call("RotatePlayerKey", lapi.RotatePlayerKeyRequest(player_id=player_id,
+                                                                              request_id=uuid.uuid4().hex), key=key)
+        return _shown(response.api_key, response.key_withheld, "the player's key was rotated, but the answer "
+                      "holding the new one was lost; rotate it again with its owner's key")
 
     def revoke_player_key(self, player_id: str, key: str) -> None:
         """Revoke the player's API key (``key``: its API key or its owner's): it has none until its owner rotates one."""
@@ -145,8 +159,10 @@ class LadderClient:
 
     def rotate_owner_key(self, owner_id: str, owner_key: str) -> str:
         """A new owner key; the old one stops working."""
-        return self._call("RotateOwnerKey", lapi.RotateOwnerKeyRequest(owner_id=owner_id, request_id=uuid.uuid4().hex),
-                          key=owner_key).owner_key
+        response = self._call("RotateOwnerKey", lapi.RotateOwnerKeyRequest(owner_id=owner_id,
+                                                                            request_id=uuid.uuid4().hex), key=owner_key)
+        return _shown(response.owner_key, response.key_withheld, "the owner key was rotated, but the answer holding "
+                      "the new one was lost")
 
     def revoke_owner_key(self, owner_id: str, owner_key: str) -> int:
         """Close the owner: its key and its players' keys stop working for good; returns the player keys revoked."""
@@ -242,12 +258,14 @@ class LadderRecord:
     errors: list[str] = field(default_factory=list)
     #: Seeks the service refused for want of room (STORE_FULL), each waited out before seeking again.
     store_full_waits: int = 0
+    #: The last heartbeat's reason for not being paired (more): a SeekWaitReason; 0 before any.
+    waiting: int = 0
 
     def summary(self) -> str:
         finished = [r for r in self.results if r.finished]
         won = sum(r.won for r in finished)
         aborted = sum(r.aborted for r in self.results)
-        return (f"{len(self.started)} ladder matches started, {len(finished)} finished ({won} won), "
+        return (f"{counted(len(self.started), 'ladder match')} started, {len(finished)} finished ({won} won), "
                 f"{aborted} aborted, {len(self.errors)} failed")
 
 
@@ -258,13 +276,15 @@ class LadderBot:
     id), or a strategy object or function shared by every match; or give ``factory(match)``, which
     makes the strategy of each match. ``concurrency`` is how many matches at once (the service pairs
     the player into no more). ``on_start(match)`` and ``on_end(match, result, error)`` are optional
-    hooks."""
+    hooks, and so is ``on_waiting(heartbeat)``: called when the heartbeats' reason for not pairing the
+    player changes (``heartbeat.waiting``, ``heartbeat.waiting_message``)."""
 
     def __init__(self, strategy: Any, target: str, key: str, *, concurrency: int = 1, seed: Any = None,
                  params: dict[str, Any] | None = None, retry_seconds: float = 300.0, heartbeat_seconds: int = 5,
                  factory: Callable[[LadderMatch], Any] | None = None,
                  on_start: Callable[[LadderMatch], None] | None = None,
                  on_end: Callable[[LadderMatch, BotResult | None, BaseException | None], None] | None = None,
+                 on_waiting: Callable[[lapi.SeekHeartbeat], None] | None = None,
                  tls: ClientTls | None = None) -> None:
         self.strategy = strategy
         self.tls = tls
@@ -278,6 +298,7 @@ class LadderBot:
         self.heartbeat_seconds = heartbeat_seconds
         self.on_start = on_start
         self.on_end = on_end
+        self.on_waiting = on_waiting
         self.record = LadderRecord()
         self.client = LadderClient(target, tls=tls)
         self._stopped = threading.Event()
@@ -338,6 +359,10 @@ class LadderBot:
                             self._play(item)
                         elif isinstance(item, MatchUpdate):
                             self._deliver(item)
+                        elif item.waiting != self.record.waiting:
+                            self.record.waiting = item.waiting
+                            if self.on_waiting:
+                                self.on_waiting(item)
                 except TyphoonError as error:
                     if error.code in TRANSIENT_CODES:
                         continue
@@ -392,7 +417,7 @@ class LadderBot:
 def _rating_rows(players: list[LadderPlayer]) -> str:
     head = ["rank", "player", "rating", "mu", "sigma", "games", "won G", "won S", "lost", "drawn", "on time",
             "aborted", "player id"]
-    rows = [[str(p.rank), p.name, f"{p.rating:.2f}", f"{p.mu:.2f}", f"{p.sigma:.2f}", str(p.games),
+    rows = [[str(p.rank) if not p.provisional else "new", p.name, f"{p.rating:.2f}", f"{p.mu:.2f}", f"{p.sigma:.2f}", str(p.games),
              f"{p.wins_as_german}/{p.games_as_german}", f"{p.wins_as_soviet}/{p.games_as_soviet}", str(p.losses),
              str(p.draws), str(p.time_losses), str(p.aborted), p.player_id] for p in players]
     return tabulate(rows, headers=head, colalign=["right", "left", *["right"] * 10, "left"], disable_numparse=True)
@@ -400,7 +425,8 @@ def _rating_rows(players: list[LadderPlayer]) -> str:
 
 def leaderboard_table(players: list[LadderPlayer]) -> str:
     """The standings as text: ``won G`` is wins as German / games as German (``won S`` the same for the
-    Soviet side), ``on time`` the losses on time; ``rating`` is mu - 3 sigma."""
+    Soviet side), ``on time`` the losses on time; ``rating`` is mu - 3 sigma; a provisional player (not
+    established yet: no rank, after the established ones) is ranked ``new``."""
     return _rating_rows(players)
 
 
@@ -522,6 +548,9 @@ def cli_ladder_bot(args) -> int:
     if not args.key:
         print("typhoon bot: --ladder needs --key (from typhoon ladder register)", file=sys.stderr)
         return 2
+    if not service_answers(args.ladder, tls_from_args(args)):
+        print(f"typhoon bot: {unreachable_sentence(args.ladder, flag='--ladder')}", file=sys.stderr)
+        return 1
 
     def started(match: LadderMatch) -> None:
         print(f"match {match.match_id}: {match.side} against {match.opponent_name}", flush=True)
@@ -529,9 +558,13 @@ def cli_ladder_bot(args) -> int:
     def ended(match: LadderMatch, result: BotResult | None, error: BaseException | None) -> None:
         print(f"match {match.match_id}: " + (result.summary() if result else f"failed: {error}"), flush=True)
 
+    def waiting(beat: lapi.SeekHeartbeat) -> None:
+        if beat.waiting not in (lapi.SEEK_WAIT_REASON_UNSPECIFIED, lapi.SEEK_WAIT_REASON_PLAYING_ENOUGH):
+            print(f"not paired: {beat.waiting_message}", flush=True)
+
     bot = LadderBot(args.strategy, args.ladder, args.key, concurrency=args.concurrency, seed=args.seed,
                     params=params, retry_seconds=args.retry_seconds, on_start=None if args.quiet else started,
-                    on_end=ended, tls=tls_from_args(args))
+                    on_end=ended, on_waiting=None if args.quiet else waiting, tls=tls_from_args(args))
     print(f"{args.strategy} seeks ladder matches on {args.ladder}, {args.concurrency} at a time (SIGTERM or "
           f"Ctrl-C: stop seeking and finish the matches in progress; again: quit at once)", flush=True)
     return run_until_stopped(bot)
@@ -586,6 +619,9 @@ def run_until_stopped(bot: LadderBot) -> int:
 def _quiet_errors(run):
     def wrapped(args) -> int:
         try:
+            if not service_answers(args.server, tls_from_args(args)):  # said at once, not after the retries
+                print(f"typhoon ladder: {unreachable_sentence(args.server)}", file=sys.stderr)
+                return 1
             return run(args)
         except TyphoonError as error:
             print(f"typhoon ladder: {error}", file=sys.stderr)
@@ -602,7 +638,7 @@ def register(commands) -> None:
     sub = ladder.add_subparsers(dest="ladder_command", required=True)
 
     def server(parser) -> None:
-        parser.add_argument("--server", default="127.0.0.1:50051", help="the service's gRPC address")
+        add_server_argument(parser)
         add_tls_arguments(parser)
 
     owner = sub.add_parser("owner", help="owners: the people or teams that run players")

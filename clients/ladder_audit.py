@@ -6,7 +6,9 @@ rating; ListPlayerMatches each player's matches with its rating after each and t
 the order the ladder rated matches (``rating_sequence``). From fresh ratings, every match is rated again
 in that order, as the ladder does: two teams, the German player with the German side against the
 Soviet player with the Soviet side, ranked by the result (a draw ties them); a match not rated (each
-entry says whether: aborted, ended early, past its pair's limit) changes nothing. Then every rating after every match, every player's rating now and the sides' ratings now
+entry says whether: aborted, ended early, past its pair's limit) changes nothing, and one against a
+provisional opponent (``opponent_provisional``) lowers a player's rating but never raises it. Then every
+rating after every match, every player's rating now and the sides' ratings now
 must be what the ladder shows.
 
 The model is rebuilt from GetLadder's parameters with the ``openskill`` library, not taken from the
@@ -24,6 +26,7 @@ from typing import Any, Protocol
 
 from openskill.models import PlackettLuce
 
+from clients.wording import counted
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 
 #: Ratings equal to within this (they should be equal exactly: the same floats, the same library).
@@ -56,8 +59,8 @@ class Audit:
         return not self.problems
 
     def summary(self) -> str:
-        head = (f"ladder audit: {self.matches} matches ({self.rated} rated, {self.unrated} not rated), "
-                f"{self.players} players: ")
+        head = (f"ladder audit: {counted(self.matches, 'match')} ({self.rated} rated, {self.unrated} not rated), "
+                f"{counted(self.players, 'player')}: ")
         if self.ok:
             return head + f"every rating matches (largest difference {self.largest_difference:.3g})"
         return head + f"{len(self.problems)} differences\n" + "\n".join(f"  {p}" for p in self.problems[:50])
@@ -112,7 +115,11 @@ def audit_ladder(ladder: LadderReader, tolerance: float = TOLERANCE) -> Audit:
                               (ratings.get(soviet, fresh), sides["soviet"]))]
         ranks = [0, 1] if winner == "german" else [1, 0] if winner == "soviet" else [0, 0]
         (g, gs), (s, ss) = model.rate(teams, ranks=ranks)
-        ratings[german], ratings[soviet] = (g.mu, g.sigma), (s.mu, s.sigma)
+        # against a provisional opponent a match may lower a rating, never raise it (mu - z sigma)
+        for player_id, game, (mu, sigma) in ((german, german_game, (g.mu, g.sigma)), (soviet, soviet_game, (s.mu, s.sigma))):
+            before = ratings.get(player_id, fresh)
+            gained = mu - z * sigma > before[0] - z * before[1]
+            ratings[player_id] = before if game.opponent_provisional and gained else (mu, sigma)
         sides = {"german": (gs.mu, gs.sigma), "soviet": (ss.mu, ss.sigma)}
         for player_id, game in ((german, german_game), (soviet, soviet_game)):
             counted[player_id] = counted.get(player_id, 0) + 1

@@ -29,6 +29,7 @@ def page_url(host: str, http_port: int, match_id: str, side: str, token: str) ->
 def cli_play(args: argparse.Namespace) -> int:
     from clients.client import TyphoonClient
     from clients.sdk import checked_options, checked_strategy, parse_params, start_bot
+    from clients.strategy_option import strategy_label
     from service.run.config import ServeConfig
     from service.run.server import BackgroundServer, configure_logging
 
@@ -47,7 +48,7 @@ def cli_play(args: argparse.Namespace) -> int:
     with BackgroundServer(config) as server:
         with TyphoonClient(f"127.0.0.1:{server.grpc_port}") as client:
             match, tokens = client.create_match(args.scenario, options=options,
-                                                seats=[(args.side, args.name), (bot_side, f"{args.strategy} bot")])
+                                                seats=[(args.side, args.name), (bot_side, f"{strategy_label(args.strategy)} bot")])
         bot, thread = start_bot(args.strategy, f"127.0.0.1:{server.grpc_port}", match_id=match.match_id,
                                 side=bot_side, token=tokens[bot_side], seed=args.seed, params=params)
         url = page_url(args.host, server.http_port, match.match_id, args.side, tokens[args.side])
@@ -77,11 +78,11 @@ def cli_play(args: argparse.Namespace) -> int:
 
 def register(commands) -> None:
     """Add ``play`` to the ``typhoon`` command line."""
-    from clients.strategies import STRATEGIES
+    from clients.strategy_option import add_strategy_argument
 
     play = commands.add_parser("play", help="play a bot in the browser: start the service, seat the bot, open the page")
     play.add_argument("--side", choices=["german", "soviet"], default="german", help="your side (default german)")
-    play.add_argument("--strategy", default="heuristic", choices=sorted(STRATEGIES), help="the bot's (default heuristic)")
+    add_strategy_argument(play, "the bot's strategy")
     play.add_argument("--param", action="append", metavar="NAME=VALUE", help="a parameter of the bot's strategy")
     play.add_argument("--seed", default=None, help="seed of the bot's own random choices")
     play.add_argument("--name", default="", help="your name on the seat")

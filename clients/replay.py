@@ -1,7 +1,7 @@
 """Replay and audit of a match's event log: ``typhoon replay verify|show|render|export``.
 
-A match's log (``MatchEvent`` entries: ``match_created``, ``seat_claimed``, ``action_submitted``,
-``game_event``, ``seed_revealed``) is everything needed to check it. The log comes from the service
+A match's log (``MatchEvent`` entries: ``match_created``, ``seat_claimed``, ``entropy_contributed``,
+``action_submitted``, ``game_event``, ``seed_revealed``) is everything needed to check it. The log comes from the service
 (``GetEventLog``) or from a file written by ``export``: JSON lines, one ``MatchEvent`` per line in
 protobuf's JSON mapping (proto field names), in sequence order::
 
@@ -35,9 +35,10 @@ from google.protobuf import json_format
 
 import engine
 from engine.ruleset import UNVERSIONED, played
+from clients.connect import add_server_argument
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
-from service.match import convert
+from service.match import convert, seat_entropy
 from service.match.audit import CHECKS, Problem, Report, _clock_text, _show, recompute_die, verify_log
 
 MatchEvent = match_pb2.MatchEvent
@@ -176,12 +177,20 @@ class Replay:
                                    ruleset=ruleset)
         self.steps: list[Step] = [Step(0, 1, "", None, [], game.clone())]
         self.stopped_at: tuple[int, str] | None = None
+        drawn = seat_entropy.drawn_in_log(events) if self.seed is None else {}
         current: Step | None = None
         for event in events[1:]:
             kind = event.WhichOneof("kind")
-            if kind == "action_submitted" and self.stopped_at is None:
+            if kind == "entropy_contributed" and self.stopped_at is None:
+                try:
+                    game.contribute_entropy(event.entropy_contributed.side, event.entropy_contributed.entropy)
+                except engine.IllegalAction as error:
+                    self.stopped_at = (event.sequence, str(error))
+            elif kind == "action_submitted" and self.stopped_at is None:
                 data = convert.action_from_proto(event.action_submitted.action)
                 try:
+                    for side, entropy in drawn.get(event.version, ()):
+                        game.contribute_entropy(side, entropy)
                     game.apply(engine.action_from_json(data))
                 except engine.IllegalAction as error:
                     self.stopped_at = (event.sequence, str(error))
@@ -411,7 +420,7 @@ def register(commands) -> None:
 
     def source(parser):
         parser.add_argument("source", help="a match id (read from --server) or an exported .jsonl file (- for stdin)")
-        parser.add_argument("--server", default="127.0.0.1:50051", help="the service's gRPC address")
+        add_server_argument(parser)
 
     verify = sub.add_parser("verify", help="check the seed, every die roll, every event and every state hash "
                                            "(exit 0 verified, 1 failed or unfinished, 3 played under another ruleset)")
@@ -444,7 +453,7 @@ def register(commands) -> None:
 
     export = sub.add_parser("export", help="write a match's event log to a JSON lines file")
     export.add_argument("match", help="the match id")
-    export.add_argument("--server", default="127.0.0.1:50051", help="the service's gRPC address")
+    add_server_argument(export)
     export.add_argument("--output", "-o", help="the file (default <match>.jsonl; - for standard output)")
     export.set_defaults(run=_quiet_pipe(cli_export))
 

@@ -31,8 +31,10 @@ from typing import Any
 from tabulate import tabulate
 
 from clients.client import TyphoonClient
+from clients.connect import add_server_argument, service_answers, unreachable_sentence
 from clients.ratings import Ratings, player_label
 from clients.sdk import Bot, BotResult
+from clients.wording import counted
 from service.gen.typhoon.v1 import match_pb2
 from service.processes import ServeProcess
 
@@ -340,14 +342,15 @@ class Series:
             lines.append("no match failed")
         on_time = [r for r in self.records if r.ok and r.reason == "time"]
         if on_time:
-            lines.append(f"{len(on_time)} match{'es' if len(on_time) != 1 else ''} lost on time: "
+            lines.append(f"{counted(len(on_time), 'match')} lost on time: "
                          + ", ".join(f"#{r.index} ({'soviet' if r.winner == 'german' else 'german'})" for r in on_time))
         illegal = sum(r.illegal for r in self.records)
         if illegal:
-            lines.append(f"{illegal} illegal choices were replaced by the fallback")
+            lines.append(f"{counted(illegal, 'illegal choice')} replaced by the fallback")
         verified = [r for r in self.records if r.verified is not None]
         if verified:
-            lines.append(f"replay verified: {sum(bool(r.verified) for r in verified)} of {len(verified)} matches")
+            lines.append(f"replay verified: {sum(bool(r.verified) for r in verified)} of "
+                         f"{counted(len(verified), 'match')}")
         return "\n".join(lines)
 
 
@@ -427,8 +430,11 @@ def cli_match_run(args) -> int:
     except (OSError, ValueError, KeyError) as error:
         print(f"typhoon match run: cannot read the ratings file: {error}", file=sys.stderr)
         return 2
+    if args.server and not service_answers(args.server):
+        print(f"typhoon match run: {unreachable_sentence(args.server)}", file=sys.stderr)
+        return 1
     where = args.server or "an embedded service"
-    print(f"{args.german} (German) vs {args.soviet} (Soviet): {args.games} matches"
+    print(f"{args.german} (German) vs {args.soviet} (Soviet): {counted(args.games, 'match')}"
           + (" each way" if args.swap else "") + f" through {where}, {args.parallel} at a time"
           + (f", time control {args.time_control}" if args.time_control else ""), file=sys.stderr)
     series = run_series(args.german, args.soviet, games=args.games, target=args.server, parallel=args.parallel,
@@ -476,7 +482,7 @@ def register(commands) -> None:
     run.add_argument("--games", type=int, default=10, help="matches to play (default 10)")
     run.add_argument("--swap", action="store_true",
                      help="also play as many matches with the strategies' sides exchanged")
-    run.add_argument("--server", default=None, help="the service's gRPC address (default: start an embedded one)")
+    add_server_argument(run, default=None, says="the service's gRPC address (default: start an embedded one)")
     run.add_argument("--parallel", type=int, default=4, help="matches played at the same time (default 4)")
     run.add_argument("--seed", default="runner", help="seed of the bots' own choices (the dice are the service's)")
     run.add_argument("--scenario", default="standard", help="standard (7 turns) or campaign (14 turns)")

@@ -52,7 +52,7 @@ import grpc
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_exponential
 
 import engine
-from clients.client import TRANSIENT_CODES, Seat, TyphoonClient, TyphoonError
+from clients.client import TRANSIENT_CODES, Seat, TyphoonClient, TyphoonError, fresh_entropy
 from clients.strategies.base import FunctionStrategy
 from clients.tls import ClientTls, open_channel
 from service.gen.typhoon.v1 import match_pb2
@@ -97,6 +97,8 @@ class BotResult:
     stale: int = 0            # submissions refused because the match had moved on
     retries: int = 0          # calls retried after a connection failure
     seconds: float = 0.0
+    entropy: str = ""         # the entropy the seat gave for the dice ("" if none: see ``entropy_refused``)
+    entropy_refused: str = ""  # why the service took none (DICE_ROLLED: the first die came first...)
 
     @property
     def won(self) -> bool:
@@ -150,6 +152,9 @@ class Bot:
     actions and state), ``None`` to end: the bot then opens no stream of its own (a LadderBot feeds its
     bots from its one Seek stream).
     ``tls`` (a :class:`clients.tls.ClientTls`) talks TLS to a service that serves it.
+    ``entropy`` (default True): the seat gives fresh entropy for the dice (ruleset 4 on, engine/dice.py)
+    in its JoinMatch, or, with a ``token``, with ContributeEntropy before it plays; a string gives that
+    entropy; False gives none.
     """
 
     def __init__(self, strategy: Any, target: str | None = None, *, match_id: str, side: str = "",
@@ -158,7 +163,8 @@ class Bot:
                  idle_timeout: float | None = None, heartbeat_seconds: int = 5,
                  on_action: Callable[[Bot, int, engine.Action, float], None] | None = None,
                  on_wait: Callable[[Bot, int], None] | None = None,
-                 updates: queue.Queue | None = None, tls: ClientTls | None = None) -> None:
+                 updates: queue.Queue | None = None, tls: ClientTls | None = None,
+                 entropy: bool | str = True) -> None:
         if client is None and target is None:
             raise ValueError("give the service's address (target) or a TyphoonClient (client)")
         if token and not side:
@@ -180,6 +186,7 @@ class Bot:
         self.on_action = on_action
         self.on_wait = on_wait
         self.updates = updates
+        self.entropy = fresh_entropy(entropy)
         self.result = BotResult(match_id, side, self.name)
         self._stop = threading.Event()
         self._watch = None
@@ -192,10 +199,23 @@ class Bot:
     def claim(self) -> Seat:
         """Claim the seat (JoinMatch) unless a token was given; returns the seat."""
         if not self.token:
-            seat = self._call(self.client.join_match, self.match_id, self.side, self.player_name)
+            seat = self._call(self.client.join_match, self.match_id, self.side, self.player_name, self.entropy)
             self.side, self.token = seat.side, seat.token
             self.result.side = seat.side
+            self.result.entropy = self.entropy
         return Seat(self.match_id, self.side, self.token)
+
+    def contribute_entropy(self) -> None:
+        """Give the seat's entropy for the dice (a seat claimed before, e.g. by Seek): a refusal because
+        it is too late or given already is noted in the result, not raised."""
+        try:
+            self._call(self.client.contribute_entropy, self.match_id, self.token, self.entropy)
+        except TyphoonError as error:
+            if error.code not in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.UNIMPLEMENTED):
+                raise
+            self.result.entropy_refused = error.reason or error.code.name  # a service without it: UNIMPLEMENTED
+            return
+        self.result.entropy = self.entropy
 
     # --- playing -----------------------------------------------------------------------------------
 
@@ -213,6 +233,8 @@ class Bot:
         try:
             if not self.token:
                 self.claim()
+            elif self.entropy:
+                self.contribute_entropy()
             for update in self._updates():
                 if self._stop.is_set():
                     break

@@ -25,7 +25,7 @@ from .actions import (
 )
 from .catalog import describe_options, describe_presets, describe_scenario
 from .data import Scenario, load_scenario, scenario_ids
-from .dice import die_roll, seed_commitment
+from .dice import dice_key, die_roll, drawn_entropy, keyed_die_roll, seed_commitment
 from .errors import DataError, IllegalAction, Reason
 from .events import EVENTS, Event, event_from_json
 from .game import Game, new_game
@@ -40,6 +40,6 @@ __all__ = [
     "CloseDeclarations", "DataError", "DeclareAttack", "DeclineAdvance", "EndPhase", "Event", "Game",
     "IllegalAction", "Move", "OPTIONS", "Options", "PlaceUnit", "PositionError", "RULESET", "Reason", "Replace",
     "Resign", "RULESETS",
-    "ResolveBattle", "Restore", "Result", "Scenario", "StandardSetup", "TimeForfeit", "action_from_json", "die_roll",
+    "ResolveBattle", "Restore", "Result", "Scenario", "StandardSetup", "TimeForfeit", "action_from_json", "dice_key", "die_roll", "drawn_entropy", "keyed_die_roll",
     "describe_options", "describe_presets", "describe_scenario", "event_from_json", "game_from_position", "load_scenario", "new_game", "scenario_ids", "seed_commitment",
 ]

@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .pickling import rebuilt_by_fields
+
 
 @dataclass(frozen=True)
 class Board:
@@ -42,7 +44,7 @@ class Board:
     entry: dict[str, frozenset[int]]
     distances: tuple[tuple[int, ...], ...]  # distances[a][b]: hexes between a and b, precomputed for speed
     #: searches kept for the map's lifetime (engine.movement.free_reach): not part of the map's value
-    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    memo: dict[Any, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def id_of(self, hex_index: int) -> str:
         return self.ids[hex_index]
@@ -58,3 +60,6 @@ class Board:
 
     def is_rail(self, hex_index: int) -> bool:
         return bool(self.rail_links[hex_index])
+
+
+rebuilt_by_fields(Board)

@@ -83,6 +83,15 @@ class DieRolled(Event):
 
 
 @register(EVENTS)
+class EntropyDrawn(Event):
+    """Ruleset 4 on: ``side`` gave no entropy before the first die, so ``entropy``, drawn from the committed
+    seed (``engine.dice.drawn_entropy``), is mixed into the dice for it. Comes just before that die."""
+    type: ClassVar[str] = "entropy_drawn"
+    side: str
+    entropy: str
+
+
+@register(EVENTS)
 class BattleResolved(Event):
     """The odds and outcome of one battle.
 

@@ -15,9 +15,11 @@ stops there, so nothing beyond that hex is reachable through it.
 
 from __future__ import annotations
 
+import copyreg
 from dataclasses import dataclass
 from typing import Collection, Final, Iterable, Mapping, Sequence
 
+from .pickling import rebuilt_by_fields
 from .board import Board
 from .errors import IllegalAction, Reason
 
@@ -315,3 +317,60 @@ def check_path(unit: str, start: int, path: Sequence[int], rules: MoveRules, ene
             raise IllegalAction(Reason.MOVEMENT_ALLOWANCE_EXCEEDED, f"unit {unit} cannot reach {name}: {why}")
         here = nxt
 
+
+
+def unreachable(unit: str, start: int, dest: int, rules: MoveRules, enemy_units: dict[int, str],
+                enemy_zoc: frozenset[int], board: "Board") -> IllegalAction:
+    """The refusal of a move to ``dest``, a hex out of ``unit``'s reach this phase (no path named): it names
+    ``dest`` and the rule that keeps the unit from it, whatever hexes a way there would cross:
+
+    * ``ENEMY_OCCUPIED``: an enemy unit holds ``dest``;
+    * ``PATH_BROKEN``: no way at all (enemy units, or the rail lines, close every one);
+    * ``MOVEMENT_ALLOWANCE_EXCEEDED``: the cheapest way round the enemy units costs more than the
+      allowance (in mud: one hex, or 1 MA);
+    * ``STOPPED_BY_ZOC``: some way is within the allowance, but every such way enters an enemy zone of
+      control before ``dest``, where a unit stops ("A unit entering an enemy zone of control must
+      immediately end its movement phase"); the cheapest one's stop is named.
+    """
+    ids, allowance = board.ids, rules.allowance
+    name = ids[dest]
+    if dest in enemy_units:
+        return IllegalAction(Reason.ENEMY_OCCUPIED, f"unit {unit} cannot enter {name}: it holds the enemy unit "
+                                                    f"{enemy_units[dest]}")
+    unlimited = MoveRules(len(ids) * 2, rules.neighbours, rules.costs, rules.kind)
+    costs = rules.costs
+
+    def cost_of(way: Sequence[int]) -> int:
+        return sum(costs[h] for h in way) if costs is not None else len(way)
+
+    path = preferred_path(start, dest, unlimited, enemy_units, frozenset(), {})
+    plain = preferred_path(start, dest, unlimited, {}, frozenset(), {})  # as if no enemy unit were on the map
+    along = " along rail lines" if rules.neighbours is board.rail_links else ""
+    if path is None:
+        why = f"enemy units close every way there{along}" if plain else "no rail line leads there from its hex"
+        return IllegalAction(Reason.PATH_BROKEN, f"unit {unit} cannot reach {name}: {why}")
+    cost = cost_of(path)
+    if cost > allowance:
+        way = along + (" around the enemy units" if plain is not None and cost_of(plain) < cost else "")
+        if rules.kind == "mud" and costs is None:
+            why = f"in mud a unit moves one hex per phase, and {name} is {len(path)} hexes away"
+        elif rules.kind == "mud" and costs is not None:
+            why = f"in mud a unit has {allowance} MA" + (
+                f" and a forest hex costs {costs[dest]}" if len(path) == 1 and board.forest[dest]
+                else f", and the cheapest way there{way} takes {cost}")
+        elif costs is None:
+            why = f"the shortest way there{way} is {cost} hexes and it may move {allowance}"
+        else:
+            why = f"the cheapest way there{way} takes {cost} movement points and it has {allowance}"
+        return IllegalAction(Reason.MOVEMENT_ALLOWANCE_EXCEEDED, f"unit {unit} cannot reach {name}: {why}")
+    stop = next((h for h in path[:-1] if h in enemy_zoc), None)
+    if stop is None:  # not met: the reach and this search agree
+        return IllegalAction(Reason.PATH_BROKEN, f"unit {unit} cannot reach {name} in this phase")
+    return IllegalAction(Reason.STOPPED_BY_ZOC,
+                         f"unit {unit} cannot reach {name}: every way there within its {allowance} "
+                         f"{'hexes' if costs is None else 'movement points'} enters an enemy zone of control "
+                         f"before it, and a unit entering one must stop (the shortest would stop at {ids[stop]})")
+
+
+rebuilt_by_fields(MoveRules)
+copyreg.pickle(Reach, lambda reach: (Reach, (reach.start, reach.order, reach.costs, reach.parents)))

@@ -439,18 +439,8 @@ class MovementPhase:
 
     def _explain_unreachable(self, game: GameState, unit: str, start: int, dest: int, rules: movement.MoveRules,
                              enemy_units: dict[int, str], enemy_zoc: frozenset[int]) -> None:
-        """Refuse a destination out of reach, naming the rule that the cheapest attempt breaks."""
-        board = game.board
-        name = board.ids[dest]
-        if dest in enemy_units:
-            raise IllegalAction(Reason.ENEMY_OCCUPIED, f"unit {unit} cannot enter {name}: it holds the enemy "
-                                                       f"unit {enemy_units[dest]}")
-        unlimited = movement.MoveRules(len(board.ids) * 2, rules.neighbours, rules.costs, rules.kind)
-        path = movement.preferred_path(start, dest, unlimited, enemy_units, frozenset(), {})
-        if path is not None:
-            movement.check_path(unit, start, path, rules, enemy_units, enemy_zoc, board)
-        how = "along rail lines " if rules.neighbours is board.rail_links else ""
-        raise IllegalAction(Reason.PATH_BROKEN, f"unit {unit} has no path {how}to {name} in this phase")
+        """Refuse a destination out of reach, naming it and the rule that keeps the unit from it."""
+        raise movement.unreachable(unit, start, dest, rules, enemy_units, enemy_zoc, game.board)
 
     def _check_stacking(self, game: GameState, unit: str, start: int, dest: int, occupant: str) -> None:
         ids = game.board.ids

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .pickling import rebuilt_by_fields
+
 
 @dataclass
 class Pending:
@@ -58,3 +60,6 @@ class PhaseState:
             None if self.pending is None else self.pending.copy(),
             self.attrition_rolls, self.winter_gear, self.frostbite, self.extra_supply, dict(self.assault),
             set(self.strongpoint_shifts))
+
+
+rebuilt_by_fields(Pending, PhaseState)

@@ -12,13 +12,15 @@ Only ``scenario``, ``turn``, ``phase`` and ``units`` are needed; everything else
 
 from __future__ import annotations
 
+import copyreg
 from typing import Any, Callable
 
 from .data import SIDES, load_scenario
+from .dice import entropy_problem
 from .errors import IllegalAction
 from .game import STATE_FORMAT, Game, Pending, PhaseState
 from .options import Options
-from .ruleset import RULESET, known, played
+from .ruleset import MIXED_DICE, RULESET, known, played
 from .sequence import PHASES_BY_NAME
 
 
@@ -27,14 +29,24 @@ class PositionError(ValueError):
 
 
 def game_from_position(data: dict[str, Any], ruleset: int | None = None) -> Game:
-    """The game ``data`` describes. Its ruleset is the position's ``ruleset`` field (written from ruleset 3
-    on); a position without one plays ``ruleset`` (a service passes the ruleset its match records), by
-    default the engine's :data:`~engine.ruleset.RULESET`."""
+    """The game ``data`` describes. Its ruleset is the position's ``ruleset`` field (``Game.to_json()``
+    always writes it); a position without one plays ``ruleset`` (a service passes the ruleset its match
+    records: its stored ruleset-2 states have none, see ``Game.canonical_json``), by default the current
+    ruleset, :data:`~engine.ruleset.RULESET`.
+
+    >>> import json
+    >>> from engine import new_game
+    >>> old = new_game("standard", seed="r", ruleset=2)
+    >>> game_from_position(old.to_json()).ruleset, game_from_position(json.loads(old.canonical_json())).ruleset
+    (2, 4)
+    >>> game_from_position(json.loads(old.canonical_json()), ruleset=2).ruleset
+    2
+    """
     if not isinstance(data, dict):
         raise PositionError("a position is a JSON object")
     fields = {"format", "scenario", "options", "seed", "fixed_dice", "rolls", "turn", "phase", "weather", "supply",
               "units", "pool", "city_control", "elimination_points", "capital_bonus", "phase_state", "result",
-              "ruleset"}
+              "ruleset", "entropy"}
     unknown = sorted(set(data) - fields)
     if unknown:
         raise PositionError(f"unknown field {unknown[0]!r}")
@@ -61,6 +73,7 @@ def game_from_position(data: dict[str, Any], ruleset: int | None = None) -> Game
         game = Game(scenario, options, str(data.get("seed", "")), tuple(fixed), ruleset)
     except IllegalAction as error:
         raise PositionError(error.message) from None
+    _load_entropy(game, data.get("entropy"))
     board, counters = game.board, game.counters
 
     # start from an empty board: the description says where everything is
@@ -186,6 +199,33 @@ def game_from_position(data: dict[str, Any], ruleset: int | None = None) -> Game
 
         game.outcome = Result(result["winner"], result["reason"], dict(result["points"]))
     return game
+
+
+def _reduce_game(game: Game) -> tuple[Callable[[dict[str, Any]], Game], tuple[dict[str, Any]]]:
+    """How a game is pickled and copied (``copy.copy``, ``copy.deepcopy``, ``pickle``): as its position, which
+    holds the whole state (what a game keeps to go faster is worked out again). The same in both builds of
+    the engine: a compiled game has no ``__dict__`` to copy."""
+    return game_from_position, (game.to_json(),)
+
+
+copyreg.pickle(Game, _reduce_game)
+
+
+def _load_entropy(game: Game, entropy: object) -> None:
+    """The seats' entropy (ruleset 4 on): side → entropy, every side once the first die is rolled."""
+    if entropy is None or entropy == {}:
+        return
+    if not isinstance(entropy, dict):
+        raise PositionError("entropy must map sides to their entropy")
+    if game.ruleset < MIXED_DICE:
+        raise PositionError(f"entropy: the dice of ruleset {game.ruleset} mix in none (from ruleset {MIXED_DICE} on)")
+    for side, value in entropy.items():
+        if side not in SIDES:
+            raise PositionError(f"entropy: {side!r} is not a side")
+        problem = entropy_problem(value)
+        if problem:
+            raise PositionError(f"entropy.{side}: {problem}")
+        game.entropy[side] = value
 
 
 def _load_phase_state(game: Game, state: dict[str, Any], hex_index: Callable[[Any, str], int]) -> None:

@@ -37,6 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Collection
 
+from .pickling import rebuilt_by_fields
 from .board import Board
 
 
@@ -93,3 +94,6 @@ def _paths(board: Board, start: int, friendly: Collection[int], enemy_units: Col
             grown = [p for p in grown if p[-1] in friendly]
         frontier = grown
     return []
+
+
+rebuilt_by_fields(RetreatOptions)

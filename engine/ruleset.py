@@ -4,13 +4,13 @@ A match is checked by replaying its actions with the engine, so a change of the 
 older match's log stop replaying. Any change that can alter a game (a different legal action, event,
 die roll or state) is made under a new ruleset number, and the rules that differ are kept for the
 older rulesets the engine still plays (:data:`RULESETS`): a game records its ruleset (``Game.ruleset``;
-in its position from ruleset 3 on, see POSITION.md), new games play :data:`RULESET`, and a game of an
+in every position it writes; the canonical form of a ruleset-2 state leaves it out, see POSITION.md), new games play :data:`RULESET`, and a game of an
 older ruleset plays and replays exactly as it did. A match records the ruleset it was started under (the
 service's ``match_created`` log entry and ``Match.ruleset``). engine/RULINGS.md says since which ruleset
 each ruling holds.
 
 >>> RULESET, RULESETS
-(3, (2, 3))
+(4, (2, 3, 4))
 >>> UNVERSIONED
 1
 """
@@ -20,10 +20,13 @@ from __future__ import annotations
 from typing import TypeGuard
 
 #: The ruleset new games play.
-RULESET = 3
+RULESET = 4
 
 #: The rulesets this engine plays: a game of any of them plays, replays and verifies under its own rules.
-RULESETS: tuple[int, ...] = (2, 3)
+RULESETS: tuple[int, ...] = (2, 3, 4)
+
+#: The first ruleset whose dice mix each seat's entropy into the seed (engine/dice.py).
+MIXED_DICE = 4
 
 #: The ruleset of a match recorded without one: the rules before rulesets were recorded.
 UNVERSIONED = 1
@@ -41,6 +44,8 @@ CHANGES = {
        "farther than the one before, rulings 12 and 13); in mud a unit has 1 MA and cannot enter a forest "
        "hex, which costs 2 (ruling 50; was: one hex whatever its terrain, ruling 5); a replacement may not "
        "enter an edge hex that is a city the enemy controls (ruling 51; was: every edge hex, ruling 19)",
+    4: "issue 37: the dice mix each seat's entropy, given before the first die, into the committed seed with "
+       "HMAC-SHA-256 (a seat that gave none gets one drawn from the seed); was: the seed alone (engine/dice.py)",
 }
 
 
@@ -48,7 +53,7 @@ def played() -> str:
     """The rulesets this engine plays, for sentences.
 
     >>> played()
-    'rulesets 2 and 3'
+    'rulesets 2, 3 and 4'
     """
     numbers = [str(n) for n in RULESETS]
     return f"ruleset {numbers[0]}" if len(numbers) == 1 else f"rulesets {', '.join(numbers[:-1])} and {numbers[-1]}"

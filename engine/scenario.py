@@ -15,6 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Final, Optional
 
+from .pickling import rebuilt_by_fields
 from .board import Board
 
 SIDES: Final[tuple[str, str]] = ("german", "soviet")
@@ -170,3 +171,6 @@ class Scenario:
     def units_of(self, side: str) -> list[str]:
         """The ids of ``side``'s counters, in the counter manifest's order (a new list each call)."""
         return list(self.units[side])
+
+
+rebuilt_by_fields(CounterInfo, CombatTable, Weather, TurnInfo, PoolEntry, Victory, Rules, Scenario)

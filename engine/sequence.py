@@ -10,6 +10,8 @@ from typing import Final
 
 from dataclasses import dataclass
 
+from .pickling import rebuilt_by_fields
+
 
 @dataclass(frozen=True)
 class Phase:
@@ -47,3 +49,6 @@ def turn_phases(war_of_attrition: bool = False) -> tuple[Phase, ...]:
 
 def other(side: str) -> str:
     return "soviet" if side == "german" else "german"
+
+
+rebuilt_by_fields(Phase)

@@ -24,13 +24,13 @@ import orjson
 from . import combat
 from .data import load_crt
 from .scenario import SIDES, CombatTable, CounterInfo, Scenario, Weather
-from .dice import die_roll
+from .dice import dice_key, die_roll, drawn_entropy, entropy_problem, keyed_die_roll
 from .errors import DataError, IllegalAction, Reason
-from .events import CityCaptured, DieRolled, Event, GameEnded, StepLost, UnitEliminated
+from .events import CityCaptured, DieRolled, EntropyDrawn, Event, GameEnded, StepLost, UnitEliminated
 from .actions import Action
 from .options import Options
 from .phase_state import PhaseState
-from .ruleset import RULESET, known, played
+from .ruleset import MIXED_DICE, RULESET, known, played
 from .sequence import SETUP, Phase, other, turn_phases
 from .victory import Result, victory_points
 from .zones import zone_of_control
@@ -81,6 +81,9 @@ class GameState:
         self.seed = seed
         self.fixed_dice = tuple(fixed_dice)
         self.rolls = 0
+        #: Ruleset 4 on: each side's entropy, mixed into the dice with the seed (see :meth:`contribute_entropy`).
+        self.entropy: dict[str, str] = {}
+        self._dice_key: bytes | None = None  # set at the first roll the seed gives: the entropy is final then
         self.turn = scenario.first_turn
         self.phase: Phase = SETUP
         self.weather_id = scenario.turns[self.turn].weather
@@ -111,6 +114,8 @@ class GameState:
         twin.seed = self.seed
         twin.fixed_dice = self.fixed_dice
         twin.rolls = self.rolls
+        twin.entropy = dict(self.entropy)
+        twin._dice_key = self._dice_key
         twin.turn = self.turn
         twin.phase = self.phase
         twin.weather_id = self.weather_id
@@ -247,9 +252,52 @@ class GameState:
     def _emit(self, event: Event) -> None:
         self._events.append(event)
 
+    # --- the dice ---------------------------------------------------------------------------------
+
+    def contribute_entropy(self, side: object, entropy: object) -> None:
+        """Mix ``side``'s ``entropy`` into the dice (from ruleset 4 on, see :mod:`engine.dice`): once per
+        side, before the first die is rolled. Not an action: either side, at any time until then. A
+        refusal raises :class:`IllegalAction` and changes nothing.
+
+        >>> from engine import new_game
+        >>> game = new_game("standard", seed="doc")
+        >>> game.contribute_entropy("soviet", "fedcba9876543210fedcba9876543210")
+        >>> game.contribute_entropy("soviet", "0123456789abcdef0123456789abcdef")
+        Traceback (most recent call last):
+        ...
+        engine.errors.IllegalAction: the soviet side has given its entropy already
+        """
+        if self.ruleset < MIXED_DICE:
+            raise IllegalAction(Reason.ENTROPY_NOT_USED, f"the dice of ruleset {self.ruleset} derive from the seed "
+                                                         f"alone: they mix in no entropy (from ruleset {MIXED_DICE} on)")
+        if not isinstance(side, str) or side not in SIDES:  # (checked whatever it is: a compiled engine takes a str)
+            raise IllegalAction(Reason.UNKNOWN_SIDE, f"{side!r} is not a side; sides: {', '.join(SIDES)}")
+        problem = entropy_problem(entropy)
+        if problem or not isinstance(entropy, str):
+            raise IllegalAction(Reason.BAD_ENTROPY, problem or f"entropy must be text, not {entropy!r}")
+        if side in self.entropy:
+            raise IllegalAction(Reason.ENTROPY_GIVEN, f"the {side} side has given its entropy already")
+        if self.rolls or self._dice_key is not None:
+            raise IllegalAction(Reason.DICE_ROLLED, "the first die has been rolled: the dice mix no more entropy")
+        self.entropy[side] = entropy
+
+    def _die(self, index: int) -> int:
+        """Roll ``index`` as the seed (and, from ruleset 4 on, the entropy) gives it. The first such roll of
+        a ruleset-4 game fixes the entropy: a side that gave none gets one drawn from the seed (an event)."""
+        if self.ruleset < MIXED_DICE:
+            return die_roll(self.seed, index)
+        key = self._dice_key
+        if key is None:
+            for side in SIDES:
+                if side not in self.entropy:
+                    self.entropy[side] = drawn_entropy(self.seed, side)
+                    self._emit(EntropyDrawn(side, self.entropy[side]))
+            key = self._dice_key = dice_key(self.seed, self.entropy)
+        return keyed_die_roll(key, index)
+
     def _roll(self, purpose: str) -> int:
         index = self.rolls
-        value = self.fixed_dice[index] if index < len(self.fixed_dice) else die_roll(self.seed, index)
+        value = self.fixed_dice[index] if index < len(self.fixed_dice) else self._die(index)
         self.rolls += 1
         self._emit(DieRolled(index, value, purpose))
         return value
@@ -325,14 +373,17 @@ class GameState:
                 "strongpoint_shifts": sorted(ps.strongpoint_shifts),
             },
             "result": self.outcome.to_json() if self.outcome else None,
+            "ruleset": self.ruleset,
         }
-        if self.ruleset >= 3:  # written from ruleset 3 on, so that a ruleset-2 state keeps its hash
-            state["ruleset"] = self.ruleset
+        if self.ruleset >= MIXED_DICE:
+            state["entropy"] = dict(sorted(self.entropy.items()))
         return state
 
     def canonical_json(self) -> str:
         """``json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))``: the text of the state
-        the service stores and whose hash every action logs.
+        the service stores and whose hash every action logs. A state of ruleset 2 leaves out its
+        ``ruleset`` (written into states from ruleset 3 on), so that the hashes its matches logged still
+        verify; a service reads it back with the ruleset its match records (see POSITION.md).
 
         orjson writes the same text ~20× faster for what a position holds (dicts with string keys, lists,
         integers, booleans, null, ASCII strings); the two differ only where a position never goes (floats,
@@ -340,6 +391,8 @@ class GameState:
         any text with those takes ``json.dumps``.
         """
         data = self.to_json()
+        if self.ruleset < 3:
+            del data["ruleset"]
         try:
             fast: bytes | None = orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
         except TypeError:  # what orjson does not encode (an integer past 64 bits)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .pickling import rebuilt_by_fields
 from .scenario import SIDES, Scenario
 
 
@@ -42,3 +43,6 @@ def final_result(scenario: Scenario, rule: str, control: dict[int, str], points:
         return Result("draw", "equal victory points", points)
     winner = max(SIDES, key=lambda side: points[side])
     return Result(winner, "more victory points", points)
+
+
+rebuilt_by_fields(Result)

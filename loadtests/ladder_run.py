@@ -145,8 +145,9 @@ def main(argv: list[str] | None = None) -> int:
                 for _ in range(count):
                     taken[label] += 1
                     name = f"{label}-{taken[label]}" + (f"-{suffix}" if args.server else "")
-                    # each bot its own owner: the ladder never pairs two players of one owner
-                    address = f"198.19.{len(bots) // 250}.{len(bots) % 250 + 1}"
+                    # each bot its own owner, from a /24 of its own: the ladder never pairs two players of one
+                    # owner, nor of owners registered from one network (service.client_identity)
+                    address = f"198.19.{len(bots) % 256}.{len(bots) // 256 % 250 + 1}"
                     with LadderClient(target, metadata=[("x-forwarded-for", address)]) as registering:
                         key = patient(registering.register_with_owner, name,
                                       f"loadtests/ladder_run.py {strategy}").api_key

@@ -243,6 +243,8 @@ def user_address(environment) -> str:
     runner = environment.runner
     offset = getattr(runner, "worker_index", 0) if isinstance(runner, WorkerRunner) else 0
     n = (offset * 20_000 + next(_users)) % 2**17
+    # a /24 of its own for each of the first 512 users (a client counts by its /24: service.client_identity)
+    n = (n % 512) << 8 | (n // 512 % 254 + 1)
     return ".".join(str((FIRST_ADDRESS + n) >> shift & 255) for shift in (24, 16, 8, 0))
 
 

@@ -324,8 +324,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                            "--max-streams-per-connection",
                            str(max(1000, args.streams // max(1, args.watcher_processes * args.channels) + 100)),
                            # one address stands for thousands of watchers and hundreds of players: the
-                           # per-address rate limits of new streams and matches are not what this measures
+                           # per-address rate limits of new streams and matches are not what this measures,
+                           # nor the process's stream_opens (--open-rate paces the opens)
                            "--limit", "watch=off", "--limit", "create_match=off", "--limit", "join_match=off",
+                           "--limit", "stream_opens=off",
                            env={"REDIS_URL": ""}, remember=200)
     context = multiprocessing.get_context("spawn")
     stop = context.Event()

@@ -59,6 +59,9 @@ class ServiceError(Exception):
         self.message = message
         self.metadata = {key: str(value) for key, value in metadata.items()}
         self._http_status = http_status  # where HTTP is more precise than the gRPC code (413, 415)
+        #: the hash of a seat token or key this refusal found wrong, where the code alone does not say so
+        #: (JoinMatch's NO_FREE_SEAT to a token that holds no seat): the guard counts it as a guess
+        self.wrong_credential: str | None = None
 
     @property
     def status_name(self) -> str:

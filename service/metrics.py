@@ -66,6 +66,10 @@ STORE_FULL_REFUSED = Counter("typhoon_store_full_refused", "New matches and play
                              "its maxmemory", ["method"])
 STORE_MEMORY = Gauge("typhoon_store_memory_ratio", "Redis's used memory over its maxmemory at the last look "
                      "(the fullest node of a Cluster; 0 without a maxmemory)", multiprocess_mode="livemax")
+HISTORY_REFUSED = Counter("typhoon_history_refused", "VerifyMatch and GetMatch-at-a-version calls refused by the "
+                          "history pool (service.guard.history_pool), by reason", ["reason"])
+HISTORY_ANSWERS = Counter("typhoon_history_answers", "History answers (state at a version, verification), computed "
+                          "in the history pool or cached", ["what", "how"])
 
 _LIVE = {"multiprocess_mode": "livesum"}
 ACTIVE_MATCHES = Gauge("typhoon_active_matches", "Matches this process committed to in the last 5 minutes", **_LIVE)
@@ -75,6 +79,7 @@ POOL_IN_USE = Gauge("typhoon_redis_connections_in_use", "Redis connections of th
 POOL_MAX = Gauge("typhoon_redis_connections_max", "The most Redis connections the pool may open", **_LIVE)
 FEED_CONNECTED = Gauge("typhoon_feed_connected", "1 while the notice connection is up", **_LIVE)
 READY = Gauge("typhoon_ready", "1 while the process is ready to serve", **_LIVE)
+HISTORY_PENDING = Gauge("typhoon_history_pending", "Computations in the history pool, running or waiting", **_LIVE)
 # per process (a pid label in multiprocess mode, where prometheus-client's process_* metrics are not
 # collected): what the process itself measures at each readiness check
 PROCESS_CPU = Gauge("typhoon_process_cpu_seconds", "CPU seconds the process has used", multiprocess_mode="all")

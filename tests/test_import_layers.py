@@ -29,7 +29,7 @@ LAYERS = ["engine", "service", "clients", "loadtests"]
 PACKAGE_ORDER = {
     "service": ["service", "service.gen", "service.store", "service.match", "service.ladder", "service.upkeep",
                 "service.guard", "service.api", "service.run"],
-    "clients": ["clients.strategies", "clients"],
+    "clients": ["clients.strategies", "clients", "clients.rl"],
 }
 
 

@@ -9,7 +9,8 @@ from types import ModuleType
 
 import psutil
 
-from loadtests.attacks import flood, seat_views, slow, streams, sybil, sybil_patient, sybil_spread
+from loadtests.attacks import (account_replay, flood, grpc_raw, history, plaintext, seat_views, slow, store_full,
+                               stream_storm, streams, sybil, sybil_patient, sybil_spread, token_guesses)
 from service.processes import ServeProcess
 
 
@@ -31,4 +32,5 @@ class Target:
 
 #: Every attack, in the order they run (a module of this package each; add yours here).
 #: (The flood last: it leaves its address waiting, key_failures, and out of registrations.)
-ATTACKS: list[ModuleType] = [slow, streams, sybil, sybil_patient, sybil_spread, seat_views, flood]
+ATTACKS: list[ModuleType] = [slow, grpc_raw, streams, stream_storm, sybil, sybil_patient, sybil_spread, seat_views,
+                             account_replay, token_guesses, history, store_full, plaintext, flood]

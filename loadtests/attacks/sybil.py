@@ -5,8 +5,8 @@ The farmer itself plays at random (a weak bot wanting a rating it does not earn)
 sybils gives up at once against the farmer (the attack as reported in issue 26) and plays at random
 against anyone else. Every player is registered under an owner of its own, as an attacker does once
 the ladder never pairs two players of one owner, and all five owners from the attacker's one address
-(the most ``register_owner`` lets one address register in an hour); each honest bot registers from an
-address of its own. The addresses are ``X-Forwarded-For`` in 198.18.0.0/15 (kept for benchmarks),
+(the most ``register_owner`` lets one address register in an hour); each honest bot registers from a
+network (a /24: a client counts by it) of its own. The addresses are ``X-Forwarded-For`` in 198.18.0.0/15 (kept for benchmarks),
 which ``loadtests.abuse`` has the service trust from 127.0.0.1, as behind the documented proxy; each
 attack uses addresses of its own. What it got: the farmer's rank, rating and rated games against the
 best honest bot's, and how many of the farm's matches were rated (and why not).
@@ -72,16 +72,17 @@ def _register(target: Target, address: str, name: str, role: str) -> tuple[str, 
 
 
 def farm(target: Target, seconds: float, network: int, patient: bool = False, spread: bool = False) -> dict[str, Any]:
-    """Run the farm for ``seconds``, its players registered from addresses of 198.18.``network``.0/24 (the
-    farmer and the sybils from one, unless ``spread``: each from an address of its own); the figures of the
-    farmer and of the best honest bot."""
+    """Run the farm for ``seconds``, the farmer registered from 198.18.``network``.1 and the sybils from the
+    same address, unless ``spread``: each from a /24 of its own (198.18.``16 network + i``.2, an attacker with
+    many networks), the honest bots each from a /24 of its own too; the figures of the farmer and of the
+    best honest bot."""
     attacker = f"198.18.{network}.1"
     with LadderClient(target.grpc, retries=2) as ladder:
         patience = ladder.ladder().fair_play.min_actions if patient else None
         farmer_id, farmer_key = _register(target, attacker, "farmer", "the farmer")
-        sybils = [_register(target, f"198.18.{network}.{2 + i}" if spread else attacker, f"sybil{i}", "a sybil")
+        sybils = [_register(target, f"198.18.{16 * network + i}.2" if spread else attacker, f"sybil{i}", "a sybil")
                   for i in range(SYBILS)]
-        honest = [_register(target, f"198.18.{network}.{100 + i}", f"honest{i}", "an honest heuristic bot")
+        honest = [_register(target, f"198.19.{16 * network + i}.100", f"honest{i}", "an honest heuristic bot")
                   for i in range(2)]
 
         def sybil_factory(index: int):
@@ -109,11 +110,14 @@ def farm(target: Target, seconds: float, network: int, patient: bool = False, sp
         board = {p.player_id: p for p in ladder.standings()}
         farm_games = [g for g in ladder.matches(farmer_id) if g.opponent_id in {pid for pid, _ in sybils}]
     farmer = board[farmer_id]
-    best = min((board[pid] for pid, _ in honest), key=lambda p: p.rank)
+    best = max((board[pid] for pid, _ in honest), key=lambda p: p.rating)
     rated = [g for g in farm_games if g.outcome != "aborted" and getattr(g, "rated", True)]
     unrated = Counter(getattr(g, "unrated_reason", "aborted") for g in farm_games if g not in rated)
+    # a rated farm win raises the farmer's rating only against an established sybil (service.ladder.fairness)
+    raised = [g for g in rated if g.outcome == "win" and not getattr(g, "opponent_provisional", False)]
     return {"players": len(board), "farm matches": len(farm_games), "farm matches rated": len(rated),
-            "farm matches not rated": dict(unrated),
+            "farm matches not rated": dict(unrated), "farm wins that could raise the rating": len(raised),
+            "farmer provisional": getattr(farmer, "provisional", False),
             "farmer rank": farmer.rank, "farmer rating": round(farmer.rating, 2), "farmer rated games": farmer.games,
             "best honest rank": best.rank, "best honest rating": round(best.rating, 2),
             "best honest rated games": best.games,

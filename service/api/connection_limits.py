@@ -22,6 +22,11 @@ from typing import Any
 LOOPBACK = ("127.0.0.1", "::1")
 
 
+#: The flow-control window of each gRPC stream the server receives on (HTTP/2's initial 64 KB): what a
+#: client may send on a stream before the service has read it.
+STREAM_WINDOW_BYTES = 64 * 1024
+
+
 def _limit(default: Any, help: str) -> Any:
     return field(default=default, metadata={"help": help})
 
@@ -32,11 +37,14 @@ class ConnectionLimits:
     field's ``help`` metadata)."""
 
     max_header_bytes: int = _limit(16 * 1024, "the largest request head in bytes (request line and headers); larger: "
-                                   "431. On gRPC, the largest metadata")
+                                   "431. On gRPC, the largest metadata; larger: RESOURCE_EXHAUSTED/HEADERS_TOO_LARGE")
     max_headers: int = _limit(100, "the most header fields in a request; more: 431 (on gRPC the size bounds them)")
     request_read_timeout: float = _limit(10.0, "seconds a client has to send a whole request (head and body) once "
                                          "its connection is open or its request began (slowloris; 408 after), "
-                                         "and to finish a TLS handshake; on gRPC, the HTTP/2 (and TLS) handshake")
+                                         "and to finish a TLS handshake; on gRPC, the HTTP/2 (and TLS) handshake, "
+                                         "and to acknowledge the server's HTTP/2 settings (else GOAWAY)")
+    grpc_max_message_bytes: int = _limit(64 * 1024, "the largest gRPC request message in bytes (a REST body's limit "
+                                         "is the same); larger: RESOURCE_EXHAUSTED")
     http_idle_timeout: float = _limit(5.0, "seconds an HTTP connection stays open between requests (keep-alive)")
     grpc_idle_timeout: float = _limit(300.0, "seconds a gRPC connection without calls stays open (then GOAWAY: the "
                                       "client reconnects when it needs to); 0: for good")
@@ -66,7 +74,7 @@ class ConnectionLimits:
                                                     "per-address cap leaves alone: a local reverse proxy's")
 
     def __post_init__(self) -> None:
-        for name in ("max_header_bytes", "max_headers", "max_streams_per_connection"):
+        for name in ("max_header_bytes", "max_headers", "max_streams_per_connection", "grpc_max_message_bytes"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name.replace('_', '-')} must be at least 1")
         for each in fields(self):
@@ -111,10 +119,19 @@ def grpc_options(limits: ConnectionLimits) -> list[tuple[str, int]]:
     def ms(seconds: float) -> int:
         return round(seconds * 1000)
 
+    # gRPC core holds the metadata limits only once the client has acknowledged these settings
+    # (service.api.grpc_edge checks every call's itself), and closes a connection that does not within the
+    # settings timeout. What a connection may make the server hold is bounded by its streams (at most
+    # max_concurrent_streams), each with its metadata (max_header_bytes) and the data its window lets in
+    # (STREAM_WINDOW_BYTES: no BDP probing grows it; a request message is small).
     options = [("grpc.max_metadata_size", limits.max_header_bytes),
                ("grpc.absolute_max_metadata_size", limits.max_header_bytes),
                ("grpc.server_handshake_timeout_ms", ms(limits.request_read_timeout)),
+               ("grpc.http2.settings_timeout", ms(limits.request_read_timeout)),
                ("grpc.max_concurrent_streams", limits.max_streams_per_connection),
+               ("grpc.max_receive_message_length", limits.grpc_max_message_bytes),
+               ("grpc.http2.bdp_probe", 0),
+               ("grpc.http2.lookahead_bytes", STREAM_WINDOW_BYTES),
                ("grpc.http2.min_ping_interval_without_data_ms", ms(limits.min_ping_interval)),
                ("grpc.http2.max_ping_strikes", 2),
                ("grpc.keepalive_permit_without_calls", 1),
@@ -130,4 +147,4 @@ def grpc_options(limits: ConnectionLimits) -> list[tuple[str, int]]:
     return options
 
 
-__all__ = ["ConnectionLimits", "LOOPBACK", "grpc_options"]
+__all__ = ["ConnectionLimits", "LOOPBACK", "STREAM_WINDOW_BYTES", "grpc_options"]

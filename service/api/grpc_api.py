@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-import uuid
 from typing import Any
 
 import grpc
@@ -21,16 +20,19 @@ import structlog
 from google.protobuf import any_pb2, duration_pb2, message_factory
 from google.protobuf.message import DecodeError
 from google.rpc import error_details_pb2, status_pb2
+from grpc._cython.cygrpc import ExecuteBatchError
 from grpc_status import rpc_status
 from redis.exceptions import RedisError
 
 from service import metrics
 from service.api import log_context
+from service.api.grpc_connections import StalledStreams
 from service.errors import DOMAIN, ServiceError, internal_error, unavailable
 from service.gen.typhoon.v1 import ladder_service_pb2, match_service_pb2
 from service.guard.call_guard import NO_GUARD, CallGuard
 from service.match.core import CallContext, MatchService
 from service.match.watch_limits import client_address
+from service.request_ids import log_reference
 
 log = structlog.get_logger("typhoon.grpc")
 
@@ -63,6 +65,20 @@ def status_of(error: ServiceError) -> grpc.Status:
     return rpc_status.to_status(status_pb2.Status(code=error.code.value[0], message=error.message, details=details))
 
 
+def end_with(context: grpc.aio.ServicerContext, failure: ServiceError) -> None:
+    """End a call with ``failure``'s status, once its handler returns. Not ``context.abort()``: the
+    AbortError it raises is kept by the call, and its traceback holds the handler's frames, which hold
+    the call: a reference cycle for every refused call, with its metadata and request, that only a full
+    garbage collection frees, rare in a serving process (service.run.server.GC_THRESHOLDS): 100 calls
+    refused for 10 MB of metadata each kept 1 GB. The failure's own traceback, which holds the handler's
+    frame (and the frame the failure), is dropped for the same reason."""
+    status = status_of(failure)
+    failure.__traceback__ = None
+    context.set_code(status.code)
+    context.set_details(status.details)
+    context.set_trailing_metadata(status.trailing_metadata)
+
+
 def as_service_error(error: BaseException) -> ServiceError:
     if isinstance(error, ServiceError):
         return error
@@ -76,9 +92,10 @@ def as_service_error(error: BaseException) -> ServiceError:
 
 def _call_context(context: grpc.aio.ServicerContext, request: Any, guard: CallGuard) -> tuple[CallContext, str]:
     metadata = {k: v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
-    request_id = getattr(request, "request_id", "") or metadata.get("x-request-id") or uuid.uuid4().hex
+    # logged as a short hash: a request id is the client's, and may be all a retry needs
+    request_ref = log_reference(getattr(request, "request_id", "") or metadata.get("x-request-id"))
     client = guard.client(client_address(context.peer() or ""), metadata.get("x-forwarded-for"))
-    return CallContext(token=bearer_token(metadata.get("authorization")), client=client), request_id
+    return CallContext(token=bearer_token(metadata.get("authorization")), client=client), request_ref
 
 
 def _unary(name: str, core: MatchService, guard: CallGuard):
@@ -86,9 +103,9 @@ def _unary(name: str, core: MatchService, guard: CallGuard):
     rpc_guard = guard.for_rpc(name)
 
     async def handler(request, context: grpc.aio.ServicerContext):
-        ctx, request_id = _call_context(context, request, guard)
+        ctx, request_ref = _call_context(context, request, guard)
         started = time.perf_counter()
-        with log_context.bound(rpc=name, request_id=request_id, transport="grpc",
+        with log_context.bound(rpc=name, request_ref=request_ref, transport="grpc",
                                match_id=getattr(request, "match_id", None) or None):
             try:
                 if isinstance(request, MalformedRequest):
@@ -98,12 +115,11 @@ def _unary(name: str, core: MatchService, guard: CallGuard):
                     response = await core_method(request, ctx)
             except Exception as error:  # noqa: BLE001 - every failure becomes a status
                 failure = as_service_error(error)
-                await rpc_guard.refused(failure, ctx.client)
+                await rpc_guard.refused(failure, ctx.client, ctx.token)
                 log.info("rpc", code=failure.code.name, reason=failure.reason,
                          ms=round((time.perf_counter() - started) * 1000, 2))
                 metrics.observe_call(name, "grpc", failure.code.name, time.perf_counter() - started)
-                status = status_of(failure)
-                await context.abort(status.code, status.details, status.trailing_metadata)
+                return end_with(context, failure)
             log.info("rpc", code="OK", ms=round((time.perf_counter() - started) * 1000, 2))
             metrics.observe_call(name, "grpc", "OK", time.perf_counter() - started)
             return response
@@ -112,15 +128,16 @@ def _unary(name: str, core: MatchService, guard: CallGuard):
     return handler
 
 
-def _stream(name: str, core: MatchService, guard: CallGuard, slow_reader_timeout: float = 0.0):
+def _stream(name: str, core: MatchService, guard: CallGuard, slow_reader_timeout: float = 0.0,
+            stalled: StalledStreams | None = None):
     core_method = getattr(core, snake(name))
     rpc_guard = guard.for_rpc(name)
 
     async def handler(request, context: grpc.aio.ServicerContext) -> None:
-        ctx, request_id = _call_context(context, request, guard)
+        ctx, request_ref = _call_context(context, request, guard)
         started = time.perf_counter()
         sent = 0
-        with structlog.contextvars.bound_contextvars(rpc=name, request_id=request_id, transport="grpc",
+        with structlog.contextvars.bound_contextvars(rpc=name, request_ref=request_ref, transport="grpc",
                                                      match_id=getattr(request, "match_id", None) or None):
             stream = None
             try:
@@ -130,16 +147,20 @@ def _stream(name: str, core: MatchService, guard: CallGuard, slow_reader_timeout
                     await rpc_guard.admit(ctx.token, ctx.client)
                     stream = await core_method(request, ctx)
                 async for item in stream:
-                    await _write(context, item, slow_reader_timeout)
+                    await _write(context, item, slow_reader_timeout, stalled)
                     sent += 1
+            except ExecuteBatchError:  # the client went while a message was being sent: nobody to answer
+                log.info("rpc", code="CANCELLED", reason="CLIENT_GONE", sent=sent,
+                         ms=round((time.perf_counter() - started) * 1000, 2))
+                metrics.observe_call(name, "grpc", "CANCELLED", None)
+                return None
             except Exception as error:  # noqa: BLE001
                 failure = as_service_error(error)
-                await rpc_guard.refused(failure, ctx.client)
+                await rpc_guard.refused(failure, ctx.client, ctx.token)
                 log.info("rpc", code=failure.code.name, reason=failure.reason, sent=sent,
                          ms=round((time.perf_counter() - started) * 1000, 2))
                 metrics.observe_call(name, "grpc", failure.code.name, None)
-                status = status_of(failure)
-                await context.abort(status.code, status.details, status.trailing_metadata)
+                return end_with(context, failure)
             finally:
                 if stream is not None:
                     # a client gone mid-stream closes this handler: close the core's stream now, in this
@@ -152,18 +173,42 @@ def _stream(name: str, core: MatchService, guard: CallGuard, slow_reader_timeout
     return handler
 
 
-async def _write(context: grpc.aio.ServicerContext, item: Any, slow_reader_timeout: float) -> None:
+async def _write(context: grpc.aio.ServicerContext, item: Any, slow_reader_timeout: float,
+                 stalled: StalledStreams | None = None) -> None:
     """Send one message of a stream; a client that has read nothing for ``slow_reader_timeout`` seconds
-    (its flow-control window and the buffers full) is told to watch again from its cursor."""
+    (its flow-control window and the buffers full) is told to watch again from its cursor.
+
+    The send is not cancelled when the time is up: gRPC's Python server never completes a status sent
+    after a send it cancelled (each such call was kept for good, its connection closed or not). The
+    stream is marked a slow reader then (logged, counted, its connection to be closed by ``stalled``),
+    and the send waited for to its end: the client reads at last (it then gets SLOW_READER after what
+    was queued) or its connection is closed under it."""
     if not slow_reader_timeout:
         await context.write(item)
         return
+    stalls: list[bool] = []
+    timer = asyncio.get_running_loop().call_later(slow_reader_timeout, _stalled, context, stalls,
+                                                  slow_reader_timeout, stalled)
     try:
-        async with asyncio.timeout(slow_reader_timeout):  # a timer, not a task per message as wait_for makes
-            await context.write(item)
-    except TimeoutError:
-        metrics.CONNECTIONS_REFUSED.labels("SLOW_READER").inc()
-        raise slow_reader(slow_reader_timeout) from None
+        await context.write(item)
+    except ExecuteBatchError:
+        if stalls:  # its connection closed under it
+            raise slow_reader(slow_reader_timeout) from None
+        raise
+    finally:
+        timer.cancel()
+    if stalls:
+        raise slow_reader(slow_reader_timeout)
+
+
+def _stalled(context: grpc.aio.ServicerContext, stalls: list[bool], seconds: float,
+             stalled: StalledStreams | None) -> None:
+    """A send has waited ``seconds`` on a client that reads nothing."""
+    stalls.append(True)
+    metrics.CONNECTIONS_REFUSED.labels("SLOW_READER").inc()
+    log.info("grpc_slow_reader", reason="SLOW_READER", seconds=seconds)
+    if stalled is not None:
+        stalled.ended(context)
 
 
 def slow_reader(seconds: float) -> ServiceError:
@@ -208,17 +253,18 @@ def _as_sent(data: bytes) -> bytes:
     return data
 
 
-def method_handlers(core: MatchService, service=SERVICE, guard: CallGuard = NO_GUARD, slow_reader_timeout: float = 0.0
-                    ) -> dict[str, grpc.RpcMethodHandler]:
+def method_handlers(core: MatchService, service=SERVICE, guard: CallGuard = NO_GUARD, slow_reader_timeout: float = 0.0,
+                    stalled: StalledStreams | None = None) -> dict[str, grpc.RpcMethodHandler]:
     """Every RPC of the service, bound to the core method of the same (snake_case) name, behind ``guard``; a
-    stream whose client reads nothing for ``slow_reader_timeout`` seconds (0: never) is ended."""
+    stream whose client reads nothing for ``slow_reader_timeout`` seconds (0: never) is ended, and its
+    connection closed by ``stalled`` if its status cannot go out (service.api.grpc_connections)."""
     handlers = {}
     for method in service.methods:
         request_class = message_factory.GetMessageClass(method.input_type)
         response_class = message_factory.GetMessageClass(method.output_type)
         if method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
-                _stream(method.name, core, guard, slow_reader_timeout), request_deserializer=_deserializer(request_class),
+                _stream(method.name, core, guard, slow_reader_timeout, stalled), request_deserializer=_deserializer(request_class),
                 response_serializer=response_class.SerializeToString)
         else:
             handlers[method.name] = grpc.unary_unary_rpc_method_handler(
@@ -228,8 +274,8 @@ def method_handlers(core: MatchService, service=SERVICE, guard: CallGuard = NO_G
 
 
 def add_to_server(core: MatchService, server: grpc.aio.Server, service=SERVICE, guard: CallGuard = NO_GUARD,
-                  slow_reader_timeout: float = 0.0) -> None:
+                  slow_reader_timeout: float = 0.0, stalled: StalledStreams | None = None) -> None:
     """Serve ``service`` (MatchService, or LadderService with a Ladder as ``core``), behind ``guard``."""
-    handlers = method_handlers(core, service, guard, slow_reader_timeout)
+    handlers = method_handlers(core, service, guard, slow_reader_timeout, stalled)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service.full_name, handlers),))
     server.add_registered_method_handlers(service.full_name, handlers)

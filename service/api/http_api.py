@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import re
 import time
-import uuid
 from collections import OrderedDict
 from typing import Any, AsyncIterator
 
@@ -44,6 +43,7 @@ from service.guard.call_guard import NO_GUARD, CallGuard
 from service.match import convert
 from service.match.cache import ActionTable, Known
 from service.match.core import CallContext, MatchService
+from service.request_ids import log_reference
 
 log = structlog.get_logger("typhoon.http")
 
@@ -182,10 +182,10 @@ def _endpoint(route: Route, core: Any, guard: CallGuard):
 
     async def endpoint(request: Request) -> Response:
         started = time.perf_counter()
-        request_id = request.headers.get("x-request-id") or uuid.uuid4().hex
+        request_ref = log_reference(request.headers.get("x-request-id"))  # a short hash: see service.request_ids
         client = guard.client(request.client.host if request.client else "",
                               ",".join(request.headers.getlist("x-forwarded-for")))
-        with log_context.bound(rpc=route.rpc, transport="http", request_id=request_id,
+        with log_context.bound(rpc=route.rpc, transport="http", request_ref=request_ref,
                                match_id=request.path_params.get("match_id")):
             try:
                 ctx = CallContext(token=bearer_token(request.headers.get("authorization")), client=client)
@@ -199,7 +199,7 @@ def _endpoint(route: Route, core: Any, guard: CallGuard):
                             await core.check_key(ctx.token)
                 message = await _parse(route, request, request_type)
                 if getattr(message, "request_id", ""):
-                    structlog.contextvars.bind_contextvars(request_id=message.request_id)
+                    structlog.contextvars.bind_contextvars(request_ref=log_reference(message.request_id))
                 if method.server_streaming:
                     with core.admit(counted=False):
                         stream = await core_method(message, ctx)
@@ -219,7 +219,7 @@ def _endpoint(route: Route, core: Any, guard: CallGuard):
                         body = answer_body(await answer_method(message, ctx))
             except Exception as error:  # noqa: BLE001 - every failure becomes an error body
                 failure = as_service_error(error)
-                await rpc_guard.refused(failure, client)
+                await rpc_guard.refused(failure, client, bearer_token(request.headers.get("authorization")))
                 log.info("rpc", code=failure.code.name, reason=failure.reason,
                          ms=round((time.perf_counter() - started) * 1000, 2))
                 metrics.observe_call(route.rpc, "http", failure.code.name,

@@ -29,18 +29,18 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescri
 
 import engine
 from engine.data import SIDES
+from engine.dice import ENTROPY
 from engine.sequence import PHASES_BY_NAME
 from service.api.routes import ROUTES
-from service.ladder import accounts
 from service.ladder import core as ladder
 from service.match.core import (
     MAX_EVENTS_PAGE,
     MAX_HEARTBEAT_SECONDS,
     MAX_MATCHES_PAGE,
     MAX_PLAYER_NAME,
-    MAX_REQUEST_ID,
     SEAT_TOKEN,
 )
+from service.request_ids import REQUEST_ID
 
 _SCALARS = {
     FieldDescriptor.TYPE_STRING: {"type": "string"},
@@ -92,10 +92,13 @@ _WEATHER_FIELDS = {("GameState", "weather"), ("Event.TurnStarted", "weather"), (
                    ("TurnRecord", "weather"), ("WeatherRules", "id")}
 
 #: Fields without which the core refuses a request (MISSING_FIELD).
-_REQUIRED_INPUT = {"SubmitActionRequest": ["action"], "RegisterPlayerRequest": ["name"], "RegisterOwnerRequest": ["name"]}
+_REQUIRED_INPUT = {"SubmitActionRequest": ["action"], "RegisterPlayerRequest": ["name"], "RegisterOwnerRequest": ["name"],
+                   "ContributeEntropyRequest": ["entropy"]}
 
 #: What the core refuses beyond the types (0 is "the default" wherever a number has one).
 _TOKEN_PATTERN = {"pattern": f"^({SEAT_TOKEN.pattern})?$"}
+_REQUEST_ID_PATTERN = {"pattern": f"^({REQUEST_ID.pattern})?$"}
+_ENTROPY_PATTERN = {"pattern": f"^({ENTROPY.pattern})?$"}
 _LIMITS: dict[tuple[str, str], dict[str, Any]] = {
     ("ListMatchesRequest", "page_size"): {"minimum": 0, "maximum": MAX_MATCHES_PAGE},
     ("GetEventLogRequest", "page_size"): {"minimum": 0, "maximum": MAX_EVENTS_PAGE},
@@ -103,22 +106,24 @@ _LIMITS: dict[tuple[str, str], dict[str, Any]] = {
     ("WatchMatchRequest", "after_sequence"): {"minimum": 0},
     ("WatchMatchRequest", "heartbeat_seconds"): {"minimum": 0, "maximum": MAX_HEARTBEAT_SECONDS},
     ("GetMatchRequest", "version"): {"minimum": 0},
-    ("SubmitActionRequest", "request_id"): {"maxLength": MAX_REQUEST_ID},
-    ("ResignRequest", "request_id"): {"maxLength": MAX_REQUEST_ID},
-    ("CreateMatchRequest", "request_id"): {"maxLength": MAX_REQUEST_ID},
+    ("SubmitActionRequest", "request_id"): _REQUEST_ID_PATTERN,
+    ("ResignRequest", "request_id"): _REQUEST_ID_PATTERN,
+    ("CreateMatchRequest", "request_id"): _REQUEST_ID_PATTERN,
     ("SeatClaim", "player_name"): {"maxLength": MAX_PLAYER_NAME},
     ("SeatClaim", "seat_token"): _TOKEN_PATTERN,
     ("JoinMatchRequest", "seat_token"): _TOKEN_PATTERN,
     ("JoinMatchRequest", "player_name"): {"maxLength": MAX_PLAYER_NAME},
+    ("SeatClaim", "entropy"): _ENTROPY_PATTERN,
+    ("JoinMatchRequest", "entropy"): _ENTROPY_PATTERN,
+    ("ContributeEntropyRequest", "entropy"): {"pattern": f"^{ENTROPY.pattern}$"},
     ("RegisterPlayerRequest", "name"): {"minLength": 1, "maxLength": ladder.MAX_NAME},
     ("RegisterPlayerRequest", "owner"): {"maxLength": 0},  # retired: refused if set
     ("RegisterPlayerRequest", "api_key"): {"maxLength": 0},
-    ("RegisterPlayerRequest", "request_id"): {"maxLength": accounts.MAX_REQUEST_ID},
+    ("RegisterPlayerRequest", "request_id"): _REQUEST_ID_PATTERN,
     ("RegisterOwnerRequest", "name"): {"minLength": 1, "maxLength": ladder.MAX_NAME},
-    ("RegisterOwnerRequest", "request_id"): {"anyOf": [{"maxLength": 0}, {"minLength": accounts.MIN_OWNER_REQUEST_ID,
-                                                                          "maxLength": accounts.MAX_REQUEST_ID}]},
-    ("RotatePlayerKeyRequest", "request_id"): {"maxLength": accounts.MAX_REQUEST_ID},
-    ("RotateOwnerKeyRequest", "request_id"): {"maxLength": accounts.MAX_REQUEST_ID},
+    ("RegisterOwnerRequest", "request_id"): _REQUEST_ID_PATTERN,
+    ("RotatePlayerKeyRequest", "request_id"): _REQUEST_ID_PATTERN,
+    ("RotateOwnerKeyRequest", "request_id"): _REQUEST_ID_PATTERN,
     ("RegisterPlayerRequest", "description"): {"maxLength": ladder.MAX_DESCRIPTION},
     ("SeekRequest", "heartbeat_seconds"): {"minimum": 0, "maximum": ladder.MAX_HEARTBEAT_SECONDS},
     ("SeekRequest", "concurrency"): {"minimum": 0},

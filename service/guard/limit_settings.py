@@ -15,7 +15,7 @@ unlimited; ``closed``: it is refused with UNAVAILABLE ``STORE_UNAVAILABLE``, as 
 Traceback (most recent call last):
 ...
 ValueError: there is no limit 'create'; the limits: create_match, join_match, register_player, register_owner, \
-seek, submit_action, resign, watch, key_failures
+seek, submit_action, resign, watch, stream_opens, key_failures, history, history_calls
 >>> LimitSettings.defaults().with_rates({"watch": "many"})
 Traceback (most recent call last):
 ...
@@ -32,8 +32,8 @@ from typing import Any, Literal
 
 from limits import parse_many
 
-#: Whom a limit counts.
-Identity = Literal["address", "credential"]
+#: Whom a limit counts ("process": every client together, on each process, in its memory).
+Identity = Literal["address", "credential", "process"]
 #: What a call meets when Redis cannot be asked about the limit.
 OnStoreError = Literal["open", "closed"]
 
@@ -62,7 +62,15 @@ LIMITS: tuple[Limit, ...] = (
     Limit("submit_action", "1200/minute", "credential", "SubmitAction calls of one seat", "open"),
     Limit("resign", "10/minute", "credential", "Resign calls of one seat", "open"),
     Limit("watch", "120/minute", "address", "watch streams opened (WatchMatch)", "open"),
+    Limit("stream_opens", "50/second", "process", "watch and seek streams opened", "open"),
     Limit("key_failures", "10 per 5 minutes", "address", "seat tokens and keys refused", "closed"),
+    # a budget of work, not of calls: each computation of the history pool (service.guard.history_pool)
+    # spends the log entries it re-simulates; a campaign match has ~2,200
+    Limit("history", "60000/minute;600000/hour", "address",
+          "match log entries re-simulated (VerifyMatch, GetMatch at a version)", "open"),
+    # counted in each process's memory, before anything is read: cached answers cost little, not nothing
+    Limit("history_calls", "10/second;600/minute", "address",
+          "VerifyMatch and GetMatch-at-a-version calls (per process, cached answers too)", "open"),
 )
 BY_NAME = {limit.name: limit for limit in LIMITS}
 OFF = "off"

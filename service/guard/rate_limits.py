@@ -113,8 +113,9 @@ class RateLimits:
     (``off``) is never counted. ``lane``: the service's lean path to the same Redis, for the checks of
     a call in one round trip (none on a Redis Cluster: the library's calls, one by one)."""
 
-    def __init__(self, storage: Storage, settings: LimitSettings, lane: Lane | None = None) -> None:
+    def __init__(self, storage: Storage, settings: LimitSettings, lane: Lane | None = None, marks: Any = None) -> None:
         self.storage = storage
+        self.marks = marks  # a Redis client for record_once's marks (the store's)
         self.settings = settings
         self.limiter = SlidingWindowCounterRateLimiter(storage)
         self.items: dict[str, list[RateLimitItem]] = {
@@ -190,6 +191,19 @@ class RateLimits:
         except STORE_ERRORS as error:
             self._store_error(name, error)
 
+    async def spend(self, name: str, client: str, cost: int, who: str = "from this address") -> None:
+        """Count ``cost`` against a budget (a limit counted in units of work, not calls), or raise its
+        refusal if that would pass it (nothing counted then). A cost larger than the budget's smallest
+        rate counts as that rate: a call is never refused for good."""
+        items = self.items.get(name, ())
+        cost = min(cost, *(item.amount for item in items)) if items else cost
+        try:
+            for item in items:
+                if not await self.limiter.hit(item, name, client, cost=cost):
+                    raise await self._refusal(name, item, client, who)
+        except STORE_ERRORS as error:
+            self._store_error(name, error)
+
     async def record(self, name: str, client: str) -> None:
         """Count one for ``client`` (a failure, already refused as it is): never raises."""
         for item in self.items.get(name, ()):
@@ -198,6 +212,27 @@ class RateLimits:
             except STORE_ERRORS as error:
                 log.warning("rate_limit_unrecorded", limit=name, error=repr(error))
                 metrics.REDIS_ERRORS.labels("rate_limit").inc()
+
+    async def record_once(self, name: str, client: str, credential: str) -> None:
+        """Count one for ``client`` unless ``credential`` (an opaque id of a token: its hash) was counted for
+        it within the limit's longest window; never raises. Its mark, ``typhoon:limits:once:<limit>:<client>:
+        <128 bits of SHA-256 of the credential>``, lasts that window."""
+        items = self.items.get(name, ())
+        if not items:
+            return
+        if self.marks is None:
+            await self.record(name, client)
+            return
+        mark = hashlib.sha256(f"{name}\x00{client}\x00{credential}".encode()).hexdigest()[:32]
+        try:
+            first = await self.marks.set(f"{KEY_PREFIX}:once:{mark}", "1", nx=True,
+                                         ex=max(item.get_expiry() for item in items))
+        except STORE_ERRORS as error:
+            log.warning("rate_limit_unrecorded", limit=name, error=repr(error))
+            metrics.REDIS_ERRORS.labels("rate_limit").inc()
+            return
+        if first:
+            await self.record(name, client)
 
     async def _refusal(self, name: str, item: RateLimitItem, client: str, who: str) -> ServiceError:
         stats = await self.limiter.get_window_stats(item, name, client)

@@ -6,11 +6,23 @@ key (:func:`new_key`: 256 random bits), shows it once, and keeps its SHA-256 onl
 key, so no answer ever tells whether some key exists. A key is rotated (a new one, the old one dead at
 once) or revoked (none); revoking an owner's key closes the owner, its players' keys with it.
 
-A retry is made safe by a request id, never by a key: the first call records what it made under the
-hash of its request id (scoped to the caller: the owner for RegisterPlayer, the key used for a
-rotation) for :data:`REQUEST_TTL_SECONDS`; the same request id again answers for the same owner or
-player with a new key (the service keeps no key it could show twice), so the key of an answer that was
-lost stops working.
+A retry is made safe by a request id (:mod:`service.request_ids`), and a request id proves nothing: the
+first call records what it made under the hash of its request id (scoped to the caller: the owner for
+RegisterPlayer, the key used for a rotation) for :data:`REQUEST_TTL_SECONDS`, and the same request id
+again answers for the same owner or player. **A key is shown to the first caller only**: a retry gets a
+key only when the key it carries could make the call afresh, so that replaying a call, from anywhere,
+with everything it carried, takes no account over:
+
+* RegisterOwner carries no key: its retry answers with the owner and no key (``key_withheld``). The
+  service keeps no key it could show twice, and a new one would be the account to whoever sent the
+  retry (the request's bytes are all a retry has: a proxy's log, a shared machine). An owner whose
+  answer was lost is lost with it: register another name (it costs a second; nobody else gets it).
+* RegisterPlayer carries the owner key, checked again on the retry: the owner may rotate its players'
+  keys at any time, so its retry gets the same player with a new API key (the lost answer's stops
+  working), as RotatePlayerKey would give it.
+* RotatePlayerKey and RotateOwnerKey carry the key they replace, dead once the first call rotated it:
+  their retry answers that the key was rotated, with no key (``key_withheld``). Rotate again, with a
+  new request id, with a key that works: for a player, its owner's key.
 
 Players registered before owners existed have no owner (``owner_id`` empty): each is its own owner,
 keeps its key and can rotate or revoke it with that key.
@@ -48,6 +60,7 @@ from service.ladder.related import AddressTags
 from service.match import convert
 from service.match.core import CallContext, token_hash
 from service.match.names import TEXT_LAYOUT, check_name, name_key
+from service.request_ids import MAX_REQUEST_ID, check_request_id
 from service.store.match_store import text_of
 
 log = structlog.get_logger("typhoon.ladder")
@@ -57,13 +70,13 @@ PREFIX = "typhoon:{ladder}:"
 OLDER_PREFIX = "typhoon:ladder:"
 MAX_NAME = 64
 MAX_DESCRIPTION = 500
-MAX_REQUEST_ID = 128
-#: The shortest RegisterOwner request id: it alone proves a retry, so it must not be guessable (a UUID has 32 hex digits).
-MIN_OWNER_REQUEST_ID = 32
 #: How long a request id makes a retry answer for what the first call made.
 REQUEST_TTL_SECONDS = 15 * 60
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 _KEY = re.compile(r"tp[ko]_[A-Za-z0-9_-]{43}")
+#: The one answer to a key that does not do for a call, on both transports, whatever the key is (unknown,
+#: revoked, another account's or of another kind): no answer tells whether a key exists.
+KEY_INVALID_MESSAGE = "the key is not one this call accepts (a key is checked by its kind and its account)"
 
 
 def ladder_key(*parts: str) -> str:
@@ -92,11 +105,8 @@ def _fingerprint(*parts: str) -> str:
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:32]
 
 
-def _check_request_id(request_id: str, shortest: int = 0) -> None:
-    if len(request_id) > MAX_REQUEST_ID or (request_id and len(request_id) < shortest):
-        raise err(StatusCode.INVALID_ARGUMENT, "BAD_REQUEST_ID",
-                  f"request_id must have {shortest or 1} to {MAX_REQUEST_ID} characters"
-                  + (" (draw it at random: a UUID4)" if shortest else ""))
+def key_invalid() -> ServiceError:
+    return err(StatusCode.UNAUTHENTICATED, "KEY_INVALID", KEY_INVALID_MESSAGE)
 
 
 def _check_text(label: str, value: str, limit: int, layout: frozenset[str] | None = None) -> None:
@@ -214,13 +224,13 @@ class Accounts:
     async def player_of_key(self, token: str | None) -> str:
         """The player whose API key ``token`` is. Only a key of the form the service draws counts: one a caller
         chose before keys were drawn (perhaps weak) can only rotate itself (RotatePlayerKey)."""
-        return await self._holder(token, "keys", "the key is not a ladder player's API key",
-                                  "this call needs the player's API key: send 'authorization: Bearer <key>'")
+        return await self._holder(token, "keys", "this call needs the player's API key: send "
+                                                 "'authorization: Bearer <key>'")
 
     async def owner_of_key(self, token: str | None) -> str:
         """The owner whose owner key ``token`` is."""
-        return await self._holder(token, "owner_keys", "the key is not a ladder owner key",
-                                  "this call needs an owner key (from RegisterOwner): send 'authorization: Bearer <key>'")
+        return await self._holder(token, "owner_keys", "this call needs an owner key (from RegisterOwner): send "
+                                                       "'authorization: Bearer <key>'")
 
     async def any_key(self, token: str | None) -> str:
         """The player or owner whose key ``token`` is (REST checks a key before reading the request)."""
@@ -232,14 +242,14 @@ class Accounts:
             holder = text_of(await self.redis.hget(ladder_key(table), digest))
             if holder:
                 return holder
-        raise err(StatusCode.UNAUTHENTICATED, "KEY_INVALID", "the key is not a ladder key")
+        raise key_invalid()
 
-    async def _holder(self, token: str | None, table: str, invalid: str, missing: str) -> str:
+    async def _holder(self, token: str | None, table: str, missing: str) -> str:
         if not token:
             raise err(StatusCode.UNAUTHENTICATED, "KEY_MISSING", missing)
         holder = text_of(await self.redis.hget(ladder_key(table), token_hash(token))) if _KEY.fullmatch(token) else None
         if not holder:
-            raise err(StatusCode.UNAUTHENTICATED, "KEY_INVALID", invalid)
+            raise key_invalid()
         return holder
 
     # --- owners ------------------------------------------------------------------------------------
@@ -249,7 +259,7 @@ class Accounts:
         if not name:
             raise err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "an owner needs a name")
         _check_text("name", name, MAX_NAME)
-        _check_request_id(request.request_id, MIN_OWNER_REQUEST_ID)
+        check_request_id(request.request_id)
         owner_id, key = new_id("o"), new_key("owner")
         fingerprint = _fingerprint(name_key(name))
         request_key = ladder_key("request", _fingerprint("owner", request.request_id) if request.request_id else "-")
@@ -264,11 +274,11 @@ class Accounts:
         outcome = text_of(reply[0])
         if outcome == "NAME_TAKEN":
             raise err(StatusCode.ALREADY_EXISTS, "NAME_TAKEN", f"an owner named {name!r} is registered already")
-        if outcome == "AGAIN":  # a retry: the same owner, a new key (the lost answer's key stops working)
+        if outcome == "AGAIN":  # a retry: the same owner, no key (its key went to the first caller only)
             owner_id = self._same_request(text_of(reply[1]), fingerprint, request.request_id)
-            key = new_key("owner")
-            await self._replace_key("owner", owner_id, token_hash(key))
-        log.info("ladder_owner_registered", owner_id=owner_id, name=name, again=outcome == "AGAIN")
+            log.info("ladder_owner_registered", owner_id=owner_id, again=True)
+            return lapi.RegisterOwnerResponse(owner=await self._owner(owner_id), key_withheld=True)
+        log.info("ladder_owner_registered", owner_id=owner_id, name=name, again=False)
         return lapi.RegisterOwnerResponse(owner=await self._owner(owner_id), owner_key=key)
 
     async def get_owner(self, request: lapi.GetOwnerRequest, ctx: CallContext) -> lapi.GetOwnerResponse:
@@ -290,7 +300,9 @@ class Accounts:
         return owner
 
     async def rotate_owner_key(self, request: lapi.RotateOwnerKeyRequest, ctx: CallContext) -> lapi.RotateOwnerKeyResponse:
-        owner_id = await self._owner_caller(request.owner_id, ctx, request.request_id)
+        owner_id, retried = await self._owner_caller(request.owner_id, ctx, request.request_id)
+        if retried:  # the key went to the first caller only
+            return lapi.RotateOwnerKeyResponse(key_withheld=True)
         key = new_key("owner")
         await self._replace_key("owner", owner_id, token_hash(key), self._rotation_record(
             "owner", owner_id, request.request_id, ctx))
@@ -298,7 +310,7 @@ class Accounts:
         return lapi.RotateOwnerKeyResponse(owner_key=key)
 
     async def revoke_owner_key(self, request: lapi.RevokeOwnerKeyRequest, ctx: CallContext) -> lapi.RevokeOwnerKeyResponse:
-        owner_id = await self._owner_caller(request.owner_id, ctx)
+        owner_id, _ = await self._owner_caller(request.owner_id, ctx)
         for _ in range(16):
             players = [text_of(p) for p in await self.redis.lrange(ladder_key("owner", owner_id, "players"), 0, -1)]
             revoked = await self._close_owner(
@@ -306,23 +318,23 @@ class Accounts:
                       ladder_key("owner", owner_id, "players"), *(ladder_key("player", p) for p in players)],
                 args=[token_hash(ctx.token or ""), str(len(players))])
             if revoked == -2:
-                raise err(StatusCode.UNAUTHENTICATED, "KEY_INVALID", "the key is not this owner's key")
+                raise key_invalid()
             if revoked >= 0:
                 log.info("ladder_owner_closed", owner_id=owner_id, player_keys_revoked=revoked)
                 return lapi.RevokeOwnerKeyResponse(player_keys_revoked=revoked)
         raise err(StatusCode.ABORTED, "CONTENTION", "the owner's players changed too often while closing it; retry")
 
-    async def _owner_caller(self, owner_id: str, ctx: CallContext, request_id: str = "") -> str:
-        """The owner a key call acts on, checked against the caller's key (or, for a retried rotation, against
-        the key the first call was made with)."""
+    async def _owner_caller(self, owner_id: str, ctx: CallContext, request_id: str = "") -> tuple[str, bool]:
+        """The owner a key call acts on, checked against the caller's key, and whether the call is the retry
+        of a rotation (made with the same request id and the same, now old, key: it gets no key)."""
         if not owner_id:
             raise err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "owner_id is required")
-        _check_request_id(request_id)
+        check_request_id(request_id)
         if await self._retried_rotation("owner", owner_id, request_id, ctx):
-            return owner_id
+            return owner_id, True
         if await self.owner_of_key(ctx.token) != owner_id:
-            raise err(StatusCode.UNAUTHENTICATED, "KEY_INVALID", "the key is not this owner's key")
-        return owner_id
+            raise key_invalid()
+        return owner_id, False
 
     # --- players -----------------------------------------------------------------------------------
 
@@ -337,7 +349,7 @@ class Accounts:
             raise err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "a player needs a name")
         _check_text("name", name, MAX_NAME)
         _check_text("description", request.description, MAX_DESCRIPTION, TEXT_LAYOUT)
-        _check_request_id(request.request_id)
+        check_request_id(request.request_id)
         owner_id = await self.owner_of_key(ctx.token)
         owner_name, group = map(text_of, await self.redis.hmget(ladder_key("owner", owner_id), "name", "group"))
         player_id, key = new_id("p"), new_key()
@@ -360,8 +372,9 @@ class Accounts:
             raise err(StatusCode.RESOURCE_EXHAUSTED, "PLAYER_QUOTA",
                       f"this owner has registered {self.players_per_owner} players, the most one owner may")
         if outcome == "KEY_INVALID":
-            raise err(StatusCode.UNAUTHENTICATED, "KEY_INVALID", "the key is not a ladder owner key")
-        if outcome == "AGAIN":  # a retry: the same player, a new key (the lost answer's key stops working)
+            raise key_invalid()
+        if outcome == "AGAIN":  # a retry with the owner key (checked again): the same player, a new key, as
+            # RotatePlayerKey would give the owner; the lost answer's key stops working
             player_id = self._same_request(text_of(reply[1]), fingerprint, request.request_id)
             key = new_key()
             await self._replace_key("player", player_id, token_hash(key))
@@ -370,7 +383,9 @@ class Accounts:
 
     async def rotate_player_key(self, request: lapi.RotatePlayerKeyRequest,
                                 ctx: CallContext) -> lapi.RotatePlayerKeyResponse:
-        player_id = await self._player_caller(request.player_id, ctx, request.request_id)
+        player_id, retried = await self._player_caller(request.player_id, ctx, request.request_id)
+        if retried:  # the key went to the first caller only
+            return lapi.RotatePlayerKeyResponse(key_withheld=True)
         key = new_key()
         await self._replace_key("player", player_id, token_hash(key), self._rotation_record(
             "player", player_id, request.request_id, ctx))
@@ -379,31 +394,31 @@ class Accounts:
 
     async def revoke_player_key(self, request: lapi.RevokePlayerKeyRequest,
                                 ctx: CallContext) -> lapi.RevokePlayerKeyResponse:
-        player_id = await self._player_caller(request.player_id, ctx)
+        player_id, _ = await self._player_caller(request.player_id, ctx)
         await self._replace_key("player", player_id, "")
         log.info("ladder_key_revoked", player_id=player_id)
         return lapi.RevokePlayerKeyResponse()
 
-    async def _player_caller(self, player_id: str, ctx: CallContext, request_id: str = "") -> str:
-        """The player a key call acts on, checked against the caller's key: the player's own, or its owner's
-        (or, for a retried rotation, the key the first call was made with)."""
+    async def _player_caller(self, player_id: str, ctx: CallContext, request_id: str = "") -> tuple[str, bool]:
+        """The player a key call acts on, checked against the caller's key: the player's own, or its owner's;
+        and whether the call is the retry of a rotation (made with the same request id and key: it gets no key)."""
         if not player_id:
             raise err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "player_id is required")
-        _check_request_id(request_id)
+        check_request_id(request_id)
         owner_id = text_of(await self.redis.hget(ladder_key("player", player_id), "owner_id"))
         if owner_id is None and not await self.redis.exists(ladder_key("player", player_id)):
             raise err(StatusCode.NOT_FOUND, "PLAYER_NOT_FOUND", f"there is no player {player_id!r}")
         if await self._retried_rotation("player", player_id, request_id, ctx):
-            return player_id
+            return player_id, True
         if ctx.token:  # any key, by its hash: a key chosen before keys were drawn may still rotate itself
             digest = token_hash(ctx.token)
             if text_of(await self.redis.hget(ladder_key("keys"), digest)) == player_id or (
                     owner_id and text_of(await self.redis.hget(ladder_key("owner_keys"), digest)) == owner_id):
-                return player_id
+                return player_id, False
         if not ctx.token:
             raise err(StatusCode.UNAUTHENTICATED, "KEY_MISSING", "this call needs the player's API key or its "
                       "owner's key: send 'authorization: Bearer <key>'")
-        raise err(StatusCode.UNAUTHENTICATED, "KEY_INVALID", "the key is neither this player's API key nor its owner's key")
+        raise key_invalid()
 
     # --- keys and request ids ----------------------------------------------------------------------
 
@@ -425,7 +440,7 @@ class Accounts:
         if not hmac.compare_digest(earlier, record):
             raise err(StatusCode.INVALID_ARGUMENT, "REQUEST_ID_REUSED",
                       f"request_id {request_id!r} was already used for a different request")
-        log.info("request_replayed", request_id=request_id)
+        log.info("request_replayed")
         return True
 
     async def _replace_key(self, kind: str, holder: str, digest: str, record: tuple[str, str] | None = None) -> None:
@@ -443,7 +458,7 @@ class Accounts:
         if not hmac.compare_digest(earlier, fingerprint):
             raise err(StatusCode.INVALID_ARGUMENT, "REQUEST_ID_REUSED",
                       f"request_id {request_id!r} was already used for a different request")
-        log.info("request_replayed", request_id=request_id)
+        log.info("request_replayed")
         return made
 
 
@@ -451,4 +466,5 @@ def _flat(fields: dict[str, str]) -> list[str]:
     return [item for pair in fields.items() for item in pair]
 
 
-__all__ = ["Accounts", "MAX_DESCRIPTION", "MAX_NAME", "REQUEST_TTL_SECONDS", "ladder_key", "new_key"]
+__all__ = ["Accounts", "KEY_INVALID_MESSAGE", "MAX_DESCRIPTION", "MAX_NAME", "MAX_REQUEST_ID", "REQUEST_TTL_SECONDS",
+           "key_invalid", "ladder_key", "new_key"]

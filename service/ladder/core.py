@@ -43,13 +43,18 @@ which see two players and the pairs, the board and the open matches at once. Key
                             ('' once revoked) concurrency, the rating (mu sigma rev), the record (games
                             wins_german wins_soviet ...), last_opponent last_ended, seek_session (of its
                             latest Seek stream), abort_streak (abandoned matches in a row),
-                            blocked_until (it is not paired before that Redis time)
+                            blocked_until (it is not paired before that Redis time), established ("1"
+                            once it is: service.ladder.fairness; "0" while provisional), standing_games
+                            (its rated matches that count toward being established)
+    player:<id>:opponents   set: the owner groups of its opponents in those matches
     player:<id>:assigned    hash: match id -> the LadderMatch JSON (with its seat token), while not rated
     player:<id>:history     list, newest first: the LadderGame JSON of each match
     side:<side>             hash: mu sigma rev, the rating of the side itself
     names                   hash: name key (service.match.names.name_key: NFKC, case-folded) -> id
     keys                    hash: SHA-256 of an API key -> id
-    board                   sorted set: id by rating (mu - 3 sigma)
+    board                   sorted set: id by rating (mu - 3 sigma), less PROVISIONAL_OFFSET for a
+                            provisional player (so the established come first)
+    established_rule        string: "<games>:<owners>" the board's scores were last reckoned with
     seeking                 sorted set: id by the Redis ms until which it counts as seeking
     open                    hash: match id -> {"german": id, "soviet": id}: ladder matches not rated yet
     pairs                   hash: "<id>:<id>" (sorted) -> matches assigned to the two, aborted ones
@@ -58,6 +63,8 @@ which see two players and the pairs, the board and the open matches at once. Key
                             within the pair window; "owners:<group>:<group>:rated" -> the same for all
                             the players of two owner groups (service.ladder.fairness.owners_field)
     pairing                 string: the pairing lock
+    waiting                 hash: id -> why that seeking player was not paired in the last pairing round
+                            (service.ladder.waiting), replaced each round, expiring if rounds stop
     rated                   counter: the ladder matches settled (rated or aborted) so far; each
                             history entry holds its match's number (``rating_sequence``)
 """
@@ -71,7 +78,7 @@ import re
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 import structlog
 from grpc import StatusCode
@@ -83,8 +90,9 @@ from service.errors import ServiceError
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.ladder.accounts import MAX_DESCRIPTION, MAX_NAME, OLDER_PREFIX, PREFIX, Accounts, ladder_key
-from service.ladder.fairness import MAX_COOLDOWN_MS, FairPlay, group_of, own_actions, owners_field
+from service.ladder.fairness import MAX_COOLDOWN_MS, FairPlay, group_of, own_actions, owners_field, without_gain
 from service.ladder.ratings import FRESH, MODEL, ordinal, rate
+from service.ladder.waiting import KINDS, WAITING_TTL_MS, Seeker, Waiting, sentence, waiting_reasons
 from service.match import convert
 from service.match.clock import TimeControl
 from service.match.core import CallContext, MatchService, new_seat_token, token_hash
@@ -95,6 +103,8 @@ from service.tasks import stop_task
 log = structlog.get_logger("typhoon.ladder")
 
 MAX_PAGE = 200
+#: Taken off a provisional player's leaderboard score: every established player comes before it.
+PROVISIONAL_OFFSET = 1_000_000.0
 MAX_HEARTBEAT_SECONDS = 60
 #: Events read from the store per round trip while counting a match's actions.
 _LOG_PAGE = 1000
@@ -103,6 +113,15 @@ _key = ladder_key
 
 def _err(code: StatusCode, reason: str, message: str) -> ServiceError:
     return ServiceError(code, reason, message)
+
+
+def board_score(rating: float, established: bool) -> float:
+    """A player's score in the leaderboard's sorted set: its rating, less PROVISIONAL_OFFSET while provisional.
+
+    >>> board_score(12.5, True), board_score(12.5, False)
+    (12.5, -999987.5)
+    """
+    return rating if established else rating - PROVISIONAL_OFFSET
 
 
 @dataclass
@@ -190,10 +209,11 @@ RATED_PLACEHOLDER = "@rating_sequence@"
 
 _SETTLE = _GERMAN_GAMES + f"local RATED = '{RATED_PLACEHOLDER}'\n" + """
 -- KEYS: open, board, then per team member (german player, soviet player, german side, soviet side)
--- its hash, then per player (german, soviet) its assigned hash and its history.
+-- its hash, then per player (german, soviet) its assigned hash and its history; then (KEYS[11], KEYS[12])
+-- pairs and the counter of settled matches, then per player its set of opponents' owner groups.
 -- ARGV: match id, then per team member its expected rev and its change (JSON {"set": {field: value},
 -- "incr": {field: n}, "block": {"now": ms, "base": ms, "cap": ms} (it waits base * 2^(abandoned in a row - 1),
--- at most cap, however it reconnects)}, "" for none), then
+-- at most cap, however it reconnects), "opponent": the owner group of a rated match's opponent}, "" for none), then
 -- per player its history entry and its rating ('' = keep), then (KEYS[11]: pairs) the pair of an aborted
 -- match ('' = none) and '1' if its first player was German: an aborted match is not a meeting, and
 -- does not count for whose turn it is to be German; then per field of rated end times (the pair's, and
@@ -214,6 +234,7 @@ for i = 0, 3 do
     change = cjson.decode(change)
     for name, value in pairs(change['set'] or {}) do redis.call('HSET', KEYS[3 + i], name, value) end
     for name, value in pairs(change['incr'] or {}) do redis.call('HINCRBY', KEYS[3 + i], name, value) end
+    if change['opponent'] then redis.call('SADD', KEYS[13 + i], change['opponent']) end
     local block = change['block']
     if block then
       local streak = redis.call('HINCRBY', KEYS[3 + i], 'abort_streak', 1)
@@ -286,9 +307,11 @@ class Ladder:
         self.config = config or LadderConfig()
         self.admit = core.admit
         self.fair_play = self.config.fair_play
+        fresh_established = self.fair_play.established(0, 0)
         self.accounts = Accounts(self.redis, self.store.time_ms, self.fair_play.players_per_owner,
-                                 {"mu": repr(FRESH[0]), "sigma": repr(FRESH[1]), "rev": "0"},
-                                 repr(ordinal(FRESH[0], FRESH[1])), self._describe,
+                                 {"mu": repr(FRESH[0]), "sigma": repr(FRESH[1]), "rev": "0", "standing_games": "0",
+                                  "established": "1" if fresh_established else "0"},
+                                 repr(board_score(ordinal(*FRESH), fresh_established)), self._describe,
                                  self.fair_play.related_window_ms, self.config.address_key)
         for rpc in Accounts.RPCS:  # served as this service's own (the transports bind by name)
             setattr(self, rpc, self._replicated(getattr(self.accounts, rpc)))
@@ -296,6 +319,9 @@ class Ladder:
         self._settle = self.redis.register_script(_SETTLE)
         self._move_keys = self.redis.register_script(_MOVE_KEYS)
         self._moved = False
+        #: asked before each match the pairing creates: whether the store has room for it (``typhoon serve``:
+        #: the guard's capacity, as for CreateMatch); None: always
+        self.room: Callable[[], Awaitable[bool]] | None = None
         self._tasks: list[asyncio.Task] = []
         self._stopping = False
         self.settled = 0
@@ -323,6 +349,7 @@ class Ladder:
         not answer now, the pairing loop does it before its first round."""
         try:
             await self.move_older_keys()
+            await self.reckon_established()
             self._moved = True
         except (RedisError, OSError) as error:
             log.warning("ladder_keys_not_moved", error=repr(error))
@@ -335,6 +362,7 @@ class Ladder:
     async def _moved_then_pair(self) -> int:
         if not self._moved:
             await self.move_older_keys()
+            await self.reckon_established()
             self._moved = True
         return await self.pair_round()
 
@@ -360,6 +388,42 @@ class Ladder:
         if moved:
             log.info("ladder_keys_moved", keys=moved, lifecycle=True)
         return moved
+
+    async def reckon_established(self) -> int:
+        """Reckon again which players are established, and their leaderboard scores, if the rule changed
+        since the board was last reckoned (``established_rule``), or was never (players rated before this
+        version: their opponents' groups are read from their histories). Returns the players reckoned."""
+        rule = f"{self.fair_play.established_games}:{self.fair_play.established_owners}"
+        if text_of(await self.redis.get(_key("established_rule"))) == rule:
+            return 0
+        ids = [text_of(i) for i in await self.redis.zrange(_key("board"), 0, -1)]
+        for player_id in ids:
+            games, mu, sigma, group, owner_id, standing_games = map(text_of, await self.redis.hmget(
+                _key("player", player_id), "games", "mu", "sigma", "group", "owner_id", "standing_games"))
+            if mu is None:
+                continue
+            if standing_games is None:  # rated before this version: every rated match counts
+                standing_games = games or "0"
+                await self.redis.hset(_key("player", player_id), "standing_games", standing_games)
+            games = standing_games
+            opponents = _key("player", player_id, "opponents")
+            if int(games or 0) and not await self.redis.exists(opponents):
+                for entry in await self.redis.lrange(_key("player", player_id, "history"), 0, -1):
+                    game = json.loads(entry)
+                    if game.get("rated", game.get("outcome") != "aborted"):
+                        other = await self.redis.hmget(_key("player", game["opponent_id"]), "group", "owner_id")
+                        await self.redis.sadd(opponents, group_of({"id": game["opponent_id"],
+                                                                   "owner_id": text_of(other[1]),
+                                                                   "group": text_of(other[0])}))
+            own = group_of({"id": player_id, "owner_id": owner_id, "group": group})
+            met = {text_of(g) for g in await self.redis.smembers(opponents)} - {own}
+            established = self.fair_play.established(int(games or 0), len(met))
+            await self.redis.hset(_key("player", player_id), "established", "1" if established else "0")
+            await self.redis.zadd(_key("board"), {player_id: board_score(ordinal(float(mu), float(sigma or 0)),
+                                                                         established)})
+        await self.redis.set(_key("established_rule"), rule)
+        log.info("ladder_established_reckoned", players=len(ids), rule=rule, lifecycle=True)
+        return len(ids)
 
     async def _every(self, round_: Any) -> None:
         while not self._stopping:
@@ -388,7 +452,7 @@ class Ladder:
     async def _pair(self) -> int:
         now = await self.store.time_ms()
         ids = [text_of(i) for i in await self.redis.zrangebyscore(_key("seeking"), now, "+inf")]
-        if len(ids) < 2:
+        if not ids:
             return 0
         async with self.redis.pipeline(transaction=False) as pipe:
             for player_id in ids:
@@ -398,11 +462,16 @@ class Ladder:
             replies = await pipe.execute()
         players: dict[str, dict[str, Any]] = {}
         together: dict[tuple[str, str], int] = {}
+        blocked: dict[str, Seeker] = {}
         for player_id, fields, assigned in zip(ids, replies[::2], replies[1::2]):
             mu, concurrency, name, owner_id, blocked_until, last_opponent, last_ended, group = map(text_of, fields)
-            if mu is None or now < int(blocked_until or 0):  # abandoned its last match: it waits, however it seeks
+            if mu is None:
                 continue
             playing = [json.loads(entry) for entry in assigned]
+            if now < int(blocked_until or 0):  # abandoned its last match: it waits, however it seeks
+                blocked[player_id] = Seeker(group_of({"id": player_id, "owner_id": owner_id, "group": group}),
+                                            int(concurrency or 1) - len(playing), int(blocked_until or 0))
+                continue
             players[player_id] = {"mu": float(mu), "free": int(concurrency or 1) - len(playing), "name": name,
                                   "group": group_of({"id": player_id, "owner_id": owner_id, "group": group}),
                                   "last_opponent": last_opponent,
@@ -429,11 +498,16 @@ class Ladder:
             waited = now - max(players[a]["last_ended"], players[b]["last_ended"])
             return mutual and not met[a, b].owed and waited < self.config.rematch_wait_ms
 
+        def rematch_wait(a: str, b: str) -> bool:
+            pair = _pair_of(a, b)
+            return pair in met and together.get(pair, 0) < 4 and just_played(*pair)
+
         while True:
             # both counted from each side in `together`: two matches between them is 4
             open_pairs = [(a, b) for a, b in pairs if players[a]["free"] > 0 and players[b]["free"] > 0
                           and together.get((a, b), 0) < 4 and not just_played(a, b)]
             if not open_pairs:
+                await self._keep_waiting_reasons(players, blocked, rematch_wait, now)
                 return created
             a, b = min(open_pairs, key=lambda p: (p in full,
                                                   not met[p].owed,  # a return match first
@@ -441,12 +515,28 @@ class Ladder:
                                                   met[p].games, p))
             meetings = met[a, b]
             german, soviet = (a, b) if meetings.first_german else (b, a)
+            if self.room is not None and not await self.room():  # the store is full: they wait, seeking
+                return created
             if await self._create(german, soviet, players, meetings.games):
                 created += 1
             for pid in (a, b):
                 players[pid]["free"] -= 1
             together[(a, b)] = together.get((a, b), 0) + 2
             met[a, b] = meetings.after(german == a)
+
+    async def _keep_waiting_reasons(self, players: dict[str, dict[str, Any]], blocked: dict[str, Seeker],
+                                    rematch_wait: Callable[[str, str], bool], now: int) -> None:
+        """Keep why each seeking player is not paired, after a round (service.ladder.waiting), for its heartbeats."""
+        seekers = blocked | {pid: Seeker(p["group"], p["free"]) for pid, p in players.items()}
+        reasons = waiting_reasons(
+            seekers, lambda a, b: self.fair_play.may_pair(seekers[a].group, seekers[b].group),
+            rematch_wait, now)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.delete(_key("waiting"))
+            if reasons:
+                pipe.hset(_key("waiting"), mapping={pid: reason.to_json() for pid, reason in reasons.items()})
+                pipe.pexpire(_key("waiting"), WAITING_TTL_MS)
+            await pipe.execute()
 
     async def _create(self, german: str, soviet: str, players: dict[str, dict[str, Any]], count: int) -> bool:
         """Create a ladder match and assign it to both players; False if it could not be assigned."""
@@ -501,7 +591,24 @@ class Ladder:
                 for member in members:
                     pipe.hmget(member, "mu", "sigma", "rev", "name")
                 pipe.hmget(_key("pairs"), rated_fields)
-                *current, read = await pipe.execute()
+                for side in SIDES:  # whether each player is established (a rev change settles again: the same)
+                    pipe.hmget(_key("player", ids[side]), "standing_games", "group", "owner_id")
+                    pipe.smembers(_key("player", ids[side], "opponents"))
+                pipe.zcount(_key("board"), -PROVISIONAL_OFFSET / 2, "+inf")
+                *current, read, german_games, german_met, soviet_games, soviet_met, settled_players = \
+                    await pipe.execute()
+            groups, standing = [], []
+            for side, (games, group, owner_id), opponents in (("german", german_games, german_met),
+                                                             ("soviet", soviet_games, soviet_met)):
+                groups.append(group_of({"id": ids[side], "owner_id": text_of(owner_id), "group": text_of(group)}))
+                standing.append((int(games or 0), {text_of(g) for g in opponents} - {groups[-1]}))
+            established = [self.fair_play.established(games, len(opponents)) for games, opponents in standing]
+            # a rated match counts toward being established against an established opponent (or any, on a
+            # young ladder); after it: one more such game, against one more owner group maybe
+            counts = [self.fair_play.counts_toward(established[1 - i], settled_players) for i in (0, 1)]
+            established_after = [established[i] or self.fair_play.established(
+                games + counts[i], len((opponents | ({groups[1 - i]} if counts[i] else set())) - {groups[i]}))
+                for i, (games, opponents) in enumerate(standing)]
             read = [text_of(value) or "" for value in read]
             rated_at, *owners = [self.fair_play.recent(_rated_times(value), finished_at) for value in read]
             owners_rated_at = owners[0] if owners else None  # one owner group: a private ladder
@@ -523,13 +630,19 @@ class Ladder:
             else:
                 winner = result["winner"]
                 new = rate(*ratings, winner)
+                for index in (0, 1):  # no gain from beating a provisional player
+                    new[index] = without_gain(ratings[index], new[index], established[1 - index])
                 changes = []
                 for index, side in enumerate(("german", "soviet", "german", "soviet")):
                     mu, sigma = new[index]
                     change: dict[str, Any] = {"set": {"mu": repr(mu), "sigma": repr(sigma)}}
                     if index < 2:
-                        change["set"] |= met[index] | {"abort_streak": "0"}
-                        change["incr"] = _record_change(side, winner, result.get("reason", ""))
+                        change["set"] |= met[index] | {"abort_streak": "0",
+                                                       "established": "1" if established_after[index] else "0"}
+                        change["incr"] = _record_change(side, winner, result.get("reason", "")) | (
+                            {"standing_games": 1} if counts[index] else {})
+                        if counts[index]:
+                            change["opponent"] = groups[1 - index]
                     changes.append(json.dumps(change))
             args: list[str] = [match_id]
             for rev, change in zip(revs, changes):
@@ -544,12 +657,13 @@ class Ladder:
                                      "opponent_name": names[other], "outcome": outcome, "reason": reason,
                                      "rating": ordinal(mu, sigma), "mu": mu, "sigma": sigma,
                                      "finished_at": finished_at, "rated": verdict.rated,
-                                     "unrated_reason": verdict.reason, "rating_sequence": RATED_PLACEHOLDER}),
-                         repr(ordinal(mu, sigma)) if verdict.rated else ""]
+                                     "unrated_reason": verdict.reason, "rating_sequence": RATED_PLACEHOLDER,
+                                     "opponent_provisional": verdict.rated and not established[1 - index]}),
+                         repr(board_score(ordinal(mu, sigma), established_after[index])) if verdict.rated else ""]
             keys = [_key("open"), _key("board"), *members]
             for side in ("german", "soviet"):
                 keys += [_key("player", ids[side], "assigned"), _key("player", ids[side], "history")]
-            keys += [_key("pairs"), _key("rated")]
+            keys += [_key("pairs"), _key("rated"), *(_key("player", ids[side], "opponents") for side in SIDES)]
             args += _pair_args(ids["german"], ids["soviet"]) if result is None else ["", ""]
             for field_name, value, times in zip(rated_fields, read, (rated_at, owners_rated_at)):
                 args += [field_name, value, json.dumps(times + [finished_at]) if verdict.rated else ""]
@@ -652,8 +766,8 @@ class Ladder:
                     del followers[match_id]
                 if time.monotonic() - quiet_since >= heartbeat:
                     quiet_since = time.monotonic()
-                    yield lapi.SeekResponse(heartbeat=lapi.SeekHeartbeat(time=convert.timestamp(now),
-                                                                         playing=len(assigned)))
+                    yield lapi.SeekResponse(heartbeat=await self._heartbeat(player_id, now, len(assigned),
+                                                                            concurrency))
                 # the matches' updates as they come, until it is time to look at the assignments again
                 deadline = time.monotonic() + self.config.interval / 2
                 while (left := deadline - time.monotonic()) > 0:
@@ -675,6 +789,16 @@ class Ladder:
             with contextlib.suppress(RedisError, ConnectionError, RuntimeError):
                 await self.redis.zrem(_key("seeking"), player_id)
             log.info("seek_ended", player_id=player_id, reason=ended, matches=len(sent))
+
+    async def _heartbeat(self, player_id: str, now: int, playing: int, concurrency: int) -> lapi.SeekHeartbeat:
+        """A heartbeat, with why the player is not paired (more) as the last pairing round saw it."""
+        waiting = Waiting.from_json(text_of(await self.redis.hget(_key("waiting"), player_id)))
+        beat = lapi.SeekHeartbeat(time=convert.timestamp(now), playing=playing,
+                                  waiting=KINDS[waiting.kind] if waiting else lapi.SEEK_WAIT_REASON_UNSPECIFIED,
+                                  waiting_message=sentence(waiting, playing, concurrency))
+        if waiting and waiting.until:
+            beat.cooldown_until.CopyFrom(convert.timestamp(waiting.until))
+        return beat
 
     async def _follow(self, match_id: str, seat: str | None, changes: asyncio.Queue) -> None:
         """Put each update of a ladder match into ``changes`` until the match is over (Redis away: try
@@ -706,7 +830,7 @@ class Ladder:
         ids = [text_of(i) for i in await self.redis.zrevrange(_key("board"), offset, offset + size)]
         players = await self._players(ids[:size])
         response = lapi.GetLeaderboardResponse(next_page_token=str(offset + size) if len(ids) > size else "")
-        for rank, fields in enumerate(players, offset + 1):
+        for rank, fields in enumerate(players, offset + 1):  # the established first: their place is their rank
             if fields:
                 response.players.append(_player(fields, rank))
         return response
@@ -805,8 +929,11 @@ def _page(size: int, token: str) -> tuple[int, int]:
 
 
 def _player(fields: dict[str, str], rank: int = 0) -> lapi.LadderPlayer:
+    """A player from its hash's fields; ``rank`` its place on the board, kept only if it is established."""
     def number(name: str) -> int:
         return int(fields.get(name) or 0)
+
+    provisional = fields.get("established") != "1"
 
     mu, sigma = float(fields["mu"]), float(fields["sigma"])
     player = lapi.LadderPlayer(
@@ -814,7 +941,8 @@ def _player(fields: dict[str, str], rank: int = 0) -> lapi.LadderPlayer:
         owner=fields.get("owner", ""), owner_id=fields.get("owner_id", ""), rating=ordinal(mu, sigma), mu=mu, sigma=sigma, games=number("games"),
         wins_as_german=number("wins_german"), wins_as_soviet=number("wins_soviet"), losses=number("losses"),
         draws=number("draws"), games_as_german=number("games_german"), games_as_soviet=number("games_soviet"),
-        time_losses=number("time_losses"), aborted=number("aborted"), rank=rank)
+        time_losses=number("time_losses"), aborted=number("aborted"), rank=0 if provisional else rank,
+        provisional=provisional)
     player.registered_at.CopyFrom(convert.timestamp(fields["registered_at"]))
     return player
 

@@ -10,6 +10,14 @@ The ladder cannot be farmed by one client playing itself:
   end times), and the players of two owner groups at most ``owner_pair_rated_max`` times between them
   all; further matches are played, when neither player has another opponent free, but not rated
   (``pair_limit``, ``owner_pair_limit``);
+* a player is **established** once it has ``established_games`` rated matches against
+  ``established_owners`` owner groups other than its own (:meth:`FairPlay.established`), counting only
+  matches against established opponents once the ladder has more than ``established_owners``
+  established players (:meth:`FairPlay.counts_toward`: before, on a young ladder, any); until then it is
+  **provisional**, and a match raises a player's rating only against an established opponent
+  (:func:`without_gain`): a farm of fresh sybils, from however many addresses, is worth nothing to beat,
+  neither for rating nor for becoming established. Provisional players come after the established ones
+  on the leaderboard, without a rank;
 * a match that ends by resignation or time before each side made ``min_actions`` actions of its own
   (a resignation or a time forfeit is none) is not rated (``early``), nor is an aborted one
   (``aborted``); the side that gave up or ran out of time before its own ``min_actions`` abandoned it,
@@ -44,6 +52,7 @@ from typing import Any
 from google.protobuf import duration_pb2
 
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
+from service.ladder.ratings import ordinal
 from service.store.match_store import StoredEvent
 
 HOUR_MS = 3_600_000
@@ -77,6 +86,8 @@ class FairPlay:
     abandon_cooldown_ms: int = 60_000
     owner_pair_rated_max: int = 3
     related_window_ms: int = 30 * DAY_MS
+    established_games: int = 10
+    established_owners: int = 3
 
     def check(self) -> None:
         """ValueError if a setting is out of range."""
@@ -84,7 +95,9 @@ class FairPlay:
                                    ("min_actions", self.min_actions, 0), ("players_per_owner", self.players_per_owner, 1),
                                    ("abandon_cooldown_ms", self.abandon_cooldown_ms, 0),
                                    ("owner_pair_rated_max", self.owner_pair_rated_max, 1),
-                                   ("related_window_ms", self.related_window_ms, 0)):
+                                   ("related_window_ms", self.related_window_ms, 0),
+                                   ("established_games", self.established_games, 0),
+                                   ("established_owners", self.established_owners, 0)):
             if value < least:
                 raise ValueError(f"{name} must be at least {least}, not {value}")
 
@@ -99,7 +112,30 @@ class FairPlay:
                                    players_per_owner=self.players_per_owner,
                                    abandon_cooldown=duration(self.abandon_cooldown_ms),
                                    owner_pair_rated_max=self.owner_pair_rated_max,
-                                   related_window=duration(self.related_window_ms))
+                                   related_window=duration(self.related_window_ms),
+                                   established_games=self.established_games,
+                                   established_owners=self.established_owners)
+
+    def established(self, rated_games: int, opponent_groups: int) -> bool:
+        """Whether a player with ``rated_games`` rated matches against ``opponent_groups`` owner groups other
+        than its own is established (see the module).
+
+        >>> FairPlay().established(10, 3), FairPlay().established(40, 2), FairPlay(established_games=0,
+        ...                                                                           established_owners=0).established(0, 0)
+        (True, False, True)
+        """
+        return rated_games >= self.established_games and opponent_groups >= self.established_owners
+
+    def counts_toward(self, opponent_established: bool, established_players: int) -> bool:
+        """Whether a rated match counts toward a player's being established: against an established opponent;
+        against any while the ladder has at most ``established_owners`` established players (a young ladder,
+        where nobody could be established else). So a farmer does not establish itself on its sybils, nor
+        a sybil on its fellows, once the ladder has its first established players.
+
+        >>> FairPlay().counts_toward(True, 50), FairPlay().counts_toward(False, 50), FairPlay().counts_toward(False, 3)
+        (True, False, True)
+        """
+        return opponent_established or established_players <= self.established_owners
 
     def may_pair(self, group_a: str, group_b: str) -> bool:
         """Whether players of these owner groups (:func:`group_of`) may meet."""
@@ -137,6 +173,21 @@ class FairPlay:
         if owners_rated_at is not None and self.owner_pair_full(owners_rated_at, finished_at):
             return Verdict(False, "owner_pair_limit")
         return Verdict(True)
+
+
+def without_gain(before: tuple[float, float], after: tuple[float, float],
+                 opponent_established: bool) -> tuple[float, float]:
+    """A player's (mu, sigma) after a rated match: ``after``, unless the opponent was provisional and
+    ``after`` would raise the player's rating (mu - 3 sigma): then ``before`` (a loss still counts).
+
+    >>> without_gain((25.0, 8.3), (27.0, 8.0), opponent_established=False)
+    (25.0, 8.3)
+    >>> without_gain((25.0, 8.3), (23.0, 8.2), opponent_established=False), without_gain((25.0, 8.3), (27.0, 8.0), True)
+    ((23.0, 8.2), (27.0, 8.0))
+    """
+    if not opponent_established and ordinal(*after) > ordinal(*before):
+        return before
+    return after
 
 
 def group_of(player: dict[str, Any]) -> str:
@@ -190,4 +241,4 @@ def _abandoning_side(result: dict[str, Any]) -> str | None:
     return {"german": "soviet", "soviet": "german"}.get(winner or "")
 
 
-__all__ = ["FairPlay", "Verdict", "group_of", "own_actions", "owners_field"]
+__all__ = ["FairPlay", "Verdict", "group_of", "own_actions", "owners_field", "without_gain"]

@@ -15,8 +15,11 @@ from __future__ import annotations
 import json
 
 import engine
-from service.match import clock as clock_module, rulesets
-from service.store.match_store import StoredEvent
+from service.match import clock as clock_module, rulesets, seat_entropy
+from service.store.match_store import Store, StoredEvent
+
+#: Log entries read per round trip.
+_PAGE = 1000
 
 #: Meta fields a commit never changes.
 FIXED = ("id", "scenario", "options", "sides", "seed", "seed_commitment", "created_at", "ruleset")
@@ -43,6 +46,11 @@ def meta_at(meta: dict[str, str], events: list[StoredEvent], version: int, last_
             side = data["side"]
             past |= {name: meta[name] for name in (f"seat:{side}:token", f"seat:{side}:player",
                                                    f"seat:{side}:claimed_at") if name in meta}
+        elif kind == seat_entropy.CONTRIBUTED:
+            seat_entropy.contribute_logged(game, data)
+            past |= seat_entropy.seat_fields(data["side"], data["entropy"])
+        elif event.source == "game" and data.get("type") == "entropy_drawn":
+            past |= seat_entropy.seat_fields(data["side"], data["entropy"], drawn=True)
         elif kind == "action_submitted":
             game.apply(engine.action_from_json(data["action"]))
             if clocks is not None:
@@ -57,3 +65,14 @@ def meta_at(meta: dict[str, str], events: list[StoredEvent], version: int, last_
     if clocks is not None:
         past |= clocks.fields()
     return past
+
+
+async def events_through(store: Store, match_id: str, last_seq: int) -> list[StoredEvent]:
+    """A match's log from its start through ``last_seq`` (and the rest of the last page read)."""
+    events: list[StoredEvent] = []
+    while not events or events[-1].seq < last_seq:
+        page = await store.read_events(match_id, events[-1].seq if events else 0, _PAGE)
+        if not page:
+            break
+        events += page
+    return events

@@ -8,9 +8,13 @@ It checks, and says where (the event's sequence number) and what when anything d
 2. the seed: SHA-256 of the revealed seed equals the commitment published in ``match_created``;
 3. the dice: every ``die_rolled`` value is recomputed from the seed and its index with the derivation
    documented in ``engine/dice.py`` (implemented again here, independently of the engine), and the
-   indexes run 0, 1, 2...;
-4. the game: ``engine.new_game(scenario, options, seed)`` (which does the Soviet set-up), then every
-   ``action_submitted`` action in order: the engine must accept it from the side that submitted it,
+   indexes run 0, 1, 2...; from ruleset 4 on with each side's entropy: an ``entropy_contributed``
+   entry after the commitment and before the first die, at most one a side, or, for a side that gave
+   none, the ``entropy_drawn`` event just before the first die, whose entropy is recomputed from the
+   seed;
+4. the game: ``engine.new_game(scenario, options, seed)`` (which does the Soviet set-up), then each
+   side's entropy (``Game.contribute_entropy``) and every ``action_submitted`` action in log order:
+   the engine must accept it from the side that submitted it,
    the game events it produces must be the logged ``game_event`` entries that follow, one by one, and
    its ``state_hash()`` after each action must be the logged one;
 5. the end: the replayed game is over when the seed is revealed (unless the match was aborted: by
@@ -31,17 +35,21 @@ it was played under (``OTHER RULESET``), which is not a finding of tampering.
 
 >>> recompute_die("example", 0), recompute_die("example", 1)
 (2, 4)
+>>> entropy = {"german": "0123456789abcdef0123456789abcdef", "soviet": "fedcba9876543210fedcba9876543210"}
+>>> [recompute_mixed_die("example", entropy, i) for i in range(4)]
+[4, 5, 2, 3]
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 import engine
-from engine.ruleset import UNVERSIONED, played
+from engine.ruleset import MIXED_DICE, UNVERSIONED, played
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.match import convert
@@ -63,12 +71,96 @@ def recompute_die(seed: str, index: int) -> int:
         attempt += 1
 
 
+def recompute_mixed_die(seed: str, entropy: dict[str, str], index: int) -> int:
+    """Roll ``index`` of a ruleset-4 match, following engine/dice.py's description (not calling the
+    engine): the key is HMAC-SHA-256 with the seed as key of ``"typhoon-dice-v2"`` then
+    ``"|<side>=<entropy>"`` for each side in alphabetical order; each attempt HMAC-SHA-256 with that key
+    of ``"<index>:<attempt>"``, whose first byte below 252 gives ``byte % 6 + 1``."""
+    message = "typhoon-dice-v2" + "".join("|" + side + "=" + entropy[side] for side in sorted(entropy))
+    key = hmac.new(seed.encode("utf-8"), message.encode("utf-8"), hashlib.sha256).digest()
+    attempt = 0
+    while True:
+        for byte in hmac.new(key, (str(index) + ":" + str(attempt)).encode("utf-8"), hashlib.sha256).digest():
+            if byte < 252:
+                return byte % 6 + 1
+        attempt += 1
+
+
+def recompute_drawn(seed: str, side: str) -> str:
+    """The entropy drawn for a side that gave none (engine/dice.py): HMAC-SHA-256 (hex) with the seed as
+    key of ``"typhoon-drawn-entropy-v1|<side>"``."""
+    return hmac.new(seed.encode("utf-8"), ("typhoon-drawn-entropy-v1|" + side).encode("utf-8"),
+                    hashlib.sha256).hexdigest()
+
+
+class _Dice:
+    """The log's dice, checked as the log goes: each side's entropy (ruleset 4 on), then each roll
+    against the seed (None while it is secret: the rolls are only listed)."""
+
+    def __init__(self, seed: str | None, ruleset: int, sides: list[str], report: Report) -> None:
+        self.seed, self.mixed, self.sides, self.report = seed, ruleset >= MIXED_DICE, sides, report
+        self.entropy: dict[str, str] = {}
+        self.rolls = 0
+
+    def entropy_given(self, seq: int, side: str, entropy: str, drawn: bool) -> None:
+        report = self.report
+        report.entropy.append((seq, side, entropy, drawn))
+        what = "entropy_drawn" if drawn else "entropy_contributed"
+        if not self.mixed:
+            report.add(seq, "dice", f"{what} in a match of ruleset {report.ruleset}, whose dice mix no entropy")
+        elif side in self.entropy:
+            report.add(seq, "dice", f"a second entropy for the {side} side", logged=entropy,
+                       replayed=self.entropy[side], labels=(what, "the first"))
+        elif self.rolls:
+            report.add(seq, "dice", f"the {side} side's entropy comes after the first die")
+        if drawn and self.seed is not None and entropy != recompute_drawn(self.seed, side):
+            report.add(seq, "dice", f"the entropy drawn for the {side} side is not the one the seed gives",
+                       logged=entropy, replayed=recompute_drawn(self.seed, side), labels=("logged", "seed"))
+        self.entropy.setdefault(side, entropy)
+
+    def die(self, seq: int, logged: dict[str, Any]) -> None:
+        """The next die roll of the match, logged at event ``seq``."""
+        report, rolls = self.report, self.rolls
+        index, value = logged.get("index"), logged.get("value")
+        self.rolls += 1
+        if index != rolls:
+            report.add(seq, "dice", f"die roll number {rolls} of the match is logged with index {index}",
+                       logged=index, replayed=rolls, labels=("logged index", "roll number"))
+        at = index if isinstance(index, int) and index >= 0 else rolls
+        recomputed = 0
+        if self.seed is not None and not self.mixed:
+            recomputed = recompute_die(self.seed, at)
+        elif self.seed is not None:
+            missing = [side for side in self.sides if side not in self.entropy]
+            if missing:
+                report.add(seq, "dice", f"die roll #{index} comes before the {' and '.join(missing)} side's entropy "
+                           f"is in the log")
+            else:
+                recomputed = recompute_mixed_die(self.seed, self.entropy, at)
+        report.roll_checks.append((seq, index, value, recomputed, logged.get("purpose", "")))
+        if self.seed is not None and recomputed and value != recomputed:
+            report.add(seq, "dice", f"die roll #{index}: the log says {value}, the seed gives {recomputed}")
+
+    def entry(self, event: MatchEvent) -> None:
+        """Follow one log entry: an entropy, a die, or anything else (left alone)."""
+        kind = event.WhichOneof("kind")
+        if kind == "entropy_contributed":
+            self.entropy_given(event.sequence, event.entropy_contributed.side, event.entropy_contributed.entropy, False)
+        elif kind == "game_event":
+            inner = event.game_event.WhichOneof("kind")
+            if inner == "entropy_drawn":
+                drawn = event.game_event.entropy_drawn
+                self.entropy_given(event.sequence, drawn.side, drawn.entropy, True)
+            elif inner == "die_rolled":
+                self.die(event.sequence, convert.event_from_proto(event.game_event))
+
+
 # --- verify ----------------------------------------------------------------------------------------
 
 CHECKS = {
     "log": "the log is complete: sequences without gaps, match_created first, seed_revealed last",
     "seed": "the revealed seed matches the commitment published at creation",
-    "dice": "every die roll is recomputed from the seed",
+    "dice": "every die roll is recomputed from the seed (and, from ruleset 4 on, each side's entropy)",
     "actions": "the engine accepts every action, from the side that submitted it",
     "events": "the engine reproduces every game event from the actions",
     "hashes": "the state hash after every action matches",
@@ -137,6 +229,8 @@ class Report:
     skipped: set[str] = field(default_factory=set)
     #: every die roll of the log: (sequence, index, logged value, recomputed value or 0, purpose)
     roll_checks: list[tuple[int, int, int, int, str]] = field(default_factory=list)
+    #: each side's entropy (ruleset 4 on), in log order: (sequence, side, entropy, drawn from the seed)
+    entropy: list[tuple[int, str, str, bool]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -190,6 +284,10 @@ class Report:
         }
         if self.time_control:
             lines.append(f"  time control {self.time_control}")
+        if self.entropy:
+            lines.append("  entropy mixed into the dice: " + "; ".join(
+                f"{side} {entropy[:12]}... ({'drawn from the seed' if drawn else 'given'}, event #{seq})"
+                for seq, side, entropy, drawn in self.entropy))
         for check, sentence in CHECKS.items():
             if check == "clock" and not self.time_control:
                 continue
@@ -228,8 +326,9 @@ class Report:
             lines.append("NOT VERIFIED: the match is not finished; its seed stays secret until it ends")
         else:
             lines.append("")
-            lines.append("VERIFIED: the seed matches its commitment, every die roll derives from it, and the "
-                         "engine replays the log to the same events and state hashes")
+            lines.append("VERIFIED: the seed matches its commitment, every die roll derives from it"
+                         + (" and the seats' entropy" if self.entropy else "")
+                         + ", and the engine replays the log to the same events and state hashes")
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, Any]:
@@ -240,6 +339,8 @@ class Report:
                 "actions": self.actions, "game_events": self.game_events, "rolls": self.rolls,
                 "final_state_hash": self.final_hash, "result": self.result, "aborted": self.aborted or None,
                 "first_bad_event": first.sequence if first else None,
+                "entropy": [{"sequence": seq, "side": side, "entropy": entropy, "drawn": drawn}
+                            for seq, side, entropy, drawn in self.entropy],
                 "problems": [p.to_json() for p in self.problems]}
 
 
@@ -330,11 +431,12 @@ def _replay(events: list[MatchEvent], game: engine.Game, seed: str, report: Repo
     version = 0
     expected: deque[dict] = deque()
     action_at = None  # (sequence, description) of the last action
-    rolls = 0
+    dice = _Dice(seed, report.ruleset, list(created.match_created.sides), report)
     stopped = False
     for event in events[1:]:
         kind = event.WhichOneof("kind")
         seq = event.sequence
+        dice.entry(event)
         if kind in ("action_submitted", "seed_revealed") and expected and not stopped:
             report.add(seq, "events", f"the replay of the action at event #{action_at[0]} produced "
                        f"{len(expected)} more game event{'s' if len(expected) > 1 else ''} than the log has "
@@ -345,6 +447,14 @@ def _replay(events: list[MatchEvent], game: engine.Game, seed: str, report: Repo
         elif kind == "seat_claimed":
             if event.version != version:
                 report.add(seq, "log", f"seat_claimed has version {event.version}, the match was at {version}")
+        elif kind == "entropy_contributed":
+            if event.version != version:
+                report.add(seq, "log", f"entropy_contributed has version {event.version}, the match was at {version}")
+            if not stopped:
+                try:
+                    game.contribute_entropy(event.entropy_contributed.side, event.entropy_contributed.entropy)
+                except engine.IllegalAction as error:
+                    report.add(seq, "actions", f"the engine refuses the entropy ({error.reason}: {error})")
         elif kind == "action_submitted":
             submitted = event.action_submitted
             data = convert.action_from_proto(submitted.action)
@@ -388,9 +498,6 @@ def _replay(events: list[MatchEvent], game: engine.Game, seed: str, report: Repo
         elif kind == "game_event":
             report.game_events += 1
             logged = convert.event_from_proto(event.game_event)
-            if logged.get("type") == "die_rolled":
-                _check_die(seq, logged, rolls, seed, report)
-                rolls += 1
             if event.version != version:
                 report.add(seq, "log", f"game event has version {event.version}, the last action made {version}")
             if stopped:
@@ -416,7 +523,7 @@ def _replay(events: list[MatchEvent], game: engine.Game, seed: str, report: Repo
         elif kind == "seed_revealed" and not stopped and not game.is_terminal() and not report.aborted:
             report.add(seq, "end", "the seed is revealed but the replayed game is not over",
                        context=f"the replay is at turn {game.turn}, {game.phase.name}")
-    report.rolls = rolls
+    report.rolls = dice.rolls
     report.final_hash = game.state_hash()
     result = game.result()
     report.result = result.to_json() if result else None
@@ -497,36 +604,20 @@ def _compare_final(final: api.GetMatchResponse, game: engine.Game, report: Repor
                        replayed=result.to_json(), labels=("service", "replay"))
 
 
-def _check_die(seq: int, logged: dict[str, Any], rolls: int, seed: str, report: Report) -> None:
-    """The ``rolls``-th die roll of the match, logged at event ``seq``, against the seed."""
-    index, value = logged.get("index"), logged.get("value")
-    if index != rolls:
-        report.add(seq, "dice", f"die roll number {rolls} of the match is logged with index {index}",
-                   logged=index, replayed=rolls, labels=("logged index", "roll number"))
-    recomputed = recompute_die(seed, index if isinstance(index, int) and index >= 0 else rolls)
-    report.roll_checks.append((seq, index, value, recomputed, logged.get("purpose", "")))
-    if value != recomputed:
-        report.add(seq, "dice", f"die roll #{index}: the log says {value}, the seed gives {recomputed}")
-
-
 def _count_log(events: list[MatchEvent], report: Report, seed: str | None = None) -> None:
     """Count the log without replaying the game; with the ``seed``, check its dice against it (an
     unfinished match has no revealed seed, so its dice and hashes are not checkable)."""
+    dice = _Dice(seed, report.ruleset, list(events[0].match_created.sides), report)
     for event in events:
         kind = event.WhichOneof("kind")
+        dice.entry(event)
         if kind == "action_submitted":
             report.actions += 1
         elif kind == "game_event":
             report.game_events += 1
-            if event.game_event.WhichOneof("kind") == "die_rolled":
-                if seed is None:
-                    roll = event.game_event.die_rolled
-                    report.roll_checks.append((event.sequence, roll.index, roll.value, 0, roll.purpose))
-                else:
-                    _check_die(event.sequence, convert.event_from_proto(event.game_event), report.rolls, seed, report)
-                report.rolls += 1
         elif kind == "match_aborted" and seed is not None:
             report.aborted = aborted_text(event.match_aborted)
+    report.rolls = dice.rolls
 
 
 def aborted_text(aborted: MatchEvent.MatchAborted) -> str:

@@ -11,6 +11,7 @@ Service events in the log (``source`` ``service``; engine events have ``source``
     {"type": "match_created", "scenario": "standard", "options": {...}, "seed_commitment": "<hex>",
      "sides": ["german", "soviet"], "ruleset": 2}
     {"type": "seat_claimed", "side": "german", "player_name": "..."}
+    {"type": "entropy_contributed", "side": "german", "entropy": "..."}   (ruleset 4 on: service.match.seat_entropy)
     {"type": "action_submitted", "side": "german", "action": {<engine action JSON>}, "state_hash": "<hex>"}
     {"type": "seed_revealed", "seed": "<seed>", "seed_commitment": "<hex>"}
     {"type": "match_aborted", "side": "soviet", "reason": "..."}    (+ "by_operator": true: service.run.admin)
@@ -46,14 +47,16 @@ from service import metrics
 from service.errors import ServiceError, shutting_down
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
-from service.match import answers, catalog, convert, history, log_entries, rulesets, updates
+from service.match import answers, catalog, convert, history, log_entries, rulesets, seat_entropy, updates
 from service.match import clock as clock_module
 from service.match import battles as battle_module
 from service.match.battles import battles as battles_of
 from service.match.cache import Known, MatchCache
 from service.match.log_entries import match_event
 from service.match.names import check_name
+from service.match.seat_tokens import ChosenTokens, check_strength
 from service.match.watch_limits import WatchLease, WatchLimits
+from service.request_ids import check_request_id
 from service.store import deadlines
 from service.store import match_store as store_module
 from service.store.hub import MatchState, StreamHub
@@ -70,7 +73,6 @@ _STATUS_NAMES = {value: name for name, value in _STATUS.items()}
 MAX_RETRIES = 16
 #: Limits on requests (the OpenAPI document states them from here).
 MAX_PLAYER_NAME = 64
-MAX_REQUEST_ID = 128
 MAX_MATCHES_PAGE = 100
 MAX_EVENTS_PAGE = 1000
 MAX_HEARTBEAT_SECONDS = 60
@@ -149,14 +151,17 @@ class MatchService:
 
     def __init__(self, store: Store, hub: StreamHub | None = None, clock: Callable[[], float] = time.time,
                  cache: MatchCache | None = None, watch_limits: WatchLimits | None = None,
-                 seat_watches: updates.SeatWatches | None = None) -> None:
+                 seat_watches: updates.SeatWatches | None = None, past: history.Past | None = None) -> None:
         self.store = store
+        #: where GetMatch at a version and VerifyMatch are computed (None: here, on this event loop)
+        self.past = past
         self.hub = hub or StreamHub(store)
         self.watch_limits = watch_limits or WatchLimits()
         self.seat_watches = seat_watches or updates.SeatWatches()
         self.clock = clock
         self.clocks = clock_module.Clocks(store)
         self.cache = cache or MatchCache()
+        self.chosen_tokens = ChosenTokens(store.redis, lambda match_id: store_module.key(match_id, "meta"))
         self.draining = False
         self._last_refusal = 0.0
         self._in_flight = 0
@@ -223,6 +228,7 @@ class MatchService:
             self._check_side(seat.side)
             self._check_player_name(seat.player_name)
             self._check_seat_token(seat.seat_token)
+            seat_entropy.check(seat.entropy)
             if any(side == seat.side for side, _, _ in claims):
                 raise _err(StatusCode.INVALID_ARGUMENT, "DUPLICATE_SEAT", f"the {seat.side} seat is asked for twice")
             if seat.seat_token and any(token == seat.seat_token for _, _, token in claims):
@@ -249,6 +255,11 @@ class MatchService:
                      f"seat:{side}:claimed_at": str(now)}
             events.append(StoredEvent(len(events) + 1, 0, now, "service",
                                       {"type": "seat_claimed", "side": side, "player_name": player}))
+        for seat in request.seats:
+            if seat.entropy:  # after the commitment in the log, but seen before the seed was drawn
+                game.contribute_entropy(seat.side, seat.entropy)
+                events.append(StoredEvent(len(events) + 1, 0, now, "service", seat_entropy.entry(seat.side, seat.entropy)))
+                meta |= seat_entropy.seat_fields(seat.side, seat.entropy)
         meta["last_sequence"] = str(len(events))
         state_json = game.canonical_json()
         deadline = await self.clocks.start(control, game, meta, events) if control else None
@@ -258,11 +269,15 @@ class MatchService:
             earlier = await self.store.reserve_creation(request.request_id, match_id, fingerprint)
             if earlier is not None:
                 return await self._created_before(request, fingerprint, *earlier)
+        chosen = [seat.seat_token for seat in request.seats if seat.seat_token]
+        await self.chosen_tokens.reserve(match_id, chosen)  # SEAT_TOKEN_REUSED: another match's
         for _ in range(MAX_RETRIES):
             meta["id"] = match_id
             if await self.store.create(match_id, meta, state_json, 0, events, now, deadline):
                 break
+            await self.chosen_tokens.release(match_id, chosen)  # pragma: no cover - 36**16 ids
             match_id = new_match_id(clocked=control is not None)
+            await self.chosen_tokens.reserve(match_id, chosen)  # pragma: no cover
             if request.request_id:  # pragma: no cover - 36**16 ids
                 await self.store.move_reservation(request.request_id, match_id, fingerprint)
         else:  # pragma: no cover - 36**16 ids
@@ -289,7 +304,7 @@ class MatchService:
         tokens = [api.SeatToken(side=seat.side, token=seat.seat_token) for seat in request.seats
                   if seat.seat_token and _side_holding(meta, seat.seat_token) == seat.side]
         structlog.contextvars.bind_contextvars(match_id=match_id)
-        log.info("request_replayed", request_id=request.request_id)
+        log.info("request_replayed")
         return api.CreateMatchResponse(match=self._match(meta), seat_tokens=tokens)
 
     # --- JoinMatch ---------------------------------------------------------------------------------
@@ -298,6 +313,7 @@ class MatchService:
         match_id = self._match_id(request.match_id)
         self._check_player_name(request.player_name)
         self._check_seat_token(request.seat_token)
+        seat_entropy.check(request.entropy)
         meta = await self._meta(match_id)
         sides = meta["sides"].split(",")
         if request.side:
@@ -309,18 +325,35 @@ class MatchService:
                 raise _err(StatusCode.INVALID_ARGUMENT, "SEAT_TOKEN_IN_USE",
                            f"this token holds the {held} seat; each seat needs a token of its own")
             log.info("request_replayed", side=held)
+            meta = await self._join_entropy(match_id, held, request.entropy) or meta
             return api.JoinMatchResponse(side=held, seat_token=token, match=self._match(meta))
         if meta["status"] in ENDED:
             raise _err(StatusCode.FAILED_PRECONDITION, "MATCH_FINISHED", f"match {match_id} is over")
+        chosen = [request.seat_token] if request.seat_token else []
+        marked = await self.chosen_tokens.reserve(match_id, chosen)  # SEAT_TOKEN_REUSED: another match's
+        try:
+            return await self._claim(match_id, request, meta, token)
+        except ServiceError as error:
+            await self.chosen_tokens.release(match_id, marked)
+            if chosen and error.reason in ("SEAT_TAKEN", "NO_FREE_SEAT"):
+                # the token holds no seat here, where the one that does would have been answered: a guess
+                # as much as a late join, counted by the guard's key_failures (once per token)
+                error.wrong_credential = token_hash(request.seat_token)
+            raise
+
+    async def _claim(self, match_id: str, request: api.JoinMatchRequest, meta: dict[str, str],
+                     token: str) -> api.JoinMatchResponse:
+        """Claim the seat asked for, or the first free one, with ``token`` (JoinMatch)."""
         candidates = [request.side] if request.side else \
-            [side for side in sides if f"seat:{side}:token" not in meta]
+            [side for side in meta["sides"].split(",") if f"seat:{side}:token" not in meta]
         for side in candidates:
             claim = await self.store.claim_seat(match_id, side, token_hash(token), request.player_name,
                                                 self._now_ms(), {"type": "seat_claimed", "side": side,
                                                                  "player_name": request.player_name})
             if claim.outcome in ("OK", "SAME"):  # SAME: a repeat that raced its first request
                 log.info("seat_claimed" if claim.outcome == "OK" else "request_replayed", side=side)
-                return api.JoinMatchResponse(side=side, seat_token=token, match=self._match(await self._meta(match_id)))
+                meta = await self._join_entropy(match_id, side, request.entropy) or await self._meta(match_id)
+                return api.JoinMatchResponse(side=side, seat_token=token, match=self._match(meta))
             if claim.outcome == "NOT_FOUND":
                 raise _not_found(match_id)
             if claim.outcome == "FINISHED":
@@ -329,26 +362,77 @@ class MatchService:
                 raise _err(StatusCode.ALREADY_EXISTS, "SEAT_TAKEN", f"the {side} seat of match {match_id} is taken")
         raise _err(StatusCode.ALREADY_EXISTS, "NO_FREE_SEAT", f"every seat of match {match_id} is taken")
 
+    async def _join_entropy(self, match_id: str, side: str, entropy: str) -> dict[str, str] | None:
+        """A joined seat's entropy, mixed in if the dice still take it (a join is not refused for it: its
+        answer's seats show whether it was): the meta after it, or None if nothing was tried."""
+        if not entropy:
+            return None
+        for _ in range(MAX_RETRIES):
+            known, _ = await self._known(match_id, meta=True)
+            try:
+                answer = await seat_entropy.contribute(self, match_id, known, side, entropy)
+            except ServiceError as error:  # too late (DICE_ROLLED), given before, an older ruleset...
+                log.info("join_entropy_not_taken", side=side, reason=error.reason)
+                return known.meta
+            if answer is not None:
+                return await self._meta(match_id)
+        return None
+
+    # --- ContributeEntropy -------------------------------------------------------------------------
+
+    async def contribute_entropy(self, request: api.ContributeEntropyRequest,
+                                 ctx: CallContext) -> api.ContributeEntropyResponse:
+        """Mix the caller's seat's entropy into the dice (service.match.seat_entropy)."""
+        match_id = self._match_id(request.match_id)
+        if not request.entropy:
+            raise _err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "entropy is required")
+        seat_entropy.check(request.entropy)
+        for _ in range(MAX_RETRIES):
+            known, _ = await self._known(match_id, meta=True)
+            side = self._seat_of(known.meta, ctx.token)
+            answer = await seat_entropy.contribute(self, match_id, known, side, request.entropy)
+            if answer is not None:
+                log.info("entropy_contributed", side=side, repeated=not answer.events)
+                return answer
+        raise _err(StatusCode.ABORTED, "CONTENTION", "the match changed too often while adding the entropy; retry")
+
     # --- reading -----------------------------------------------------------------------------------
 
     async def get_match(self, request: api.GetMatchRequest, ctx: CallContext) -> api.GetMatchResponse:
-        known, _ = await self._known(self._match_id(request.match_id), meta=True)
+        match_id = self._match_id(request.match_id)
+        if self.past is not None and request.HasField("version"):
+            self.past.admit(ctx.client)
+        known, _ = await self._known(match_id, meta=True)
         if request.HasField("version") and request.version != known.version:
-            return await self._match_at(known, request.version)
+            if self.past is None:
+                return await self._match_at(known, request.version)
+            history.check_version(request.version, known.version)
+            state = await self.past.state_at(known.meta, request.version, ctx.client)
+            return api.GetMatchResponse(match=self._match(known.meta), state=state)
         return api.GetMatchResponse(match=self._match(known.meta), state=self._state(known.game, known.meta))
 
     async def _match_at(self, known: Known, version: int) -> api.GetMatchResponse:
         """GetMatch at a past version: re-simulated from the log (service/match/history.py)."""
         history.check_version(version, known.version)
-        events = await history.load_log(self.store, known.meta["id"])
-        game, logged_hash = history.game_at(events, version)
-        state = self._state(game, known.meta)
+        events = await history.load_log(self.store, known.meta["id"], until_version=version)
+        game, logged_hash = history.game_at(events, version, history.revealed_seed(known.meta))
+        return api.GetMatchResponse(match=self._match(known.meta), state=self.past_state(game, logged_hash, known.meta))
+
+    @classmethod
+    def past_state(cls, game: engine.Game, logged_hash: str, meta: dict[str, str]) -> match_pb2.GameState:
+        """The GameState of a past version: ``game`` then, with the state hash logged with it, in the
+        match as ``meta`` says it is now."""
+        state = cls._state(game, meta)
         state.state_hash = logged_hash
-        return api.GetMatchResponse(match=self._match(known.meta), state=state)
+        return state
 
     async def verify_match(self, request: api.VerifyMatchRequest, ctx: CallContext) -> api.VerifyMatchResponse:
         match_id = self._match_id(request.match_id)
+        if self.past is not None:
+            self.past.admit(ctx.client)
         final = await self.get_match(api.GetMatchRequest(match_id=match_id), ctx)
+        if self.past is not None:
+            return await self.past.verification(final, ctx.client)
         return await history.verify_match(self.store, match_id, final)
 
     async def list_matches(self, request: api.ListMatchesRequest, ctx: CallContext) -> api.ListMatchesResponse:
@@ -582,7 +666,7 @@ class MatchService:
             if request_id and record:
                 side = ctx.service_side or self._seat_of(known.meta, ctx.token)
                 fingerprint = _fingerprint(rpc, side, action or engine.Resign(side), expected)
-                return await self._answer(match_id, record, fingerprint, request_id, response_type)
+                return await self._answer(match_id, record, fingerprint, request_id, response_type, ctx.client)
             if expected is not None and expected != known.version:
                 raise _stale(known.version, expected)
             answer = await self._try(match_id, known, ctx, action, expected, request_id, rpc, response_type)
@@ -622,6 +706,8 @@ class MatchService:
             "result": json.dumps(result.to_json()) if result else ""}
         if result:
             meta_update["status"] = "finished"
+        if game.rolls and not known.game.rolls:  # the first die: the entropy drawn for the seats that gave none
+            meta_update |= seat_entropy.drawn_fields(game_events)
         deadline = await self.clocks.settle(known.meta, side, action, game, stored, meta_update)
         meta_update["updated_at"] = str(stored[0].time_ms)  # a change's time is its events' (service.match.answers)
         meta = known.meta | meta_update
@@ -636,7 +722,7 @@ class MatchService:
                      events=len(stored), finished=bool(result))
             return response
         if outcome.outcome == "DUPLICATE":
-            return await self._answer(match_id, outcome.record, fingerprint, request_id, response_type)
+            return await self._answer(match_id, outcome.record, fingerprint, request_id, response_type, ctx.client)
         if outcome.outcome == "NOT_FOUND":
             raise _not_found(match_id)
         if outcome.outcome == "STALE" and expected is not None:
@@ -651,18 +737,26 @@ class MatchService:
         return None
 
     async def _answer(self, match_id: str, record: RequestRecord, fingerprint: str, request_id: str,
-                      response_type: type) -> Any:
-        """The first answer to a request id, rebuilt from the log (service.match.answers)."""
+                      response_type: type, client: str = "") -> Any:
+        """The first answer to a request id, rebuilt from the log (service.match.answers): a replay of the
+        match up to it, in ``past`` when there is one (``client`` is the caller's address)."""
         _check_same_request(record.fingerprint, fingerprint[:len(record.fingerprint)], request_id)
-        events: list[StoredEvent] = []
-        while not events or events[-1].seq < record.last_seq:
-            page = await self.store.read_events(match_id, events[-1].seq if events else 0, MAX_EVENTS_PAGE)
-            if not page:
-                break
-            events += page
-        past = answers.meta_at(await self._meta(match_id), events, record.version, record.last_seq)
+        if self.past is not None:
+            answer = response_type.FromString(
+                await self.past.answer(await self._meta(match_id), record, response_type.DESCRIPTOR.name, client))
+        else:
+            events = await answers.events_through(self.store, match_id, record.last_seq)
+            answer = self.replayed_answer(await self._meta(match_id), events, record, response_type)
         log.info("request_replayed", request_id=request_id)
-        return response_type(version=record.version, match=self._match(past),
+        return answer
+
+    @classmethod
+    def replayed_answer(cls, meta: dict[str, str], events: list[StoredEvent], record: RequestRecord,
+                        response_type: type) -> Any:
+        """The answer of the request ``record`` tells of, from the match's ``meta`` now and its log ``events``
+        through the request's last."""
+        past = answers.meta_at(meta, events, record.version, record.last_seq)
+        return response_type(version=record.version, match=cls._match(past),
                              events=[match_event(e) for e in events if record.first_seq <= e.seq <= record.last_seq])
 
     def _check_turn(self, game: engine.Game, action: engine.Action, side: str) -> None:
@@ -715,12 +809,12 @@ class MatchService:
         if token and not SEAT_TOKEN.fullmatch(token):
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_SEAT_TOKEN",
                        "a seat token chosen by the caller must have 32 to 128 characters from A-Z, a-z, 0-9, - and _")
+        if token:
+            check_strength(token)  # at least 128 bits, no pattern (service.match.seat_tokens)
 
     @staticmethod
     def _check_request_id(request_id: str) -> None:
-        if len(request_id) > MAX_REQUEST_ID:
-            raise _err(StatusCode.INVALID_ARGUMENT, "BAD_REQUEST_ID",
-                       f"request_id is longer than {MAX_REQUEST_ID} characters")
+        check_request_id(request_id)
 
     @staticmethod
     def _check_player_name(name: str) -> None:
@@ -784,6 +878,7 @@ class MatchService:
             seat = match.seats.add(side=side, claimed=claimed, player_name=meta.get(f"seat:{side}:player", ""))
             if claimed:
                 seat.claimed_at.CopyFrom(convert.timestamp(meta.get(f"seat:{side}:claimed_at")))
+            seat_entropy.describe(meta, seat)
         clock_module.describe(meta, match)
         result = convert.result_to_proto(json.loads(meta["result"]) if meta.get("result") else None)
         if result:
@@ -812,7 +907,6 @@ class MatchService:
             state.result.CopyFrom(result)
         if meta.get("status") not in ENDED:
             position.pop("seed", None)
-        position["ruleset"] = game.ruleset  # the stored state names it only from ruleset 3 on
         state.position_json = json.dumps(position, sort_keys=True, separators=(",", ":"))
         return state
 

@@ -125,21 +125,10 @@ def _edge(args: argparse.Namespace):
 
 
 def _add_edge_arguments(serve: argparse.ArgumentParser) -> None:
-    from dataclasses import fields
-
     from service.api.connection_limits import ConnectionLimits
     from service.run.operations import PLACES, Operations
 
-    limits = serve.add_argument_group("limits on slow and greedy clients (deploy/README.md)")
-    for each in fields(ConnectionLimits):
-        default = each.default
-        if isinstance(default, tuple):
-            limits.add_argument("--" + each.name.replace("_", "-"), default=",".join(default), metavar="ADDRESSES",
-                                help=f"{each.metadata['help']} (default {','.join(default) or 'none'})")
-        else:
-            limits.add_argument("--" + each.name.replace("_", "-"), type=type(default), default=default,
-                                metavar="SECONDS" if isinstance(default, float) else "N",
-                                help=f"{each.metadata['help']} (default {default:g})")
+    _add_fields(serve.add_argument_group("limits on slow and greedy clients (deploy/README.md)"), ConnectionLimits)
     tls = serve.add_argument_group("TLS on both ports")
     tls.add_argument("--tls-cert", metavar="PEM", help="the server's certificate (chain); with --tls-key, both ports "
                                                        "speak TLS only")
@@ -162,6 +151,21 @@ def _add_edge_arguments(serve: argparse.ArgumentParser) -> None:
                           "port; default: none")
 
 
+def _add_fields(group: argparse._ArgumentGroup, settings: type) -> None:
+    """A flag for each field of the dataclass ``settings`` (its name with dashes, its ``help`` metadata)."""
+    from dataclasses import fields
+
+    for each in fields(settings):
+        default = each.default
+        if isinstance(default, tuple):
+            group.add_argument("--" + each.name.replace("_", "-"), default=",".join(default), metavar="ADDRESSES",
+                               help=f"{each.metadata['help']} (default {','.join(default) or 'none'})")
+        else:
+            group.add_argument("--" + each.name.replace("_", "-"), type=type(default), default=default,
+                               metavar=each.metadata.get("metavar", "SECONDS" if isinstance(default, float) else "N"),
+                               help=f"{each.metadata['help']} (default {default:g})")
+
+
 def fair_play_of(args: argparse.Namespace):
     """The ladder's fair play of ``typhoon serve``'s flags (a FairPlay; check() it)."""
     from service.ladder.fairness import FairPlay
@@ -171,13 +175,19 @@ def fair_play_of(args: argparse.Namespace):
                     min_actions=args.ladder_min_actions, players_per_owner=args.ladder_players_per_owner,
                     abandon_cooldown_ms=round(args.ladder_abandon_cooldown * 1000),
                     owner_pair_rated_max=args.ladder_owner_pair_rated_max,
-                    related_window_ms=round(args.ladder_related_days * 86_400_000))
+                    related_window_ms=round(args.ladder_related_days * 86_400_000),
+                    established_games=args.ladder_established_games,
+                    established_owners=args.ladder_established_owners)
 
 
 def _guard_settings(args: argparse.Namespace) -> dict:
     """The ServeConfig fields of the rate limits, the trusted proxies, the store's capacity and the
     unused-match sweep (ValueError for a wrong value)."""
+    from dataclasses import fields
+
+    from service.client_identity import count_by
     from service.guard.addresses import parse_networks
+    from service.guard.history_pool import HistorySettings
     from service.guard.limit_settings import LimitSettings
     from service.store.embedded_redis import maxmemory_bytes
 
@@ -187,18 +197,23 @@ def _guard_settings(args: argparse.Namespace) -> dict:
     limits = limits.with_flags(args.limit or [])
     limits = limits.with_store_error(dict(flag.partition("=")[::2] for flag in args.limit_on_store_error or []))
     parse_networks(args.trusted_proxy or [])
+    count_by(args.client_ipv4_prefix, args.client_ipv6_prefix)  # a wrong prefix: ValueError
     if not 0 <= args.store_high_water <= 1:
         raise ValueError("--store-high-water: a share of Redis's maxmemory from 0 (never judged full) to 1")
     if args.unused_after_hours < 0:
         raise ValueError("--unused-after-hours: a number of hours, or 0 for never")
     maxmemory_bytes(args.redis_maxmemory)
+    history = HistorySettings(**{each.name: getattr(args, each.name) for each in fields(HistorySettings)})
     return {"limits": limits, "trusted_proxies": tuple(args.trusted_proxy or ()),
+            "client_ipv4_prefix": args.client_ipv4_prefix, "client_ipv6_prefix": args.client_ipv6_prefix,
             "store_high_water": args.store_high_water, "unused_after_hours": args.unused_after_hours,
-            "redis_maxmemory": args.redis_maxmemory}
+            "redis_maxmemory": args.redis_maxmemory, "history": history}
 
 
 def _add_guard_arguments(serve: argparse.ArgumentParser) -> None:
     """The flags of service.guard and of the unused-match sweep (deploy/README.md, "Rate limits")."""
+    from service.guard.history_pool import HistorySettings
+    from service.client_identity import IPV4_PREFIX, IPV6_PREFIX
     from service.guard.limit_settings import LIMITS
     from service.guard.store_capacity import HIGH_WATER
     from service.upkeep.unused import DEFAULT_HOURS
@@ -215,6 +230,11 @@ def _add_guard_arguments(serve: argparse.ArgumentParser) -> None:
                        default=os.environ.get("TYPHOON_TRUSTED_PROXIES", "").replace(",", " ").split() or None,
                        help="believe X-Forwarded-For (HTTP header or gRPC metadata) from this proxy network, e.g. "
                             "10.0.0.0/8; repeatable (default: $TYPHOON_TRUSTED_PROXIES, space-separated; else none)")
+    serve.add_argument("--client-ipv4-prefix", type=int, default=IPV4_PREFIX, metavar="BITS",
+                       help=f"count an IPv4 client by its network of this prefix, for the rate limits and the ladder's "
+                            f"related owners (default {IPV4_PREFIX}: a /24; 32: by its address)")
+    serve.add_argument("--client-ipv6-prefix", type=int, default=IPV6_PREFIX, metavar="BITS",
+                       help=f"count an IPv6 client by its network of this prefix (default {IPV6_PREFIX}: a /64)")
     serve.add_argument("--store-high-water", type=float, default=HIGH_WATER, metavar="SHARE",
                        help=f"refuse new matches and players (STORE_FULL) once Redis uses this share of its "
                             f"maxmemory ({HIGH_WATER:g}; 0: never)")
@@ -224,6 +244,8 @@ def _add_guard_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--redis-maxmemory", default="auto", metavar="SIZE",
                        help="the embedded Redis's maxmemory, e.g. 2gb (default auto: a quarter of the machine's "
                             "memory; 0: none)")
+    _add_fields(serve.add_argument_group("the history pool: VerifyMatch and GetMatch at a version, off the event "
+                                         "loop (deploy/README.md)"), HistorySettings)
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -304,10 +326,17 @@ def register(commands: argparse._SubParsersAction) -> None:
                        help=f"rate the players of two owners (related owners count as one) at most N times between "
                             f"them all per pair window (default {fair.owner_pair_rated_max})")
     serve.add_argument("--ladder-related-days", type=float, default=fair.related_window_ms / 86_400_000,
-                       metavar="DAYS", help=f"owners registered from one client address (an IPv6 /64) within this "
+                       metavar="DAYS", help=f"owners registered from one client network (--client-ipv4-prefix) within this "
                                             f"are related: one owner to the ladder; a keyed hash of the address is "
                                             f"kept this long after its last owner registered (default "
                                             f"{fair.related_window_ms / 86_400_000:g}; 0: never related, nothing kept)")
+    serve.add_argument("--ladder-established-games", type=int, default=fair.established_games, metavar="N",
+                       help=f"a player is established once it has N rated matches against --ladder-established-owners "
+                            f"owners (related owners count as one) other than its own; until then it is provisional: "
+                            f"shown apart on the leaderboard, and beating it raises nobody's rating "
+                            f"(default {fair.established_games}; 0 and 0: every player is established)")
+    serve.add_argument("--ladder-established-owners", type=int, default=fair.established_owners, metavar="K",
+                       help=f"see --ladder-established-games (default {fair.established_owners})")
     serve.add_argument("--ladder-address-key-file", metavar="FILE",
                        default=os.environ.get("TYPHOON_LADDER_ADDRESS_KEY_FILE") or None,
                        help="the key of those hashes, at least 16 random bytes (default: "

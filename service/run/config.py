@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from service.api.connection_limits import ConnectionLimits
+from service.client_identity import IPV4_PREFIX, IPV6_PREFIX
+from service.guard.history_pool import HistorySettings
 from service.guard.limit_settings import LimitSettings
 from service.guard.store_capacity import HIGH_WATER
 from service.ladder.core import LadderConfig
@@ -71,10 +73,15 @@ class ServeConfig:
     limits: LimitSettings = field(default_factory=LimitSettings.defaults)
     #: Networks of the proxies whose X-Forwarded-For is believed (service.guard.addresses); none by default.
     trusted_proxies: tuple[str, ...] = ()
+    #: Clients are counted by these networks, for the limits and the ladder's related owners (service.client_identity).
+    client_ipv4_prefix: int = IPV4_PREFIX
+    client_ipv6_prefix: int = IPV6_PREFIX
     #: New matches and players are refused past this share of Redis's maxmemory (service.guard.store_capacity).
     store_high_water: float = HIGH_WATER
     #: The embedded Redis's maxmemory ("auto": a quarter of the machine's memory; "0": none).
     redis_maxmemory: str = "auto"
+    #: The pool that re-simulates match logs off the event loop, and its caps (service.guard.history_pool).
+    history: HistorySettings = field(default_factory=HistorySettings)
 
     def redis_settings(self, url: str = "") -> RedisSettings:
         """The settings of the service's Redis (``url``: the one found when none was given, the embedded)."""

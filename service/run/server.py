@@ -30,10 +30,14 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from starlette.routing import BaseRoute, Route
 
 from service import metrics
+from service.client_identity import count_by
 from service.api import grpc_api, http_api, log_context, reflection, web
 from service.api.connection_limits import ConnectionLimits, grpc_options
+from service.api.grpc_connections import StalledStreams
+from service.api.grpc_edge import MetadataLimit
 from service.api.http_connections import HttpServer, uvicorn_config
 from service.guard.call_guard import CallGuard
+from service.guard.history_pool import HistoryPool
 from service.ladder.core import Ladder
 from service.match.clock import Sweeper
 from service.match.core import MatchService
@@ -43,6 +47,7 @@ from service.run.config import ServeConfig
 from service.run.memory import MemoryReturn
 from service.run.operations import admin_app, take_docs
 from service.run.readiness import Readiness
+from service.run.tls import warn_if_plaintext
 from service.run.workers import tell_ready
 from service.store.embedded_redis import EmbeddedRedis
 from service.store.hub import StreamHub
@@ -84,8 +89,13 @@ def grpc_server_options(config: ServeConfig) -> list[tuple[str, int]]:
             *grpc_options(config.connections)]
 
 
+#: Tracebacks as dicts, without the frames' local variables (structlog shows them by default): a key, a
+#: seat token or a request id in a local would otherwise be written in clear into the log.
+_TRACEBACKS = structlog.processors.ExceptionRenderer(structlog.tracebacks.ExceptionDictTransformer(show_locals=False))
+
+
 def configure_logging(level: str = "info", stream=None, cache: bool = False) -> None:
-    """structlog JSON lines on stderr; each line carries the bound match_id, request_id, rpc...
+    """structlog JSON lines on stderr; each line carries the bound match_id, request_ref, rpc...
 
     Lines logged with ``lifecycle=True`` (serving, shutting down, stopped) pass whatever the level.
     ``cache``: each logger is assembled once, at its first line (``typhoon serve``, configured once per
@@ -101,7 +111,7 @@ def configure_logging(level: str = "info", stream=None, cache: bool = False) -> 
 
     structlog.configure(
         processors=[level_filter, log_context.merge, structlog.processors.add_log_level,
-                    structlog.processors.TimeStamper(fmt="iso", utc=True), structlog.processors.dict_tracebacks,
+                    structlog.processors.TimeStamper(fmt="iso", utc=True), _TRACEBACKS,
                     structlog.processors.JSONRenderer(serializer=_json_line)],
         wrapper_class=structlog.make_filtering_bound_logger(min(number, logging.INFO)),
         # one write per line: the workers of --workers share their supervisor's output, and print()'s two
@@ -198,6 +208,8 @@ class Server:
         self.store: Store | None = None
         self.readiness: Readiness | None = None
         self.guard: CallGuard | None = None
+        self.stalled: StalledStreams | None = None
+        self.history: HistoryPool | None = None
 
     async def start(self) -> None:
         config = self.config
@@ -224,21 +236,30 @@ class Server:
                                           unused=UnusedMatches.after_hours(self.store, config.unused_after_hours),
                                           interval=sweep_interval(config.unused_after_hours))
         self.compaction.start()
+        count_by(config.client_ipv4_prefix, config.client_ipv6_prefix)  # the limits' and the ladder's clients
         self.guard = CallGuard.for_store(self.store, config.limits, config.store_high_water, config.trusted_proxies)
         self.guard.capacity.start()
+        self.ladder.room = self.guard.capacity.room  # the ladder's pairings add matches: judged as CreateMatch
+        self.history = HistoryPool(self.store.settings, config.history, self.guard.limits,
+                                   config.limits.rates("history_calls") if config.limits.enabled("history_calls") else None)
+        self.core.past = self.history  # VerifyMatch and GetMatch at a version: off this event loop
 
         limits, operations, tls = config.connections, config.operations, config.tls
         if config.trusted_proxies:  # a trusted proxy carries many clients: the per-address cap leaves it alone
             limits = dataclasses.replace(limits, connection_cap_exempt=limits.connection_cap_exempt
                                          + tuple(config.trusted_proxies))
-        self._grpc = grpc.aio.server(options=grpc_server_options(config))
-        grpc_api.add_to_server(self.core, self._grpc, guard=self.guard, slow_reader_timeout=limits.slow_reader_timeout)
+        self._grpc = grpc.aio.server(options=grpc_server_options(config),
+                                     interceptors=[MetadataLimit(limits.max_header_bytes)])
+        self.stalled = StalledStreams(self.guard.proxies.trusts)
+        grpc_api.add_to_server(self.core, self._grpc, guard=self.guard, slow_reader_timeout=limits.slow_reader_timeout,
+                               stalled=self.stalled)
         grpc_api.add_to_server(self.ladder, self._grpc, grpc_api.LADDER_SERVICE, guard=self.guard,
-                               slow_reader_timeout=limits.slow_reader_timeout)
+                               slow_reader_timeout=limits.slow_reader_timeout, stalled=self.stalled)
         self._health = health.aio.HealthServicer()
         self.readiness = Readiness(self.store, self._health,
                                    ["", grpc_api.SERVICE_NAME, grpc_api.LADDER_SERVICE.full_name],
-                                   saturation=[watch_limits.saturation, self._pool_saturation])
+                                   saturation=[watch_limits.saturation, self._pool_saturation,
+                                               self.history.saturation])
         self.readiness.on_check.append(self._update_gauges)
         await self.readiness.start()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._grpc)
@@ -251,6 +272,7 @@ class Server:
             self._grpc.add_insecure_port(address)
         if not self.grpc_port:
             raise OSError(f"cannot listen for gRPC on {address}")
+        self.stalled.port = self.grpc_port
         await self._grpc.start()
         if operations.admin_grpc_port is not None:
             self._admin_grpc = grpc.aio.server(options=[("grpc.so_reuseport", 1 if config.worker else 0)])
@@ -290,6 +312,8 @@ class Server:
         self.memory.start()
 
         await self.readiness.check()
+        if not config.worker:  # a supervisor of workers warns once for all of them
+            warn_if_plaintext(config.host, config.tls, log)
         log.info("worker_serving" if config.worker else "serving", grpc_port=self.grpc_port,
                  http_port=self.http_port, host=config.host, tls=bool(config.tls),
                  admin_port=self.admin_port, admin_grpc_port=self.admin_grpc_port,
@@ -339,6 +363,8 @@ class Server:
             await self.compaction.stop()
         if self.guard:
             await self.guard.capacity.stop()
+        if self.history:
+            await self.history.stop()
         if self._grpc:
             await self._grpc.stop(1.0)
         if self._admin_grpc:

@@ -8,9 +8,12 @@ start; a renewed certificate takes a restart (one replica at a time: clients res
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 import ssl
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 
@@ -60,4 +63,35 @@ class TlsFiles:
         return args + (["--tls-client-ca", self.client_ca] if self.client_ca else [])
 
 
-__all__ = ["TlsFiles"]
+def reaches_the_network(host: str) -> bool:
+    """Whether listening on ``host`` takes connections from beyond this machine: any address but a
+    loopback one (a name counts by every address it resolves to; one that does not resolve counts).
+
+    >>> [reaches_the_network(host) for host in ("127.0.0.1", "127.0.0.2", "::1", "localhost")]
+    [False, False, False, False]
+    >>> [reaches_the_network(host) for host in ("0.0.0.0", "::", "192.0.2.5", "2001:db8::1")]
+    [True, True, True, True]
+    """
+    try:
+        addresses = [ipaddress.ip_address(host.strip("[]"))]
+    except ValueError:
+        try:
+            addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in socket.getaddrinfo(host, None)]
+        except (OSError, ValueError):
+            return True
+    return not addresses or any(not address.is_loopback for address in addresses)
+
+
+def warn_if_plaintext(host: str, tls: TlsFiles | None, log: Any) -> bool:
+    """At start: a warning (``listening_in_plaintext``) when the service listens beyond this machine
+    without TLS: seat tokens and API keys would cross the network in clear. True if it warned."""
+    if tls is not None or not reaches_the_network(host):
+        return False
+    log.warning("listening_in_plaintext", host=host, lifecycle=True,
+                advice="seat tokens and API keys cross the network in clear: give --tls-cert and --tls-key, or "
+                       "listen on 127.0.0.1 behind a proxy that speaks TLS (deploy/README.md, TLS); a proxy on a "
+                       "private network reaching this address in plaintext is the one case where this is expected")
+    return True
+
+
+__all__ = ["TlsFiles", "reaches_the_network", "warn_if_plaintext"]

@@ -30,6 +30,7 @@ import structlog
 from service import metrics
 from service.processes import dying_with_parent
 from service.run.config import ServeConfig
+from service.run.tls import warn_if_plaintext
 
 log = structlog.get_logger("typhoon.workers")
 
@@ -188,6 +189,7 @@ class Supervisor:
             for sock in admin_holds.values():
                 sock.close()
             if not self._stop:
+                warn_if_plaintext(config.host, config.tls, log)
                 log.info("serving", grpc_port=grpc_port, http_port=http_port, host=config.host, workers=self.count,
                          admin_port=admin_ports.get("--admin-port"), admin_grpc_port=admin_ports.get("--admin-grpc-port"),
                          tls=bool(config.tls),
@@ -261,7 +263,9 @@ def _fair_play_args(config: ServeConfig) -> list[str]:
             "--ladder-min-actions", str(fair.min_actions), "--ladder-players-per-owner", str(fair.players_per_owner),
             "--ladder-abandon-cooldown", repr(fair.abandon_cooldown_ms / 1000),
             "--ladder-owner-pair-rated-max", str(fair.owner_pair_rated_max),
-            "--ladder-related-days", repr(fair.related_window_ms / 86_400_000)]
+            "--ladder-related-days", repr(fair.related_window_ms / 86_400_000),
+            "--ladder-established-games", str(fair.established_games),
+            "--ladder-established-owners", str(fair.established_owners)]
     if fair.same_owner_pairs:
         args.append("--ladder-same-owner-pairs")
     if config.ladder_address_key_file:
@@ -277,4 +281,5 @@ def _guard_args(config: ServeConfig) -> list[str]:
                  "--limit-on-store-error", f"{limit['name']}={limit['without_redis']}"]
     for proxy in config.trusted_proxies:
         args += ["--trusted-proxy", proxy]
-    return args
+    return args + config.history.as_args() + ["--client-ipv4-prefix", str(config.client_ipv4_prefix),
+                   "--client-ipv6-prefix", str(config.client_ipv6_prefix)]

@@ -4,6 +4,7 @@ ladder bot that stops gracefully (the first SIGTERM finishes the matches in prog
 from __future__ import annotations
 
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -91,6 +92,61 @@ def test_typhoon_bot_takes_a_strategy_of_ones_own(my_bot, typhoon_target):
     assert bot.returncode == 0 and "german wins (soviet resigned)" in output, output
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_a_command_with_no_service_at_its_address_says_so_and_how_to_start_one(tmp_path):
+    nowhere = f"127.0.0.1:{_free_port()}"
+    for command, flag in ((["bot", "--server", nowhere], "--server"), (["bot", "--ladder", nowhere, "--key", "k"], "--ladder"),
+                          (["match", "run", "--server", nowhere, "--games", "1"], "--server"),
+                          (["ladder", "leaderboard", "--server", nowhere], "--server")):
+        done = subprocess.run([sys.executable, "-m", "clients.cli", *command], capture_output=True, text=True,
+                              timeout=120, cwd=tmp_path, env=_env())
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert f"no Typhoon service answers at {nowhere} (gRPC)" in done.stderr, done.stderr
+        assert "typhoon serve --grpc-port" in done.stderr and f"{flag} HOST:PORT" in done.stderr, done.stderr
+
+
+def test_the_help_says_where_the_service_is_looked_for():
+    for command in (["bot"], ["ladder", "leaderboard"], ["replay", "verify"]):
+        done = subprocess.run([sys.executable, "-m", "clients.cli", *command, "--help"], capture_output=True,
+                              text=True, timeout=60, env=_env(), cwd=ROOT)
+        assert "--server HOST:PORT" in done.stdout and "(default 127.0.0.1:50051)" in " ".join(done.stdout.split())
+
+
+def test_a_match_typhoon_bot_creates_names_its_seat(my_bot, typhoon_target):
+    bot = subprocess.Popen([sys.executable, "-m", "clients.cli", "bot", "--server", typhoon_target, "--strategy",
+                            "my_bot:Cautious"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           cwd=my_bot, env=_env())
+    try:
+        created = bot.stdout.readline()
+        assert "with the german seat (my_bot:Cautious bot)" in created, created
+        match_id = created.split()[2]
+        with TyphoonClient(typhoon_target) as client:
+            seats = {seat.side: seat.player_name for seat in client.get_match(match_id).match.seats}
+        assert seats["german"] == "my_bot:Cautious bot"
+    finally:
+        bot.kill()
+        bot.wait(30)
+
+
+def test_typhoon_play_takes_a_strategy_of_ones_own(my_bot):
+    play = subprocess.Popen([sys.executable, "-m", "clients.cli", "play", "--no-browser", "--strategy", "my_bot:make"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=my_bot, env=_env(),
+                            start_new_session=True)
+    try:
+        said = ""
+        while "open http://" not in said and play.poll() is None:
+            said += play.stdout.readline()
+        assert "you play german, the my_bot:make bot plays soviet" in said and "open http://" in said, said
+    finally:
+        play.send_signal(signal.SIGINT)
+        play.wait(60)
+
+
 def _env() -> dict[str, str]:
     import os
 
@@ -131,7 +187,7 @@ def test_the_first_sigterm_finishes_the_matches_in_progress_and_a_second_quits(t
                 status = client.get_match(match_id).match.status
             if code == 0:  # it played the match to its end, and took no other
                 assert "stopping: no more matches; finishing the 1 in progress" in output, output
-                assert status == match_pb2.MATCH_STATUS_FINISHED and "1 ladder matches started" in output, output
+                assert status == match_pb2.MATCH_STATUS_FINISHED and "1 ladder match started" in output, output
             else:
                 assert "quit with 1 in progress" in output and status != match_pb2.MATCH_STATUS_FINISHED, output
                 with TyphoonClient(typhoon_target) as client:  # let the steady bot go on alone: end it

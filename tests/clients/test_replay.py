@@ -64,6 +64,23 @@ def game_event_kind(entry: dict) -> str | None:
     return next(iter(event)) if event else None
 
 
+def as_ruleset_1(entries: list[dict], logged: int | None = 1) -> list[dict]:
+    """The log as a match of ruleset 1 (``logged``: the ruleset recorded; None: none, as before rulesets
+    were) would have it with these actions: no entropy, dice from the seed alone (engine/dice.py)."""
+    seed = entries[-1]["seed_revealed"]["seed"]
+    kept = [e for e in entries if "entropy_contributed" not in e and game_event_kind(e) != "entropy_drawn"]
+    for sequence, entry in enumerate(kept, 1):
+        entry["sequence"] = sequence
+        if game_event_kind(entry) == "die_rolled":
+            roll = entry["game_event"]["die_rolled"]
+            roll["value"] = engine.die_roll(seed, roll.get("index", 0))
+    if logged is None:
+        del kept[0]["match_created"]["ruleset"]
+    else:
+        kept[0]["match_created"]["ruleset"] = logged
+    return kept
+
+
 # --- verify passes ---------------------------------------------------------------------------------
 
 def test_verify_passes_on_a_match_from_the_service(played):
@@ -188,22 +205,18 @@ def test_the_log_records_the_ruleset_and_verify_reports_it(played, capsys):
 
 @pytest.mark.parametrize("logged", [1, None])  # ruleset 1 recorded, or a log from before rulesets were
 def test_a_match_of_another_ruleset_is_not_re_simulated_and_not_called_tampered(played, tmp_path, capsys, logged):
-    entries = lines_of(played)
-    if logged is None:
-        del entries[0]["match_created"]["ruleset"]
-    else:
-        entries[0]["match_created"]["ruleset"] = logged
+    entries = as_ruleset_1(lines_of(played), logged)
     # a game event the rules of ruleset 1 might well have produced: not re-simulated, so not a finding
     moved = first_entry(entries, lambda e: game_event_kind(e) == "unit_moved")
     moved["game_event"]["unit_moved"]["path"][-1] = "1410"
     path = write_lines(tmp_path, entries, "ruleset1")
     report = verify_log(read_log(path))
     assert not report.ok and not report.problems and report.verdict == "other_ruleset"
-    assert report.ruleset_sentence() == "played under ruleset 1; this engine plays rulesets 2 and 3: cannot re-simulate"
+    assert report.ruleset_sentence() == "played under ruleset 1; this engine plays rulesets 2, 3 and 4: cannot re-simulate"
     assert report.rolls > 0 and {"actions", "events", "hashes", "end"} <= report.skipped
     code, text = verify_file(path, capsys)
     assert code == 3
-    assert "OTHER RULESET: played under ruleset 1; this engine plays rulesets 2 and 3: cannot re-simulate" in text
+    assert "OTHER RULESET: played under ruleset 1; this engine plays rulesets 2, 3 and 4: cannot re-simulate" in text
     assert "FAILED" not in text and "VERIFIED" not in text
     capsys.readouterr()
     assert main(["replay", "verify", str(path), "--json"]) == 3
@@ -218,8 +231,8 @@ def test_a_match_of_another_ruleset_is_not_re_simulated_and_not_called_tampered(
 
 
 def test_the_seed_and_dice_of_a_match_of_another_ruleset_are_still_checked(played, tmp_path):
-    entries = lines_of(played)
-    entries[0]["match_created"]["ruleset"] = 1
+    entries = as_ruleset_1(lines_of(played))
+    assert verify_log(read_log(write_lines(tmp_path, entries, "unaltered"))).verdict == "other_ruleset"
     roll = first_entry(entries, lambda e: game_event_kind(e) == "die_rolled")
     roll["game_event"]["die_rolled"]["value"] = roll["game_event"]["die_rolled"]["value"] % 6 + 1
     report = verify_log(read_log(write_lines(tmp_path, entries)))

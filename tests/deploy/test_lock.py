@@ -9,6 +9,9 @@ image installs; ``make lock`` writes both (uv), annotating each package with wha
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,9 +49,22 @@ def read_lock(path: Path) -> dict[str, Locked]:
 
 
 def requirements(*extras: str) -> list[Requirement]:
+    """pyproject.toml's requirements with ``extras``; an extra that names the project's own (``typhoon[rl]``
+    in ``dev``) brings in that extra's requirements."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    listed = project["dependencies"] + [r for extra in extras for r in project["optional-dependencies"][extra]]
-    return [Requirement(r) for r in listed]
+    listed = [Requirement(r) for r in project["dependencies"]]
+    wanted, seen = list(extras), set()
+    while wanted:
+        extra = wanted.pop()
+        if extra in seen:
+            continue
+        seen.add(extra)
+        for requirement in map(Requirement, project["optional-dependencies"][extra]):
+            if canonicalize_name(requirement.name) == canonicalize_name(project["name"]):
+                wanted.extend(requirement.extras)
+            else:
+                listed.append(requirement)
+    return listed
 
 
 def disagreements(lock: Path, wanted: list[Requirement]) -> list[str]:
@@ -96,9 +112,51 @@ def test_a_dependency_missing_from_the_lock_is_named_with_the_fix(tmp_path):
                         "requirements.lock locks six for pyproject.toml, which no longer asks for it"]
 
 
+def _plan(target: str, venv: Path) -> str:
+    """What ``make TARGET`` would run for a virtual environment not made yet (``make -n``: nothing runs)."""
+    done = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT), target, f"VENV={venv}"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_demo_installs_the_service_lock_alone_and_test_everything_the_development_lock_holds(tmp_path):
+    demo, test = _plan("demo", tmp_path / "venv"), _plan("test", tmp_path / "venv")
+    assert "--require-hashes -r requirements.lock" in demo and "requirements-dev.lock" not in demo
+    assert "--no-deps --no-build-isolation -e ." in demo
+    assert "--require-hashes -r requirements-dev.lock" in test  # all of it: every extra the lock was made with
+    assert test.index("-r requirements.lock") < test.index("-r requirements-dev.lock") < test.index("-m pytest")
+    for plan in (demo, test):  # pip is quiet: each step says what it does
+        assert 'echo "make: installing the service into' in plan
+    assert 'echo "make: adding the tests\' and tools\' packages' in test
+
+
+def test_make_demo_on_a_fresh_checkout_installs_and_runs_on_the_service_lock_alone(tmp_path):
+    """What a newcomer's first command does, in a copy of the checkout: one line of progress, the service's
+    packages only, and the demo played to its dice check."""
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.split(b"\0")
+    checkout = tmp_path / "checkout"
+    for name in filter(None, files):
+        source = ROOT / name.decode()
+        if source.is_file():
+            (checkout / name.decode()).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, checkout / name.decode())
+    done = subprocess.run(["make", "demo", f"PYTHON={sys.executable}"], cwd=checkout, capture_output=True, text=True,
+                          timeout=1800)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    first = done.stdout.splitlines()[0]
+    assert first.startswith("make: installing the service into .venv: ") and "packages of requirements.lock" in first, first
+    assert "dice check: seed matches its commitment" in done.stdout
+    installed = subprocess.run([str(checkout / ".venv/bin/python"), "-m", "pip", "list", "--format", "freeze"],
+                               capture_output=True, text=True, check=True).stdout
+    names = {canonicalize_name(line.split("==")[0]) for line in installed.splitlines() if "==" in line}
+    assert names <= set(read_lock(ROOT / "requirements.lock")) | {"typhoon", "pip"}
+    assert "pytest" not in names and "locust" not in names
+
+
 def test_install_and_the_image_install_from_the_locks():
     makefile = (ROOT / "Makefile").read_text()
-    assert "pip install --quiet --require-hashes -r requirements-dev.lock" in makefile
+    assert "--require-hashes -r requirements-dev.lock" in makefile
     assert "--no-deps --no-build-isolation -e ." in makefile
     dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
     assert "--require-hashes -r requirements.lock" in dockerfile

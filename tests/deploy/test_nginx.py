@@ -59,10 +59,11 @@ def render(conf: str, service: BackgroundServer, grpc_port: int, http_port: int,
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory):
-    # nginx on this machine is the trusted proxy; watch streams are not rate limited here, so that one
-    # client may open hundreds at once
+    # nginx on this machine is the trusted proxy; watch streams are not rate limited here (per client nor
+    # per process), so that one client may open hundreds at once
     config = ServeConfig(grpc_port=0, http_port=0, data_dir=str(tmp_path_factory.mktemp("data")),
-                         trusted_proxies=("127.0.0.1",), limits=LimitSettings.defaults().with_rates({"watch": "off"}))
+                         trusted_proxies=("127.0.0.1",),
+                         limits=LimitSettings.defaults().with_rates({"watch": "off", "stream_opens": "off"}))
     with BackgroundServer(config) as run:
         yield run
 

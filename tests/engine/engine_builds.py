@@ -49,6 +49,23 @@ def random_games(scenario, options, seed, games, ruleset):
             actions += 1
     return {"digest": digest.hexdigest(), "actions": actions}
 
+def copies(seed):
+    # a game pickled, deep-copied and copied at steps of a random game: the same state and legal actions
+    import copy, pickle
+    game = engine.new_game("standard", seed=seed)
+    chooser = random.Random(seed)
+    problems = []
+    for step in range(400):
+        if game.is_terminal():
+            break
+        if step % 23 == 0:
+            for how, twin in (("pickle", pickle.loads(pickle.dumps(game))), ("deepcopy", copy.deepcopy(game)),
+                              ("copy", copy.copy(game))):
+                if twin.state_hash() != game.state_hash() or twin.legal_actions() != game.legal_actions():
+                    problems.append(f"{how} at step {step}")
+        game.apply(chooser.choice(game.legal_actions()))
+    return {"problems": problems, "steps": step}
+
 def where():
     import engine.game
     return {"build": engine.BUILD, "game": engine.game.__file__, "package": engine.__file__}
@@ -57,7 +74,7 @@ print(json.dumps(where()), flush=True)
 for line in sys.stdin:
     request = json.loads(line)
     try:
-        answer = {"replay": replay, "random_games": random_games}[request.pop("do")](**request)
+        answer = {"replay": replay, "random_games": random_games, "copies": copies}[request.pop("do")](**request)
     except Exception as error:  # reported to the test, which fails with it
         answer = {"error": f"{type(error).__name__}: {error}"}
     print(json.dumps(answer), flush=True)

@@ -33,6 +33,14 @@ def test_both_builds_play_the_same_games(scenario, options, seed, games, ruleset
     assert played["compiled"] == played["pure"]
 
 
+@pytest.mark.parametrize("build", ["pure", "compiled"])
+def test_a_game_pickles_and_copies_as_its_position_in_both_builds(build, engine_builds):
+    """copy, deepcopy and pickle give the game its position describes (a compiled game has no __dict__;
+    OpenSpiel serializes its states with pickle)."""
+    copied = engine_builds[build].ask("copies", seed="copies")
+    assert copied["problems"] == [] and copied["steps"] > 200
+
+
 def test_the_compiled_build_loads_from_the_installation_and_the_pure_one_from_the_sources(engine_builds):
     compiled, pure = engine_builds["compiled"].where, engine_builds["pure"].where
     assert Path(compiled["game"]).is_relative_to(builds.builds_root()) and compiled["game"].endswith(".so")

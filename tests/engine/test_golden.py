@@ -2,7 +2,8 @@
 
 The corpus (``tests/engine/golden/``, recorded by ``python -m clients.golden record``; see
 :mod:`clients.golden`) holds over 300 games of ruleset 2 (recorded from the engine before it was made
-faster and before ruleset 3) and some 80 of ruleset 3 — random and bot games, standard and campaign, every option
+faster and before ruleset 3), some 80 of ruleset 3 and 35 of ruleset 4 (the seats' entropy in the dice)
+— random and bot games, standard and campaign, every option
 and preset, many seeds — with, for each action, the number of legal actions and the action's place among
 them, the digest of its events and the state hash after it. Each game is replayed here on the engine,
 rebuilding it from its position every few dozen actions as the service does, in each build of the engine:
@@ -31,6 +32,9 @@ GAMES = [(stem, number) for stem in STEMS for number in range(len(records(stem))
 def test_the_corpus_is_there_and_large_enough():
     games = [record for stem in STEMS for record in records(stem)]
     assert sum(g["ruleset"] == 2 for g in games) >= 300 and sum(g["ruleset"] == 3 for g in games) >= 50
+    fourth = [g for g in games if g["ruleset"] == 4]  # the seats' entropy: both, one (the other drawn), none
+    assert len(fourth) >= 30 and {tuple(sorted(g.get("entropy", {}))) for g in fourth} == {
+        (), ("german",), ("soviet",), ("german", "soviet")}
     assert {g["scenario"] for g in games} == {"standard", "campaign"}
     players = {p for g in games for p in g["players"]}
     assert {"random", "heuristic", "search1"} <= players

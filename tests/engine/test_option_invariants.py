@@ -9,7 +9,8 @@ combinations. After every action:
 * every unit on the map is at full or half strength, and every counter is in exactly one place: on the
   map, in the replacement pool or out of play (the Tank before it is designated, the army it replaces);
 * every eliminated unit is in the replacement pool;
-* supply points and replacement points are never negative, Assault never exceeds a unit's strength;
+* supply points and replacement points are never negative, Assault never exceeds the strength of a unit
+  whose battle is still to be fought;
 * the weather is the turn's printed weather, or (Variable Weather) that of the neighbouring turn;
 * a sample of the listed legal actions (always including the one played) is accepted by ``apply`` on a
   clone, and trying them leaves the game itself unchanged;
@@ -70,8 +71,12 @@ def check_position(game: engine.Game, out_of_play: set[str]) -> None:
     assert min(state["supply"].values()) >= 0
     assert ps["points"] >= 0 and ps["frostbite"] >= 0 and ps["winter_gear"] >= 0
     assert ps["extra_supply"] <= scenario.rules.extra_supply_max
+    waiting = {a for battle in ps["battles"] for a in battle["attackers"]}  # battles not yet fought
     for unit, points in ps["assault"].items():
-        assert 0 < points <= game.strength(unit) and unit in ps["attacking"]
+        assert 0 < points and unit in ps["attacking"]
+        # bought up to the unit's strength; its own battle may then reduce it (an AL), after which the
+        # points are spent
+        assert points <= game.strength(unit) or unit not in waiting
     if not game.options.war_of_attrition:
         assert state["supply"] == {"german": 0, "soviet": 0}
     printed = scenario.turns[state["turn"]]

@@ -441,7 +441,7 @@ def test_ruling_49_a_longer_retreat_ends_two_hexes_away_through_friendly_units()
     events = game.apply(ChooseRetreat(("1001", "0901", "0801")))
     assert one(events, UnitRetreated) == UnitRetreated("LIII", "1002", ("1001", "0901", "0801"), False)
     assert (where(game, "LIII"), where(game, "VII"), strength_of(game, "LIII")) == ("0801", "0901", "half")
-    # a retreat still never comes back within two hexes of its start, nor stops short of an empty hex
+    # a retreat never comes closer than two hexes to its start, nor stops short of an empty hex
     game = position(ISSUE_30_RETREAT, turn=5, phase="soviet_combat", fixed_dice=[4])
     declare_and_resolve(game, ["24th", "50th"], "LIII")
     refuse(game, ChooseRetreat(("1001", "0901")), Reason.NOT_A_CHOICE)  # 0901 holds VII
@@ -475,17 +475,69 @@ def test_ruling_50_in_mud_a_forest_hex_cannot_be_entered():
     assert "1303" in destinations(game, "16th")
 
 
+def test_ruling_50_in_the_campaign_one_hex_movement_is_no_forest_hex():
+    # the campaign's turn record: "Mud Game Turns causes one hex movement per Movement Phase"; a forest hex
+    # "counts as two hexes for movement", so it is not the one hex a mud turn allows
+    campaign = engine.load_scenario("campaign")
+    assert [t for t, info in campaign.turns.items() if info.weather == "mud"] == [3, 4]
+    for turn, weather in ((3, None), (4, None), (13, "mud")):  # the track's mud turns, and Variable Weather's
+        extra = {"weather": weather} if weather else {}
+        for phase, unit, start, friend in (("soviet_movement", "16th", "1304", "3rd 1308"),
+                                           ("german_movement", "V", "0605", "VII 0206"),
+                                           ("german_panzer_movement", "XLVII", "0605", "XLVI 0210")):
+            others = [friend, "V 0104"] if unit == "16th" else [friend, "16th 1210"]
+            game = position([f"{unit} {start}"] + others, turn=turn, phase=phase, scenario="campaign", **extra)
+            assert game.scenario.id == "campaign" and game.weather().id == "mud"
+            forests = {h for h in neighbours(start) if is_forest(h)}
+            assert forests, start
+            assert destinations(game, unit) == set(neighbours(start)) - forests
+            refuse(game, Move(unit, sorted(forests)[0]), Reason.MOVEMENT_ALLOWANCE_EXCEEDED, "forest hex costs 2")
+            # one hex per Movement Phase: a unit that moved has no movement left
+            game.apply(Move(unit, sorted(set(neighbours(start)) - forests)[0]))
+            assert game.phase.name == phase and not destinations(game, unit)
+            assert destinations(game, friend.split()[0])
+    # Soviet rail movement is unaffected there too
+    game = position(["16th 1304", "V 0104"], turn=3, phase="soviet_rail_movement", scenario="campaign")
+    assert "1303" in destinations(game, "16th")
+
+
 def test_ruling_51_no_replacement_in_an_edge_city_the_enemy_controls():
     game = position(["16th 1207", "V 0104"], phase="soviet_replacement", pool=["43rd"],
                     city_control={"1405": "german"})
     offered = {a.hex for a in legal(game, Replace)}
     assert "1405" not in offered and {f"14{r:02d}" for r in range(1, 11) if r != 5} <= offered
     refuse(game, Replace("43rd", "1405"), Reason.NOT_AN_ENTRY_HEX, "Ryazan", "not controlled by the soviet player")
-    # Ryazan is still part of the east edge communication is traced to: a unit next to it only is in
-    # communication (its other neighbours are blocked by German zones of control)
-    assert game.in_communication("16th")
     # a Soviet-controlled Ryazan is an entry hex as before
     game = position(["16th 1207", "V 0104"], phase="soviet_replacement", pool=["43rd"])
     assert Replace("43rd", "1405") in game.legal_actions()
     events = game.apply(Replace("43rd", "1405"))
     assert not of_type(events, CityCaptured) and where(game, "43rd") == "1405"
+
+
+def test_ruling_51_a_german_ryazan_stays_on_the_edge_communication_is_traced_to():
+    # 16th (half strength) in 1305: German zones of control (from 1105, 1307 and 1403) cover every hex
+    # around it but Ryazan (1405), an east-edge hex: its communication depends on Ryazan alone
+    germans = ["V 1105", "VII 1307", "IX 1403"]
+    blocked = zoc("1105", "1307", "1403")
+    assert set(neighbours("1305")) - blocked == {"1405"} and "1405" in neighbours("1305")
+
+    def soviet_replacement(*units, **extra):
+        return position(["16th 1305 half", *germans, *units], phase="soviet_replacement", **extra)
+
+    # empty and under German control, Ryazan is still an edge hex: 16th is in communication, and restored
+    game = soviet_replacement(city_control={"1405": "german"})
+    assert game.in_communication("16th") and Restore("16th") in game.legal_actions()
+    assert not any(a.hex == "1405" for a in legal(game, Replace))  # though no replacement may enter it
+    game.apply(Restore("16th"))
+    assert strength_of(game, "16th") == "full"
+    # Soviet-controlled, the same
+    game = soviet_replacement()
+    assert game.in_communication("16th") and Restore("16th") in game.legal_actions()
+    # a German unit in Ryazan blocks it: 16th is cut off, and cannot be restored
+    game = soviet_replacement("XII 1405")
+    assert not game.in_communication("16th")
+    refuse(game, Restore("16th"), Reason.NOT_IN_COMMUNICATION, "16th")
+    # and its zone of control alone (a German unit in 1406) does the same
+    game = soviet_replacement("XII 1406", city_control={"1405": "german"})
+    assert not game.in_communication("16th")
+    refuse(game, Restore("16th"), Reason.NOT_IN_COMMUNICATION, "16th")

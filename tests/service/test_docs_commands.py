@@ -44,6 +44,7 @@ class Command:
     line: int
     text: str  # as the document writes it (continuations joined)
     expect_error: bool = False  # the document says the answer is an error (a "# → 4xx" after it)
+    answer: str = ""  # the answer the document shows after it ("# → ..." and the comment lines that follow)
 
     def __str__(self) -> str:
         return f"{self.document}:{self.line}: {self.text}"
@@ -84,6 +85,10 @@ def blocks(document: str) -> list[list[Command]]:
                 line = line[2:]
             if not pending and re.match(r"\s*# → 4\d\d", line) and commands:
                 commands[-1].expect_error = True
+            if not pending and commands and (re.match(r"\s*# → ", line) or
+                                             commands[-1].answer and re.match(r"\s*#\s\s", line)):
+                commands[-1].answer += line.strip().lstrip("#").strip().removeprefix("→").strip() + " "
+                continue
             code = _strip_comment(line) if not pending else line.rstrip()
             if not code.strip():
                 continue
@@ -137,6 +142,9 @@ SUBSTITUTIONS: list[tuple[str, Callable[[Context, re.Match], str]]] = [
     (r"^typhoon (bot|replay \w+)\b(?!.*--server)(.*?)( \| .*)?$", lambda c, m: f"{m.group(0).split(' | ')[0]} "
      f"--server {c.grpc}{m.group(3) or ''}"),
     (r"^\.venv/bin/python -m (loadtests\.\w+)", lambda c, m: f"cd {ROOT} && {sys.executable} -m {m.group(1)}"),
+    # the ladder on one machine, small: one match; "your own strategy" a module:callable that exists
+    (r"^make ladder\b", lambda c, m: f"make -C {ROOT} --no-print-directory ladder MATCHES=1 PY={sys.executable}"),
+    (r"\bmy_bot:choose\b", lambda c, m: "clients.strategies.random_strategy:RandomStrategy"),
     (r"--matches 100\b", lambda c, m: "--matches 1"),  # the ladder run, small: two random bots, one match
     (r"--bots [\w:,]+", lambda c, m: "--bots random:2"),
     (r"--verify \d+", lambda c, m: "--verify 1"),
@@ -178,7 +186,50 @@ def run_to_end(command: Command, context: Context, timeout: float = 600) -> str:
     if text.startswith("curl"):
         is_error = '"error"' in done.stdout[:40]
         assert is_error == command.expect_error, f"{command}\n  ran as: {text}\n  answered: {done.stdout[:500]}"
+        if command.answer:
+            problems = answer_problems(command.answer, done.stdout)
+            assert not problems, f"{command}\n  ran as: {text}\n  documented: {command.answer}\n  answered: " \
+                                 f"{done.stdout[:1500]}\n  " + "\n  ".join(problems)
     return done.stdout
+
+
+def _values_of(document: object, key: str) -> list[object]:
+    """Every value of ``key`` anywhere in a JSON document."""
+    found: list[object] = []
+    if isinstance(document, dict):
+        for name, value in document.items():
+            if name == key:
+                found.append(value)
+            found += _values_of(value, key)
+    elif isinstance(document, list):
+        for item in document:
+            found += _values_of(item, key)
+    return found
+
+
+def answer_problems(documented: str, output: str) -> list[str]:
+    """How an answer differs from the one the document shows (which elides with ``...``): every key the
+    document names is in the answer; every enum value or reason (``"status": "MATCH_STATUS_OPEN"``), every
+    error ``code`` and every whole ``message`` it shows is the answer's own.
+
+    >>> answer_problems('400 {"error": {"code": 400, "reason": "X_Y", "message": "no"}}',
+    ...                 '{"error": {"code": 400, "reason": "X_Z", "message": "no"}}')
+    ["reason is 'X_Y' in the document, never in the answer"]
+    """
+    import json
+
+    try:
+        answer = json.loads(output)
+    except ValueError:
+        return [f"the answer is not JSON: {output[:200]!r}"]
+    problems = [f"{key!r} is not in the answer" for key in dict.fromkeys(re.findall(r'"(\w+)":', documented))
+                if not _values_of(answer, key)]
+    shown = re.findall(r'"(\w+)": "([A-Z][A-Z0-9_]+)"', documented) + re.findall(r'"(code)": (\d+)', documented) \
+        + [("message", m) for m in re.findall(r'"message": "([^"]*)"', documented) if "..." not in m]
+    for key, value in shown:
+        if value not in {str(v) for v in _values_of(answer, key)}:
+            problems.append(f"{key} is {value!r} in the document, never in the answer")
+    return problems
 
 
 def run_for_a_while(seconds: float, must_print: str = "") -> Callable[[Command, Context], str]:
@@ -294,6 +345,7 @@ def not_run(reason: str) -> Callable[[Command, Context], str]:
 RULES: list[tuple[str, Callable[[Command, Context], str], str]] = [
     (r"^make test\b", not_run("it is the run this test is part of"), ""),
     (r"^(make demo|typhoon demo)\b", covered_by("tests/clients/test_demo.py"), ""),
+    (r"^make ladder\b", run_to_end, ""),
     (r"^typhoon replay show / render / export$", not_run("names the subcommands below, each run"), ""),
     (r"^typhoon serve \.\.\.$", not_run("stands for the typhoon serve commands above, each run"), ""),
     (r"^typhoon serve\b", serve_until_serving, ""),
@@ -317,7 +369,6 @@ RULES: list[tuple[str, Callable[[Command, Context], str], str]] = [
     (r"^curl\b.*(/v1/ladder|\$KEY|\$MATCH|\$PLAYER|\$SEAT_TOKEN)", run_to_end, "ladder"),
     (r"^curl -N\b", run_for_a_while(3, "event: "), "open"),
     (r"^curl\b", run_to_end, "open"),
-    (r"^(ID|TOKEN)=", not_run("the example's values: the test sets ID and TOKEN itself"), ""),
     (r"^[A-Z_]+=\$\(", capture, "ladder"),
 ]
 
@@ -386,3 +437,25 @@ def test_the_commands_are_found():
     assert any(t.startswith("curl -s -X POST localhost:8080/v1/matches ") for t in texts)
     assert any(t.startswith("typhoon replay verify ID") for t in texts)
     assert len(texts) > 30
+
+
+def test_the_api_tour_lists_every_section_in_order():
+    text = (ROOT / "docs/API.md").read_text()
+    listed = re.findall(r"^- \[([^\]]+)\]\(#([^)]+)\)$", text, re.M)
+    headings = re.findall(r"^## (.+)$", text, re.M)
+    assert [title for title, _ in listed] == headings
+    assert [anchor for _, anchor in listed] == [re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-") for h in headings]
+
+
+#: Reasons the service gives only to itself (never in an answer to a client), so not in the errors table.
+_INTERNAL_REASONS = {"CLOCK_RUNNING"}  # a time forfeit the service tried a moment early: it tries again
+
+
+def test_every_reason_the_service_gives_is_in_the_errors_table():
+    text = (ROOT / "docs/API.md").read_text()
+    table = text[text.index("\n## Errors\n"):]
+    table = table[:table.index("\n## ", 1)]
+    given = {match.group(1) for path in (ROOT / "service").rglob("*.py") if "gen" not in path.parts
+             for match in re.finditer(r'StatusCode\.\w+,\s*"([A-Z][A-Z0-9_]+)"', path.read_text())}
+    assert len(given) > 40
+    assert sorted(reason for reason in given - _INTERNAL_REASONS if f"`{reason}`" not in table) == []

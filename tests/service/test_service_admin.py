@@ -133,10 +133,10 @@ def test_other_ruleset_aborts_the_live_matches_no_service_can_continue(client, r
     code, out = admin("--other-ruleset", "--redis-url", redis_url)
 
     assert code == 0 and f"{old.match_id}: aborted" in out
-    assert out[0].endswith("of a ruleset this engine does not play (it plays rulesets 2 and 3)")
+    assert out[0].endswith("of a ruleset this engine does not play (it plays rulesets 2, 3 and 4)")
     assert not any(m in line for m in (old_over.match_id, current.match_id, older.match_id) for line in out)
     reason = last_events(client, old.match_id)[0].match_aborted.reason
-    assert "started under ruleset 1 and this service plays rulesets 2 and 3" in reason
+    assert "started under ruleset 1 and this service plays rulesets 2, 3 and 4" in reason
     assert client.get_match(old_over.match_id).match.status == FINISHED
     assert client.get_match(current.match_id).match.status == ACTIVE
     assert client.get_match(older.match_id).match.status == ACTIVE

@@ -33,6 +33,9 @@ def test_matches_on_a_redis_cluster(cluster):
                 client.resign(match.match_id, tokens["german"])
                 matches.append(match.match_id)
                 assert "same game" in verify(client, match.match_id)
+                with service.http() as http:  # the history pool's processes read the cluster too
+                    assert http.get(f"/v1/matches/{match.match_id}/verification").json()["verified"]
+                    assert http.get(f"/v1/matches/{match.match_id}", params={"version": 10}).json()["state"]["turn"]
             log = list(bounded(client.watch(matches[0], resume=False), "the watch of a finished match"))
             assert log == list(client.event_log(matches[0]))
             assert set(matches) <= {m.match_id for m in client.list_matches(page_size=100).matches}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -10,6 +11,7 @@ import pytest
 
 import engine
 from clients.client import TyphoonError
+from service.match.core import new_seat_token
 from service_helpers import STREAM_TIMEOUT, play_random
 
 
@@ -114,8 +116,10 @@ def test_two_processes_serve_one_match_act_through_one_watch_through_the_other(s
 
 # --- CreateMatch and JoinMatch are safe to retry -----------------------------------------------------
 
+@functools.cache
 def _token(n: int) -> str:
-    return f"seat-token-{n:02d}-" + "x" * 32
+    """The test's chosen seat token number ``n`` (random: a chosen token carries 128 bits, of one match)."""
+    return new_seat_token()
 
 
 def test_a_repeated_create_match_gets_the_same_match_and_its_chosen_tokens(service, service_b, redis_url):

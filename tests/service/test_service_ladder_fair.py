@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import itertools
 import json
 import random
 import uuid
@@ -16,6 +17,7 @@ from typing import Any
 import grpc
 import pytest
 
+from service.client_identity import counted_as
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import match_service_pb2 as api
@@ -138,13 +140,28 @@ class Seeking:
             await asyncio.sleep(0.05)
         assert not any(self._next(pid).done() for pid in player_ids)
 
-    async def reconnect(self, player_id: str) -> None:
+    async def reconnect(self, player_id: str, request: lapi.SeekRequest | None = None) -> None:
         """The player's Seek stream closed, and a new one opened (as a bot restarting does)."""
         future = self.waiting.pop(player_id, None)
         if future is not None:
             await cancelled(future)
         await bounded(self.streams[player_id].aclose())
-        self.streams[player_id] = await self.ladder.seek(lapi.SeekRequest(), CallContext(token=self.keys[player_id]))
+        self.streams[player_id] = await self.ladder.seek(request or lapi.SeekRequest(),
+                                                         CallContext(token=self.keys[player_id]))
+
+    async def heartbeat(self, player_id: str) -> lapi.SeekHeartbeat:
+        """The player's next heartbeat, on a new Seek stream that beats every second (pairing meanwhile;
+        the matches it plays, sent again on the new stream, and their updates skipped)."""
+        await self.reconnect(player_id, lapi.SeekRequest(heartbeat_seconds=1))
+        item = asyncio.ensure_future(anext(self.streams[player_id]))
+        for _ in range(STREAM_WAIT * 20):
+            await asyncio.wait({item}, timeout=0.05)
+            if item.done():
+                if item.result().WhichOneof("kind") == "heartbeat":
+                    return item.result().heartbeat
+                item = asyncio.ensure_future(anext(self.streams[player_id]))
+            await self.ladder.pair_round()
+        raise AssertionError(f"no heartbeat in {STREAM_WAIT} s")
 
     async def close(self) -> None:
         for future in self.waiting.values():
@@ -279,6 +296,29 @@ def test_an_early_end_is_not_rated_and_the_quitter_waits_however_it_reconnects(r
     run(scenario)
 
 
+def test_a_seeking_player_hears_why_it_is_not_paired(redis_url):
+    async def scenario() -> None:
+        ladder = ladder_on(redis_url, min_actions=2, abandon_cooldown_ms=60_000)
+        (a, a_key), (b, b_key) = await players_of_their_own(ladder, 2)
+        seeking = await Seeking(ladder, {a: a_key, b: b_key}).start()
+        match = await seeking.matches(a, b)
+        seeking.reading(a)
+        beat = await seeking.heartbeat(b)  # playing its one match
+        assert (beat.playing, beat.waiting) == (1, lapi.SEEK_WAIT_REASON_PLAYING_ENOUGH)
+        await resign(ladder.core, match[b])  # at once: b abandoned it
+        assert await ladder.results_round() == 1
+        beat = await seeking.heartbeat(b)
+        assert beat.waiting == lapi.SEEK_WAIT_REASON_COOLDOWN, beat
+        until = beat.cooldown_until.ToMilliseconds() - await ladder.store.time_ms()
+        assert 0 < until <= 60_000 and "abandoned your last match" in beat.waiting_message
+        beat = await seeking.heartbeat(a)  # its one possible opponent waits
+        assert beat.waiting == lapi.SEEK_WAIT_REASON_OPPONENTS_BUSY, beat
+        await seeking.close()
+        await ladder.store.close()
+
+    run(scenario)
+
+
 def test_by_default_a_resignation_before_fifty_actions_a_side_is_not_rated(redis_url):
     """The default min_actions (50: about the Soviet's first two game turns; see fairness.py), played as
     bots play (at random), not hurried."""
@@ -302,9 +342,19 @@ def test_by_default_a_resignation_before_fifty_actions_a_side_is_not_rated(redis
     run(scenario)
 
 
+_networks = itertools.count(random.randrange(512))
+
+
 def random_ipv4() -> str:
-    """An address of 198.18.0.0/15 (kept for benchmarks) no other test uses."""
-    return f"198.{random.randrange(18, 20)}.{random.randrange(256)}.{random.randrange(1, 255)}"
+    """An address of 198.18.0.0/15 (kept for benchmarks) in a /24 no other test uses (a client counts by its /24)."""
+    n = next(_networks)
+    return f"198.{18 + n // 256 % 2}.{n % 256}.{random.randrange(1, 255)}"
+
+
+def neighbour_of(address: str) -> str:
+    """Another address of ``address``'s /24."""
+    head, _, last = address.rpartition(".")
+    return f"{head}.{int(last) % 254 + 1}"
 
 
 async def ladder_dump(ladder: Ladder) -> str:
@@ -319,7 +369,7 @@ async def ladder_dump(ladder: Ladder) -> str:
 
 
 def test_owners_registered_from_one_address_are_one_owner(redis_url):
-    """Related owners (registered from one client address: an IPv4 address, an IPv6 /64) are never paired,
+    """Related owners (registered from one client network: an IPv4 /24, an IPv6 /64) are never paired,
     unless the ladder is private; owners from no known address, or with the relation off, are not related;
     Redis keeps a keyed hash of the address, for the window, and nothing else of it."""
     async def scenario() -> None:
@@ -328,7 +378,7 @@ def test_owners_registered_from_one_address_are_one_owner(redis_url):
         ladder = ladder_on(redis_url, address_key=key, min_actions=0, related_window_ms=window)
         here, there, network = random_ipv4(), random_ipv4(), f"2001:db8:{random.randrange(65536):x}:7"
         registered = {}
-        for name, client in (("a", here), ("b", here), ("c", f"{network}::1"), ("d", f"{network}:ffff::9"),
+        for name, client in (("a", here), ("b", neighbour_of(here)), ("c", f"{network}::1"), ("d", f"{network}:ffff::9"),
                              ("e", there), ("f", ""), ("g", "")):
             owner_id, owner_key = await owner(ladder, name, client)
             registered[name] = (owner_id, *await player(ladder, owner_key, name))
@@ -359,7 +409,8 @@ def test_owners_registered_from_one_address_are_one_owner(redis_url):
         assert (await seeking.matches(keys["a"][0], keys["b"][0]))[keys["a"][0]].opponent_id == keys["b"][0]
         await seeking.close()
         # stored: the address's keyed hash (HMAC-SHA256 of its counted form), expiring with the window
-        tags = {hmac.new(key, form.encode(), hashlib.sha256).hexdigest() for form in (here, there, f"{network}::/64")}
+        tags = {hmac.new(key, form.encode(), hashlib.sha256).hexdigest()
+                for form in (counted_as(here), counted_as(there), f"{network}::/64")}
         stored = {name.decode().rpartition(":")[2] async for name in ladder.redis.scan_iter(PREFIX + "address:*")}
         assert tags <= stored
         for tag in tags:
@@ -412,6 +463,65 @@ def test_the_players_of_two_owners_are_rated_a_few_times_between_them_all(redis_
     run(scenario)
 
 
+def test_fresh_sybils_are_worth_nothing_to_beat_from_any_number_of_networks(redis_url):
+    """A player beating provisional players (fresh accounts, each an owner of its own network: nothing
+    relates them) gains nothing: no rating, nor a step toward being established (once the ladder has its
+    first established players); against an established one it does. Provisional players come after the
+    established ones on the leaderboard, without a rank; every history entry says whether its opponent was
+    provisional (the public audit needs it)."""
+    async def scenario() -> None:
+        ladder = ladder_on(redis_url, min_actions=0, established_games=2, established_owners=2,
+                           related_window_ms=86_400_000)
+
+        async def own_player(name: str) -> tuple[str, str]:
+            _, owner_key = await owner(ladder, name, random_ipv4())  # each from a /24 of its own
+            return await player(ladder, owner_key, name)
+
+        async def beats(winner: tuple[str, str], loser: tuple[str, str]) -> lapi.LadderGame:
+            seeking = await Seeking(ladder, dict([winner, loser])).start()
+            match = await seeking.matches(winner[0], loser[0])
+            await resign(ladder.core, match[loser[0]])
+            assert await ladder.results_round() == 1
+            await seeking.close()
+            game = (await history(ladder, winner[0]))[0]
+            assert game.rated and game.outcome == "win"
+            return game
+
+        async def standing(player_id: str) -> lapi.LadderPlayer:
+            return (await ladder.get_player(lapi.GetPlayerRequest(player_id=player_id), CallContext())).player
+
+        honest = [await own_player("honest") for _ in range(3)]
+        provisional = [(await beats(honest[a], honest[b])).opponent_provisional  # a round: two rated matches
+                       for a, b in ((0, 1), (0, 2), (1, 2))]                       # against two owners each
+        assert provisional == [True, True, True]  # nobody was established before its second match
+        assert not any([(await standing(pid)).provisional for pid, _ in honest])
+        farmer = await own_player("farmer")
+        sybils = [await own_player("sybil") for _ in range(4)]
+        start = await standing(farmer[0])
+        for sybil in sybils:
+            game = await beats(farmer, sybil)
+            assert game.opponent_provisional
+            now = await standing(farmer[0])
+            assert now.rating <= start.rating and (now.mu, now.sigma) == (game.mu, game.sigma)
+        farmed = await standing(farmer[0])
+        assert (farmed.games, farmed.rating, farmed.provisional) == (4, start.rating, True)  # gained nothing
+        game = await beats(farmer, honest[2])  # an established opponent: a gain
+        assert not game.opponent_provisional and (await standing(farmer[0])).rating > farmed.rating
+        board = list((await ladder.get_leaderboard(lapi.GetLeaderboardRequest(page_size=200), CallContext())).players)
+        ours = [p for p in board if p.player_id in {pid for pid, _ in (*honest, farmer, *sybils)}]
+        established = [p for p in ours if not p.provisional]
+        # the farmer too: one match against an established player of the two it needs
+        assert {p.player_id for p in ours if p.provisional} == {pid for pid, _ in (*sybils, farmer)}
+        assert all(p.rank == 0 for p in ours if p.provisional) and all(p.rank > 0 for p in established)
+        assert board.index(ours[-1]) > max(board.index(p) for p in established)  # the provisional after
+        assert [p.rank for p in established] == sorted(p.rank for p in established)
+        for sybil, _ in sybils:
+            assert (await standing(sybil)).rank == 0
+        await ladder.store.close()
+
+    run(scenario)
+
+
 # --- keys ------------------------------------------------------------------------------------------
 
 async def _refused(call, code: grpc.StatusCode, reason: str) -> ServiceError:
@@ -453,13 +563,13 @@ def test_keys_are_drawn_hashed_rotated_and_revoked(redis_url):
         await _refused(ladder.rotate_player_key(lapi.RotatePlayerKeyRequest(player_id=player_id),
                                                 CallContext(token=stranger_key)),
                        grpc.StatusCode.UNAUTHENTICATED, "KEY_INVALID")
-        # a rotation retried with its request id and the (now old) key: another new key, the lost one dead
+        # a rotation retried with its request id and the (now old) key: no key (it went to the first call
+        # only, whoever sends the retry), and the first call's key stays the player's
         request = lapi.RotatePlayerKeyRequest(player_id=player_id, request_id=uuid.uuid4().hex)
-        lost = (await ladder.rotate_player_key(request, CallContext(token=rotated))).api_key
         again = (await ladder.rotate_player_key(request, CallContext(token=rotated))).api_key
-        assert again not in (lost, rotated)
-        await _refused(ladder.seek(lapi.SeekRequest(), CallContext(token=lost)), grpc.StatusCode.UNAUTHENTICATED,
-                       "KEY_INVALID")
+        retried = await ladder.rotate_player_key(request, CallContext(token=rotated))
+        assert (retried.api_key, retried.key_withheld) == ("", True)
+        await (await ladder.seek(lapi.SeekRequest(), CallContext(token=again))).aclose()
         await _refused(ladder.rotate_player_key(request, CallContext(token=stranger_key)),
                        grpc.StatusCode.INVALID_ARGUMENT, "REQUEST_ID_REUSED")
         # revoked by its owner: no key until the owner rotates one

@@ -27,3 +27,19 @@ def test_the_generated_package_has_the_whole_api():
     for method in service.methods:
         assert method.input_type.name == f"{method.name}Request"
         assert method.output_type.name == f"{method.name}Response"
+
+
+def test_the_shipped_error_detail_protos_are_googles_and_describe_what_the_service_sends():
+    """proto/google/rpc/ holds the files other languages decode grpc-status-details-bin with: Google's own
+    (those of the googleapis-common-protos package the service uses), and the messages the service sends."""
+    from importlib.resources import files
+
+    from google.rpc import error_details_pb2, status_pb2
+
+    for name in ("status.proto", "error_details.proto"):
+        shipped = (protogen.PROTO_DIR / "google" / "rpc" / name).read_text()
+        assert shipped == (files("google.rpc") / name).read_text(), f"proto/google/rpc/{name} is not the package's"
+        assert "Licensed under the Apache License, Version 2.0" in shipped
+    assert "message ErrorInfo {" in (protogen.PROTO_DIR / "google/rpc/error_details.proto").read_text()
+    assert status_pb2.Status.DESCRIPTOR.full_name == "google.rpc.Status"
+    assert error_details_pb2.ErrorInfo.DESCRIPTOR.full_name == "google.rpc.ErrorInfo"

@@ -45,7 +45,7 @@ def fresh(service_b):
 
 def test_a_match_records_the_engine_ruleset(client, http):
     match, tokens = client.create_match(seats=["german"])
-    assert match.ruleset == engine.RULESET == 3
+    assert match.ruleset == engine.RULESET == 4
     created = next(iter(client.event_log(match.match_id))).match_created
     assert created.ruleset == engine.RULESET
     reply = http.get(f"/v1/matches/{match.match_id}")
@@ -72,9 +72,9 @@ def test_a_live_match_of_another_ruleset_is_shown_but_not_continued(client, fres
             call()
         assert (refused.value.code, refused.value.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "RULESET_CHANGED")
         assert "started under ruleset 1" in refused.value.message
-        assert "this service plays rulesets 2 and 3" in refused.value.message
+        assert "this service plays rulesets 2, 3 and 4" in refused.value.message
         assert refused.value.metadata == {"match_ruleset": "1", "service_ruleset": str(engine.RULESET),
-                                          "service_rulesets": "2,3"}
+                                          "service_rulesets": "2,3,4"}
     with service_b.http() as http:
         reply = http.post(f"/v1/matches/{match.match_id}/actions", json={"action": {"end_phase": {}}},
                           headers={"authorization": f"Bearer {tokens['german']}"})
@@ -120,18 +120,18 @@ def test_a_live_match_of_another_ruleset_is_aborted_when_its_clock_runs_out(clie
     assert refused.value.reason == "MATCH_ABORTED"
 
 
-def create_ruleset_2_match(redis_url: str, seed: str) -> tuple[str, dict[str, str]]:
-    """A match as a service of ruleset 2 created it (both seats claimed): its id and seat tokens."""
-    game = engine.new_game("standard", seed=seed, ruleset=2)
+def create_older_match(redis_url: str, seed: str, ruleset: int = 2) -> tuple[str, dict[str, str]]:
+    """A match as a service of an older ruleset created it (both seats claimed): its id and seat tokens."""
+    game = engine.new_game("standard", seed=seed, ruleset=ruleset)
     tokens = {side: new_seat_token() for side in ("german", "soviet")}
     options, commitment = game.options.to_json(), engine.seed_commitment(seed)
     meta = {"id": new_match_id(), "scenario": "standard", "options": json.dumps(options), "sides": "german,soviet",
             "seed": seed, "seed_commitment": commitment, "created_at": "1000", "updated_at": "1000",
             "version": "0", "turn": str(game.turn), "phase": game.phase.name, "side_to_act": "german",
-            "result": "", "ruleset": "2", "status": "active", "last_sequence": "3"}
+            "result": "", "ruleset": str(ruleset), "status": "active", "last_sequence": "3"}
     events = [StoredEvent(1, 0, 1000, "service", {"type": "match_created", "scenario": "standard", "options": options,
                                                   "seed_commitment": commitment, "sides": ["german", "soviet"],
-                                                  "ruleset": 2})]
+                                                  "ruleset": ruleset})]
     for number, side in enumerate(("german", "soviet"), start=2):
         meta |= {f"seat:{side}:token": token_hash(tokens[side]), f"seat:{side}:player": side,
                  f"seat:{side}:claimed_at": "1000"}
@@ -149,11 +149,15 @@ def create_ruleset_2_match(redis_url: str, seed: str) -> tuple[str, dict[str, st
     return meta["id"], tokens
 
 
-def test_a_match_of_an_older_ruleset_the_engine_plays_goes_on_and_verifies_under_its_own(fresh, redis_url):
-    match_id, tokens = create_ruleset_2_match(redis_url, "older ruleset")
-    local = engine.new_game("standard", seed="older ruleset", ruleset=2)  # the same game, played here
+@pytest.mark.parametrize("ruleset", [2, 3])  # 3: its dice the seed's alone, before the seats' entropy (4)
+def test_a_match_of_an_older_ruleset_the_engine_plays_goes_on_and_verifies_under_its_own(fresh, redis_url, ruleset):
+    match_id, tokens = create_older_match(redis_url, "older ruleset", ruleset)
+    local = engine.new_game("standard", seed="older ruleset", ruleset=ruleset)  # the same game, played here
     shown = fresh.get_match(match_id)
-    assert shown.match.ruleset == 2 and json.loads(shown.state.position_json)["ruleset"] == 2
+    assert shown.match.ruleset == ruleset and json.loads(shown.state.position_json)["ruleset"] == ruleset
+    with pytest.raises(TyphoonError) as refused:  # its dice take no entropy
+        fresh.contribute_entropy(match_id, tokens["german"])
+    assert (refused.value.code, refused.value.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "ENTROPY_NOT_USED")
     chooser = random.Random(2)
     for _ in range(120):  # the set-up and into the first turns, with battles and retreats
         assert engine_actions(fresh.legal_actions(match_id).actions) == local.legal_actions()
@@ -164,11 +168,14 @@ def test_a_match_of_an_older_ruleset_the_engine_plays_goes_on_and_verifies_under
         assert logged == local.state_hash()  # ruleset 2's state: no "ruleset" field in it
         if local.is_terminal():
             break
-    assert "ruleset" not in local.to_json()
+    assert ("ruleset" in json.loads(local.canonical_json())) == (ruleset > 2) and local.to_json()["ruleset"] == ruleset
+    assert "entropy" not in local.to_json()
     fresh.resign(match_id, tokens["german"])
     log = list(fresh.event_log(match_id))
-    assert log[0].match_created.ruleset == 2
+    assert log[0].match_created.ruleset == ruleset
     report = verify_log(log)
-    assert (report.ruleset, report.verdict) == (2, "verified"), report.text()
+    assert (report.ruleset, report.verdict) == (ruleset, "verified"), report.text()
+    assert report.rolls and not report.entropy
+    assert all(logged == engine.die_roll("older ruleset", index) for _, index, logged, _, _ in report.roll_checks)
     replay = Replay(log)
-    assert replay.stopped_at is None and replay.steps[-1].game.ruleset == 2
+    assert replay.stopped_at is None and replay.steps[-1].game.ruleset == ruleset

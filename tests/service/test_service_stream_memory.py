@@ -15,6 +15,7 @@ import pytest
 from clients.client import TyphoonClient
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.gen.typhoon.v1 import match_service_pb2_grpc
+from service.guard.limit_settings import LimitSettings
 from service.run.config import ServeConfig
 from service.run.memory import MemoryReturn, _malloc_trim
 from service.run.server import BackgroundServer
@@ -29,7 +30,10 @@ STREAM_CODE = {"_watch", "follow", "_sse", "_pump", "handler"}
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with BackgroundServer(ServeConfig(grpc_port=0, http_port=0, data_dir=str(tmp_path_factory.mktemp("data")))) as run:
+    # streams opened back to back: not held back by the stream_opens limit
+    config = ServeConfig(grpc_port=0, http_port=0, data_dir=str(tmp_path_factory.mktemp("data")),
+                         limits=LimitSettings.defaults().with_rates({"stream_opens": "off"}))
+    with BackgroundServer(config) as run:
         yield run
 
 
@@ -119,3 +123,55 @@ def test_memory_is_returned_once_the_streams_open_fell_well_below_their_peak():
     # the peak is 400: 290 is 110 below it (returned); then from the new peak, 299, 10 is 289 below it
     assert asyncio.run(scenario()) == [False, False, False, True, False, True]
     assert memory.returns == 2
+
+
+def _refused_calls(server) -> None:
+    """Calls the service refuses: an unknown match, a malformed request, metadata over the limit."""
+    with grpc.insecure_channel(f"127.0.0.1:{server.grpc_port}", options=[("grpc.max_metadata_size", 2**20)]) as channel:
+        stub = match_service_pb2_grpc.MatchServiceStub(channel)
+        for metadata in ((), (("x-pad", "p" * 17_000),)):
+            for _ in range(STREAMS):
+                with pytest.raises(grpc.RpcError):
+                    stub.GetMatch(api.GetMatchRequest(match_id="m-none"), metadata=metadata, timeout=20)
+        with pytest.raises(grpc.RpcError):
+            next(stub.WatchMatch(api.WatchMatchRequest(match_id="m-none"), timeout=20))
+
+
+def test_refused_grpc_calls_leave_nothing_for_the_garbage_collector(server):
+    """A refused call ends with its status set, not ``context.abort()``, whose AbortError kept the call
+    (its metadata, its request) in a reference cycle until a full collection (service/api/grpc_api.py)."""
+    _refused_calls(server)
+    gc.collect()
+    gc.disable()
+    flags = gc.get_debug()
+    try:
+        _refused_calls(server)
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        left = [type(thing).__name__ for thing in gc.garbage
+                if type(thing).__name__ in ("AbortError", "RPCState", "_ServicerContext")]
+    finally:
+        gc.set_debug(flags)
+        gc.garbage.clear()
+        gc.enable()
+    assert left == []
+
+
+@pytest.mark.skipif(_malloc_trim() is None, reason="the C library has no malloc_trim (not glibc)")
+def test_memory_is_returned_once_the_allocator_holds_much_more_free_memory():
+    """Whatever freed it (calls no count sees), once the allocator holds ``growth`` more free bytes than
+    at the last return, they are returned; memory used again lowers the mark."""
+    free = [10]
+    memory = MemoryReturn(lambda: 0, growth=100, free=lambda: free[0])
+    trims: list[int] = []
+    memory._trim = lambda pad: trims.append(free[0]) or 0
+
+    async def scenario() -> None:
+        for now in (50, 109, 5, 104, 300, 310, 420):
+            free[0] = now
+            await memory.check()
+
+    asyncio.run(scenario())
+    # the mark starts at 10: 109 is 99 above it; 5 lowers it, and 104 is 99 above that; 300 is returned
+    # (the mark: 300), the look after a return trims once more (310), and 420 is 120 above the mark
+    assert trims == [300, 310, 420]

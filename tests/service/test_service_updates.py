@@ -100,8 +100,9 @@ def test_an_update_follows_the_catch_up_and_only_the_seat_to_act_gets_its_action
         assert seat.legal_actions.actions and seat.state.side_to_act == "german"
         assert '"seed"' not in seat.state.position_json  # the seed stays secret while the match runs
         soviet = client.join_match(match.match_id, "soviet")
+        joined_at = client.get_match(match.match_id).match.last_sequence  # the seat claimed, and its entropy
         other = first_messages(api.WatchMatchRequest(match_id=match.match_id, include_legal_actions=True,
-                                                     after_sequence=update.last_sequence + 1), soviet.token)
+                                                     after_sequence=joined_at), soviet.token)
         assert other[0].update.status == ACTIVE and not other[0].update.HasField("legal_actions")
 
 

@@ -3,6 +3,9 @@ match to the German's first movement phase."""
 
 from __future__ import annotations
 
+import random
+
+import pytest
 from selenium.webdriver.support.ui import WebDriverWait
 
 #: True while an action the page sent is on its way (the page takes no click until it is in).
@@ -37,3 +40,26 @@ def to_german_moves(client, match_id: str, tokens: dict[str, str]):
             return legal
         action = kinds.get("standard_setup") or kinds["end_phase"]
         client.submit(match_id, tokens[legal.side_to_act], action, expected_version=legal.version)
+
+
+def new_match(client):
+    """A match with both seats taken, Bock German and Zhukov Soviet: (match, tokens)."""
+    return client.create_match("standard", seats=[("german", "Bock"), ("soviet", "Zhukov")])
+
+
+def until(client, match_id, tokens, seed: str, done, limit: int = 5000):
+    """Random legal actions until ``done(legal)``; that ListLegalActions answer."""
+    chooser = random.Random(seed)
+    for _ in range(limit):
+        legal = client.legal_actions(match_id)
+        if done(legal):
+            return legal
+        client.submit(match_id, tokens[legal.side_to_act], chooser.choice(legal.actions), expected_version=legal.version)
+    pytest.fail(f"not reached within {limit} random actions")
+
+
+def loaded(browser, version: int | None = None) -> None:
+    """The match page drawn, its counters on the map (at ``version``, if given)."""
+    wait(browser, lambda d: d.execute_script(
+        "const m = window.typhoon.match; return !!m && !!m.state && (arguments[0] === null || m.version === arguments[0])"
+        " && !!document.querySelector('svg.board g.unit')", version))

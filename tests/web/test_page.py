@@ -498,14 +498,22 @@ def test_a_double_click_sends_an_action_once(browser, service, client):
     assert client.get_match(match.match_id).match.version == 1 and not text(browser, "#refused")
 
 
-def test_a_wrong_seat_token_is_forgotten_and_the_seat_asked_again(browser, service, client):
+def test_a_wrong_seat_token_is_refused_at_once_and_the_seat_asked_again(browser, service, client):
+    """A token that holds no seat of the match is refused when the page opens with it, or when it is
+    pasted into the seat form, before any action (issue 38: it was accepted until the first action)."""
     match, tokens = client.create_match("standard", seats=[("german", "Bock"), ("soviet", "Zhukov")])
     match_id = match.match_id
     browser.get(f"{service.base_url}/#/play/{match_id}?side=german&token=not-a-token")
-    press(browser, '#choices button[data-action="standard_setup"]')
     wait(browser, lambda d: "TOKEN_INVALID" in text(d, "#refused"))
-    assert browser.find_elements(By.ID, "seat-token")
+    assert text(browser, "#refused").startswith("That seat token holds no seat of this match")
+    assert browser.find_elements(By.ID, "seat-token") and not browser.find_elements(By.ID, "choices")
     assert browser.execute_script("return sessionStorage.getItem(arguments[0])", f"typhoon:{match_id}:seat") is None
+    browser.find_element(By.ID, "seat-token").send_keys(tokens["soviet"][:-2] + "xx")  # a typo: refused in place
+    press(browser, "#open-seat")
+    wait(browser, lambda d: d.execute_script("return !!document.getElementById('refused')"
+                                             " && !document.getElementById('seat-token').value"))
+    assert not browser.find_elements(By.ID, "choices")
+    assert client.get_match(match_id).match.version == 0  # nothing was sent for either
     browser.find_element(By.ID, "seat-token").send_keys(tokens["german"])
     press(browser, "#open-seat")
     press(browser, '#choices button[data-action="standard_setup"]')

@@ -4,36 +4,13 @@ view (a battle's result, the opponent's turn in brief), the replay's battles wit
 
 from __future__ import annotations
 
-import random
 import time
 
-import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from page_helpers import BUSY_JS, kind_of, text, wait
+from page_helpers import BUSY_JS, kind_of, loaded, new_match, text, until, wait
 from service_helpers import play_random
-
-def new_match(client):
-    return client.create_match("standard", seats=[("german", "Bock"), ("soviet", "Zhukov")])
-
-
-def until(client, match_id, tokens, seed: str, done, limit: int = 5000):
-    """Random legal actions until ``done(legal)``; that ListLegalActions answer."""
-    chooser = random.Random(seed)
-    for _ in range(limit):
-        legal = client.legal_actions(match_id)
-        if done(legal):
-            return legal
-        client.submit(match_id, tokens[legal.side_to_act], chooser.choice(legal.actions), expected_version=legal.version)
-    pytest.fail(f"not reached within {limit} random actions")
-
-
-def loaded(browser, version: int | None = None) -> None:
-    wait(browser, lambda d: d.execute_script(
-        "const m = window.typhoon.match; return !!m && !!m.state && (arguments[0] === null || m.version === arguments[0])"
-        " && !!document.querySelector('svg.board g.unit')", version))
-
 
 def test_axe_finds_nothing_critical_or_serious_on_any_view(browser, service, client, axe):
     match, tokens = new_match(client)
@@ -291,7 +268,7 @@ def test_the_replay_shows_declared_battles_with_their_odds_and_the_redraw_time_i
     browser.execute_script("localStorage.setItem('typhoon:debug', '1')")
     browser.refresh()
     wait(browser, lambda d: "map redrawn in" in text(d, ".redraw") and d.find_element(By.CSS_SELECTOR, ".redraw").is_displayed())
-    browser.execute_script("localStorage.removeItem('typhoon:debug')")
+    browser.execute_script("localStorage.removeItem('typhoon:debug'); document.documentElement.classList.remove('debug')")
     # "may go here" is told apart from forest: a hatched amber pattern, not a green tint
     fills = browser.execute_script("return getComputedStyle(document.querySelector('svg.board polygon.hex.forest')).fill")
     assert "url" not in fills

@@ -67,6 +67,11 @@ function requestId() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+// A seat's entropy for the dice (engine/dice.py): 256 bits from the browser's cryptographic generator, as hex.
+export function freshEntropy() {
+  return requestId() + requestId();
+}
+
 async function call(method, path, { query, body, token } = {}) {
   const url = new URL(path, API_ORIGIN);
   for (const [key, value] of Object.entries(query || {})) {
@@ -106,11 +111,27 @@ export const api = {
     token, body: { action, expected_version: expectedVersion, request_id: requestId() },
   }),
   resign: (id, token) => call("POST", `/v1/matches/${id}/resign`, { token, body: {} }),
+  // the seat's entropy, mixed into the dice: after the match's seed commitment, before its first die
+  contributeEntropy: (id, token, entropy) => call("POST", `/v1/matches/${id}/entropy`, { token, body: { entropy } }),
   createMatch: (body) => call("POST", "/v1/matches", { body }),
   joinMatch: (id, body) => call("POST", `/v1/matches/${id}/join`, { body }),
   events: (id, afterSequence, pageSize = 1000) =>
     call("GET", `/v1/matches/${id}/events`, { query: { after_sequence: afterSequence, page_size: pageSize } }),
   scenario: (id) => call("GET", `/v1/scenarios/${id}`),
+  // Whether `token` holds a seat of the match, asked without acting: a HEAD of the seat's own watch, which
+  // the service answers after checking the token (401 for one that holds no seat), sending nothing.
+  holdsSeat: async (id, token) => {
+    const url = new URL(`/v1/matches/${id}/watch?include_legal_actions=true`, API_ORIGIN);
+    let response;
+    try {
+      response = await fetch(url, { method: "HEAD", headers: { Authorization: `Bearer ${token}` } });
+    } catch {
+      throw new ApiError(0, { error: { reason: "UNREACHABLE", message: "The service cannot be reached: check the connection and try again." } });
+    }
+    if (response.status === 401) return false;
+    if (response.ok) return true;
+    throw new ApiError(response.status, null, retryAfter(response, null));
+  },
   verify: (id) => call("GET", `/v1/matches/${id}/verification`),
 };
 

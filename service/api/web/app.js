@@ -1,7 +1,7 @@
 // The page's routes (in the URL's fragment): #/ the lobby, #/match/<id> a match live (and play with
 // a seat token), #/replay/<id> a match step by step with its dice audit.
 
-import { api, plainly } from "./api.js";
+import { api, freshEntropy, plainly } from "./api.js";
 import { showMatch } from "./match.js";
 import { showReplay } from "./replay.js";
 import { el, fill, resultText, statusLabel } from "./dom.js";
@@ -53,6 +53,9 @@ function showLobby(root) {
     try {
       const created = await api.createMatch({ scenario: "standard", seats: [{ side: "german" }] });
       const token = created.seat_tokens[0].token;
+      // fresh entropy for the dice, given once the seed's commitment is published (not in CreateMatch, which the
+      // service reads before it draws the seed); without it the seat's entropy is drawn from the seed
+      await api.contributeEntropy(created.match.match_id, token, freshEntropy()).catch(() => null);
       sessionStorage.setItem(`typhoon:${created.match.match_id}:seat`, JSON.stringify({ side: "german", token }));
       location.hash = `#/play/${created.match.match_id}`;
     } catch (error) {

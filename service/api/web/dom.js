@@ -36,4 +36,15 @@ export function fill(node, ...children) {
 
 // A touch screen with no mouse: the page says "tap" there, and names no key.
 export const touch = () => matchMedia("(hover: none) and (pointer: coarse)").matches;
-export const click = () => (touch() ? "tap" : "click");
+
+// How the player last acted: "keyboard" after a key pressed outside a text field, "pointer" after a
+// mouse, a pen or a finger. The page's words follow it: "tap" on a touch screen, else "choose" for the
+// keyboard and "click" for a mouse.
+let lastInput = "pointer";
+addEventListener("keydown", (event) => {
+  if (!(event.target instanceof Element && event.target.matches("input, textarea, select"))) lastInput = "keyboard";
+}, true);
+addEventListener("pointerdown", () => { lastInput = "pointer"; }, true);
+export const keyboard = () => lastInput === "keyboard" && !touch();  // a touch screen's words stay "tap"
+export const click = () => (touch() ? "tap" : keyboard() ? "choose" : "click");
+export const clicked = () => ({ choose: "chose", tap: "tapped", click: "clicked" })[click()];

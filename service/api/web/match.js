@@ -1,9 +1,9 @@
 // A match live (GetMatch + the WatchMatch stream), and play for the seat whose token the page holds.
 
-import { api, ApiError, grpcAddress, plainly, scenario as loadScenario, watch } from "./api.js";
+import { api, ApiError, freshEntropy, grpcAddress, plainly, scenario as loadScenario, watch } from "./api.js";
 import { battlesTable, oddsSentence, previewCard, resolvedCard } from "./battles.js";
 import { draw, hexAt, prepare, step, unitAt, unitLabel } from "./board.js";
-import { click, el, fill, resultText, statusLabel, touch } from "./dom.js";
+import { click, clicked, el, fill, keyboard, resultText, statusLabel, touch } from "./dom.js";
 import { runs, summarize } from "./summary.js";
 import { cap, columnName, describeAction, describeEntry, phaseName, sideName } from "./words.js";
 import { TARGET_ZOOM, zoomable } from "./zoom.js";
@@ -47,6 +47,24 @@ export function turnTrack(scenario, state, match) {
       class: `${p.side}${p.name === state.phase ? " now" : ""}`, title: `${sideName(p.side)} ${p.kind}` },
     phaseName(p.name).replace(/^(german|soviet) /, "")))),
   ];
+}
+
+// The page's heading: the turn, the phase and whose move it is (or how the match ended), as text a
+// screen reader lists among the headings, not only as colours.
+export function turnHeading(state, ended) {
+  const toAct = state.side_to_act;
+  const comma = () => el("span", { class: "sr-only" }, ", ");
+  return el("h1", { class: "turn-heading", id: "heading" },
+    el("span", { class: "big" }, `Turn ${state.turn || "—"}`), comma(),
+    el("span", {}, phaseName(state.phase)), comma(),
+    toAct ? el("span", { class: `to-act side-${toAct}`, id: "to-act" }, `${sideName(toAct)} to act`)
+      : el("span", { class: "to-act", id: "to-act" }, ended));
+}
+
+// The heading in one sentence, for the live region that says it when it changes.
+export function headingText(state, ended) {
+  const who = state.side_to_act ? `${sideName(state.side_to_act)} to act` : ended;
+  return `Turn ${state.turn || "—"}, ${phaseName(state.phase)}: ${who}`;
 }
 
 export function pointsCard(state) {
@@ -128,6 +146,8 @@ export function showMatch(root, matchId, params, playing = false) {
   const cities = el("section", { class: "card later", "aria-label": "cities" });
   const mapStatus = el("p", { class: "sr-only", id: "map-status", role: "status" });
   const announcer = el("p", { class: "sr-only", id: "announce", role: "status" });
+  const turnStatus = el("p", { class: "sr-only", id: "turn-status", role: "status" });
+  let heard = null;  // the heading last said
   const help = el("p", { class: "sr-only", id: "map-help" },
     "Arrow keys move across the hexes; Enter selects a unit or moves the selected one there; Escape lets go; plus and minus zoom.");
   const zoomBar = el("div", { class: "zoom-bar" },
@@ -141,14 +161,20 @@ export function showMatch(root, matchId, params, playing = false) {
   const layout = [headline, el("div", { class: "match" },
     el("div", { class: "map-wrap" }, svg, zoomBar, redraw, help, mapStatus),
     el("div", { class: "side" }, play, battles, facts, briefs, track,
-      el("section", { class: "card later", "aria-label": "log" }, el("h2", {}, "Log"), logRegion), cities, announcer))];
+      el("section", { class: "card later", "aria-label": "log" }, el("h2", {}, "Log"), logRegion), cities, announcer, turnStatus))];
   // nothing but a word until the match is drawn: empty cards would be pushed about as they fill
   const loading = el("p", { class: "muted" }, "Loading the match…");
   root.append(loading);
 
   svg.addEventListener("click", (event) => onBoard(unitAt(event.target), hexAt(event.target)));
   svg.addEventListener("keydown", onMapKey);
+  // the play card's words follow the player's hands: written again at the first key pressed after a mouse
+  // ("choose" and the keys, not "click"); back to "click" at its next drawing (a redraw under a pointer
+  // about to click would take the button away from it)
+  let wordsShown = null;
+  const reword = () => { if (wordsShown !== null && click() !== wordsShown && keyboard() && view.board && !view.busy) renderPlay(focusKey()); };
   const keys = (event) => {
+    reword();
     if (event.key !== "Escape" || !mine()) return;
     if (view.plan) cancelPlan(); else if (view.selected || view.retreat) letGo();
   };
@@ -210,13 +236,10 @@ export function showMatch(root, matchId, params, playing = false) {
 
   function renderFacts() {
     const { match, state } = view;
-    const toAct = state.side_to_act;
+    const ended = resultText(match.result) || "over";
     fill(headline,
-      el("span", { class: "big" }, `Turn ${state.turn || "—"}`),
-      el("span", {}, phaseName(state.phase)),
+      turnHeading(state, ended),
       el("span", {}, `weather ${state.weather}`),
-      toAct ? el("span", { class: `to-act side-${toAct}`, id: "to-act" }, `${sideName(toAct)} to act`)
-        : el("span", { class: "to-act", id: "to-act" }, resultText(match.result) || "over"),
       match.status === "MATCH_STATUS_ACTIVE" ? null : el("span", { class: `status ${match.status}` }, statusLabel(match.status)),
       view.status === "finished" ? null  // the stream ended with the match: its status badge says how
         : el("span", { class: `live live-${view.status}`, id: "live", title: "the event stream" }, view.status),
@@ -234,6 +257,10 @@ export function showMatch(root, matchId, params, playing = false) {
       match.result && match.result.winner ? el("p", { class: "banner info", id: "result" }, resultText(match.result)) : null);
     fill(track, el("h2", {}, "Turns"), ...turnTrack(view.scenario, state, match));
     fill(cities, el("h2", {}, "Cities"), cityList(view.scenario, state));
+    // the heading said aloud when it changes (not on the first drawing: the page's heading is read then)
+    const said = headingText(state, ended) + (mine() ? ". Your move." : ".");
+    if (heard !== null && said !== heard) turnStatus.textContent = said;
+    heard = said;
     const table = battlesTable(state.battles, view.scenario);
     battles.hidden = !table;
     fill(battles, el("h2", {}, "Battles"), table);
@@ -280,6 +307,8 @@ export function showMatch(root, matchId, params, playing = false) {
     say("refused", `${refusal(error)}: open the seat again with its token.`);
   }
 
+  const notASeat = () => new ApiError(401, { error: { reason: "TOKEN_INVALID", message: "That seat token holds no seat of this match" } });
+
   // The service said no: its sentence, after what the player asked for (`asked`), or, for a token it
   // does not know, the seat form again.
   function refused(error, asked) {
@@ -299,10 +328,11 @@ export function showMatch(root, matchId, params, playing = false) {
     return { key: active.dataset.key || active.id || null, groups };
   }
 
-  async function submit(action, asked) {
+  // `focusAfter`: where the focus goes once done (else where it is now)
+  async function submit(action, asked, focusAfter = null) {
     if (view.busy || !view.seat) return;
     view.busy = true;  // until the answer and the new position are in: a second click would send it again
-    const focused = focusKey();
+    const focused = focusAfter || focusKey();
     for (const b of play.querySelectorAll("button")) b.disabled = true;
     try {
       await api.submit(matchId, view.seat.token, action, view.legal ? view.legal.version : undefined);
@@ -331,7 +361,15 @@ export function showMatch(root, matchId, params, playing = false) {
 
   function show(focused) { renderPlay(focused); redrawMap(); }
   function tell(text) { say("hint", text); renderPlay(focusKey()); }
-  function select(unit) { view.selected = unit; view.retreat = null; view.plan = null; say(null); show(focusKey()); }
+  function select(unit) { view.selected = unit; view.retreat = null; view.plan = null; say(null); show(focusKey()); bringIntoView(reachableOf(unit)); }
+
+  // Where a picked unit may go, brought into view when none of it is (a phone's map is zoomed in: the
+  // set-up's hexes may be off screen when a unit is picked from the tray).
+  function bringIntoView(hexes) {
+    const points = [...hexes].map((id) => view.board.byId.get(id)).filter(Boolean);
+    if (!zoom || !points.length || points.some((h) => zoom.shows(h.x, h.y))) return;
+    zoom.centreOn(points.reduce((s, h) => s + h.x, 0) / points.length, points.reduce((s, h) => s + h.y, 0) / points.length);
+  }
   function letGo() { view.selected = null; view.retreat = null; say(null); show(focusKey()); }
 
   function actionsOf(unit) { return view.legal.actions.filter((a) => actorsOf(a).includes(unit)); }
@@ -386,14 +424,16 @@ export function showMatch(root, matchId, params, playing = false) {
   function moveTo(choices, hex) {
     const onMap = choices.find((a) => a.move || a.place_unit || a.replace);
     const unit = view.selected;
-    const asked = `${onMap.move ? "moving" : onMap.place_unit ? "placing" : "bringing back"} ${unit} to ${hex}, the hex you ${click() === "tap" ? "tapped" : "clicked"}`;
+    const asked = `${onMap.move ? "moving" : onMap.place_unit ? "placing" : "bringing back"} ${unit} to ${hex}, the hex you ${clicked()}`;
     if (onMap.move) return submit({ move: { unit, to: hex } }, asked);
     return submit({ [Object.keys(onMap)[0]]: { unit, hex } }, asked);
   }
 
   // --- a battle before it is declared ---------------------------------------------------------------
 
-  function openPlan(defender, attackers) {
+  // `origin`: where the focus was when the battle was chosen from the list (it goes back there after)
+  function openPlan(defender, attackers, origin = null) {
+    planOrigin = origin;
     view.plan = { defender, attackers, preview: null, error: null };
     view.selected = null;
     say(null);
@@ -419,7 +459,7 @@ export function showMatch(root, matchId, params, playing = false) {
     return tell(`${hex || "That"} is not part of the battle for ${plan.defender}.`);
   }
 
-  let previewing = 0;
+  let previewing = 0, focusPlan = false, planOrigin = null;  // focusPlan: the plan was opened from the list: its card takes the focus
   async function preview() {
     const plan = view.plan, ticket = ++previewing;
     plan.preview = null;
@@ -437,12 +477,12 @@ export function showMatch(root, matchId, params, playing = false) {
     show(focusKey());
   }
 
-  function cancelPlan() { view.plan = null; say(null); show(focusKey()); }
+  function cancelPlan() { const back = planOrigin || focusKey(); view.plan = null; focusPlan = false; say(null); show(back); }
 
   function declare() {
     const plan = view.plan;
     submit({ declare_attack: { attackers: plan.attackers, defender: plan.defender } },
-      `declaring ${plan.attackers.join(" and ")} against ${plan.defender}`);
+      `declaring ${plan.attackers.join(" and ")} against ${plan.defender}`, planOrigin);
   }
 
   function pickRetreat(hex) {
@@ -511,7 +551,7 @@ export function showMatch(root, matchId, params, playing = false) {
     play.hidden = !(playing || view.seat) || (!view.seat && over());
     if (play.hidden) return;
     const open = new Set([...play.querySelectorAll("details[open]")].map((d) => d.dataset.key));
-    const parts = [el("h2", {}, view.seat ? `Your seat: ${sideName(view.seat.side)}` : "Play")];
+    const parts = [el("h2", { id: "play-heading", tabindex: "-1" }, view.seat ? `Your seat: ${sideName(view.seat.side)}` : "Play")];
     const message = view.message;
     if (message) {
       parts.push(el("div", { class: `banner ${message.kind === "notice" ? "info" : message.kind}`, id: message.kind,
@@ -532,13 +572,23 @@ export function showMatch(root, matchId, params, playing = false) {
         el("button", { id: "resign", "data-key": "resign", disabled: view.busy, onclick: resign }, "Resign")));
     }
     fill(play, ...parts);
+    wordsShown = click();
     for (const details of play.querySelectorAll("details")) if (open.has(details.dataset.key)) details.open = true;
-    if (focused) {  // focus stays where it was: the same control, else its group, else the map
+    const planCard = view.plan && document.getElementById("plan");
+    if (focusPlan && planCard) {  // a battle chosen from the list: Declare once the odds are in, its card until then
+      const declareButton = document.getElementById("declare");
+      if (declareButton && !declareButton.disabled) { declareButton.focus({ preventScroll: true }); focusPlan = false; }
+      else { planCard.setAttribute("tabindex", "-1"); planCard.focus({ preventScroll: true }); }
+      planCard.scrollIntoView({ block: "nearest" });
+    } else if (focused) {
+      // focus stays where it was: the same control, else its group, else the card's heading, whose next
+      // Tab is the card's next step: a keyboard is never sent back across the map to the buttons, nor
+      // put on a button whose Enter would do something final
       const same = focused.key && [...play.querySelectorAll("[data-key], [id]")]
         .find((e) => (e.dataset.key || e.id) === focused.key && !e.disabled);
       const details = [...play.querySelectorAll("details[data-key]")];
       const group = (focused.groups || []).map((key) => details.find((d) => d.dataset.key === key)).find(Boolean);
-      const target = same || (group && group.querySelector(":scope > summary"));
+      const target = same || (group && group.querySelector(":scope > summary")) || document.getElementById("play-heading");
       (target || svg).focus({ preventScroll: true });
     }
     // on a phone the card is below the map: why a tap there did nothing would go unseen (a success
@@ -547,8 +597,12 @@ export function showMatch(root, matchId, params, playing = false) {
       document.getElementById(message.kind).scrollIntoView({ block: "nearest" });
     }
     shownMessage = message;
+    // the opponent's turn in brief, when it comes (after the player ended a phase, scrolled down to its button)
+    const summary = document.getElementById("summary");
+    if (summary && view.summary !== shownSummary) summary.scrollIntoView({ block: "nearest" });
+    shownSummary = summary ? view.summary : null;
   }
-  let shownMessage = null;
+  let shownMessage = null, shownSummary = null;
 
   function lastBattle(result) {
     const effects = [];
@@ -587,7 +641,8 @@ export function showMatch(root, matchId, params, playing = false) {
     const { actions, pending_decision: pending } = view.legal;
     const kinds = new Set(actions.map((a) => Object.keys(a)[0]));
     const tap = click();
-    const release = touch() ? ` Tap it again to let go.` : " Click it again, or press Escape, to let go.";
+    const release = keyboard() ? " Press Escape to let go." : touch() ? ` Tap it again to let go.`
+      : " Click it again, or press Escape, to let go.";
     if (view.selected) {
       const choices = actionsOf(view.selected);
       const has = (kind) => choices.some((a) => a[kind]);
@@ -617,10 +672,12 @@ export function showMatch(root, matchId, params, playing = false) {
     }
     if (kinds.has("place_unit")) return el("p", { class: "muted" }, `Place a unit: pick it below, then a hex.`);
     if (kinds.has("replace")) return el("p", { class: "muted" }, "Replacements: pick a unit below, then a hex.");
-    if (kinds.has("move")) return el("p", { class: "muted" }, `${cap(tap)} a unit outlined green, then where it goes.`);
+    // the keyboard's way, for whoever uses it (the map's own help is read when it takes the focus)
+    const keys = keyboard() ? " On the map: arrow keys, then Enter; every action is also in the list below." : "";
+    if (kinds.has("move")) return el("p", { class: "muted" }, `${cap(tap)} a unit outlined green, then where it goes.${keys}`);
     if (kinds.has("declare_attack")) {
       return el("p", { class: "muted" }, `Declare battles: ${tap} an attacker, then the enemy unit: the odds show before you `
-        + "declare, and other attackers can join. A declaration is final: a battle cannot be withdrawn.");
+        + `declare, and other attackers can join. A declaration is final: a battle cannot be withdrawn.${keys}`);
     }
     if (kinds.has("resolve_battle")) return el("p", { class: "muted" }, "Resolve the declared battles, one at a time.");
     return null;
@@ -638,6 +695,8 @@ export function showMatch(root, matchId, params, playing = false) {
         el("button", { id: "cancel-plan", "data-key": "cancel-plan", disabled: view.busy, onclick: cancelPlan }, "Cancel")] }));
     }
     const row = el("div", { class: "actions", id: "choices" });
+    // while a battle is planned its Declare and Cancel stand alone: "close the declarations", as final, not beside them
+    row.hidden = Boolean(view.plan);
     if (view.retreat) {
       retreats().filter((a) => endOf(a.choose_retreat.path) === view.retreat).forEach((a, i) =>
         row.append(button(`Retreat via ${a.choose_retreat.path.join(" → ")}`, a, i === 0)));
@@ -679,7 +738,16 @@ export function showMatch(root, matchId, params, playing = false) {
       el("summary", {}, `All ${actions.length} legal actions, by unit`),
       el("div", { class: "action-groups" }, ...ordered.map(([unit, list]) => el("details", { class: "action-group", "data-key": `group:${unit}`, "data-unit": unit },
         el("summary", {}, `${unit || "Not a unit's"} (${list.length})`),
-        el("div", { class: "all-actions" }, ...list.map((a) => button(describe(a), a)))))));
+        el("div", { class: "all-actions" }, ...list.map((a) => (a.declare_attack ? considerButton(describe(a), a)
+          : button(describe(a), a))))))));
+  }
+
+  // A battle in the list is not declared at once: as on the map, its odds first, then Declare or Cancel
+  // (a declaration is final); the focus goes to the battle's card.
+  function considerButton(label, action) {
+    const { attackers, defender } = action.declare_attack;
+    return el("button", { "data-action": "declare_attack", "data-key": JSON.stringify(action), disabled: view.busy,
+      onclick: () => { focusPlan = true; openPlan(defender, [...attackers], focusKey()); } }, `${label}: see the odds`);
   }
 
   function seatForm() {
@@ -694,13 +762,17 @@ export function showMatch(root, matchId, params, playing = false) {
       return refresh();
     };
     return el("div", {},
-      el("div", { class: "seat-form" }, side, token, el("button", { class: "primary", id: "open-seat", onclick: () => {
-        if (!token.value.trim()) { message.textContent = "Paste the seat's token first."; return; }
-        take({ side: side.value, token: token.value.trim() });  // the service checks it on the first action
+      el("div", { class: "seat-form" }, side, token, el("button", { class: "primary", id: "open-seat", onclick: async () => {
+        const value = token.value.trim();
+        if (!value) { message.textContent = "Paste the seat's token first."; return; }
+        try {  // checked now, not at the first action
+          if (!(await api.holdsSeat(matchId, value))) { forgetSeat(notASeat()); renderPlay(); return; }
+        } catch (error) { message.textContent = refusal(error); return; }
+        take({ side: side.value, token: value });
       } }, "Open seat")),
       free.length ? el("p", {}, "or ", el("button", { id: "take-seat", onclick: async () => {
         try {
-          const joined = await api.joinMatch(matchId, { side: free[0].side });
+          const joined = await api.joinMatch(matchId, { side: free[0].side, entropy: freshEntropy() });
           await take({ side: joined.side, token: joined.seat_token });
         } catch (error) { message.textContent = refusal(error); }
       } }, `take the free ${sideName(free[0].side)} seat`)) : null,
@@ -833,8 +905,11 @@ export function showMatch(root, matchId, params, playing = false) {
     // a desktop shows the whole map
     if (zoom.fitScale >= TARGET_ZOOM || (!touch() && innerWidth > 900)) { zoom.apply(); return; }
     const side = view.seat ? view.seat.side : view.state.side_to_act;
-    const hexes = view.state.units.filter((u) => !side || (view.board.counters.get(u.id) || {}).side === side)
-      .map((u) => view.board.byId.get(u.hex)).filter(Boolean);
+    // in the set-up, where the units go (none is on the map yet); else the side's units
+    const placing = mine() ? view.legal.actions.filter((a) => a.place_unit).map((a) => a.place_unit.hex) : [];
+    const hexes = (placing.length ? placing.map((id) => view.board.byId.get(id))
+      : view.state.units.filter((u) => !side || (view.board.counters.get(u.id) || {}).side === side)
+        .map((u) => view.board.byId.get(u.hex))).filter(Boolean);
     const around = hexes.length ? hexes : view.board.hexes;
     zoom.toTargets(around.reduce((s, h) => s + h.x, 0) / around.length, around.reduce((s, h) => s + h.y, 0) / around.length);
   }
@@ -845,6 +920,8 @@ export function showMatch(root, matchId, params, playing = false) {
       view.match = match; view.state = state; view.version = match.version;
       view.scenario = await loadScenario(match.scenario);
       view.board = prepare(view.scenario);
+      // a seat token from the link or the tab: checked before the seat is shown as the player's
+      if (view.seat && !(await api.holdsSeat(matchId, view.seat.token).catch(() => true))) forgetSeat(notASeat());
       svg.setAttribute("aria-label", `Map of ${view.scenario.map.name || "the battle"}: ${view.board.hexes.length} hexes`);
       await refresh({ match, state });
       firstZoom();

@@ -1,13 +1,14 @@
 // A match step by step: step n is the position after the n-th action (GetMatch at version n, which
 // the service re-simulates from the log), with the dice audit: the service's (VerifyMatch) and, where
-// the browser has WebCrypto, every roll recomputed here from the revealed seed (engine/dice.py).
+// the browser has WebCrypto, every roll recomputed here from the revealed seed and, from ruleset 4 on,
+// each seat's entropy (engine/dice.py).
 
 import { api, scenario as loadScenario, watch, wholeLog } from "./api.js";
 import { battlesTable } from "./battles.js";
 import { draw, prepare } from "./board.js";
 import { el, fill, resultText } from "./dom.js";
-import { cityList, pointsCard, turnTrack } from "./match.js";
-import { describeEntry, phaseName, sideName } from "./words.js";
+import { cityList, pointsCard, turnHeading, turnTrack } from "./match.js";
+import { describeEntry, sideName } from "./words.js";
 
 // --- the dice, recomputed in the page --------------------------------------------------------------
 
@@ -16,7 +17,7 @@ async function sha256(text) {
 }
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 
-// Roll `index` of a match with this seed, as engine/dice.py describes it.
+// Roll `index` of a match of rulesets 1-3 with this seed, as engine/dice.py describes it.
 export async function dieRoll(seed, index) {
   for (let attempt = 0; ; attempt++) {
     for (const byte of await sha256(`typhoon-die-v1:${seed}:${index}:${attempt}`)) {
@@ -25,19 +26,57 @@ export async function dieRoll(seed, index) {
   }
 }
 
-async function pageAudit(seed, commitment, rolls) {
+// HMAC-SHA-256 of `text` with the key `key` (bytes, or text taken as UTF-8).
+async function hmac(key, text) {
+  const raw = typeof key === "string" ? new TextEncoder().encode(key) : key;
+  const secret = await crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return new Uint8Array(await crypto.subtle.sign("HMAC", secret, new TextEncoder().encode(text)));
+}
+
+// Ruleset 4 on (engine/dice.py): the key of every roll, from the seed and each side's entropy (sides in
+// alphabetical order), and roll `index` from that key.
+export async function diceKey(seed, entropy) {
+  const sides = Object.keys(entropy).sort();
+  return hmac(seed, "typhoon-dice-v2" + sides.map((side) => `|${side}=${entropy[side]}`).join(""));
+}
+export async function mixedRoll(key, index) {
+  for (let attempt = 0; ; attempt++) {
+    for (const byte of await hmac(key, `${index}:${attempt}`)) {
+      if (byte < 252) return (byte % 6) + 1;
+    }
+  }
+}
+// The entropy drawn from the seed for a side that gave none.
+export async function drawnEntropy(seed, side) {
+  return hex(await hmac(seed, `typhoon-drawn-entropy-v1|${side}`));
+}
+
+// `given`: VerifyMatch's entropy list ({side, entropy, drawn}); empty before ruleset 4.
+async function pageAudit(seed, commitment, rolls, ruleset, given) {
   if (!(window.isSecureContext && crypto.subtle)) {
     return { available: false, text: "This page is not in a secure context (plain http to another host than localhost), so the browser offers no SHA-256 here: the service's audit above is what there is. Over https, the page recomputes every roll itself." };
   }
   const seedOk = hex(await sha256(seed)) === commitment;
+  const mixed = ruleset >= 4;
+  const entropy = {};
+  const wrongDrawn = [];
+  for (const { side, entropy: value, drawn } of given) {
+    entropy[side] = value;
+    if (drawn && value !== await drawnEntropy(seed, side)) wrongDrawn.push(side);
+  }
+  const key = mixed ? await diceKey(seed, entropy) : null;
   let matching = 0;
   const wrong = [];
   for (const roll of rolls) {
-    const value = await dieRoll(seed, roll.index);
+    const value = mixed ? await mixedRoll(key, roll.index) : await dieRoll(seed, roll.index);
     if (value === roll.logged) matching++; else wrong.push(`#${roll.index}: log ${roll.logged}, seed ${value}`);
   }
-  return { available: true, seedOk, matching, wrong,
-    text: `Recomputed in this page: SHA-256(seed) ${seedOk ? "equals" : "DIFFERS FROM"} the commitment; ${matching} of ${rolls.length} rolls match the log${wrong.length ? ` (wrong: ${wrong.slice(0, 5).join("; ")})` : ""}.` };
+  const sides = [...given].sort((a, b) => a.side.localeCompare(b.side))
+    .map(({ side, drawn }) => `${sideName(side)}${drawn ? " (drawn from the seed)" : ""}`);
+  const mixing = mixed ? ` the dice mix the seed with the entropy of ${sides.join(" and ") || "no side"}${
+    wrongDrawn.length ? `, but the entropy drawn for ${wrongDrawn.join(" and ")} is NOT the seed's` : ""};` : "";
+  return { available: true, seedOk: seedOk && !wrongDrawn.length, matching, wrong,
+    text: `Recomputed in this page: SHA-256(seed) ${seedOk ? "equals" : "DIFFERS FROM"} the commitment;${mixing} ${matching} of ${rolls.length} rolls match the log${wrong.length ? ` (wrong: ${wrong.slice(0, 5).join("; ")})` : ""}.` };
 }
 
 // --- the replay ------------------------------------------------------------------------------------
@@ -48,7 +87,8 @@ export function showReplay(root, matchId, params) {
   let stopped = false, timer = null, stream = null;
   const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
   svg.setAttribute("class", "board");
-  svg.setAttribute("role", "img");
+  // a group, not an image: its units (each an image with its name, strength and hex) are read one by one
+  svg.setAttribute("role", "group");
   svg.setAttribute("aria-label", "Map at the step shown");
   const redraw = el("div", { class: "redraw", "aria-hidden": "true" });
   const where = el("span", { class: "where", id: "where" });
@@ -119,11 +159,8 @@ export function showReplay(root, matchId, params) {
     history.replaceState(null, "", `#/replay/${matchId}?step=${step}`);
     const info = view.steps[step];
     where.textContent = `step ${step} / ${view.last}`;
-    fill(headline, 
-      el("span", { class: "big" }, `Turn ${state.turn || "—"}`), el("span", {}, phaseName(state.phase)),
+    fill(headline, turnHeading(state, resultText(state.result) || "over"),
       el("span", {}, `weather ${state.weather}`),
-      state.side_to_act ? el("span", { class: `to-act side-${state.side_to_act}` }, `${sideName(state.side_to_act)} to act`)
-        : el("span", { class: "to-act" }, resultText(state.result) || ""),
       el("span", { class: "muted mono" }, `${matchId} · replay`), el("a", { href: `#/match/${matchId}` }, "live view"));
     const ms = draw(svg, view.board, state, { battles: state.battles || [], path: info.path });
     window.typhoon.redraws.push(ms);
@@ -153,12 +190,14 @@ export function showReplay(root, matchId, params) {
     const mark = { passed: ["ok", "✓"], failed: ["fail", "✗"], not_checked: ["skip", "–"] };
     const parts = [el("h2", {}, "Dice audit"),
       el("p", { class: `verdict ${result.verified ? "ok" : result.finished ? "fail" : "skip"}`, id: "verdict" },
-        result.verified ? "Verified by the service: the seed matches its commitment, every roll derives from it, and the log re-simulates."
+        result.verified ? `Verified by the service: the seed matches its commitment, every roll derives from it${(result.entropy || []).length ? " and the seats' entropy" : ""}, and the log re-simulates.`
           : result.finished ? "The audit found problems." : "The match is running: its seed stays secret until the end."),
       el("div", {}, ...result.checks.map((c) => el("div", { class: "check", "data-check": c.name, "data-outcome": c.outcome },
         el("span", { class: mark[c.outcome][0] }, mark[c.outcome][1]), el("span", {}, c.description, c.detail ? ` (${c.detail})` : "")))),
       el("dl", { class: "kv" }, el("dt", {}, "commitment"), el("dd", { class: "mono" }, result.seed_commitment),
-        el("dt", {}, "seed"), el("dd", { class: "mono" }, result.seed || "secret until the end"))];
+        el("dt", {}, "seed"), el("dd", { class: "mono" }, result.seed || "secret until the end"),
+        ...(result.entropy || []).flatMap((e) => [el("dt", {}, `${sideName(e.side)} entropy`),
+          el("dd", { class: "mono", "data-entropy": e.side }, e.entropy + (e.drawn ? " (drawn from the seed)" : ""))]))];
     if (result.rolls.length) {
       parts.push(el("div", { class: "rolls", tabindex: "0", role: "region", "aria-label": "every die roll",
         title: "index: logged value (the value the seed gives)" },
@@ -169,7 +208,7 @@ export function showReplay(root, matchId, params) {
     parts.push(mine);
     fill(audit, ...parts);
     if (result.seed) {
-      const checked = await pageAudit(result.seed, result.seed_commitment, result.rolls);
+      const checked = await pageAudit(result.seed, result.seed_commitment, result.rolls, result.ruleset, result.entropy || []);
       mine.textContent = checked.text;
       mine.className = checked.available ? (checked.seedOk && !checked.wrong.length ? "ok" : "fail") : "muted";
       mine.dataset.available = checked.available;

@@ -4,21 +4,32 @@
 
 import { sideName } from "./words.js";
 
-// The runs of `entries` (log entries, in order): [{side, turn, entries}], one per stretch of one side's actions.
+// The runs of `entries` (log entries, in order): [{side, turn, setup, entries}], one per stretch of one
+// side's actions; `turn` is the turn it was played in (the set-up's: the turn it played on into, turn 1),
+// `setup` whether it began before turn 1.
 export function runs(entries) {
   const out = [];
   let turn = 0, current = null;
   for (const entry of entries) {
     const event = entry.game_event;
-    if (event && event.turn_started) turn = event.turn_started.turn;
+    if (event && event.turn_started) {
+      turn = event.turn_started.turn;
+      if (current && current.setup && !current.turn) current.turn = turn;  // the set-up's run plays on into turn 1
+    }
     const acted = entry.action_submitted;
     if (acted && (!current || current.side !== acted.side)) {
-      current = { side: acted.side, turn, entries: [] };
+      current = { side: acted.side, turn, setup: !turn, entries: [] };
       out.push(current);
     }
     if (current) current.entries.push(entry);
   }
   return out;
+}
+
+// "German, turn 2"; "German, set-up and turn 1" for the run that set up and went on playing.
+function runTitle(run) {
+  const when = run.setup ? (run.turn ? `set-up and turn ${run.turn}` : "set-up") : `turn ${run.turn}`;
+  return `${sideName(run.side)}, ${when}`;
 }
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -50,6 +61,6 @@ export function summarize(run) {
   if (losses.length) lines.push(`Losses: ${losses.join(", ")}`);
   if (cities.length) lines.push(`Cities: ${cities.join(", ")}`);
   if (!lines.length) lines.push("Nothing moved or fought.");
-  return { title: `${sideName(run.side)}, turn ${run.turn || "set-up"}`, lines, moves: moved.size, battles: battles.length,
+  return { title: runTitle(run), lines, moves: moved.size, battles: battles.length,
     losses: losses.length, cities: cities.length };
 }

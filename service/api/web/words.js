@@ -108,6 +108,7 @@ export function describeGameEvent(event, scenario) {
     case "tank_designated": return `${u(e.unit)} becomes the Tank unit ${e.tank} in ${e.hex}`;
     case "supply_changed": return `${sideName(e.side)} supply ${e.supply} (${e.change >= 0 ? "+" : ""}${e.change}, ${e.reason})`;
     case "assault_supported": return `${u(e.unit)} attacks with ${e.points} more for ${e.cost} supply`;
+    case "entropy_drawn": return `${sideName(e.side)} gave no entropy before the first die: drawn from the seed, ${e.entropy.slice(0, 16)}…`;
     default: return `${kind.replace(/_/g, " ")}`;
   }
 }
@@ -125,6 +126,7 @@ export function describeEntry(entry, scenario) {
     return { text: `${sideName(a.side)}: ${describeAction(a.action, scenario)}`, kind: `action ${a.side}` };
   }
   if (entry.match_created) return { text: `Match created (${entry.match_created.scenario}); seed commitment ${entry.match_created.seed_commitment.slice(0, 16)}…`, kind: "service" };
+  if (entry.entropy_contributed) return { text: `${sideName(entry.entropy_contributed.side)} entropy for the dice: ${entry.entropy_contributed.entropy.slice(0, 16)}…`, kind: "service" };
   if (entry.seat_claimed) return { text: `${sideName(entry.seat_claimed.side)} seat taken${entry.seat_claimed.player_name ? ` by ${entry.seat_claimed.player_name}` : ""}`, kind: "service" };
   if (entry.match_aborted) {
     const aborted = entry.match_aborted;

@@ -128,6 +128,11 @@ export function zoomable(svg, board, first = null) {
     zoomBy(factor) { const b = sized(); zoomAt(view.scale * factor, b.width / 2, b.height / 2); },
     // the zoom at which counters are 44 px targets, centred on (mx, my), where the map is shown smaller
     toTargets(mx, my) { view.fitted = false; if (view.scale < TARGET_ZOOM) view.scale = TARGET_ZOOM; centreOn(mx, my); },
+    // whether the map point (mx, my) is in the box now
+    shows(mx, my) {
+      const b = sized();
+      return mx >= view.x && my >= view.y && mx <= view.x + b.width / view.scale && my <= view.y + b.height / view.scale;
+    },
     centreOn, reveal, apply,
   };
 }

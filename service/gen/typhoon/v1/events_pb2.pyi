@@ -7,7 +7,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Event(_message.Message):
-    __slots__ = ("turn_started", "phase_started", "unit_placed", "unit_moved", "city_captured", "attack_declared", "declarations_closed", "die_rolled", "battle_resolved", "step_lost", "unit_eliminated", "unit_retreated", "unit_advanced", "replacement_points_received", "unit_replaced", "unit_restored", "capital_occupied", "game_ended", "weather_changed", "winter_attrition", "winter_gear_bought", "unit_available", "tank_designated", "supply_changed", "assault_supported")
+    __slots__ = ("turn_started", "phase_started", "unit_placed", "unit_moved", "city_captured", "attack_declared", "declarations_closed", "die_rolled", "battle_resolved", "step_lost", "unit_eliminated", "unit_retreated", "unit_advanced", "replacement_points_received", "unit_replaced", "unit_restored", "capital_occupied", "game_ended", "weather_changed", "winter_attrition", "winter_gear_bought", "unit_available", "tank_designated", "supply_changed", "assault_supported", "entropy_drawn")
     class TurnStarted(_message.Message):
         __slots__ = ("turn", "dates", "weather")
         TURN_FIELD_NUMBER: _ClassVar[int]
@@ -63,6 +63,13 @@ class Event(_message.Message):
         BATTLES_FIELD_NUMBER: _ClassVar[int]
         battles: int
         def __init__(self, battles: _Optional[int] = ...) -> None: ...
+    class EntropyDrawn(_message.Message):
+        __slots__ = ("side", "entropy")
+        SIDE_FIELD_NUMBER: _ClassVar[int]
+        ENTROPY_FIELD_NUMBER: _ClassVar[int]
+        side: str
+        entropy: str
+        def __init__(self, side: _Optional[str] = ..., entropy: _Optional[str] = ...) -> None: ...
     class DieRolled(_message.Message):
         __slots__ = ("index", "value", "purpose")
         INDEX_FIELD_NUMBER: _ClassVar[int]
@@ -264,6 +271,7 @@ class Event(_message.Message):
     TANK_DESIGNATED_FIELD_NUMBER: _ClassVar[int]
     SUPPLY_CHANGED_FIELD_NUMBER: _ClassVar[int]
     ASSAULT_SUPPORTED_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_DRAWN_FIELD_NUMBER: _ClassVar[int]
     turn_started: Event.TurnStarted
     phase_started: Event.PhaseStarted
     unit_placed: Event.UnitPlaced
@@ -289,4 +297,5 @@ class Event(_message.Message):
     tank_designated: Event.TankDesignated
     supply_changed: Event.SupplyChanged
     assault_supported: Event.AssaultSupported
-    def __init__(self, turn_started: _Optional[_Union[Event.TurnStarted, _Mapping]] = ..., phase_started: _Optional[_Union[Event.PhaseStarted, _Mapping]] = ..., unit_placed: _Optional[_Union[Event.UnitPlaced, _Mapping]] = ..., unit_moved: _Optional[_Union[Event.UnitMoved, _Mapping]] = ..., city_captured: _Optional[_Union[Event.CityCaptured, _Mapping]] = ..., attack_declared: _Optional[_Union[Event.AttackDeclared, _Mapping]] = ..., declarations_closed: _Optional[_Union[Event.DeclarationsClosed, _Mapping]] = ..., die_rolled: _Optional[_Union[Event.DieRolled, _Mapping]] = ..., battle_resolved: _Optional[_Union[Event.BattleResolved, _Mapping]] = ..., step_lost: _Optional[_Union[Event.StepLost, _Mapping]] = ..., unit_eliminated: _Optional[_Union[Event.UnitEliminated, _Mapping]] = ..., unit_retreated: _Optional[_Union[Event.UnitRetreated, _Mapping]] = ..., unit_advanced: _Optional[_Union[Event.UnitAdvanced, _Mapping]] = ..., replacement_points_received: _Optional[_Union[Event.ReplacementPointsReceived, _Mapping]] = ..., unit_replaced: _Optional[_Union[Event.UnitReplaced, _Mapping]] = ..., unit_restored: _Optional[_Union[Event.UnitRestored, _Mapping]] = ..., capital_occupied: _Optional[_Union[Event.CapitalOccupied, _Mapping]] = ..., game_ended: _Optional[_Union[Event.GameEnded, _Mapping]] = ..., weather_changed: _Optional[_Union[Event.WeatherChanged, _Mapping]] = ..., winter_attrition: _Optional[_Union[Event.WinterAttrition, _Mapping]] = ..., winter_gear_bought: _Optional[_Union[Event.WinterGearBought, _Mapping]] = ..., unit_available: _Optional[_Union[Event.UnitAvailable, _Mapping]] = ..., tank_designated: _Optional[_Union[Event.TankDesignated, _Mapping]] = ..., supply_changed: _Optional[_Union[Event.SupplyChanged, _Mapping]] = ..., assault_supported: _Optional[_Union[Event.AssaultSupported, _Mapping]] = ...) -> None: ...
+    entropy_drawn: Event.EntropyDrawn
+    def __init__(self, turn_started: _Optional[_Union[Event.TurnStarted, _Mapping]] = ..., phase_started: _Optional[_Union[Event.PhaseStarted, _Mapping]] = ..., unit_placed: _Optional[_Union[Event.UnitPlaced, _Mapping]] = ..., unit_moved: _Optional[_Union[Event.UnitMoved, _Mapping]] = ..., city_captured: _Optional[_Union[Event.CityCaptured, _Mapping]] = ..., attack_declared: _Optional[_Union[Event.AttackDeclared, _Mapping]] = ..., declarations_closed: _Optional[_Union[Event.DeclarationsClosed, _Mapping]] = ..., die_rolled: _Optional[_Union[Event.DieRolled, _Mapping]] = ..., battle_resolved: _Optional[_Union[Event.BattleResolved, _Mapping]] = ..., step_lost: _Optional[_Union[Event.StepLost, _Mapping]] = ..., unit_eliminated: _Optional[_Union[Event.UnitEliminated, _Mapping]] = ..., unit_retreated: _Optional[_Union[Event.UnitRetreated, _Mapping]] = ..., unit_advanced: _Optional[_Union[Event.UnitAdvanced, _Mapping]] = ..., replacement_points_received: _Optional[_Union[Event.ReplacementPointsReceived, _Mapping]] = ..., unit_replaced: _Optional[_Union[Event.UnitReplaced, _Mapping]] = ..., unit_restored: _Optional[_Union[Event.UnitRestored, _Mapping]] = ..., capital_occupied: _Optional[_Union[Event.CapitalOccupied, _Mapping]] = ..., game_ended: _Optional[_Union[Event.GameEnded, _Mapping]] = ..., weather_changed: _Optional[_Union[Event.WeatherChanged, _Mapping]] = ..., winter_attrition: _Optional[_Union[Event.WinterAttrition, _Mapping]] = ..., winter_gear_bought: _Optional[_Union[Event.WinterGearBought, _Mapping]] = ..., unit_available: _Optional[_Union[Event.UnitAvailable, _Mapping]] = ..., tank_designated: _Optional[_Union[Event.TankDesignated, _Mapping]] = ..., supply_changed: _Optional[_Union[Event.SupplyChanged, _Mapping]] = ..., assault_supported: _Optional[_Union[Event.AssaultSupported, _Mapping]] = ..., entropy_drawn: _Optional[_Union[Event.EntropyDrawn, _Mapping]] = ...) -> None: ...

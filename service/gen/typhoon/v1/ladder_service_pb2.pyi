@@ -6,6 +6,7 @@ from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from service.gen.typhoon.v1 import match_pb2 as _match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as _match_service_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
@@ -13,8 +14,25 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class SeekWaitReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SEEK_WAIT_REASON_UNSPECIFIED: _ClassVar[SeekWaitReason]
+    SEEK_WAIT_REASON_PLAYING_ENOUGH: _ClassVar[SeekWaitReason]
+    SEEK_WAIT_REASON_ALONE: _ClassVar[SeekWaitReason]
+    SEEK_WAIT_REASON_ONLY_RELATED: _ClassVar[SeekWaitReason]
+    SEEK_WAIT_REASON_OPPONENTS_BUSY: _ClassVar[SeekWaitReason]
+    SEEK_WAIT_REASON_COOLDOWN: _ClassVar[SeekWaitReason]
+    SEEK_WAIT_REASON_REMATCH_WAIT: _ClassVar[SeekWaitReason]
+SEEK_WAIT_REASON_UNSPECIFIED: SeekWaitReason
+SEEK_WAIT_REASON_PLAYING_ENOUGH: SeekWaitReason
+SEEK_WAIT_REASON_ALONE: SeekWaitReason
+SEEK_WAIT_REASON_ONLY_RELATED: SeekWaitReason
+SEEK_WAIT_REASON_OPPONENTS_BUSY: SeekWaitReason
+SEEK_WAIT_REASON_COOLDOWN: SeekWaitReason
+SEEK_WAIT_REASON_REMATCH_WAIT: SeekWaitReason
+
 class LadderPlayer(_message.Message):
-    __slots__ = ("player_id", "name", "description", "owner", "rating", "mu", "sigma", "games", "wins_as_german", "wins_as_soviet", "losses", "draws", "games_as_german", "games_as_soviet", "time_losses", "aborted", "rank", "registered_at", "owner_id")
+    __slots__ = ("player_id", "name", "description", "owner", "rating", "mu", "sigma", "games", "wins_as_german", "wins_as_soviet", "losses", "draws", "games_as_german", "games_as_soviet", "time_losses", "aborted", "rank", "registered_at", "owner_id", "provisional")
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
@@ -34,6 +52,7 @@ class LadderPlayer(_message.Message):
     RANK_FIELD_NUMBER: _ClassVar[int]
     REGISTERED_AT_FIELD_NUMBER: _ClassVar[int]
     OWNER_ID_FIELD_NUMBER: _ClassVar[int]
+    PROVISIONAL_FIELD_NUMBER: _ClassVar[int]
     player_id: str
     name: str
     description: str
@@ -53,7 +72,8 @@ class LadderPlayer(_message.Message):
     rank: int
     registered_at: _timestamp_pb2.Timestamp
     owner_id: str
-    def __init__(self, player_id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., owner: _Optional[str] = ..., rating: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., games: _Optional[int] = ..., wins_as_german: _Optional[int] = ..., wins_as_soviet: _Optional[int] = ..., losses: _Optional[int] = ..., draws: _Optional[int] = ..., games_as_german: _Optional[int] = ..., games_as_soviet: _Optional[int] = ..., time_losses: _Optional[int] = ..., aborted: _Optional[int] = ..., rank: _Optional[int] = ..., registered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., owner_id: _Optional[str] = ...) -> None: ...
+    provisional: bool
+    def __init__(self, player_id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., owner: _Optional[str] = ..., rating: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., games: _Optional[int] = ..., wins_as_german: _Optional[int] = ..., wins_as_soviet: _Optional[int] = ..., losses: _Optional[int] = ..., draws: _Optional[int] = ..., games_as_german: _Optional[int] = ..., games_as_soviet: _Optional[int] = ..., time_losses: _Optional[int] = ..., aborted: _Optional[int] = ..., rank: _Optional[int] = ..., registered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., owner_id: _Optional[str] = ..., provisional: _Optional[bool] = ...) -> None: ...
 
 class LadderOwner(_message.Message):
     __slots__ = ("owner_id", "name", "registered_at", "player_ids", "closed")
@@ -88,7 +108,7 @@ class LadderMatch(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., seat_token: _Optional[str] = ..., time_control: _Optional[_Union[_match_pb2.TimeControl, _Mapping]] = ..., opponent_id: _Optional[str] = ..., opponent_name: _Optional[str] = ..., scenario: _Optional[str] = ...) -> None: ...
 
 class LadderGame(_message.Message):
-    __slots__ = ("match_id", "side", "opponent_id", "opponent_name", "outcome", "reason", "rating", "mu", "sigma", "finished_at", "rating_sequence", "rated", "unrated_reason")
+    __slots__ = ("match_id", "side", "opponent_id", "opponent_name", "outcome", "reason", "rating", "mu", "sigma", "finished_at", "rating_sequence", "rated", "unrated_reason", "opponent_provisional")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SIDE_FIELD_NUMBER: _ClassVar[int]
     OPPONENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -102,6 +122,7 @@ class LadderGame(_message.Message):
     RATING_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     RATED_FIELD_NUMBER: _ClassVar[int]
     UNRATED_REASON_FIELD_NUMBER: _ClassVar[int]
+    OPPONENT_PROVISIONAL_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     side: str
     opponent_id: str
@@ -115,7 +136,8 @@ class LadderGame(_message.Message):
     rating_sequence: int
     rated: bool
     unrated_reason: str
-    def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., opponent_id: _Optional[str] = ..., opponent_name: _Optional[str] = ..., outcome: _Optional[str] = ..., reason: _Optional[str] = ..., rating: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rating_sequence: _Optional[int] = ..., rated: _Optional[bool] = ..., unrated_reason: _Optional[str] = ...) -> None: ...
+    opponent_provisional: bool
+    def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., opponent_id: _Optional[str] = ..., opponent_name: _Optional[str] = ..., outcome: _Optional[str] = ..., reason: _Optional[str] = ..., rating: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rating_sequence: _Optional[int] = ..., rated: _Optional[bool] = ..., unrated_reason: _Optional[str] = ..., opponent_provisional: _Optional[bool] = ...) -> None: ...
 
 class SideRating(_message.Message):
     __slots__ = ("side", "rating", "mu", "sigma", "games")
@@ -160,12 +182,14 @@ class RegisterOwnerRequest(_message.Message):
     def __init__(self, name: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class RegisterOwnerResponse(_message.Message):
-    __slots__ = ("owner", "owner_key")
+    __slots__ = ("owner", "owner_key", "key_withheld")
     OWNER_FIELD_NUMBER: _ClassVar[int]
     OWNER_KEY_FIELD_NUMBER: _ClassVar[int]
+    KEY_WITHHELD_FIELD_NUMBER: _ClassVar[int]
     owner: LadderOwner
     owner_key: str
-    def __init__(self, owner: _Optional[_Union[LadderOwner, _Mapping]] = ..., owner_key: _Optional[str] = ...) -> None: ...
+    key_withheld: bool
+    def __init__(self, owner: _Optional[_Union[LadderOwner, _Mapping]] = ..., owner_key: _Optional[str] = ..., key_withheld: _Optional[bool] = ...) -> None: ...
 
 class GetOwnerRequest(_message.Message):
     __slots__ = ("owner_id",)
@@ -210,10 +234,12 @@ class RotatePlayerKeyRequest(_message.Message):
     def __init__(self, player_id: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class RotatePlayerKeyResponse(_message.Message):
-    __slots__ = ("api_key",)
+    __slots__ = ("api_key", "key_withheld")
     API_KEY_FIELD_NUMBER: _ClassVar[int]
+    KEY_WITHHELD_FIELD_NUMBER: _ClassVar[int]
     api_key: str
-    def __init__(self, api_key: _Optional[str] = ...) -> None: ...
+    key_withheld: bool
+    def __init__(self, api_key: _Optional[str] = ..., key_withheld: _Optional[bool] = ...) -> None: ...
 
 class RevokePlayerKeyRequest(_message.Message):
     __slots__ = ("player_id",)
@@ -234,10 +260,12 @@ class RotateOwnerKeyRequest(_message.Message):
     def __init__(self, owner_id: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class RotateOwnerKeyResponse(_message.Message):
-    __slots__ = ("owner_key",)
+    __slots__ = ("owner_key", "key_withheld")
     OWNER_KEY_FIELD_NUMBER: _ClassVar[int]
+    KEY_WITHHELD_FIELD_NUMBER: _ClassVar[int]
     owner_key: str
-    def __init__(self, owner_key: _Optional[str] = ...) -> None: ...
+    key_withheld: bool
+    def __init__(self, owner_key: _Optional[str] = ..., key_withheld: _Optional[bool] = ...) -> None: ...
 
 class RevokeOwnerKeyRequest(_message.Message):
     __slots__ = ("owner_id",)
@@ -274,7 +302,7 @@ class GetLadderResponse(_message.Message):
     def __init__(self, time_control: _Optional[_Union[_match_pb2.TimeControl, _Mapping]] = ..., scenario: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., max_concurrency: _Optional[int] = ..., side_ratings: _Optional[_Iterable[_Union[SideRating, _Mapping]]] = ..., rating_model: _Optional[_Union[RatingModel, _Mapping]] = ..., fair_play: _Optional[_Union[LadderFairPlay, _Mapping]] = ...) -> None: ...
 
 class LadderFairPlay(_message.Message):
-    __slots__ = ("same_owner_pairs", "pair_rated_max", "pair_window", "min_actions", "players_per_owner", "abandon_cooldown", "owner_pair_rated_max", "related_window")
+    __slots__ = ("same_owner_pairs", "pair_rated_max", "pair_window", "min_actions", "players_per_owner", "abandon_cooldown", "owner_pair_rated_max", "related_window", "established_games", "established_owners")
     SAME_OWNER_PAIRS_FIELD_NUMBER: _ClassVar[int]
     PAIR_RATED_MAX_FIELD_NUMBER: _ClassVar[int]
     PAIR_WINDOW_FIELD_NUMBER: _ClassVar[int]
@@ -283,6 +311,8 @@ class LadderFairPlay(_message.Message):
     ABANDON_COOLDOWN_FIELD_NUMBER: _ClassVar[int]
     OWNER_PAIR_RATED_MAX_FIELD_NUMBER: _ClassVar[int]
     RELATED_WINDOW_FIELD_NUMBER: _ClassVar[int]
+    ESTABLISHED_GAMES_FIELD_NUMBER: _ClassVar[int]
+    ESTABLISHED_OWNERS_FIELD_NUMBER: _ClassVar[int]
     same_owner_pairs: bool
     pair_rated_max: int
     pair_window: _duration_pb2.Duration
@@ -291,7 +321,9 @@ class LadderFairPlay(_message.Message):
     abandon_cooldown: _duration_pb2.Duration
     owner_pair_rated_max: int
     related_window: _duration_pb2.Duration
-    def __init__(self, same_owner_pairs: _Optional[bool] = ..., pair_rated_max: _Optional[int] = ..., pair_window: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., min_actions: _Optional[int] = ..., players_per_owner: _Optional[int] = ..., abandon_cooldown: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., owner_pair_rated_max: _Optional[int] = ..., related_window: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+    established_games: int
+    established_owners: int
+    def __init__(self, same_owner_pairs: _Optional[bool] = ..., pair_rated_max: _Optional[int] = ..., pair_window: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., min_actions: _Optional[int] = ..., players_per_owner: _Optional[int] = ..., abandon_cooldown: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., owner_pair_rated_max: _Optional[int] = ..., related_window: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., established_games: _Optional[int] = ..., established_owners: _Optional[int] = ...) -> None: ...
 
 class SeekRequest(_message.Message):
     __slots__ = ("concurrency", "heartbeat_seconds", "include_legal_actions")
@@ -304,12 +336,18 @@ class SeekRequest(_message.Message):
     def __init__(self, concurrency: _Optional[int] = ..., heartbeat_seconds: _Optional[int] = ..., include_legal_actions: _Optional[bool] = ...) -> None: ...
 
 class SeekHeartbeat(_message.Message):
-    __slots__ = ("time", "playing")
+    __slots__ = ("time", "playing", "waiting", "waiting_message", "cooldown_until")
     TIME_FIELD_NUMBER: _ClassVar[int]
     PLAYING_FIELD_NUMBER: _ClassVar[int]
+    WAITING_FIELD_NUMBER: _ClassVar[int]
+    WAITING_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    COOLDOWN_UNTIL_FIELD_NUMBER: _ClassVar[int]
     time: _timestamp_pb2.Timestamp
     playing: int
-    def __init__(self, time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., playing: _Optional[int] = ...) -> None: ...
+    waiting: SeekWaitReason
+    waiting_message: str
+    cooldown_until: _timestamp_pb2.Timestamp
+    def __init__(self, time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., playing: _Optional[int] = ..., waiting: _Optional[_Union[SeekWaitReason, str]] = ..., waiting_message: _Optional[str] = ..., cooldown_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class SeekResponse(_message.Message):
     __slots__ = ("match", "heartbeat", "match_update")

@@ -61,16 +61,20 @@ class Clock(_message.Message):
     def __init__(self, remaining: _Optional[_Mapping[str, _duration_pb2.Duration]] = ..., running: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., awaiting_first_action: _Optional[bool] = ...) -> None: ...
 
 class Seat(_message.Message):
-    __slots__ = ("side", "claimed", "player_name", "claimed_at")
+    __slots__ = ("side", "claimed", "player_name", "claimed_at", "entropy", "entropy_drawn")
     SIDE_FIELD_NUMBER: _ClassVar[int]
     CLAIMED_FIELD_NUMBER: _ClassVar[int]
     PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
     CLAIMED_AT_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_DRAWN_FIELD_NUMBER: _ClassVar[int]
     side: str
     claimed: bool
     player_name: str
     claimed_at: _timestamp_pb2.Timestamp
-    def __init__(self, side: _Optional[str] = ..., claimed: _Optional[bool] = ..., player_name: _Optional[str] = ..., claimed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    entropy: str
+    entropy_drawn: bool
+    def __init__(self, side: _Optional[str] = ..., claimed: _Optional[bool] = ..., player_name: _Optional[str] = ..., claimed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entropy: _Optional[str] = ..., entropy_drawn: _Optional[bool] = ...) -> None: ...
 
 class MatchResult(_message.Message):
     __slots__ = ("winner", "reason", "points")
@@ -247,7 +251,7 @@ class Battle(_message.Message):
     def __init__(self, defender: _Optional[str] = ..., hex: _Optional[str] = ..., attackers: _Optional[_Iterable[str]] = ..., attack: _Optional[str] = ..., defence: _Optional[int] = ..., odds: _Optional[str] = ..., shifts: _Optional[int] = ..., column: _Optional[str] = ...) -> None: ...
 
 class MatchEvent(_message.Message):
-    __slots__ = ("sequence", "version", "time", "match_created", "seat_claimed", "action_submitted", "seed_revealed", "game_event", "match_aborted")
+    __slots__ = ("sequence", "version", "time", "match_created", "seat_claimed", "action_submitted", "seed_revealed", "game_event", "match_aborted", "entropy_contributed")
     class MatchCreated(_message.Message):
         __slots__ = ("scenario", "options", "seed_commitment", "sides", "time_control", "ruleset")
         SCENARIO_FIELD_NUMBER: _ClassVar[int]
@@ -270,6 +274,13 @@ class MatchEvent(_message.Message):
         side: str
         player_name: str
         def __init__(self, side: _Optional[str] = ..., player_name: _Optional[str] = ...) -> None: ...
+    class EntropyContributed(_message.Message):
+        __slots__ = ("side", "entropy")
+        SIDE_FIELD_NUMBER: _ClassVar[int]
+        ENTROPY_FIELD_NUMBER: _ClassVar[int]
+        side: str
+        entropy: str
+        def __init__(self, side: _Optional[str] = ..., entropy: _Optional[str] = ...) -> None: ...
     class ActionSubmitted(_message.Message):
         __slots__ = ("side", "action", "state_hash", "time_left")
         class TimeLeftEntry(_message.Message):
@@ -313,6 +324,7 @@ class MatchEvent(_message.Message):
     SEED_REVEALED_FIELD_NUMBER: _ClassVar[int]
     GAME_EVENT_FIELD_NUMBER: _ClassVar[int]
     MATCH_ABORTED_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_CONTRIBUTED_FIELD_NUMBER: _ClassVar[int]
     sequence: int
     version: int
     time: _timestamp_pb2.Timestamp
@@ -322,4 +334,5 @@ class MatchEvent(_message.Message):
     seed_revealed: MatchEvent.SeedRevealed
     game_event: _events_pb2.Event
     match_aborted: MatchEvent.MatchAborted
-    def __init__(self, sequence: _Optional[int] = ..., version: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., match_created: _Optional[_Union[MatchEvent.MatchCreated, _Mapping]] = ..., seat_claimed: _Optional[_Union[MatchEvent.SeatClaimed, _Mapping]] = ..., action_submitted: _Optional[_Union[MatchEvent.ActionSubmitted, _Mapping]] = ..., seed_revealed: _Optional[_Union[MatchEvent.SeedRevealed, _Mapping]] = ..., game_event: _Optional[_Union[_events_pb2.Event, _Mapping]] = ..., match_aborted: _Optional[_Union[MatchEvent.MatchAborted, _Mapping]] = ...) -> None: ...
+    entropy_contributed: MatchEvent.EntropyContributed
+    def __init__(self, sequence: _Optional[int] = ..., version: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., match_created: _Optional[_Union[MatchEvent.MatchCreated, _Mapping]] = ..., seat_claimed: _Optional[_Union[MatchEvent.SeatClaimed, _Mapping]] = ..., action_submitted: _Optional[_Union[MatchEvent.ActionSubmitted, _Mapping]] = ..., seed_revealed: _Optional[_Union[MatchEvent.SeedRevealed, _Mapping]] = ..., game_event: _Optional[_Union[_events_pb2.Event, _Mapping]] = ..., match_aborted: _Optional[_Union[MatchEvent.MatchAborted, _Mapping]] = ..., entropy_contributed: _Optional[_Union[MatchEvent.EntropyContributed, _Mapping]] = ...) -> None: ...

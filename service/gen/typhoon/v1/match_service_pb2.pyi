@@ -14,14 +14,16 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class SeatClaim(_message.Message):
-    __slots__ = ("side", "player_name", "seat_token")
+    __slots__ = ("side", "player_name", "seat_token", "entropy")
     SIDE_FIELD_NUMBER: _ClassVar[int]
     PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_FIELD_NUMBER: _ClassVar[int]
     side: str
     player_name: str
     seat_token: str
-    def __init__(self, side: _Optional[str] = ..., player_name: _Optional[str] = ..., seat_token: _Optional[str] = ...) -> None: ...
+    entropy: str
+    def __init__(self, side: _Optional[str] = ..., player_name: _Optional[str] = ..., seat_token: _Optional[str] = ..., entropy: _Optional[str] = ...) -> None: ...
 
 class SeatToken(_message.Message):
     __slots__ = ("side", "token")
@@ -54,16 +56,18 @@ class CreateMatchResponse(_message.Message):
     def __init__(self, match: _Optional[_Union[_match_pb2.Match, _Mapping]] = ..., seat_tokens: _Optional[_Iterable[_Union[SeatToken, _Mapping]]] = ...) -> None: ...
 
 class JoinMatchRequest(_message.Message):
-    __slots__ = ("match_id", "side", "player_name", "seat_token")
+    __slots__ = ("match_id", "side", "player_name", "seat_token", "entropy")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SIDE_FIELD_NUMBER: _ClassVar[int]
     PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     side: str
     player_name: str
     seat_token: str
-    def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., player_name: _Optional[str] = ..., seat_token: _Optional[str] = ...) -> None: ...
+    entropy: str
+    def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., player_name: _Optional[str] = ..., seat_token: _Optional[str] = ..., entropy: _Optional[str] = ...) -> None: ...
 
 class JoinMatchResponse(_message.Message):
     __slots__ = ("side", "seat_token", "match")
@@ -148,6 +152,22 @@ class SubmitActionResponse(_message.Message):
     events: _containers.RepeatedCompositeFieldContainer[_match_pb2.MatchEvent]
     match: _match_pb2.Match
     def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_match_pb2.MatchEvent, _Mapping]]] = ..., match: _Optional[_Union[_match_pb2.Match, _Mapping]] = ...) -> None: ...
+
+class ContributeEntropyRequest(_message.Message):
+    __slots__ = ("match_id", "entropy")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    entropy: str
+    def __init__(self, match_id: _Optional[str] = ..., entropy: _Optional[str] = ...) -> None: ...
+
+class ContributeEntropyResponse(_message.Message):
+    __slots__ = ("match", "events")
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    match: _match_pb2.Match
+    events: _containers.RepeatedCompositeFieldContainer[_match_pb2.MatchEvent]
+    def __init__(self, match: _Optional[_Union[_match_pb2.Match, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_match_pb2.MatchEvent, _Mapping]]] = ...) -> None: ...
 
 class ResignRequest(_message.Message):
     __slots__ = ("match_id", "request_id")
@@ -289,6 +309,18 @@ class AuditCheck(_message.Message):
     detail: str
     def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., outcome: _Optional[str] = ..., detail: _Optional[str] = ...) -> None: ...
 
+class AuditEntropy(_message.Message):
+    __slots__ = ("side", "entropy", "drawn", "sequence")
+    SIDE_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_FIELD_NUMBER: _ClassVar[int]
+    DRAWN_FIELD_NUMBER: _ClassVar[int]
+    SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    side: str
+    entropy: str
+    drawn: bool
+    sequence: int
+    def __init__(self, side: _Optional[str] = ..., entropy: _Optional[str] = ..., drawn: _Optional[bool] = ..., sequence: _Optional[int] = ...) -> None: ...
+
 class AuditRoll(_message.Message):
     __slots__ = ("sequence", "index", "logged", "recomputed", "purpose")
     SEQUENCE_FIELD_NUMBER: _ClassVar[int]
@@ -314,7 +346,7 @@ class AuditProblem(_message.Message):
     def __init__(self, sequence: _Optional[int] = ..., check: _Optional[str] = ..., what: _Optional[str] = ...) -> None: ...
 
 class VerifyMatchResponse(_message.Message):
-    __slots__ = ("verified", "finished", "seed_commitment", "seed", "checks", "rolls", "problems", "actions", "game_events", "final_state_hash", "summary", "verdict", "ruleset")
+    __slots__ = ("verified", "finished", "seed_commitment", "seed", "checks", "rolls", "problems", "actions", "game_events", "final_state_hash", "summary", "verdict", "ruleset", "entropy")
     VERIFIED_FIELD_NUMBER: _ClassVar[int]
     FINISHED_FIELD_NUMBER: _ClassVar[int]
     SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
@@ -328,6 +360,7 @@ class VerifyMatchResponse(_message.Message):
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
     VERDICT_FIELD_NUMBER: _ClassVar[int]
     RULESET_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_FIELD_NUMBER: _ClassVar[int]
     verified: bool
     finished: bool
     seed_commitment: str
@@ -341,7 +374,8 @@ class VerifyMatchResponse(_message.Message):
     summary: str
     verdict: str
     ruleset: int
-    def __init__(self, verified: _Optional[bool] = ..., finished: _Optional[bool] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., checks: _Optional[_Iterable[_Union[AuditCheck, _Mapping]]] = ..., rolls: _Optional[_Iterable[_Union[AuditRoll, _Mapping]]] = ..., problems: _Optional[_Iterable[_Union[AuditProblem, _Mapping]]] = ..., actions: _Optional[int] = ..., game_events: _Optional[int] = ..., final_state_hash: _Optional[str] = ..., summary: _Optional[str] = ..., verdict: _Optional[str] = ..., ruleset: _Optional[int] = ...) -> None: ...
+    entropy: _containers.RepeatedCompositeFieldContainer[AuditEntropy]
+    def __init__(self, verified: _Optional[bool] = ..., finished: _Optional[bool] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., checks: _Optional[_Iterable[_Union[AuditCheck, _Mapping]]] = ..., rolls: _Optional[_Iterable[_Union[AuditRoll, _Mapping]]] = ..., problems: _Optional[_Iterable[_Union[AuditProblem, _Mapping]]] = ..., actions: _Optional[int] = ..., game_events: _Optional[int] = ..., final_state_hash: _Optional[str] = ..., summary: _Optional[str] = ..., verdict: _Optional[str] = ..., ruleset: _Optional[int] = ..., entropy: _Optional[_Iterable[_Union[AuditEntropy, _Mapping]]] = ...) -> None: ...
 
 class PreviewBattleRequest(_message.Message):
     __slots__ = ("match_id", "defender", "attackers")

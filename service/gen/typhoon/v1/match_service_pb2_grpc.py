@@ -69,6 +69,11 @@ class MatchServiceStub:
                 request_serializer=typhoon_dot_v1_dot_match__service__pb2.ResignRequest.SerializeToString,
                 response_deserializer=typhoon_dot_v1_dot_match__service__pb2.ResignResponse.FromString,
                 _registered_method=True)
+        self.ContributeEntropy = channel.unary_unary(
+                '/typhoon.v1.MatchService/ContributeEntropy',
+                request_serializer=typhoon_dot_v1_dot_match__service__pb2.ContributeEntropyRequest.SerializeToString,
+                response_deserializer=typhoon_dot_v1_dot_match__service__pb2.ContributeEntropyResponse.FromString,
+                _registered_method=True)
         self.GetEventLog = channel.unary_unary(
                 '/typhoon.v1.MatchService/GetEventLog',
                 request_serializer=typhoon_dot_v1_dot_match__service__pb2.GetEventLogRequest.SerializeToString,
@@ -151,6 +156,17 @@ class MatchServiceServicer:
     def Resign(self, request, context):
         """Give up: the caller's side loses. Accepted whoever is to act. Needs the seat token.
         REST: POST /v1/matches/{match_id}/resign
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ContributeEntropy(self, request, context):
+        """Ruleset 4 on: mix the caller's seat's entropy into the dice (engine/dice.py), so that the service,
+        which committed to its seed before, cannot choose the rolls. After the match is created (its
+        seed_commitment published) and before its first die is rolled, once per seat: the same entropy
+        again is answered as the first time, another is refused (ENTROPY_GIVEN). Accepted whoever is to
+        act. Needs the seat token. REST: POST /v1/matches/{match_id}/entropy
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -250,6 +266,11 @@ def add_MatchServiceServicer_to_server(servicer, server):
                     servicer.Resign,
                     request_deserializer=typhoon_dot_v1_dot_match__service__pb2.ResignRequest.FromString,
                     response_serializer=typhoon_dot_v1_dot_match__service__pb2.ResignResponse.SerializeToString,
+            ),
+            'ContributeEntropy': grpc.unary_unary_rpc_method_handler(
+                    servicer.ContributeEntropy,
+                    request_deserializer=typhoon_dot_v1_dot_match__service__pb2.ContributeEntropyRequest.FromString,
+                    response_serializer=typhoon_dot_v1_dot_match__service__pb2.ContributeEntropyResponse.SerializeToString,
             ),
             'GetEventLog': grpc.unary_unary_rpc_method_handler(
                     servicer.GetEventLog,
@@ -471,6 +492,33 @@ class MatchService:
             '/typhoon.v1.MatchService/Resign',
             typhoon_dot_v1_dot_match__service__pb2.ResignRequest.SerializeToString,
             typhoon_dot_v1_dot_match__service__pb2.ResignResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ContributeEntropy(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/typhoon.v1.MatchService/ContributeEntropy',
+            typhoon_dot_v1_dot_match__service__pb2.ContributeEntropyRequest.SerializeToString,
+            typhoon_dot_v1_dot_match__service__pb2.ContributeEntropyResponse.FromString,
             options,
             channel_credentials,
             insecure,

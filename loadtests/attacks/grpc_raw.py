@@ -1,0 +1,120 @@
+"""The gRPC port spoken to by hand (a raw HTTP/2 client, loadtests/raw_grpc.py), where a gRPC library would
+refuse to send, while honest play goes on from another address:
+
+- **metadata over the limit**, sent before the client acknowledges the server's settings (gRPC core
+  checks its own limit only after that): 20 calls each with a 20 KB and a 1 MB value; counted: how many
+  were served (NOT_FOUND: the call reached the service) and how many refused;
+- **a megabyte of metadata, a hundred calls a connection, six connections**: the service's memory
+  before, at the peak and once the calls are answered and the connections closed (15 s later);
+- **watch streams whose window is never opened**: 10 connections from another address, each with one
+  WatchMatch stream of a match with a long log; counted: how many the service ended (their connection
+  closed), and after how long (median), within ``max(seconds, 60)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from loadtests.honest import honest_play, kept
+from loadtests.attacks.slow import long_match
+from loadtests.raw_grpc import RawGrpc
+from service.gen.typhoon.v1 import match_service_pb2 as api
+
+if TYPE_CHECKING:  # the package imports this module: no import at run time
+    from loadtests.attacks import Target
+
+NAME = "grpc_raw"
+SUMMARY = ("raw HTTP/2 on the gRPC port: metadata of 20 KB and 1 MB before the settings are acknowledged, "
+           "600 calls of 1 MB (memory), 10 watch streams whose window is never opened")
+
+GET_MATCH = "/typhoon.v1.MatchService/GetMatch"
+WATCH = "/typhoon.v1.MatchService/WatchMatch"
+CALLS = 20
+FLOOD_CONNECTIONS = 6
+FLOOD_CALLS = 100
+NON_READERS = 10
+
+
+def run(target: Target, seconds: float) -> dict[str, Any]:
+    host, port = target.grpc.rsplit(":", 1)
+    match_id = long_match(target)
+    figures: dict[str, Any] = {}
+    for size, label in ((20_000, "20 KB"), (1_000_000, "1 MB")):
+        answers = asyncio.run(_unacknowledged_calls(host, int(port), size, CALLS, "127.0.3.1"))
+        figures[f"{label} metadata served"] = f"{answers.get('5', 0)}/{CALLS}"
+        figures[f"{label} metadata refused"] = f"{answers.get('8', 0)}/{CALLS}"
+    with honest_play(target.grpc, target.http) as (play, before_rate):
+        memory_before = target.memory_mb()
+        started = time.monotonic()
+        peak = asyncio.run(_metadata_flood(target, host, int(port)))
+        flooded = time.monotonic()
+        time.sleep(15)
+        figures.update({"1 MB calls": FLOOD_CONNECTIONS * FLOOD_CALLS, "memory MB before": memory_before,
+                        "peak": peak, "15 s after": target.memory_mb(),
+                        "honest play kept (1 MB calls)": kept(before_rate, play.rate(started, flooded))})
+        started = time.monotonic()
+        ended = asyncio.run(_non_readers(host, int(port), match_id, max(seconds, 60.0)))
+        closed = [after for after in ended if after is not None]
+        figures["non-reading gRPC watchers ended"] = f"{len(closed)}/{NON_READERS}"
+        if closed:
+            figures["ended after (median s)"] = round(statistics.median(closed), 1)
+        figures["honest play kept (non-readers)"] = kept(before_rate, play.rate(started, time.monotonic()))
+    return figures
+
+
+async def _unacknowledged_calls(host: str, port: int, size: int, count: int, source: str) -> Counter[str]:
+    """``count`` GetMatch calls of an unknown match with ``size`` bytes of metadata, all sent before the
+    server's settings are read: the grpc-status of each (5: served, 8: refused; "none": no answer)."""
+    request = api.GetMatchRequest(match_id="m-none").SerializeToString()
+    connection = await RawGrpc.open(host, port, read=False, source=source, keep=False)
+    try:
+        ids = [await asyncio.wait_for(connection.call(GET_MATCH, request, [("x-big", "a" * size)]), 30)
+               for _ in range(count)]
+        connection.read()
+        await connection.wait(lambda: all(connection.streams[i].ended for i in ids), 30)
+        return Counter(connection.streams[i].status or "none" for i in ids)
+    except (OSError, asyncio.TimeoutError):
+        return Counter({"connection failed": count})
+    finally:
+        await connection.close()
+
+
+async def _metadata_flood(target: Target, host: str, port: int) -> float:
+    """FLOOD_CONNECTIONS connections each sending FLOOD_CALLS calls with 1 MB of metadata before
+    acknowledging the settings, then reading the answers and closing; the service's peak memory."""
+    peak = [target.memory_mb()]
+    done = asyncio.Event()
+
+    async def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], target.memory_mb())
+            await asyncio.sleep(0.2)
+
+    sampler = asyncio.ensure_future(sample())
+    await asyncio.gather(*(_unacknowledged_calls(host, port, 1_000_000, FLOOD_CALLS, f"127.0.3.{2 + n}")
+                           for n in range(FLOOD_CONNECTIONS)))
+    done.set()
+    await sampler
+    return peak[0]
+
+
+async def _non_readers(host: str, port: int, match_id: str, seconds: float) -> list[float | None]:
+    """One WatchMatch stream on each of NON_READERS connections whose window is never opened: the seconds
+    until the service closed each connection (None: still open after ``seconds``)."""
+    request = api.WatchMatchRequest(match_id=match_id).SerializeToString()
+
+    async def one(n: int) -> float | None:
+        started = time.monotonic()
+        connection = await RawGrpc.open(host, port, window=0, source=f"127.0.3.{20 + n}", keep=False)
+        try:
+            await connection.call(WATCH, request)
+            await connection.wait(lambda: connection.closed, seconds)
+            return time.monotonic() - started if connection.closed else None
+        finally:
+            await connection.close()
+
+    return await asyncio.gather(*(one(n) for n in range(NON_READERS)))
