@@ -95,14 +95,14 @@ class CombatPhase:
         at, counters, neighbours = game.at, game.counters, game.board.neighbours
         attacking = game.ps.attacking
         hex_of = game.hex_of
+        enemies = game._masks(other(side))[0]
         pairs = []
         for unit, counter in counters.items():
             if counter.side != side or unit not in hex_of or unit in attacking:
                 continue
             for n in neighbours[hex_of[unit]]:
-                enemy = at.get(n)
-                if enemy is not None and counters[enemy].side != side:
-                    pairs.append((unit, enemy))
+                if enemies[n]:
+                    pairs.append((unit, at[n]))
         return pairs
 
     def actions(self, game: GameState) -> list[Action]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 
 from bisect import bisect, bisect_left
+from typing import Final
 
 from . import movement
 from .actions import END_PHASE, Action, Move, action_table
@@ -16,6 +17,35 @@ from .errors import IllegalAction, Reason
 from .events import UnitMoved
 from .sequence import other
 from .state import Effect, GameState
+
+#: Whether this module runs compiled (mypyc, see engine/builds.py): a loop over native ints beats a call of
+#: bisect there, while in Python bisect's C beats a loop.
+_COMPILED: Final = not __file__.endswith(".py")
+
+
+def _after(places: list[int], place: int) -> int:
+    """``bisect.bisect(places, place)``, written out for the compiled engine."""
+    low, high = 0, len(places)
+    while low < high:
+        middle = (low + high) // 2
+        if place < places[middle]:
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def _before(places: list[int], place: int) -> int:
+    """``bisect.bisect_left(places, place)``, written out for the compiled engine."""
+    low, high = 0, len(places)
+    while low < high:
+        middle = (low + high) // 2
+        if places[middle] < place:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
 
 #: Kept segments of one unit: (its empty hexes' places in its reach's order, the moves there), or (the hexes of
 #: the units it could move onto, the moves there).
@@ -159,8 +189,9 @@ class MovementPhase:
             if kept is not None:
                 return kept
             movers = self._movers(game)
-            at, table = game.at, self._move_table
-            actions: list[Action] = [table[u][h] for u in movers for h in self._reach(game, u).order if h not in at]
+            table = self._move_table
+            occupied = game._occupancy()
+            actions: list[Action] = [table[u][h] for u in movers for h in self._reach(game, u).order if not occupied[h]]
             actions.extend(self._moves_onto_friends(game, movers, self._unmoved(game)))
             return actions
         unmoved = self._unmoved(game)
@@ -202,7 +233,8 @@ class MovementPhase:
         costs, row = reach.costs, self._move_table[unit]
         actions: list[Action] = list(segment[1])
         if costs[origin] >= 0:
-            actions.insert(bisect(segment[0], reach.rank()[origin]), row[origin])
+            place = reach.rank()[origin]
+            actions.insert(_after(segment[0], place) if _COMPILED else bisect(segment[0], place), row[origin])
         for host in unmoved:
             h = hex_of[host]
             if costs[h] >= 0 and host != unit:
@@ -217,9 +249,10 @@ class MovementPhase:
         """The empty hexes ``unit`` can reach, as their places in its reach's order, and the moves there."""
         segment = self._empty_segs.get(unit)
         if segment is None:
-            at, row = game.at, self._move_table[unit]
+            row = self._move_table[unit]
             order = self._reach(game, unit).order
-            places = [place for place, h in enumerate(order) if h not in at]
+            occupied = game._occupancy()
+            places = [place for place, h in enumerate(order) if not occupied[h]]
             segment = self._empty_segs[unit] = (places, [row[order[place]] for place in places])
         return segment
 
@@ -331,11 +364,11 @@ class MovementPhase:
                     was_empty = not places
                     rank = reach.rank()
                     if costs[dest] >= 0:
-                        at = bisect_left(places, rank[dest])
+                        at = _before(places, rank[dest]) if _COMPILED else bisect_left(places, rank[dest])
                         places.pop(at)
                         moves.pop(at)
                     place = rank[start]
-                    at = bisect(places, place)
+                    at = _after(places, place) if _COMPILED else bisect(places, place)
                     places.insert(at, place)
                     moves.insert(at, table[u][start])
                     if was_empty:
@@ -350,7 +383,8 @@ class MovementPhase:
                 segment = empty.get(u)
                 if segment is not None:
                     places, moves = segment
-                    at = bisect_left(places, reach.rank()[dest])
+                    place = reach.rank()[dest]
+                    at = _before(places, place) if _COMPILED else bisect_left(places, place)
                     places.pop(at)
                     moves.pop(at)
                     if not places:

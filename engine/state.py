@@ -103,6 +103,7 @@ class GameState:
         self._zoc_cache: dict[str, tuple[int, frozenset[int]]] = {}
         self._units_cache: dict[str, tuple[int, dict[int, str]]] = {}
         self._masks_cache: dict[str, tuple[int, list[bool], list[bool]]] = {}
+        self._occupancy_cache: tuple[int, int, list[bool]] | None = None
         for hex_index, unit in scenario.soviet_setup.items():
             self._put(unit, hex_index)
             if not scenario.soviet_setup_full:
@@ -224,6 +225,19 @@ class GameState:
                     zone[n] = True
         self._masks_cache[side] = (self._positions[side], units, zone)
         return units, zone
+
+    def _occupancy(self) -> list[bool]:
+        """Per hex of the map: whether a unit stands there (kept while no unit moves)."""
+        positions = self._positions
+        german, soviet = positions["german"], positions["soviet"]
+        cached = self._occupancy_cache
+        if cached is not None and cached[0] == german and cached[1] == soviet:
+            return cached[2]
+        occupied = [False] * len(self.board.ids)
+        for h in self.at:
+            occupied[h] = True
+        self._occupancy_cache = (german, soviet, occupied)
+        return occupied
 
     def _enter_city(self, unit: str, hex_index: int) -> None:
         side = self.counters[unit].side
