@@ -56,6 +56,29 @@ Segment = tuple[list[int], list[Move]]
 Hosts = tuple[list[int], dict[int, bool], dict[int, list[int]]]
 
 
+class Kept:
+    """What a movement phase keeps of one unit: its reach (searched once a phase) and, while it may still
+    move, its segments (each None until listed, see :class:`MovementPhase`)."""
+
+    __slots__ = ("unit", "reach", "empty", "friends")
+
+    def __init__(self, unit: str) -> None:
+        self.unit = unit
+        self.reach: movement.Reach | None = None
+        self.empty: Segment | None = None
+        self.friends: Segment | None = None
+
+    def copy(self) -> Kept:
+        """A copy for a copy of the game: the segments are patched in place as the phase goes on (the reach
+        is never changed: it is shared)."""
+        twin = Kept(self.unit)
+        twin.reach = self.reach
+        empty, friends = self.empty, self.friends
+        twin.empty = None if empty is None else (empty[0].copy(), empty[1].copy())
+        twin.friends = None if friends is None else (friends[0].copy(), friends[1].copy())
+        return twin
+
+
 class MovementPhase:
     """Moving units: the panzer, rail and ordinary movement phases.
 
@@ -78,29 +101,26 @@ class MovementPhase:
         self._move_table = action_table(Move, board.ids, game.counters)
         self._rules_made: dict[tuple[str, int, str, str], movement.MoveRules] = {}  # shared values (immutable)
         self._city_bits = tuple((h, 1 << i) for i, h in enumerate(sorted(board.cities)))
-        self._reach_cache: dict[str, movement.Reach] = {}
         self._rules_cache: dict[str, movement.MoveRules] = {}
+        self._kept: dict[str, Kept] = {}  # unit → what the phase keeps of it
         self._unmoved_cache: list[str] | None = None
-        self._empty_segs: dict[str, Segment] = {}
-        self._friend_segs: dict[str, Segment] = {}
+        self._records: list[Kept] | None = None  # what is kept of the units still to move, in their order
         #: a chain of moves onto friends under way: (the hex its first unit left, the hexes its units left)
         self._chain: tuple[int, tuple[int, ...]] | None = None
 
     def copy_to(self, twin: MovementPhase) -> None:
         """Give ``twin`` (the movement rules of a copy of this game) what this one keeps."""
         twin._rules_made = self._rules_made
-        twin._reach_cache = dict(self._reach_cache)
         twin._rules_cache = dict(self._rules_cache)
+        kept = twin._kept = {unit: record.copy() for unit, record in self._kept.items()}
         twin._unmoved_cache = self._unmoved_cache  # replaced, never changed in place
-        # the kept segments are patched in place as the phase goes on: each game its own
-        twin._empty_segs = {u: (hexes.copy(), moves.copy()) for u, (hexes, moves) in self._empty_segs.items()}
-        twin._friend_segs = {u: (hexes.copy(), moves.copy()) for u, (hexes, moves) in self._friend_segs.items()}
+        twin._records = None if self._records is None else [kept[record.unit] for record in self._records]
         twin._chain = self._chain
 
     def reset(self, game: GameState) -> None:
         """A phase starts (or a position is loaded): forget what the last one kept; the Soviet rail movement
         phase notes the units on a railroad hex."""
-        self._reach_cache = {}
+        self._kept = {}
         self._rules_cache = {}
         self._reset_movement()
         phase = game.phase
@@ -110,9 +130,12 @@ class MovementPhase:
                 u for u, h in game.hex_of.items() if counters[u].side == phase.side and board.is_rail(h))
 
     def _reset_movement(self) -> None:
+        """Forget the kept segments and units still to move (the reaches stay: the enemy has not moved)."""
         self._unmoved_cache = None
-        self._empty_segs = {}
-        self._friend_segs = {}
+        self._records = None
+        for record in self._kept.values():
+            record.empty = None
+            record.friends = None
         self._chain = None
 
     def _movers(self, game: GameState, unmoved: list[str] | None = None) -> list[str]:
@@ -138,7 +161,25 @@ class MovementPhase:
             cached = [u for u, c in counters.items()
                       if c.side == side and u in hex_of and u not in moved and (movers == "all" or c.type == "panzer")]
         self._unmoved_cache = cached
+        self._records = [self._record(unit) for unit in cached]
         return cached
+
+    def _record(self, unit: str) -> Kept:
+        """What the phase keeps of ``unit`` (made when first asked)."""
+        record = self._kept.get(unit)
+        if record is None:
+            record = self._kept[unit] = Kept(unit)
+        return record
+
+    def _unmoved_records(self, game: GameState) -> list[Kept]:
+        """What the phase keeps of the units still to move, in their order."""
+        records = self._records
+        if records is None or self._unmoved_cache is None:
+            self._unmoved_cache = None
+            self._unmoved(game)
+            records = self._records
+            assert records is not None
+        return records
 
     def _move_rules(self, game: GameState, unit: str) -> movement.MoveRules:
         """How ``unit`` moves in this phase (worked out once a phase)."""
@@ -173,12 +214,15 @@ class MovementPhase:
 
     def _reach(self, game: GameState, unit: str) -> movement.Reach:
         """Where ``unit`` can go this phase; enemies do not move during it, so this is computed once."""
-        cached = self._reach_cache.get(unit)
+        return self._reach_of(game, self._record(unit))
+
+    def _reach_of(self, game: GameState, record: Kept) -> movement.Reach:
+        cached = record.reach
+        unit = record.unit
         start = game.hex_of[unit]
         if cached is None or cached.start != start:
             blocked, zoc = game._masks(other(game.counters[unit].side))
-            cached = movement.reach_among(game.board, start, self._move_rules(game, unit), blocked, zoc)
-            self._reach_cache[unit] = cached
+            cached = record.reach = movement.reach_among(game.board, start, self._move_rules(game, unit), blocked, zoc)
         return cached
 
     def actions(self, game: GameState) -> list[Action]:
@@ -194,19 +238,18 @@ class MovementPhase:
             actions: list[Action] = [table[u][h] for u in movers for h in self._reach(game, u).order if not occupied[h]]
             actions.extend(self._moves_onto_friends(game, movers, self._unmoved(game)))
             return actions
-        unmoved = self._unmoved(game)
-        empty, friends = self._empty_segs, self._friend_segs
+        records = self._unmoved_records(game)
         actions = []
         hosts: Hosts | None = None
-        for unit in unmoved:
-            segment = empty.get(unit)
-            actions.extend((segment if segment is not None else self._empty_segment(game, unit))[1])
-        for unit in unmoved:
-            segment = friends.get(unit)
+        for record in records:
+            segment = record.empty
+            actions.extend((segment if segment is not None else self._empty_segment_of(game, record))[1])
+        for record in records:
+            segment = record.friends
             if segment is None:
                 if hosts is None:
-                    hosts = self._free_hosts(game, unmoved)
-                segment = self._friend_segment(game, unit, hosts)
+                    hosts = self._free_hosts(game, records)
+                segment = self._friend_segment(game, record, hosts)
             actions.extend(segment[1])
         actions.append(END_PHASE)
         return actions
@@ -217,17 +260,19 @@ class MovementPhase:
         While a chain lasts, the one hex emptied is the one its first unit left (its moves end on friends):
         the unit underneath may go to its kept empty hexes and that one, if in reach (in its place in the
         reach's order); a unit still to move can be moved onto if it has a kept empty hex or that one."""
-        chain, unmoved = self._chain, self._unmoved_cache
-        if chain is None or unmoved is None:
+        chain, records = self._chain, self._records
+        if chain is None or records is None or self._unmoved_cache is None:
             return None
         stack = game.ps.stack
         if stack is None:
             return None
         origin = chain[0]
-        empty, reach_cache, hex_of = self._empty_segs, self._reach_cache, game.hex_of
+        hex_of = game.hex_of
         unit = game.at[stack[0]]
-        reach = reach_cache.get(unit)
-        segment = empty.get(unit)
+        record = self._kept.get(unit)
+        if record is None:
+            return None
+        reach, segment = record.reach, record.empty
         if reach is None or segment is None or reach.start != hex_of[unit]:
             return None
         costs, row = reach.costs, self._move_table[unit]
@@ -235,48 +280,52 @@ class MovementPhase:
         if costs[origin] >= 0:
             place = reach.rank()[origin]
             actions.insert(_after(segment[0], place) if _COMPILED else bisect(segment[0], place), row[origin])
-        for host in unmoved:
+        for host_record in records:
+            host = host_record.unit
             h = hex_of[host]
             if costs[h] >= 0 and host != unit:
-                host_segment, host_reach = empty.get(host), reach_cache.get(host)
+                host_segment, host_reach = host_record.empty, host_record.reach
                 if host_segment is None or host_reach is None:
                     return None
                 if host_segment[0] or host_reach.costs[origin] >= 0:
                     actions.append(row[h])
         return actions
 
-    def _empty_segment(self, game: GameState, unit: str) -> tuple[list[int], list[Move]]:
-        """The empty hexes ``unit`` can reach, as their places in its reach's order, and the moves there."""
-        segment = self._empty_segs.get(unit)
+    def _empty_segment_of(self, game: GameState, record: Kept) -> Segment:
+        """The empty hexes a unit can reach, as their places in its reach's order, and the moves there."""
+        segment = record.empty
         if segment is None:
-            row = self._move_table[unit]
-            order = self._reach(game, unit).order
+            row = self._move_table[record.unit]
+            order = self._reach_of(game, record).order
             occupied = game._occupancy()
             places = [place for place, h in enumerate(order) if not occupied[h]]
-            segment = self._empty_segs[unit] = (places, [row[order[place]] for place in places])
+            segment = record.empty = (places, [row[order[place]] for place in places])
         return segment
 
-    def _free_hosts(self, game: GameState, unmoved: list[str]) -> Hosts:
-        """The hexes of the units still to move (in their order), whether each one's unit has an empty hex
-        to go to, and each one's reach (movement points per hex, -1 out of reach)."""
+    def _free_hosts(self, game: GameState, records: list[Kept]) -> Hosts:
+        """The hexes of the units still to move (``records``, in their order), whether each one's unit has an
+        empty hex to go to, and each one's reach (movement points per hex, -1 out of reach)."""
         hex_of = game.hex_of
-        hexes = [hex_of[host] for host in unmoved]
+        hexes: list[int] = []
         free: dict[int, bool] = {}
         reach_of: dict[int, list[int]] = {}
-        for h, host in zip(hexes, unmoved):
-            free[h] = bool(self._empty_segment(game, host)[0])
-            reach_of[h] = self._reach(game, host).costs
+        for record in records:
+            h = hex_of[record.unit]
+            hexes.append(h)
+            free[h] = bool(self._empty_segment_of(game, record)[0])
+            reach_of[h] = self._reach_of(game, record).costs
         return hexes, free, reach_of
 
-    def _friend_segment(self, game: GameState, unit: str, hosts: Hosts) -> Segment:
-        """The hexes of units still to move (``hosts``, see ``_free_hosts``) that ``unit`` can move onto (no
-        two units sharing a hex yet), and the moves there: the host must have an empty hex to go to, or
-        else the hex ``unit`` leaves."""
-        start, costs = game.hex_of[unit], self._reach(game, unit).costs
+    def _friend_segment(self, game: GameState, record: Kept, hosts: Hosts) -> Segment:
+        """The hexes of units still to move (``hosts``, see ``_free_hosts``) that a unit can move onto (no two
+        units sharing a hex yet), and the moves there: the host must have an empty hex to go to, or else
+        the hex the unit leaves."""
+        unit = record.unit
+        start, costs = game.hex_of[unit], self._reach_of(game, record).costs
         host_hexes, free, reach_of = hosts
         row = self._move_table[unit]
         hexes = [h for h in host_hexes if costs[h] >= 0 and (free[h] or reach_of[h][start] >= 0)]
-        segment = self._friend_segs[unit] = (hexes, [row[h] for h in hexes])
+        segment = record.friends = (hexes, [row[h] for h in hexes])
         return segment
 
     def _moves_onto_friends(self, game: GameState, movers: list[str], unmoved: list[str]) -> list[Move]:
@@ -317,48 +366,47 @@ class MovementPhase:
     def _patch_kept(self, game: GameState, unit: str, start: int, dest: int, stacked: tuple[int, str] | None) -> None:
         """Patch what the phase keeps after ``unit`` moved from ``start`` to ``dest`` (see the class);
         ``stacked``: the stack the move began from, if any."""
-        unmoved, chain = self._unmoved_cache, self._chain
-        if unmoved is None or (stacked and chain is None):  # nothing kept (or a position loaded mid-chain):
-            self._reset_movement()  # listed afresh
+        records, chain = self._records, self._chain
+        if records is None or self._unmoved_cache is None or (stacked and chain is None):  # nothing kept (or a
+            self._reset_movement()  # position loaded mid-chain): listed afresh
             return
-        if game.ps.stack:  # the chain begins or goes on: the unit is done, the others' segments wait
+        # the unit is done: what is kept of it is no longer listed
+        records = [record for record in records if record.unit != unit]
+        self._records = records
+        self._unmoved_cache = [record.unit for record in records]
+        moved = self._kept.get(unit)
+        if moved is not None:
+            moved.empty = None
+            moved.friends = None
+        if game.ps.stack:  # the chain begins or goes on: the others' segments wait
             origin, left = chain if stacked and chain is not None else (start, ())
             self._chain = (origin, (*left, start))
-            self._unmoved_cache = [u for u in unmoved if u != unit]
-            if unit in self._empty_segs:
-                del self._empty_segs[unit]
-            if unit in self._friend_segs:
-                del self._friend_segs[unit]
             return
         if stacked and chain is not None:  # the chain ends in an empty hex
             origin, left = chain
             self._chain = None
-            self._moved_between_empty_hexes(game, unit, unmoved, origin, dest, (*left, start))
+            self._moved_between_empty_hexes(game, records, origin, dest, (*left, start))
             return
-        self._moved_between_empty_hexes(game, unit, unmoved, start, dest, ())
+        self._moved_between_empty_hexes(game, records, start, dest, ())
 
-    def _moved_between_empty_hexes(self, game: GameState, unit: str, unmoved_before: list[str], start: int, dest: int,
+    def _moved_between_empty_hexes(self, game: GameState, records: list[Kept], start: int, dest: int,
                                    left: tuple[int, ...]) -> None:
-        """Patch the kept segments after ``unit`` moved from ``start`` to the empty ``dest`` (see the class),
-        or a chain of moves onto friends emptied ``start`` and filled ``dest``, its units leaving the hexes
-        ``left`` (``start`` first); ``unmoved_before``: the units still to move before. Segments are patched
-        in place: a clone of the game copies them."""
-        self._unmoved_cache = unmoved = [u for u in unmoved_before if u != unit]
-        reach_cache, empty, friends, table = self._reach_cache, self._empty_segs, self._friend_segs, self._move_table
+        """Patch the kept segments of the units still to move (``records``) after a unit moved from ``start``
+        to the empty ``dest`` (see the class), or a chain of moves onto friends emptied ``start`` and filled
+        ``dest``, its units leaving the hexes ``left`` (``start`` first). Segments are patched in place: a
+        clone of the game copies them."""
+        table = self._move_table
         hex_of = game.hex_of
-        if unit in empty:
-            del empty[unit]
-        if unit in friends:
-            del friends[unit]
         flipped = []  # hexes of units that gained their first empty hex or lost their last
         back_home = start == dest  # a named path (or a chain) back to its first hex: no hex emptied or filled
-        for u in unmoved:
-            reach = reach_cache.get(u)
+        for record in records:
+            reach = record.reach
             if reach is None:
                 continue
+            u = record.unit
             costs = reach.costs
             if costs[start] >= 0:
-                segment = None if back_home else empty.get(u)
+                segment = None if back_home else record.empty
                 if segment is not None:
                     places, moves = segment
                     was_empty = not places
@@ -373,14 +421,14 @@ class MovementPhase:
                     moves.insert(at, table[u][start])
                     if was_empty:
                         flipped.append(hex_of[u])
-                segment = friends.get(u)
+                segment = record.friends
                 if segment is not None and start in segment[0]:
                     hexes, moves = segment
                     at = hexes.index(start)
                     hexes.pop(at)
                     moves.pop(at)
             elif costs[dest] >= 0:
-                segment = empty.get(u)
+                segment = record.empty
                 if segment is not None:
                     places, moves = segment
                     place = reach.rank()[dest]
@@ -391,7 +439,10 @@ class MovementPhase:
                         flipped.append(hex_of[u])
         if len(left) > 1:  # the hexes a chain's later units left hold moved units now: no more swaps there
             gone = frozenset(left[1:])
-            for hexes, moves in friends.values():
+            for record in records:
+                if record.friends is None:
+                    continue
+                hexes, moves = record.friends
                 if any(h in gone for h in hexes):
                     keep = [i for i, h in enumerate(hexes) if h not in gone]
                     kept_moves = [moves[i] for i in keep]
@@ -401,8 +452,10 @@ class MovementPhase:
                     hexes.clear()
                     hexes.extend(kept_hexes)
         for h in flipped:
-            for u in [u for u in friends if reach_cache[u].costs[h] >= 0]:
-                del friends[u]
+            for record in records:
+                reach = record.reach
+                if record.friends is not None and reach is not None and reach.costs[h] >= 0:
+                    record.friends = None
 
     def check_end(self, game: GameState) -> None:
         """Refuse ending the phase while two units share a hex."""
