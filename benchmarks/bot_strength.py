@@ -162,7 +162,8 @@ def main(argv: list[str] | None = None) -> int:
         if service:
             service.stop()
     print(tabulate(rows, headers=HEADERS, tablefmt="github", disable_numparse=True))
-    print(f"\n{args.games} matches per side and pairing through {'an embedded service' if service else target}, "
+    matches = f"{args.games} match{'es' if args.games != 1 else ''}"
+    print(f"\n{matches} per side and pairing through {'an embedded service' if service else target}, "
           f"{args.parallel} at a time, bots' seed {args.seed!r}, in {time.monotonic() - started:.0f} s")
     if args.json:
         Path(args.json).write_text(json.dumps(records, indent=1, default=str), encoding="utf-8")

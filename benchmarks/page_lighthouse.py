@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from clients.client import TyphoonClient  # noqa: E402
+from clients.random_play import play_out  # noqa: E402
 from service.processes import ServeProcess  # noqa: E402
 
 #: Lighthouse 13 wants Node 22; 12.2.3 runs on this machine's Node 20.
@@ -98,13 +99,7 @@ def main() -> int:
         try:
             with TyphoonClient(server.target) as client:
                 match, tokens = client.create_match("standard", seats=[("german", "Bock"), ("soviet", "Zhukov")])
-                chooser = random.Random("lighthouse")
-                for _ in range(args.actions):
-                    legal = client.legal_actions(match.match_id)
-                    if not legal.side_to_act:
-                        break
-                    client.submit(match.match_id, tokens[legal.side_to_act], chooser.choice(legal.actions),
-                                  expected_version=legal.version)
+                play_out(client, match.match_id, tokens, random.Random("lighthouse"), args.actions)
             pages = {"lobby": f"{server.base_url}/#/", "match page": f"{server.base_url}/#/match/{match.match_id}"}
             print(f"Lighthouse {LIGHTHOUSE}, mobile settings, median of {args.runs} runs; goal: performance >= {GOAL}")
             for name, url in pages.items():

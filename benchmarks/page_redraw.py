@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from clients.client import TyphoonClient  # noqa: E402
+from clients.random_play import play_out  # noqa: E402
 from service.processes import ServeProcess  # noqa: E402
 
 FLOOR_JS = """
@@ -66,14 +67,7 @@ def browser():
 
 
 def play(client: TyphoonClient, match_id: str, tokens: dict[str, str], chooser: random.Random, count: int | None) -> int:
-    played = 0
-    while count is None or played < count:
-        legal = client.legal_actions(match_id)
-        if not legal.side_to_act:
-            break
-        client.submit(match_id, tokens[legal.side_to_act], chooser.choice(legal.actions), expected_version=legal.version)
-        played += 1
-    return played
+    return play_out(client, match_id, tokens, chooser, count)
 
 
 def summary(name: str, times: list[float], floor: float) -> str:

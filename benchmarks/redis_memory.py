@@ -24,6 +24,7 @@ import redis  # noqa: E402
 from tabulate import tabulate  # noqa: E402
 
 from clients.client import TyphoonClient  # noqa: E402
+from clients.random_play import play_at_random  # noqa: E402
 from service.processes import ServeProcess  # noqa: E402
 from service.store.match_store import key  # noqa: E402
 
@@ -37,16 +38,9 @@ def usage(store: redis.Redis, match_id: str) -> dict[str, int]:
 
 def play(client: TyphoonClient, store: redis.Redis, seed: str) -> tuple[int, dict[str, int], dict[str, int]]:
     """One random match to its end: (actions, bytes halfway, bytes once compacted)."""
-    chooser = random.Random(seed)
     match, tokens = client.create_match(seats=["german", "soviet"])
     actions, halfway = 0, {}
-    while True:
-        legal = client.legal_actions(match.match_id)
-        if not legal.side_to_act:
-            break
-        client.submit(match.match_id, tokens[legal.side_to_act], chooser.choice(legal.actions),
-                      expected_version=legal.version)
-        actions += 1
+    for actions in play_at_random(client, match.match_id, tokens, random.Random(seed)):
         if actions == 250:
             halfway = usage(store, match.match_id)
     deadline = time.monotonic() + 30

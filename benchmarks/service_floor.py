@@ -10,7 +10,8 @@ floor. The same client loop runs against each: over 50 matches at once, ListLega
 SubmitAction of a random legal action with ``expected_version`` and a fresh ``request_id`` (the floors
 offer no actions: the client sends a fixed one). The service runs as a new user starts it, ``typhoon serve`` with its
 embedded Redis and its default log level and rate limits, but for the limits on new matches and seats
-(:data:`SERVE_ARGS`): the one client stands for 50 players, who would call from 50 addresses.
+and on a client's actions over all its seats (:data:`SERVE_ARGS`): the one client stands for 50
+players, who would call from 50 addresses.
 
 Where the machine has two cores or more, the server (and its Redis) run on core 0 and the client
 on core 1. Server CPU per call is the server process's own CPU time (psutil) over the measured
@@ -81,9 +82,10 @@ NATIVE = False
 #: The second floor: the no-op server making one Redis call per call (what the service cannot do without).
 FLOOR_REDIS = "floor + Redis GET"
 #: What typhoon serve is given besides its defaults: the client creates and joins a match whenever one
-#: ends (~40 a minute), from one address; every other limit, the per-seat SubmitAction limit and the
-#: wrong-key check of every call with a token among them, costs what it costs a deployment.
-SERVE_ARGS = ["--limit", "create_match=off", "--limit", "join_match=off"]
+#: ends (~40 a minute), from one address, and its actions stand for 50 clients' (client_actions); every
+#: other limit, the per-seat SubmitAction limit and the wrong-key check of every call with a token among
+#: them, costs what it costs a deployment.
+SERVE_ARGS = ["--limit", "create_match=off", "--limit", "join_match=off", "--limit", "client_actions=off"]
 #: How a baseline commit's service is named in the tables: ``typhoon serve @c671d70``.
 BASELINE_PREFIX = "typhoon serve @"
 #: The issue's targets: service / floor.
@@ -606,10 +608,17 @@ def _baseline_command(tree: Path, command: list[str]) -> list[str]:
     """``command`` (this tree's typhoon serve) for the service of ``tree``, without the flags it lacks."""
     known = subprocess.run([sys.executable, "-m", "clients.cli", "serve", "--help"], cwd=tree, capture_output=True,
                            text=True, env=dict(os.environ, PYTHONPATH=str(tree))).stdout
+    limits = tree / "service" / "guard" / "limit_settings.py"
+    known_limits = limits.read_text() if limits.exists() else ""
     kept, words = [], iter(command)
     for word in words:
         if word in SERVE_ARGS and word.startswith("--") and f"{word} " not in known:
             next(words, None)  # and its value
+            continue
+        if word == "--limit":
+            value = next(words, "")
+            if f'"{value.partition("=")[0]}"' in known_limits:  # a limit that tree has
+                kept += [word, value]
             continue
         kept.append(word)
     return kept

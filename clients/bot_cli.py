@@ -17,7 +17,7 @@ from clients.tls import from_args as tls_from_args
 def cli_bot(args) -> int:
     try:
         params = parse_params(args.param)
-        checked_strategy(args.strategy, params)
+        strategy_name = checked_strategy(args.strategy, params)
         options = checked_options(args.scenario, args.options) if not args.match else None
         if args.time_control:
             as_time_control(args.time_control)
@@ -27,14 +27,15 @@ def cli_bot(args) -> int:
     match_id = args.match
     created_tokens: dict[str, str] = {}
     tls = tls_from_args(args)
-    name = args.name or f"{strategy_label(args.strategy)} bot"
+    name = args.name or f"{strategy_label(strategy_name)} bot"  # a module:callable's own name, if it has one
     if not service_answers(args.server, tls):
         print(f"typhoon bot: {unreachable_sentence(args.server)}", file=sys.stderr)
         return 1
     if not match_id:
         try:
             with TyphoonClient(args.server, tls=tls) as client:
-                match, created_tokens = client.create_match(args.scenario, options=options,
+                # the seat is taken for the bot below, which commits to its entropy when the match waits for it
+                match, created_tokens = client.create_match(args.scenario, options=options, entropy=True,
                                                             seats=[(args.side or "german", name)],
                                                             time_control=args.time_control)
         except TyphoonError as error:
@@ -82,7 +83,7 @@ def cli_bot(args) -> int:
 
 def register(commands) -> None:
     """Add ``bot`` to the ``typhoon`` command line."""
-    bot = commands.add_parser("bot", help="play one seat of a match with a strategy, through the service")
+    bot = commands.add_parser("bot")
     bot.add_argument("--match", help="the match id (default: create a new match and print its id)")
     bot.add_argument("--side", choices=["german", "soviet"], help="the seat to claim (default: the first free one)")
     add_strategy_argument(bot)

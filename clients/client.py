@@ -12,9 +12,11 @@
 A match may have clocks: ``client.create_match(time_control="300+5")`` (or a preset, ``"blitz"``);
 ``match.clock`` then says whose time runs and until when (:func:`time_left`).
 
-The dice (ruleset 4 on) mix in each seat's entropy: ``join_match`` gives fresh entropy by default;
-a seat claimed in ``create_match`` gives it with ``contribute_entropy`` (after the match's commitment is
-published), which ``create_match(..., entropy=True)`` does for every seat it claims.
+The dice (ruleset 4 on) mix in each seat's entropy, committed to and then revealed (engine/seat_entropy.py):
+``join_match`` commits to fresh entropy by default and reveals it as soon as every seat has committed, for
+every seat this client joined (:meth:`TyphoonClient.reveal_due`; a :class:`clients.sdk.Bot` reveals its own
+when the match waits for it). ``create_match(..., entropy=True)`` claims its seats for players who commit
+themselves (``commit_entropy``, then ``reveal_entropy``): hand the tokens to bots or pages that do.
 
 Actions may be given as engine actions (``engine.Move("XLVII", "0704")``), as their JSON form
 (``{"type": "move", "unit": "XLVII", "to": "0704"}``) or as ``typhoon.v1.Action`` messages. Refusals
@@ -42,12 +44,13 @@ from grpc_status import rpc_status
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from clients.tls import ClientTls, open_channel
+from engine.dice import entropy_commitment
 from service.gen.typhoon.v1 import actions_pb2, match_pb2, match_service_pb2_grpc
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.match import convert
 from service.match.audit import aborted_text
-from service.match.clock import PRESETS, TimeControl
-from service.match.core import new_seat_token
+from service.match.fresh_tokens import new_seat_token
+from service.match.time_control import PRESETS, TimeControl
 
 Match = match_pb2.Match
 TimeControlMessage = match_pb2.TimeControl
@@ -195,6 +198,8 @@ class Seat:
     match_id: str
     side: str
     token: str = field(repr=False)
+    #: the entropy the seat committed to (ruleset 4 on), to reveal when the match waits for it; "" if none
+    entropy: str = field(default="", repr=False)
 
 
 class ReconnectingStream:
@@ -239,7 +244,8 @@ class Watch(ReconnectingStream):
     change; with ``token``, the seat's legal actions and the game state when it is to act)."""
 
     def __init__(self, client: "TyphoonClient", match_id: str, after_sequence: int, heartbeat_seconds: int,
-                 heartbeats: bool, resume: bool, updates: bool = False, token: str | None = None) -> None:
+                 heartbeats: bool, resume: bool, updates: bool = False, token: str | None = None,
+                 updates_only: bool = False) -> None:
         super().__init__(client.rate_limit_patience)
         self.client = client
         self.match_id = match_id
@@ -249,13 +255,15 @@ class Watch(ReconnectingStream):
         self.resume = resume
         self.updates = updates
         self.token = token
+        self.updates_only = updates_only
         self.finished = False
 
     def __iter__(self) -> Iterator[MatchEvent | MatchUpdate | api.Heartbeat]:
         while not self._closed and not self.finished:
             request = api.WatchMatchRequest(match_id=self.match_id, after_sequence=self.cursor,
                                             heartbeat_seconds=self.heartbeat_seconds,
-                                            include_legal_actions=self.token is not None)
+                                            include_legal_actions=self.token is not None,
+                                            updates_only=self.updates_only)
             self._call = self.client.stub.WatchMatch(request, metadata=self.client._metadata(self.token))
             try:
                 for response in self._call:
@@ -268,6 +276,8 @@ class Watch(ReconnectingStream):
                             self.finished = not self.updates  # else its update comes last
                         yield event
                     elif kind == "update":
+                        if self.updates_only:  # no entries come: the update says how far the stream is
+                            self.cursor = max(self.cursor, response.update.last_sequence)
                         if response.update.status in _ENDED and response.update.last_sequence <= self.cursor:
                             self.finished = True
                         if self.updates:
@@ -323,6 +333,8 @@ class TyphoonClient:
         self.metadata = list(metadata)
         self.channel = channel or open_channel(target, tls, options=RECONNECT_OPTIONS)
         self.stub = match_service_pb2_grpc.MatchServiceStub(self.channel)
+        #: the seats this client committed for, by match and side: what :meth:`reveal_due` reveals
+        self.committed: dict[str, dict[str, Seat]] = {}
 
     def close(self) -> None:
         self.channel.close()
@@ -360,8 +372,9 @@ class TyphoonClient:
         ``time_control`` (a preset name, ``"300+5"`` or a TimeControl message) gives it clocks.
         Returns the match and the tokens of the claimed seats by side. The client chooses the seat
         tokens and a request id, so a retry after a lost answer gets the same match and seats. With
-        ``entropy``, each claimed seat then gives fresh entropy for the dice (:meth:`contribute_entropy`);
-        else the seats' bots do (:class:`clients.sdk.Bot`)."""
+        ``entropy``, each claimed seat is taken for a player who commits to its entropy itself: the
+        match waits for it, so hand the token to one that does (:class:`clients.sdk.Bot`, the page);
+        without, the seats give none (theirs is drawn from the seed)."""
         request = api.CreateMatchRequest(scenario=scenario, request_id=uuid.uuid4().hex)
         if time_control is not None:
             request.time_control.CopyFrom(as_time_control(time_control))
@@ -371,27 +384,50 @@ class TyphoonClient:
             request.options.CopyFrom(struct)
         for seat in seats:
             side, name = (seat, "") if isinstance(seat, str) else seat
-            request.seats.add(side=side, player_name=name, seat_token=new_seat_token())
+            request.seats.add(side=side, player_name=name, seat_token=new_seat_token(), commit_entropy_later=entropy)
         response = self._call("CreateMatch", request)
-        match, tokens = response.match, {t.side: t.token for t in response.seat_tokens}
-        for token in tokens.values() if entropy else ():
-            match = self.contribute_entropy(match.match_id, token).match
-        return match, tokens
+        return response.match, {t.side: t.token for t in response.seat_tokens}
 
     def join_match(self, match_id: str, side: str = "", player_name: str = "", entropy: bool | str = True) -> Seat:
         """Claim a seat (``side``, or the first free one), with a token the client chooses, so a retry
-        after a lost answer gets the same seat. ``entropy``: fresh entropy for the dice (True), this
-        entropy, or none (False); a seat joining after the first die joins without it."""
+        after a lost answer gets the same seat. ``entropy``: commit to fresh entropy for the dice (True),
+        to this entropy, or to none (False); a seat joining after the first die joins without it. Then
+        every seat this client committed for whose reveal is due reveals (:meth:`reveal_due`): the
+        returned Seat holds its entropy, to reveal later if it is not due yet."""
+        given = fresh_entropy(entropy)
         request = api.JoinMatchRequest(match_id=match_id, side=side, player_name=player_name,
-                                       seat_token=new_seat_token(), entropy=fresh_entropy(entropy))
+                                       seat_token=new_seat_token(), entropy_commitment=entropy_commitment(given) if given else "")
         response = self._call("JoinMatch", request)
-        return Seat(match_id, response.side, response.seat_token)
+        seat = Seat(match_id, response.side, response.seat_token, given)
+        if given and _seat_of(response.match, seat.side).entropy_commitment == entropy_commitment(given):
+            self.committed.setdefault(match_id, {})[seat.side] = seat
+            self.reveal_due(response.match)
+        elif given:
+            seat.entropy = ""  # not taken (the first die was rolled): the seat gives none
+        return seat
 
-    def contribute_entropy(self, match_id: str, token: str, entropy: bool | str = True) -> api.ContributeEntropyResponse:
-        """Give the seat's entropy for the dice (fresh unless given): before the match's first die, once
-        (the same entropy again is answered as the first time, so a retry is safe)."""
-        request = api.ContributeEntropyRequest(match_id=match_id, entropy=fresh_entropy(entropy) or "")
-        return self._call("ContributeEntropy", request, token)
+    def commit_entropy(self, match_id: str, token: str, entropy: bool | str = True) -> tuple[api.ContributeEntropyResponse, str]:
+        """Commit a seat taken for its player (Seat.entropy_due "entropy_commitment") to fresh entropy
+        (True), to this entropy, or to none (False): the answer and the entropy, to reveal with
+        :meth:`reveal_entropy` once every seat has committed. A repeat is answered as the first time."""
+        given = fresh_entropy(entropy)
+        request = api.ContributeEntropyRequest(match_id=match_id, commitment=entropy_commitment(given) if given else "none")
+        return self._call("ContributeEntropy", request, token), given
+
+    def reveal_entropy(self, match_id: str, token: str, entropy: str) -> api.ContributeEntropyResponse:
+        """Reveal the entropy the seat committed to, once every seat has committed (Seat.entropy_due
+        "entropy_reveal"): before the match's first die, once (a repeat is answered as the first time)."""
+        return self._call("ContributeEntropy", api.ContributeEntropyRequest(match_id=match_id, entropy=entropy), token)
+
+    def reveal_due(self, match: Match) -> Match:
+        """Reveal the entropy of every seat of ``match`` this client committed for (in :meth:`join_match`)
+        whose reveal is due; returns the match after it."""
+        for side, seat in list(self.committed.get(match.match_id, {}).items()):
+            if _seat_of(match, side).entropy_due == "entropy_reveal":
+                match = self.reveal_entropy(match.match_id, seat.token, seat.entropy).match
+        if all(_seat_of(match, side).entropy for side in self.committed.get(match.match_id, {})):
+            self.committed.pop(match.match_id, None)
+        return match
 
     def get_match(self, match_id: str) -> api.GetMatchResponse:
         return self._call("GetMatch", api.GetMatchRequest(match_id=match_id))
@@ -453,12 +489,14 @@ class TyphoonClient:
 
     def watch(self, match_id: str, after_sequence: int = 0, heartbeat_seconds: int = 15,
               heartbeats: bool = False, resume: bool = True, updates: bool = False,
-              token: str | None = None) -> Watch:
+              token: str | None = None, updates_only: bool = False) -> Watch:
         """The match's events after ``after_sequence``, then live until its end (heartbeats too if
         asked, and each MatchUpdate with ``updates``; with a seat ``token``, the updates at which that
-        seat is to act carry its legal actions and the game state). With ``resume`` it reconnects after
-        a disconnect from its cursor (``watch.cursor``)."""
-        return Watch(self, match_id, after_sequence, heartbeat_seconds, heartbeats, resume, updates, token)
+        seat is to act carry its legal actions and the game state; ``updates_only``: the updates and
+        no event, what a bot needs). With ``resume`` it reconnects after a disconnect from its cursor
+        (``watch.cursor``)."""
+        return Watch(self, match_id, after_sequence, heartbeat_seconds, heartbeats, resume, updates or updates_only,
+                     token, updates_only)
 
 
 def describe_event(event: MatchEvent) -> str:
@@ -482,8 +520,14 @@ def describe_event(event: MatchEvent) -> str:
                 f"{created.seed_commitment[:16]}...")
     if kind == "seat_claimed":
         return f"{head} {event.seat_claimed.side} seat claimed by {event.seat_claimed.player_name or 'someone'}"
+    if kind == "entropy_awaited":
+        return f"{head} the match waits for the {event.entropy_awaited.side} seat's entropy commitment"
+    if kind == "entropy_committed":
+        committed = event.entropy_committed
+        return f"{head} {committed.side} " + (f"commits to entropy {committed.commitment[:16]}..." if committed.commitment
+                                               else "gives no entropy")
     if kind == "entropy_contributed":
-        return f"{head} {event.entropy_contributed.side} gives entropy {event.entropy_contributed.entropy}"
+        return f"{head} {event.entropy_contributed.side} reveals entropy {event.entropy_contributed.entropy}"
     if kind == "seed_revealed":
         return f"{head} seed revealed: {event.seed_revealed.seed}"
     if kind == "match_aborted":
@@ -500,6 +544,10 @@ def fresh_entropy(entropy: bool | str) -> str:
     if isinstance(entropy, str):
         return entropy
     return secrets.token_hex(32) if entropy else ""
+
+
+def _seat_of(match: Match, side: str) -> match_pb2.Seat:
+    return next(seat for seat in match.seats if seat.side == side)
 
 
 def _plain(value: Any) -> str:

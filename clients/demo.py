@@ -120,7 +120,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    demo = commands.add_parser("demo", help="start the service, let two random bots play a match, show it")
+    demo = commands.add_parser("demo")
     demo.add_argument("--data-dir", default=None, help="keep the demo's Redis data here (default: temporary)")
     demo.add_argument("--bot-seed", default=None, help="seed of the bots' choices")
     demo.set_defaults(run=_demo)

@@ -3,7 +3,8 @@
 Each game is played by the engine alone (random players, the heuristic, the search at a low level), in
 the standard and the campaign scenario, with every option and the presets, under many seeds. What is
 kept of a game is what a replay needs to check the engine did not change a bit: the scenario, the
-options, the seed, the ruleset, the seats' entropy (ruleset 4 on, when given) and the actions; and for each action the number of legal actions before
+options, the seed, the ruleset, the seats' entropy (ruleset 4 on, when given: every side commits to it,
+a side left out to none, before the given ones reveal it) and the actions; and for each action the number of legal actions before
 it and the place of the action among them, the SHA-256 of the events it caused (their canonical JSON)
 and the state hash after it (both cut to :data:`DIGEST` hex digits, which keeps the files a few MB; the
 state hash at the end is kept whole).
@@ -41,6 +42,8 @@ from typing import Any, Iterable, Iterator
 import orjson
 
 import engine
+from engine.data import SIDES
+from engine.dice import entropy_commitment
 from engine.options import OPTIONS, PRESETS
 
 from clients.strategies import make_strategy
@@ -93,8 +96,11 @@ def _strategy(name: str, seed: str):
 
 def _new_game(scenario: str, options: dict, seed: str, ruleset: int, entropy: dict[str, str]) -> engine.Game:
     game = engine.new_game(scenario, options, seed=seed, ruleset=ruleset)
-    for side, given in entropy.items():
-        game.contribute_entropy(side, given)
+    if entropy:  # every side commits (a side not given to none), then the sides given reveal
+        for side in SIDES:
+            game.commit_entropy(side, entropy_commitment(entropy[side]) if side in entropy else "")
+        for side, given in entropy.items():
+            game.contribute_entropy(side, given)
     return game
 
 
@@ -234,6 +240,8 @@ def corpus_specs() -> dict[str, list[GameSpec]]:
     add("r3-bots", "search1-heuristic", "standard", {}, "golden-r3-search", ("search1", "heuristic"), ruleset=3)
 
     # ruleset 4: the seats' entropy mixed into the dice, given by both sides, one (the other's drawn) or none
+    # (recorded again when the seats came to commit to their entropy before revealing it: same dice, and
+    # the commitments in the states)
     def entropy(i: int, label: str) -> dict[str, str]:
         given = {side: sha256(f"golden-r4-{label}-{i}-{side}".encode()).hexdigest() for side in ("german", "soviet")}
         return [{}, {"german": given["german"]}, {"soviet": given["soviet"]}, given][i % 4]

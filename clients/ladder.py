@@ -203,9 +203,11 @@ class LadderClient:
         return games
 
     def seek(self, key: str, concurrency: int = 1, heartbeat_seconds: int = 15,
-             include_legal_actions: bool = False) -> Seek:
-        """The Seek stream of the player of ``key``; see :class:`Seek`."""
-        return Seek(self, key, concurrency, heartbeat_seconds, include_legal_actions)
+             include_legal_actions: bool = False, commit_entropy: bool = False) -> Seek:
+        """The Seek stream of the player of ``key``; see :class:`Seek`. ``commit_entropy``: each match
+        handed out waits for the seat's entropy commitment, then its reveal (a :class:`clients.sdk.Bot`
+        gives both)."""
+        return Seek(self, key, concurrency, heartbeat_seconds, include_legal_actions, commit_entropy)
 
 
 class Seek(ReconnectingStream):
@@ -215,11 +217,11 @@ class Seek(ReconnectingStream):
     you play), and so may the update of a version already sent."""
 
     def __init__(self, client: LadderClient, key: str, concurrency: int, heartbeat_seconds: int,
-                 include_legal_actions: bool = False) -> None:
+                 include_legal_actions: bool = False, commit_entropy: bool = False) -> None:
         super().__init__(client.rate_limit_patience)
         self.client = client
         self.request = lapi.SeekRequest(concurrency=concurrency, heartbeat_seconds=heartbeat_seconds,
-                                        include_legal_actions=include_legal_actions)
+                                        include_legal_actions=include_legal_actions, commit_entropy=commit_entropy)
         self.key = key
         self.reconnections = 0
 
@@ -350,7 +352,7 @@ class LadderBot:
         try:
             while not self._stopped.is_set():
                 self._seek = self.client.seek(self.key, self.concurrency, self.heartbeat_seconds,
-                                              include_legal_actions=True)
+                                              include_legal_actions=True, commit_entropy=True)
                 try:
                     for item in self._seek:
                         if self._stopped.is_set():
@@ -634,7 +636,7 @@ def _quiet_errors(run):
 
 def register(commands) -> None:
     """Add ``ladder owner|register|rotate-key|revoke-key|leaderboard|player`` to the ``typhoon`` command line."""
-    ladder = commands.add_parser("ladder", help="the service's bot ladder: owners, players, keys, standings")
+    ladder = commands.add_parser("ladder")
     sub = ladder.add_subparsers(dest="ladder_command", required=True)
 
     def server(parser) -> None:

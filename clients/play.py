@@ -40,15 +40,17 @@ def cli_play(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"typhoon play: {error}", file=sys.stderr)
         return 2
-    configure_logging("warning")
+    configure_logging("warning", for_person=True)  # the service's JSON lines are for `typhoon serve`
     data_dir = args.data_dir or tempfile.mkdtemp(prefix="typhoon-play-")
     config = ServeConfig(grpc_port=args.grpc_port, http_port=args.http_port, host=args.host,
                          redis_url=args.redis_url, data_dir=data_dir)
     bot_side = "soviet" if args.side == "german" else "german"
     with BackgroundServer(config) as server:
         with TyphoonClient(f"127.0.0.1:{server.grpc_port}") as client:
-            match, tokens = client.create_match(args.scenario, options=options,
-                                                seats=[(args.side, args.name), (bot_side, f"{strategy_label(args.strategy)} bot")])
+            # both seats taken for their players, the page's and the bot's, who commit to their entropy themselves
+            match, tokens = client.create_match(args.scenario, options=options, entropy=True,
+                                                seats=[(args.side, args.name or "you"),
+                                                       (bot_side, f"{strategy_label(args.strategy)} bot")])
         bot, thread = start_bot(args.strategy, f"127.0.0.1:{server.grpc_port}", match_id=match.match_id,
                                 side=bot_side, token=tokens[bot_side], seed=args.seed, params=params)
         url = page_url(args.host, server.http_port, match.match_id, args.side, tokens[args.side])
@@ -80,12 +82,12 @@ def register(commands) -> None:
     """Add ``play`` to the ``typhoon`` command line."""
     from clients.strategy_option import add_strategy_argument
 
-    play = commands.add_parser("play", help="play a bot in the browser: start the service, seat the bot, open the page")
+    play = commands.add_parser("play")
     play.add_argument("--side", choices=["german", "soviet"], default="german", help="your side (default german)")
     add_strategy_argument(play, "the bot's strategy")
     play.add_argument("--param", action="append", metavar="NAME=VALUE", help="a parameter of the bot's strategy")
     play.add_argument("--seed", default=None, help="seed of the bot's own random choices")
-    play.add_argument("--name", default="", help="your name on the seat")
+    play.add_argument("--name", default="", help="your name on the seat (default: you)")
     play.add_argument("--scenario", default="standard", help="standard (7 turns) or campaign (14 turns)")
     play.add_argument("--options", default="", help="match options, as for selfplay")
     play.add_argument("--host", default=os.environ.get("TYPHOON_HOST", "127.0.0.1"),

@@ -1,6 +1,6 @@
 """Replay and audit of a match's event log: ``typhoon replay verify|show|render|export``.
 
-A match's log (``MatchEvent`` entries: ``match_created``, ``seat_claimed``, ``entropy_contributed``,
+A match's log (``MatchEvent`` entries: ``match_created``, ``seat_claimed``, the seats' ``entropy_*``,
 ``action_submitted``, ``game_event``, ``seed_revealed``) is everything needed to check it. The log comes from the service
 (``GetEventLog``) or from a file written by ``export``: JSON lines, one ``MatchEvent`` per line in
 protobuf's JSON mapping (proto field names), in sequence order::
@@ -38,7 +38,7 @@ from engine.ruleset import UNVERSIONED, played
 from clients.connect import add_server_argument
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
-from service.match import convert, seat_entropy
+from service.match import convert
 from service.match.audit import CHECKS, Problem, Report, _clock_text, _show, recompute_die, verify_log
 
 MatchEvent = match_pb2.MatchEvent
@@ -177,20 +177,22 @@ class Replay:
                                    ruleset=ruleset)
         self.steps: list[Step] = [Step(0, 1, "", None, [], game.clone())]
         self.stopped_at: tuple[int, str] | None = None
-        drawn = seat_entropy.drawn_in_log(events) if self.seed is None else {}
+        # imported here: the module checks entropy against the store too, which the replay command does not load
+        from service.match import entropy_log
+
+        drawn = entropy_log.drawn_in_log(events) if self.seed is None else {}
         current: Step | None = None
         for event in events[1:]:
             kind = event.WhichOneof("kind")
-            if kind == "entropy_contributed" and self.stopped_at is None:
+            if kind in ("entropy_awaited", "entropy_committed", "entropy_contributed") and self.stopped_at is None:
                 try:
-                    game.contribute_entropy(event.entropy_contributed.side, event.entropy_contributed.entropy)
+                    entropy_log.replay_event(game, event)
                 except engine.IllegalAction as error:
                     self.stopped_at = (event.sequence, str(error))
             elif kind == "action_submitted" and self.stopped_at is None:
                 data = convert.action_from_proto(event.action_submitted.action)
                 try:
-                    for side, entropy in drawn.get(event.version, ()):
-                        game.contribute_entropy(side, entropy)
+                    entropy_log.restore_drawn(game, drawn.get(event.version, []))
                     game.apply(engine.action_from_json(data))
                 except engine.IllegalAction as error:
                     self.stopped_at = (event.sequence, str(error))
@@ -415,7 +417,7 @@ def _quiet_pipe(run):
 
 def register(commands) -> None:
     """Add ``replay verify|show|render|export`` to the ``typhoon`` command line."""
-    replay = commands.add_parser("replay", help="audit and replay a match's event log (from a service or a file)")
+    replay = commands.add_parser("replay")
     sub = replay.add_subparsers(dest="replay_command", required=True)
 
     def source(parser):

@@ -471,7 +471,7 @@ def register(commands) -> None:
     """Add ``match run`` to the ``typhoon`` command line."""
     from clients.strategies import STRATEGIES
 
-    match = commands.add_parser("match", help="series of bot matches through the service")
+    match = commands.add_parser("match")
     sub = match.add_subparsers(dest="match_command", required=True)
     run = sub.add_parser("run", help="play a series of bot matches and print the results as a table")
     names = ", ".join(sorted(STRATEGIES))

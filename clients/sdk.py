@@ -22,6 +22,9 @@ command line ``typhoon bot --match ID --side german --strategy heuristic [--serv
 What :class:`Bot` does for you:
 
 - claims the seat (``JoinMatch``), or acts with the seat token you already hold (``token=...``);
+- takes part in the dice (ruleset 4 on, engine/seat_entropy.py): commits to fresh entropy when it takes
+  its seat (or, for a seat taken for it, when the match waits for its commitment), and reveals it when
+  the match waits for its reveal, so that nobody, the service's operator included, can choose the rolls;
 - follows the match with one ``WatchMatch`` stream that, whenever its side is to act or decide
   (pending battle decisions included: the strategy gets those like any other choice), brings the
   position and the legal actions at that version (``include_legal_actions``): no polling, and no call
@@ -63,6 +66,7 @@ ChooseFunction = Callable[[engine.Game, list[engine.Action]], engine.Action]
 
 # refusals that mean "the match moved on while we were choosing": read again and choose anew
 _MOVED_ON = {(grpc.StatusCode.ABORTED, None), (grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN"),
+             (grpc.StatusCode.FAILED_PRECONDITION, "ENTROPY_AWAITED"),
              (grpc.StatusCode.FAILED_PRECONDITION, "GAME_OVER"), (grpc.StatusCode.FAILED_PRECONDITION, "MATCH_ABORTED")}
 
 
@@ -97,7 +101,7 @@ class BotResult:
     stale: int = 0            # submissions refused because the match had moved on
     retries: int = 0          # calls retried after a connection failure
     seconds: float = 0.0
-    entropy: str = ""         # the entropy the seat gave for the dice ("" if none: see ``entropy_refused``)
+    entropy: str = ""         # the entropy the seat committed to for the dice ("" if none: see ``entropy_refused``)
     entropy_refused: str = ""  # why the service took none (DICE_ROLLED: the first die came first...)
 
     @property
@@ -152,9 +156,11 @@ class Bot:
     actions and state), ``None`` to end: the bot then opens no stream of its own (a LadderBot feeds its
     bots from its one Seek stream).
     ``tls`` (a :class:`clients.tls.ClientTls`) talks TLS to a service that serves it.
-    ``entropy`` (default True): the seat gives fresh entropy for the dice (ruleset 4 on, engine/dice.py)
-    in its JoinMatch, or, with a ``token``, with ContributeEntropy before it plays; a string gives that
-    entropy; False gives none.
+    ``entropy`` (default True): the seat commits to fresh entropy for the dice (ruleset 4 on,
+    engine/seat_entropy.py) in its JoinMatch, or, with a ``token`` whose seat was taken for it, when the
+    match waits for its commitment; and reveals it when the match waits for its reveal. A string gives
+    that entropy (a bot resuming a seat that committed must be given the entropy it committed to);
+    False gives none.
     """
 
     def __init__(self, strategy: Any, target: str | None = None, *, match_id: str, side: str = "",
@@ -197,25 +203,44 @@ class Bot:
     # --- the seat ----------------------------------------------------------------------------------
 
     def claim(self) -> Seat:
-        """Claim the seat (JoinMatch) unless a token was given; returns the seat."""
+        """Claim the seat (JoinMatch, committing to the bot's entropy) unless a token was given; returns
+        the seat."""
         if not self.token:
             seat = self._call(self.client.join_match, self.match_id, self.side, self.player_name, self.entropy)
             self.side, self.token = seat.side, seat.token
             self.result.side = seat.side
-            self.result.entropy = self.entropy
-        return Seat(self.match_id, self.side, self.token)
+            self.result.entropy = seat.entropy
+            if self.entropy and not seat.entropy:
+                self.result.entropy_refused = "DICE_ROLLED"  # JoinMatch takes no commitment after the first die
+        return Seat(self.match_id, self.side, self.token, self.result.entropy)
 
-    def contribute_entropy(self) -> None:
-        """Give the seat's entropy for the dice (a seat claimed before, e.g. by Seek): a refusal because
-        it is too late or given already is noted in the result, not raised."""
-        try:
-            self._call(self.client.contribute_entropy, self.match_id, self.token, self.entropy)
-        except TyphoonError as error:
-            if error.code not in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.UNIMPLEMENTED):
-                raise
-            self.result.entropy_refused = error.reason or error.code.name  # a service without it: UNIMPLEMENTED
+    def _entropy_step(self, stage: str) -> None:
+        """What the match waits for from the bot's seat: its commitment (a seat taken for it) or its reveal.
+        A commitment refused because the dice took none any more is noted in the result, not raised."""
+        if stage == "entropy_commitment":
+            try:
+                self._call(self.client.commit_entropy, self.match_id, self.token, self.entropy or False)
+            except TyphoonError as error:
+                if error.code != grpc.StatusCode.FAILED_PRECONDITION:
+                    raise
+                self.result.entropy_refused = error.reason
+                return
+            self.result.entropy = self.entropy
             return
-        self.result.entropy = self.entropy
+        entropy = self.result.entropy or self.entropy  # a bot resuming a seat was given the entropy it committed to
+        if not entropy:
+            raise BotError(f"match {self.match_id} waits for the {self.side} seat to reveal the entropy it committed "
+                           f"to, and this bot does not hold it (give it with entropy=...)")
+        try:
+            self._call(self.client.reveal_entropy, self.match_id, self.token, entropy)
+        except TyphoonError as error:
+            if error.reason == "ENTROPY_MISMATCH":
+                raise BotError(f"the {self.side} seat of match {self.match_id} committed to another entropy than "
+                               f"this bot's (give it with entropy=...)") from error
+            if error.code != grpc.StatusCode.FAILED_PRECONDITION:
+                raise
+            return
+        self.result.entropy = entropy
 
     # --- playing -----------------------------------------------------------------------------------
 
@@ -233,8 +258,6 @@ class Bot:
         try:
             if not self.token:
                 self.claim()
-            elif self.entropy:
-                self.contribute_entropy()
             for update in self._updates():
                 if self._stop.is_set():
                     break
@@ -249,7 +272,10 @@ class Bot:
                     if self.on_wait:
                         self.on_wait(self, update.version)
                     continue
-                if update.HasField("legal_actions"):  # else the match moved on already: a later update has them
+                stage = update.state.pending_decision.stage if update.HasField("state") else ""
+                if stage in ("entropy_commitment", "entropy_reveal"):
+                    self._entropy_step(stage)
+                elif update.HasField("legal_actions"):  # else the match moved on already: a later update has them
                     self._play(update)
         finally:
             if self._watch is not None:
@@ -308,7 +334,7 @@ class Bot:
         while not self._stop.is_set():
             self._watch = self.client.watch(self.match_id, after_sequence=cursor,
                                             heartbeat_seconds=self.heartbeat_seconds, heartbeats=True,
-                                            updates=True, token=self.token)
+                                            updates_only=True, token=self.token)  # a bot reads no event
             try:
                 for item in self._watch:
                     if isinstance(item, api.MatchUpdate):
@@ -420,8 +446,10 @@ def checked_options(scenario: str, text: str) -> dict[str, Any] | None:
     return options
 
 
-def checked_strategy(name: str, params: dict[str, Any]) -> None:
-    """ValueError when ``name`` is not a strategy or does not take ``params``."""
+def checked_strategy(name: str, params: dict[str, Any]) -> str:
+    """The strategy's own name (what its bot's seat is called after); ValueError when ``name`` is not a
+    strategy or does not take ``params``."""
     from clients.strategies import make_strategy
 
-    make_strategy(name, **params)
+    strategy = make_strategy(name, **params)
+    return str(getattr(strategy, "name", "") or name)

@@ -31,8 +31,8 @@ from typing import Mapping, MutableSequence
 #: (dataclasses made by a decorator), options, errors, positions, the catalog and self-play.
 COMPILED: tuple[str, ...] = (
     "board", "combat", "combat_phase", "dice", "game", "hexgrid", "movement", "movement_phase", "phase_state",
-    "replacement_phase", "retreat", "scenario", "sequence", "setup_phase", "state", "supply", "supply_phase",
-    "victory", "zones",
+    "replacement_phase", "retreat", "scenario", "seat_entropy", "sequence", "setup_phase", "state", "supply",
+    "supply_phase", "victory", "zones",
 )
 
 #: The shared library mypyc makes of the compiled modules (each module's own extension loads it).

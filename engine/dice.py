@@ -1,12 +1,19 @@
 """Dice derived from the match seed and, from ruleset 4 on, every seat's entropy: no single party can
 bias them.
 
-**Rulesets 4 on (issue 37).** The service draws a secret *seed* and publishes its SHA-256, the
-*commitment*, when it creates the match. Each seat then gives its own *entropy* (32 to 128 characters
-from ``A-Z a-z 0-9 - _``), before the first die is rolled. A seat that gave none when the first die is
-rolled gets one *drawn from the committed seed* (:func:`drawn_entropy`): the service cannot choose it
-after seeing the other seat's. The seed is revealed when the match ends. Roll ``i`` (counting from 0) is
-then, with HMAC-SHA-256 over UTF-8 text:
+**Rulesets 4 on (issue 37).** The service draws a secret *seed* and publishes its SHA-256, the *seed
+commitment*, when it creates the match. Each seat then takes part in the dice in two steps
+(:mod:`engine.seat_entropy` has the rules, with the argument for them):
+
+1. it *commits*: it gives the SHA-256 (hex) of its secret *entropy* (:func:`entropy_commitment`; the
+   entropy is 32 to 128 characters from ``A-Z a-z 0-9 - _``), or says it gives none;
+2. once every seat has committed (or said it gives none), it *reveals* the entropy, which must match its
+   commitment. The game waits for each reveal, and a seat that never reveals loses on time.
+
+A seat that gives none, or whose reveal never became due, gets an entropy *drawn from the committed
+seed* at the first die (:func:`drawn_entropy`): the service cannot choose it after seeing the other
+seat's. The seed is revealed when the match ends. Roll ``i`` (counting from 0) is then, with
+HMAC-SHA-256 over UTF-8 text:
 
 1. ``key = HMAC(key=seed, message="typhoon-dice-v2|german=" + german_entropy + "|soviet=" + soviet_entropy)``
    (the sides in alphabetical order);
@@ -15,16 +22,18 @@ then, with HMAC-SHA-256 over UTF-8 text:
    that every face has the same chance); if all 32 bytes are 252 or more, add 1 to ``attempt`` and go
    back to step 2.
 
-Neither side can steer a roll: the service committed to its seed before it saw the seats' entropy, and a
-seat never sees the seed before the end, so its own entropy tells it nothing of the rolls. What it does
-not prevent is collusion: a service that also plays a seat and gives that seat's entropy after seeing
-the other's could try entropies until it likes the dice (a seat's entropy given in the same CreateMatch
-that draws the seed is seen before the seed is drawn, and protects that seat from the other only).
+No party can steer a roll: the service committed to its seed before it saw any entropy; each seat
+committed to its entropy before it could see the other's (the log orders the commitments before the
+reveals), so even a seat that knows the seed, because the service's operator plays it, cannot try
+entropies until it likes the dice; and a seat that sees the other's reveal and keeps its own back does
+not get other dice, it loses the match.
 
 A worked example, with the seed ``"example"``:
 
 >>> entropy = {"german": "0123456789abcdef0123456789abcdef", "soviet": "fedcba9876543210fedcba9876543210"}
->>> key = dice_key("example", entropy)  # step 1
+>>> entropy_commitment(entropy["german"])  # what the German seat commits to: SHA-256 of its entropy
+'3eb1bd439947eb762998e566ccc2e099c791118b2f40579cc4f7da2b5061b7f9'
+>>> key = dice_key("example", entropy)  # step 1, once both have revealed
 >>> key.hex()
 'bd2095a79d3ebab24946d7e2270500548c91985fe8626dc76aeb4db522a593a5'
 >>> digest = hmac.new(key, b"0:0", sha256).digest()  # step 2, roll 0
@@ -38,6 +47,8 @@ A worked example, with the seed ``"example"``:
 The same in a few lines of Python, for an auditor::
 
     import hashlib, hmac
+    def committed(entropy, commitment):  # each reveal against its commitment
+        return hashlib.sha256(entropy.encode()).hexdigest() == commitment
     def roll(seed, entropy, i):
         text = "typhoon-dice-v2" + "".join(f"|{side}={entropy[side]}" for side in sorted(entropy))
         key = hmac.new(seed.encode(), text.encode(), hashlib.sha256).digest()
@@ -99,9 +110,31 @@ def entropy_problem(entropy: object) -> str | None:
     return f"entropy must be 32 to 128 characters from A-Z, a-z, 0-9, - and _{size}"
 
 
+#: What a commitment is: the SHA-256 of the entropy's UTF-8 bytes, 64 lowercase hex digits.
+COMMITMENT = re.compile(r"[0-9a-f]{64}")
+
+
+def entropy_commitment(entropy: str) -> str:
+    """What a seat commits to before it reveals ``entropy``: the SHA-256 (hex) of its UTF-8 bytes."""
+    return sha256(entropy.encode()).hexdigest()
+
+
+def commitment_problem(commitment: object) -> str | None:
+    """What is wrong with a commitment, as a sentence; None when it is one.
+
+    >>> commitment_problem("3eb1bd439947eb762998e566ccc2e099c791118b2f40579cc4f7da2b5061b7f9") is None
+    True
+    >>> commitment_problem("0123456789abcdef0123456789abcdef")
+    'a commitment is the SHA-256 of the entropy: 64 lowercase hex digits'
+    """
+    if isinstance(commitment, str) and COMMITMENT.fullmatch(commitment):
+        return None
+    return "a commitment is the SHA-256 of the entropy: 64 lowercase hex digits"
+
+
 def drawn_entropy(seed: str, side: str) -> str:
-    """The entropy of a seat that gave none before the first die: HMAC-SHA-256 (hex) with the seed as key
-    of ``"typhoon-drawn-entropy-v1|" + side``. Fixed by the commitment, so the service cannot choose it."""
+    """The entropy of a seat that gave none by the first die: HMAC-SHA-256 (hex) with the seed as key of
+    ``"typhoon-drawn-entropy-v1|" + side``. Fixed by the seed commitment, so the service cannot choose it."""
     return hmac.new(seed.encode(), f"typhoon-drawn-entropy-v1|{side}".encode(), sha256).hexdigest()
 
 

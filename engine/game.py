@@ -93,7 +93,11 @@ class Game(GameState):
     # --- queries -----------------------------------------------------------------------------------
 
     def pending_decision(self) -> dict[str, Any] | None:
-        """The decision the player to act must make before anything else, if any."""
+        """The decision the player to act must make before anything else, if any; while the game waits
+        for a seat's entropy, ``{"stage": "entropy_commitment" or "entropy_reveal", "side": side}``."""
+        waiting = self.entropy_wait() if self.seat_entropy.commitments else None
+        if waiting:
+            return {"stage": waiting[1], "side": waiting[0]}
         ps = self.ps
         if ps.pending:
             return ps.pending.to_json(self.board.ids)
@@ -106,6 +110,11 @@ class Game(GameState):
     def in_communication(self, unit: str) -> bool:
         """Whether ``unit`` can trace a path to its side's edge without entering enemy units or zones."""
         return self.supply_phase.in_communication(self, unit)
+
+    def communication_of(self, side: str) -> dict[str, bool]:
+        """Each of ``side``'s units on the map -> :meth:`in_communication`, all at once (the side's region
+        and edge looked up once, not once a unit, for an observation of every unit)."""
+        return self.supply_phase.communication_of(self, side)
 
     def supply_trace_cost(self, unit: str) -> int | None:
         """War of Attrition: the extra supply points tracing supply to ``unit`` costs; None if out of supply."""
@@ -144,8 +153,9 @@ class Game(GameState):
     # --- legal actions -----------------------------------------------------------------------------
 
     def legal_actions(self) -> list[Action]:
-        """Every legal action of the player to act (pending decisions first and alone)."""
-        if self.outcome:
+        """Every legal action of the player to act (pending decisions first and alone); none while the
+        game waits for a seat's entropy (:meth:`entropy_wait`)."""
+        if self.outcome or (self.seat_entropy.commitments and self.entropy_wait()):
             return []
         kept = self._legal_cache
         if kept is None:
@@ -183,6 +193,13 @@ class Game(GameState):
             raise IllegalAction(Reason.MALFORMED_ACTION, f"not an action: {action!r}")
         if self.outcome:
             raise IllegalAction(Reason.GAME_OVER, "the game is over")
+        if self.seat_entropy.commitments and not isinstance(action, (Resign, TimeForfeit)):
+            waiting = self.entropy_wait()
+            if waiting:
+                side, stage = waiting
+                raise IllegalAction(Reason.ENTROPY_AWAITED, f"the game waits for the {side} seat's entropy "
+                                    f"{'commitment' if stage == 'entropy_commitment' else 'reveal'} "
+                                    f"(engine/seat_entropy.py)")
         execute = self._check(action)
         self._events = []
         self._legal_cache = None

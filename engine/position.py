@@ -16,7 +16,7 @@ import copyreg
 from typing import Any, Callable
 
 from .data import SIDES, load_scenario
-from .dice import entropy_problem
+from .dice import commitment_problem, drawn_entropy, entropy_commitment, entropy_problem
 from .errors import IllegalAction
 from .game import STATE_FORMAT, Game, Pending, PhaseState
 from .options import Options
@@ -46,7 +46,7 @@ def game_from_position(data: dict[str, Any], ruleset: int | None = None) -> Game
         raise PositionError("a position is a JSON object")
     fields = {"format", "scenario", "options", "seed", "fixed_dice", "rolls", "turn", "phase", "weather", "supply",
               "units", "pool", "city_control", "elimination_points", "capital_bonus", "phase_state", "result",
-              "ruleset", "entropy"}
+              "ruleset", "entropy", "entropy_commitments"}
     unknown = sorted(set(data) - fields)
     if unknown:
         raise PositionError(f"unknown field {unknown[0]!r}")
@@ -73,7 +73,7 @@ def game_from_position(data: dict[str, Any], ruleset: int | None = None) -> Game
         game = Game(scenario, options, str(data.get("seed", "")), tuple(fixed), ruleset)
     except IllegalAction as error:
         raise PositionError(error.message) from None
-    _load_entropy(game, data.get("entropy"))
+    _load_entropy(game, data.get("entropy"), data.get("entropy_commitments"))
     board, counters = game.board, game.counters
 
     # start from an empty board: the description says where everything is
@@ -211,8 +211,10 @@ def _reduce_game(game: Game) -> tuple[Callable[[dict[str, Any]], Game], tuple[di
 copyreg.pickle(Game, _reduce_game)
 
 
-def _load_entropy(game: Game, entropy: object) -> None:
-    """The seats' entropy (ruleset 4 on): side → entropy, every side once the first die is rolled."""
+def _load_entropy(game: Game, entropy: object, commitments: object = None) -> None:
+    """The seats' entropy (ruleset 4 on): side → entropy, every side once the first die is rolled; and
+    side → commitment (SHA-256 hex, "" for none, null while awaited) for the seats that took part."""
+    _load_commitments(game, commitments)
     if entropy is None or entropy == {}:
         return
     if not isinstance(entropy, dict):
@@ -225,7 +227,29 @@ def _load_entropy(game: Game, entropy: object) -> None:
         problem = entropy_problem(value)
         if problem:
             raise PositionError(f"entropy.{side}: {problem}")
+        committed = game.seat_entropy.commitments.get(side)
+        if committed and entropy_commitment(value) != committed and value != drawn_entropy(game.seed, side):
+            raise PositionError(f"entropy.{side} does not match the side's commitment")
         game.entropy[side] = value
+
+
+def _load_commitments(game: Game, commitments: object) -> None:
+    if commitments is None or commitments == {}:
+        return
+    if not isinstance(commitments, dict):
+        raise PositionError("entropy_commitments must map sides to their commitment")
+    if game.ruleset < MIXED_DICE:
+        raise PositionError(f"entropy_commitments: the dice of ruleset {game.ruleset} mix in no entropy "
+                            f"(from ruleset {MIXED_DICE} on)")
+    for side, value in commitments.items():
+        if side not in SIDES:
+            raise PositionError(f"entropy_commitments: {side!r} is not a side")
+        problem = commitment_problem(value) if value else None
+        if not (value is None or isinstance(value, str)):
+            problem = 'a commitment, "" (none) or null (awaited)'
+        if problem:
+            raise PositionError(f"entropy_commitments.{side}: {problem}")
+        game.seat_entropy.commitments[side] = value
 
 
 def _load_phase_state(game: Game, state: dict[str, Any], hex_index: Callable[[Any, str], int]) -> None:

@@ -44,8 +44,10 @@ CHANGES = {
        "farther than the one before, rulings 12 and 13); in mud a unit has 1 MA and cannot enter a forest "
        "hex, which costs 2 (ruling 50; was: one hex whatever its terrain, ruling 5); a replacement may not "
        "enter an edge hex that is a city the enemy controls (ruling 51; was: every edge hex, ruling 19)",
-    4: "issue 37: the dice mix each seat's entropy, given before the first die, into the committed seed with "
-       "HMAC-SHA-256 (a seat that gave none gets one drawn from the seed); was: the seed alone (engine/dice.py)",
+    4: "issue 37: the dice mix each seat's entropy into the committed seed with HMAC-SHA-256; each seat commits "
+       "to its entropy's SHA-256, then reveals it once every seat has committed, and the game waits for them before "
+       "any action (a seat that gave none gets one drawn from the seed); was: the seed alone (engine/dice.py, "
+       "engine/seat_entropy.py)",
 }
 
 

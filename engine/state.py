@@ -24,13 +24,14 @@ import orjson
 from . import combat
 from .data import load_crt
 from .scenario import SIDES, CombatTable, CounterInfo, Scenario, Weather
-from .dice import dice_key, die_roll, drawn_entropy, entropy_problem, keyed_die_roll
+from .dice import dice_key, die_roll, drawn_entropy, keyed_die_roll
 from .errors import DataError, IllegalAction, Reason
 from .events import CityCaptured, DieRolled, EntropyDrawn, Event, GameEnded, StepLost, UnitEliminated
 from .actions import Action
 from .options import Options
 from .phase_state import PhaseState
 from .ruleset import MIXED_DICE, RULESET, known, played
+from .seat_entropy import SeatEntropy
 from .sequence import SETUP, Phase, other, turn_phases
 from .victory import Result, victory_points
 from .zones import zone_of_control
@@ -81,8 +82,8 @@ class GameState:
         self.seed = seed
         self.fixed_dice = tuple(fixed_dice)
         self.rolls = 0
-        #: Ruleset 4 on: each side's entropy, mixed into the dice with the seed (see :meth:`contribute_entropy`).
-        self.entropy: dict[str, str] = {}
+        #: Ruleset 4 on: each side's commitment and entropy, mixed into the dice with the seed (engine.seat_entropy).
+        self.seat_entropy = SeatEntropy()
         self._dice_key: bytes | None = None  # set at the first roll the seed gives: the entropy is final then
         self.turn = scenario.first_turn
         self.phase: Phase = SETUP
@@ -115,7 +116,7 @@ class GameState:
         twin.seed = self.seed
         twin.fixed_dice = self.fixed_dice
         twin.rolls = self.rolls
-        twin.entropy = dict(self.entropy)
+        twin.seat_entropy = self.seat_entropy.copy()
         twin._dice_key = self._dice_key
         twin.turn = self.turn
         twin.phase = self.phase
@@ -139,8 +140,15 @@ class GameState:
     # --- queries -----------------------------------------------------------------------------------
 
     def current_player(self) -> str | None:
-        """The side to act, or None when the game is over."""
-        return None if self.outcome else self.phase.side
+        """The side to act, or None when the game is over: while the game waits for a seat's entropy
+        commitment or reveal (ruleset 4 on, :mod:`engine.seat_entropy`), that side."""
+        if self.outcome:
+            return None
+        if self.seat_entropy.commitments:
+            waiting = self.entropy_wait()
+            if waiting:
+                return waiting[0]
+        return self.phase.side
 
     def is_terminal(self) -> bool:
         return self.outcome is not None
@@ -268,32 +276,62 @@ class GameState:
 
     # --- the dice ---------------------------------------------------------------------------------
 
-    def contribute_entropy(self, side: object, entropy: object) -> None:
-        """Mix ``side``'s ``entropy`` into the dice (from ruleset 4 on, see :mod:`engine.dice`): once per
-        side, before the first die is rolled. Not an action: either side, at any time until then. A
-        refusal raises :class:`IllegalAction` and changes nothing.
+    @property
+    def entropy(self) -> dict[str, str]:
+        """Ruleset 4 on: each side's entropy mixed into the dice: the ones revealed, and from the first die
+        on every side's (a side that gave none has one drawn from the seed)."""
+        return self.seat_entropy.entropy
+
+    def await_entropy(self, side: object) -> None:
+        """Wait for ``side``'s entropy commitment (its seat was taken for it): see :mod:`engine.seat_entropy`.
+        Not an action, as are :meth:`commit_entropy` and :meth:`contribute_entropy`; each refusal raises
+        :class:`IllegalAction` and changes nothing. (Each takes whatever it is given and checks it: a
+        compiled method would take a str only.)"""
+        self.seat_entropy.await_commitment(side, self._dice_closed())
+
+    def commit_entropy(self, side: object, commitment: object) -> None:
+        """``side`` commits to the SHA-256 (hex) of its entropy, or to none (``""``), once, before the first
+        die (from ruleset 4 on, see :mod:`engine.seat_entropy`).
 
         >>> from engine import new_game
         >>> game = new_game("standard", seed="doc")
-        >>> game.contribute_entropy("soviet", "fedcba9876543210fedcba9876543210")
-        >>> game.contribute_entropy("soviet", "0123456789abcdef0123456789abcdef")
+        >>> game.commit_entropy("soviet", "")
+        >>> game.commit_entropy("soviet", "4ba68aa8767bde72e8c798ee82d1275291cea73e72ad74d35ecf48e41386eb82")
         Traceback (most recent call last):
         ...
-        engine.errors.IllegalAction: the soviet side has given its entropy already
+        engine.errors.IllegalAction: the soviet side has said it gives no entropy
         """
+        self.seat_entropy.commit(side, commitment, self._dice_closed())
+
+    def contribute_entropy(self, side: object, entropy: object) -> None:
+        """``side`` reveals the entropy it committed to, once every side has committed (or given none),
+        before the first die (from ruleset 4 on, see :mod:`engine.seat_entropy`).
+
+        >>> from engine import new_game
+        >>> game = new_game("standard", seed="doc")
+        >>> game.commit_entropy("german", "")
+        >>> game.commit_entropy("soviet", "4ba68aa8767bde72e8c798ee82d1275291cea73e72ad74d35ecf48e41386eb82")
+        >>> game.current_player(), game.legal_actions(), game.pending_decision()
+        ('soviet', [], {'stage': 'entropy_reveal', 'side': 'soviet'})
+        >>> game.contribute_entropy("soviet", "fedcba9876543210fedcba9876543210")
+        >>> game.current_player(), game.entropy
+        ('german', {'soviet': 'fedcba9876543210fedcba9876543210'})
+        """
+        self.seat_entropy.reveal(side, entropy, self._dice_closed())
+
+    def entropy_wait(self) -> tuple[str, str] | None:
+        """The side the game waits for before anything else, and for what (``"entropy_commitment"`` or
+        ``"entropy_reveal"``); None when it waits for no seat's entropy (nor after the first die)."""
+        if self.outcome or self.rolls or self._dice_key is not None:
+            return None
+        return self.seat_entropy.waiting_for()
+
+    def _dice_closed(self) -> bool:
+        """Whether the dice take no more entropy (after the first die); refused for a ruleset without it."""
         if self.ruleset < MIXED_DICE:
             raise IllegalAction(Reason.ENTROPY_NOT_USED, f"the dice of ruleset {self.ruleset} derive from the seed "
                                                          f"alone: they mix in no entropy (from ruleset {MIXED_DICE} on)")
-        if not isinstance(side, str) or side not in SIDES:  # (checked whatever it is: a compiled engine takes a str)
-            raise IllegalAction(Reason.UNKNOWN_SIDE, f"{side!r} is not a side; sides: {', '.join(SIDES)}")
-        problem = entropy_problem(entropy)
-        if problem or not isinstance(entropy, str):
-            raise IllegalAction(Reason.BAD_ENTROPY, problem or f"entropy must be text, not {entropy!r}")
-        if side in self.entropy:
-            raise IllegalAction(Reason.ENTROPY_GIVEN, f"the {side} side has given its entropy already")
-        if self.rolls or self._dice_key is not None:
-            raise IllegalAction(Reason.DICE_ROLLED, "the first die has been rolled: the dice mix no more entropy")
-        self.entropy[side] = entropy
+        return bool(self.rolls) or self._dice_key is not None
 
     def _die(self, index: int) -> int:
         """Roll ``index`` as the seed (and, from ruleset 4 on, the entropy) gives it. The first such roll of
@@ -302,11 +340,12 @@ class GameState:
             return die_roll(self.seed, index)
         key = self._dice_key
         if key is None:
+            entropy = self.seat_entropy.entropy
             for side in SIDES:
-                if side not in self.entropy:
-                    self.entropy[side] = drawn_entropy(self.seed, side)
-                    self._emit(EntropyDrawn(side, self.entropy[side]))
-            key = self._dice_key = dice_key(self.seed, self.entropy)
+                if side not in entropy:
+                    entropy[side] = drawn_entropy(self.seed, side)
+                    self._emit(EntropyDrawn(side, entropy[side]))
+            key = self._dice_key = dice_key(self.seed, entropy)
         return keyed_die_roll(key, index)
 
     def _roll(self, purpose: str) -> int:
@@ -391,6 +430,8 @@ class GameState:
         }
         if self.ruleset >= MIXED_DICE:
             state["entropy"] = dict(sorted(self.entropy.items()))
+            if self.seat_entropy.commitments:  # written only when a seat took part (older states keep their hash)
+                state["entropy_commitments"] = dict(sorted(self.seat_entropy.commitments.items()))
         return state
 
     def canonical_json(self) -> str:

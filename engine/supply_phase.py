@@ -57,6 +57,13 @@ class SupplyPhase:
         return in_communication(game.board, game.hex_of[unit], self.communication_targets(game, side),
                                 self.communication(game, side))
 
+    def communication_of(self, game: GameState, side: str) -> dict[str, bool]:
+        """Each of ``side``'s units on the map -> :meth:`in_communication` (the region and edge looked up once)."""
+        board, counters = game.board, game.counters
+        targets, region = self.communication_targets(game, side), self.communication(game, side)
+        return {unit: in_communication(board, hex_index, targets, region)
+                for unit, hex_index in game.hex_of.items() if counters[unit].side == side}
+
     def supply_trace_cost(self, game: GameState, unit: str) -> int | None:
         """War of Attrition: the extra supply points tracing supply to ``unit`` costs; None if out of supply."""
         return self._supply_costs(game, game.side_of(unit)).get(game.hex_of[unit])

@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 
 from clients.client import TyphoonClient
+from clients.random_play import play_at_random
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -89,12 +90,7 @@ def _play(grpc_target: str, number: int, say: Callable[[str], None]) -> None:
             with TyphoonClient(grpc_target, timeout=30, rate_limit_patience=120,
                                metadata=[("x-forwarded-for", address)]) as client:
                 match, tokens = client.create_match(seats=["german", "soviet"])
-                while True:
-                    legal = client.legal_actions(match.match_id)
-                    if not legal.side_to_act:
-                        break
-                    client.submit(match.match_id, tokens[legal.side_to_act], chooser.choice(legal.actions),
-                                  expected_version=legal.version)
+                for _ in play_at_random(client, match.match_id, tokens, chooser):
                     say(f"a {time.monotonic()}")
         except Exception:  # noqa: BLE001 - told: honest play that failed under the attack
             say("f")

@@ -1,10 +1,13 @@
 """Locust load test of the Typhoon game service: many simultaneous Battle for Moscow matches.
 
 One player user plays one whole match at a time, for both seats: CreateMatch (claiming the German
-seat), JoinMatch (the Soviet seat), then until the game is over: ListLegalActions, SubmitAction of a
-random legal action with ``expected_version``; every ``--event-log-every`` actions it reads a page of
-the event log, every ``--watch-every`` actions it catches up on a WatchMatch stream, and at the end
-it reads the match. A watcher user picks a running match from ListMatches and follows its WatchMatch
+seat), JoinMatch (the Soviet seat), then until the game is over, as ``typhoon bot`` plays
+(``--workload stream``, the default): each seat follows its own WatchMatch stream with its seat token
+and ``include_legal_actions`` (server-sent events over REST), and whenever an update says its side is
+to act it submits one of the legal actions the update carries (SubmitAction with ``expected_version``),
+after its think time; every ``--event-log-every`` actions it reads a page of the event log, and at the
+end it reads the match. ``--workload poll`` plays as the clients of old did: ListLegalActions, then
+SubmitAction, every ``--watch-every`` actions a catch-up on a WatchMatch stream. A watcher user picks a running match from ListMatches and follows its WatchMatch
 stream for ``--watch-seconds``, checking that sequence numbers have no gaps and measuring how late
 each live event arrives (receive time minus commit time).
 
@@ -55,11 +58,13 @@ from locust.runners import MasterRunner, WorkerRunner
 import grpc
 import grpc.experimental.gevent as grpc_gevent
 import requests
+import urllib3
 
 grpc_gevent.init_gevent()
 # Under gevent, a blocking gRPC call waits for its completion queue in gevent's thread pool (10
 # threads by default): with more users than threads, every message of a stream queues behind the
 # other users' calls, and a 30-event catch-up took seconds instead of 0.1 s. One thread per user.
+# A player's two streams each hold a thread while they wait (loadtests/run.py sets this from --users).
 gevent.get_hub().threadpool.maxsize = int(os.environ.get("TYPHOON_LOCUST_THREADS", "1000"))
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,6 +74,7 @@ if str(ROOT) not in sys.path:
 from clients.client import RECONNECT_OPTIONS, TyphoonClient, TyphoonError  # noqa: E402
 from loadtests import metrics as m  # noqa: E402
 from service.gen.typhoon.v1 import match_pb2, match_service_pb2 as api  # noqa: E402
+from service.match.fresh_tokens import new_seat_token  # noqa: E402
 
 METRICS = m.Metrics()  # this process's figures
 TOTALS = m.Metrics()  # the master's (or the only process's) sum
@@ -98,6 +104,11 @@ def _options(parser) -> None:
     group.add_argument("--watchers", type=int, default=0,
                        help="number of watcher users (fixed count, shared among the watcher classes chosen)")
     group.add_argument("--typhoon-summary", default="", help="write the match figures as JSON to this file")
+    group.add_argument("--workload", choices=["stream", "poll"], default="stream",
+                       help="stream: each seat acts from its match_update stream, as typhoon bot does; "
+                            "poll: ListLegalActions before each action")
+    group.add_argument("--rest-share", type=float, default=0.5,
+                       help="with both player classes: the share of players on REST (the rest on gRPC)")
 
 
 def think_range(text: str) -> tuple[float, float]:
@@ -125,6 +136,10 @@ def _init(environment, **_kwargs) -> None:
         share = watchers // len(watch_classes) + (1 if index < watchers % len(watch_classes) else 0)
         if share:
             cls.fixed_count = share
+    players = {cls.__name__: cls for cls in environment.user_classes if not getattr(cls, "watcher", False)}
+    if {"GrpcMatchUser", "RestMatchUser"} <= players.keys():
+        rest = round(100 * float(_opt(environment, "rest_share", 0.5)))
+        players["RestMatchUser"].weight, players["GrpcMatchUser"].weight = rest, 100 - rest
     if isinstance(environment.runner, MasterRunner):
         environment.events.worker_report.add_listener(_on_worker_report)
     elif isinstance(environment.runner, WorkerRunner):
@@ -199,6 +214,11 @@ class CallFailed(Exception):
 
 RETRYABLE_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 MAX_ATTEMPTS = 8
+ENDED = (match_pb2.MATCH_STATUS_FINISHED, match_pb2.MATCH_STATUS_ABORTED)
+ENDED_NAMES = ("MATCH_STATUS_FINISHED", "MATCH_STATUS_ABORTED")
+#: A submission the match had moved past (an update from before a reconnection): the next update has the
+#: actions to choose from.
+MOVED_ON = ("STALE_VERSION", "NOT_YOUR_TURN", "GAME_OVER")
 
 
 def _retryable(error: BaseException) -> bool:
@@ -214,9 +234,11 @@ class Legal(NamedTuple):
 
 
 def _fire(environment, request_type: str, name: str, started: float, length: int = 0,
-          exception: BaseException | None = None) -> None:
-    environment.events.request.fire(request_type=request_type, name=name,
-                                    response_time=(time.perf_counter() - started) * 1000,
+          exception: BaseException | None = None, since: float | None = None) -> None:
+    """Report a call to locust: its time from ``started`` until now, or with ``since``, from ``since``
+    until ``started`` (a stream: until its first message)."""
+    response_time = (started - since if since is not None else time.perf_counter() - started) * 1000
+    environment.events.request.fire(request_type=request_type, name=name, response_time=response_time,
                                     response_length=length, exception=exception, context={})
 
 
@@ -313,6 +335,32 @@ class GrpcTransport:
         self.client._call("GetEventLog", api.GetEventLogRequest(match_id=match_id, after_sequence=after,
                                                                 page_size=100))
 
+    def follow(self, match_id: str, token: str, after: int) -> Iterator[tuple]:
+        """The seat's stream of updates from ``after``, as ``typhoon bot`` follows it (``updates_only``:
+        no log entry): ("update", version, side to act, over, legal actions or None, last sequence)."""
+        started = time.perf_counter()
+        call = self.client.stub.WatchMatch(api.WatchMatchRequest(
+            match_id=match_id, after_sequence=after, heartbeat_seconds=15, include_legal_actions=True,
+            updates_only=True), metadata=self.client._metadata(token))
+        first, failure = None, None
+        try:
+            for response in call:
+                first = first if first is not None else time.perf_counter()
+                if response.WhichOneof("kind") == "update":
+                    update = response.update
+                    yield ("update", update.version, update.side_to_act, update.status in ENDED,
+                           update.legal_actions.actions if update.HasField("legal_actions") else None,
+                           update.last_sequence)
+        except grpc.RpcError as error:
+            failure = TyphoonError.from_rpc_error(error)
+            if failure.code == grpc.StatusCode.CANCELLED:
+                failure = None
+        finally:
+            call.cancel()
+            _fire(self.environment, "grpc", "WatchMatch (play)", first or started, 0, failure, since=started)
+        if failure:
+            raise failure
+
     def catch_up(self, match_id: str, after: int, upto: int) -> None:
         """WatchMatch from ``after`` until the event ``upto`` has come (reported: the time it took)."""
         started = time.perf_counter()
@@ -344,10 +392,23 @@ class GrpcTransport:
             raise failure
 
 
+def reconnecting(session: requests.Session, every_method: bool = False) -> requests.Session:
+    """``session`` sending a request again once on a connection the service had closed meanwhile (its
+    idle keep-alive timeout ended it while the session held it, between two actions of a player who
+    thinks up to 4 s and waits for its update), as browsers do: such a reset is no failure of the call.
+    GETs only, unless ``every_method`` (a player's POSTs all carry a request id: sent twice, applied once)."""
+    methods = None if every_method else ["GET", "HEAD"]
+    adapter = requests.adapters.HTTPAdapter(max_retries=urllib3.Retry(total=1, connect=1, read=1, status=0,
+                                                                       allowed_methods=methods))
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
+
+
 class RestTransport:
     def __init__(self, environment, client, base: str, address: str) -> None:
         self.environment = environment
-        self.client = client  # locust's HttpSession: reports every request
+        self.client = reconnecting(client, every_method=True)  # locust's HttpSession: reports every request
         self.client.headers["X-Forwarded-For"] = address
         self.base = base
         self.streams = requests.Session()  # for server-sent events, timed here
@@ -377,11 +438,12 @@ class RestTransport:
 
     def create(self, scenario: str) -> tuple[str, dict[str, str]]:
         created = self._call("POST", "/v1/matches", "/v1/matches",
-                             {"scenario": scenario, "seats": [{"side": "german", "player_name": "locust"}]})
+                             {"scenario": scenario, "seats": [{"side": "german", "player_name": "locust"}],
+                              "request_id": uuid.uuid4().hex})
         match_id = created["match"]["match_id"]
         tokens = {t["side"]: t["token"] for t in created["seat_tokens"]}
-        joined = self._call("POST", f"/v1/matches/{match_id}/join", "/v1/matches/{id}/join",
-                            {"side": "soviet", "player_name": "locust"})
+        joined = self._call("POST", f"/v1/matches/{match_id}/join", "/v1/matches/{id}/join",  # sent again: the same seat
+                            {"side": "soviet", "player_name": "locust", "seat_token": new_seat_token()})
         tokens["soviet"] = joined["seat_token"]
         return match_id, tokens
 
@@ -405,6 +467,40 @@ class RestTransport:
     def event_log(self, match_id: str, after: int) -> None:
         self._call("GET", f"/v1/matches/{match_id}/events", "/v1/matches/{id}/events",
                    params={"after_sequence": after, "page_size": 100})
+
+    def follow(self, match_id: str, token: str, after: int) -> Iterator[tuple]:
+        """As :meth:`GrpcTransport.follow`, from the server-sent events of the watch route."""
+        started = time.perf_counter()
+        first: float | None = None
+        failure: BaseException | None = None
+        try:
+            with self.streams.get(f"{self.base}/v1/matches/{match_id}/watch",
+                                  params={"after_sequence": after, "heartbeat_seconds": 15,
+                                          "include_legal_actions": "true", "updates_only": "true"},
+                                  headers={"Authorization": f"Bearer {token}"}, stream=True, timeout=60) as response:
+                if response.status_code != 200:
+                    raise CallFailed(f"HTTP {response.status_code}", retryable=response.status_code in (502, 503, 504))
+                for kind, data in iter_sse(response):
+                    first = first if first is not None else time.perf_counter()
+                    if kind == "match_update":
+                        legal = data.get("legal_actions")
+                        yield ("update", data.get("version", 0), data.get("side_to_act", ""),
+                               data.get("status") in ENDED_NAMES, legal["actions"] if legal else None,
+                               data.get("last_sequence", 0))
+                    elif kind in ("end", "error"):
+                        if kind == "error":
+                            raise CallFailed(f"{data.get('status')} {data.get('reason')}",
+                                             retryable=data.get("status") == "UNAVAILABLE")
+                        break
+        except CallFailed as error:
+            failure = error
+        except requests.RequestException as error:  # no connection, or it broke: like a 503, worth a retry
+            failure = CallFailed(str(error), retryable=True)
+        finally:
+            _fire(self.environment, "SSE", "/v1/matches/{id}/watch (play)", first or started, 0, failure,
+                  since=started)
+        if failure:
+            raise failure
 
     def catch_up(self, match_id: str, after: int, upto: int) -> None:
         started = time.perf_counter()
@@ -484,44 +580,20 @@ class MatchPlayer:
 
     def play_match(self) -> None:
         env = self.environment
-        max_actions = int(_opt(env, "max_actions", 0) or 0)
-        think = think_range(str(_opt(env, "think_time", "0") or "0"))
-        log_every = int(_opt(env, "event_log_every", 50) or 0)
-        watch_every = int(_opt(env, "watch_every", 100) or 0)
         transport = self.transport
-        retry = self._retry
         started = time.perf_counter()
         try:
-            match_id, tokens = retry(transport.create, _opt(env, "scenario", "standard") or "standard")
+            match_id, tokens = self._retry(transport.create, _opt(env, "scenario", "standard") or "standard")
         except (TyphoonError, CallFailed):
             METRICS.count(m.MATCHES_ABANDONED)
             gevent.sleep(1.0)  # do not spin on a service that refuses everything
             return
         METRICS.count(m.MATCHES_STARTED)
         METRICS.running += 1
-        actions, last_sequence = 0, 0
         try:
-            while True:
-                legal = retry(transport.legal, match_id)
-                if not legal.side:  # the game is over
-                    outcome = m.MATCHES_FINISHED
-                    break
-                if max_actions and actions >= max_actions:
-                    retry(transport.resign, match_id, tokens[legal.side], uuid.uuid4().hex)
-                    outcome = m.MATCHES_RESIGNED
-                    break
-                # a retry reuses the request id: applied once, whatever happened to the first answer
-                last_sequence = retry(transport.submit, match_id, tokens[legal.side], random.choice(legal.actions),
-                                      legal.version, uuid.uuid4().hex) or last_sequence
-                actions += 1
-                METRICS.count(m.ACTIONS)
-                if log_every and actions % log_every == 0:
-                    retry(transport.event_log, match_id, max(0, last_sequence - 50))
-                if watch_every and actions % watch_every == 0:
-                    retry(transport.catch_up, match_id, max(0, last_sequence - 30), last_sequence)
-                if think[1]:
-                    gevent.sleep(random.uniform(*think))
-            if not retry(transport.finished, match_id):
+            play = self._play_streamed if _opt(env, "workload", "stream") == "stream" else self._play_polled
+            outcome, actions = play(match_id, tokens)
+            if not self._retry(transport.finished, match_id):
                 raise CallFailed("the match is not finished after its last action")
         except (TyphoonError, CallFailed):
             METRICS.count(m.MATCHES_ABANDONED)
@@ -531,6 +603,106 @@ class MatchPlayer:
         METRICS.count(outcome)
         METRICS.observe(m.MATCH_SECONDS, time.perf_counter() - started)
         METRICS.observe(m.MATCH_ACTIONS, actions)
+
+    def _settings(self) -> tuple[int, tuple[float, float], int, int]:
+        env = self.environment
+        return (int(_opt(env, "max_actions", 0) or 0), think_range(str(_opt(env, "think_time", "0") or "0")),
+                int(_opt(env, "event_log_every", 50) or 0), int(_opt(env, "watch_every", 100) or 0))
+
+    def _play_polled(self, match_id: str, tokens: dict[str, str]) -> tuple[str, int]:
+        """ListLegalActions, then SubmitAction, until the game is over (``--workload poll``)."""
+        max_actions, think, log_every, watch_every = self._settings()
+        transport, retry = self.transport, self._retry
+        actions, last_sequence = 0, 0
+        while True:
+            legal = retry(transport.legal, match_id)
+            if not legal.side:  # the game is over
+                return m.MATCHES_FINISHED, actions
+            if max_actions and actions >= max_actions:
+                retry(transport.resign, match_id, tokens[legal.side], uuid.uuid4().hex)
+                return m.MATCHES_RESIGNED, actions
+            # a retry reuses the request id: applied once, whatever happened to the first answer
+            last_sequence = retry(transport.submit, match_id, tokens[legal.side], random.choice(legal.actions),
+                                  legal.version, uuid.uuid4().hex) or last_sequence
+            actions += 1
+            METRICS.count(m.ACTIONS)
+            if log_every and actions % log_every == 0:
+                retry(transport.event_log, match_id, max(0, last_sequence - 50))
+            if watch_every and actions % watch_every == 0:
+                retry(transport.catch_up, match_id, max(0, last_sequence - 30), last_sequence)
+            if think[1]:
+                gevent.sleep(random.uniform(*think))
+
+    def _play_streamed(self, match_id: str, tokens: dict[str, str]) -> tuple[str, int]:
+        """Each seat on its own match_update stream, acting when an update gives it legal actions
+        (``--workload stream``, as ``typhoon bot`` plays); the seats run side by side."""
+        match = StreamedMatch(self, match_id, tokens)
+        seats = [gevent.spawn(match.play_seat, side) for side in tokens]
+        try:
+            gevent.joinall(seats, raise_error=True)
+        finally:
+            gevent.killall(seats)
+        return match.outcome or m.MATCHES_FINISHED, match.actions
+
+
+class StreamedMatch:
+    """The two seats of one match, each following its stream (:meth:`play_seat` in a greenlet each)."""
+
+    def __init__(self, player: MatchPlayer, match_id: str, tokens: dict[str, str]) -> None:
+        self.player = player
+        self.match_id = match_id
+        self.tokens = tokens
+        self.max_actions, self.think, self.log_every, _ = player._settings()
+        self.actions = 0
+        self.last_sequence = 0
+        self.outcome: str | None = None
+
+    def play_seat(self, side: str) -> None:
+        transport, retry = self.player.transport, self.player._retry
+        after, attempts = 0, 0
+        while self.outcome is None:
+            try:
+                for item in transport.follow(self.match_id, self.tokens[side], after):
+                    attempts = 0
+                    _, version, to_act, over, actions, last_sequence = item
+                    after = max(after, last_sequence)
+                    if over or self.outcome is not None:
+                        self.outcome = self.outcome or m.MATCHES_FINISHED
+                        return
+                    if to_act != side or not actions:
+                        continue
+                    if self.max_actions and self.actions >= self.max_actions:
+                        retry(transport.resign, self.match_id, self.tokens[side], uuid.uuid4().hex)
+                        self.outcome = m.MATCHES_RESIGNED
+                        return
+                    if self.think[1]:
+                        gevent.sleep(random.uniform(*self.think))
+                    self._submit(side, random.choice(actions), version)
+                # the stream ended before the match did (the service stopping): follow it again
+                error: BaseException = CallFailed("the stream ended before the match", retryable=True)
+            except (TyphoonError, CallFailed) as failure:
+                error = failure
+            attempts += 1
+            if not _retryable(error) or attempts >= MAX_ATTEMPTS:
+                raise error
+            METRICS.count(m.RETRIES)
+            gevent.sleep(min(0.1 * 2 ** attempts, 2.0))
+
+    def _submit(self, side: str, action: Any, version: int) -> None:
+        transport, retry = self.player.transport, self.player._retry
+        try:
+            # a retry reuses the request id: applied once, whatever happened to the first answer
+            sequence = retry(transport.submit, self.match_id, self.tokens[side], action, version, uuid.uuid4().hex)
+        except (TyphoonError, CallFailed) as error:
+            reason = getattr(error, "reason", "") or str(error)
+            if any(moved in reason for moved in MOVED_ON):
+                return  # an update from before: a later one brings the actions
+            raise
+        self.last_sequence = max(self.last_sequence, sequence or 0)
+        self.actions += 1
+        METRICS.count(m.ACTIONS)
+        if self.log_every and self.actions % self.log_every == 0:
+            retry(transport.event_log, self.match_id, max(0, self.last_sequence - 50))
 
 
 class GrpcMatchUser(MatchPlayer, User):
@@ -658,7 +830,7 @@ class SseWatchUser(_Watcher, HttpUser):
         self.base = _choose(_targets(self.environment, "http_urls", self.environment.host or self.host),
                             self.environment)
         address = user_address(self.environment)
-        self.client.headers["X-Forwarded-For"] = address
+        reconnecting(self.client).headers["X-Forwarded-For"] = address
         self.streams = requests.Session()
         self.streams.headers["X-Forwarded-For"] = address
 

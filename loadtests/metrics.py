@@ -126,6 +126,7 @@ def summary(metrics: Metrics, sampler: RunningSampler, seconds: float) -> dict[s
         "retries": c[RETRIES],
         "watch": {"sessions": c[WATCH_SESSIONS], "events": c[WATCH_EVENTS], "gaps": c[WATCH_GAPS],
                   "event_lag_ms": describe(metrics.histograms.get(EVENT_LAG_MS)),
+
                   "event_lag_ms_by_transport": {
                       transport: describe(metrics.histograms.get(f"{EVENT_LAG_MS}.{transport}"))
                       for transport in ("grpc", "rest") if f"{EVENT_LAG_MS}.{transport}" in metrics.histograms}},

@@ -27,18 +27,14 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from clients.client import TyphoonClient  # noqa: E402
+from clients.random_play import play_out  # noqa: E402
 from loadtests.run import Service  # noqa: E402
 
 
 def play(client: TyphoonClient) -> str:
     match, tokens = client.create_match(seats=["german", "soviet"])
-    chooser = random.Random(1)
-    while True:
-        legal = client.legal_actions(match.match_id)
-        if not legal.side_to_act:
-            return match.match_id
-        client.submit(match.match_id, tokens[legal.side_to_act], chooser.choice(legal.actions),
-                      expected_version=legal.version)
+    play_out(client, match.match_id, tokens, random.Random(1))
+    return match.match_id
 
 
 def probe(client: TyphoonClient, base_url: str, match_id: str) -> dict[str, float]:

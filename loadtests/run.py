@@ -66,9 +66,10 @@ REST_NAMES = {
     ("GET", "/v1/matches/{id}/events"): "GetEventLog",
     ("SSE", "/v1/matches/{id}/watch (catch-up)"): "WatchMatch (catch-up)",
     ("SSE", "/v1/matches/{id}/watch (follow)"): "WatchMatch (follow)",
+    ("SSE", "/v1/matches/{id}/watch (play)"): "WatchMatch (play)",
 }
-RPC_ORDER = ["CreateMatch", "JoinMatch", "ListLegalActions", "SubmitAction", "Resign", "GetMatch", "GetEventLog",
-             "WatchMatch (catch-up)", "ListMatches", "WatchMatch (follow)"]
+RPC_ORDER = ["CreateMatch", "JoinMatch", "WatchMatch (play)", "ListLegalActions", "SubmitAction", "Resign", "GetMatch",
+             "GetEventLog", "WatchMatch (catch-up)", "ListMatches", "WatchMatch (follow)"]
 
 
 def seconds_of(text: str) -> float:
@@ -118,7 +119,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--users", "-u", type=int, default=50, help="player users = simultaneous matches (50)")
     parser.add_argument("--watchers", type=int, default=0, help="watcher users following running matches (0)")
     parser.add_argument("--transport", choices=sorted(PLAYERS), default="grpc",
-                        help="players (and watchers) over gRPC, REST, or half and half (grpc)")
+                        help="players (and watchers) over gRPC, REST, or both (grpc)")
+    parser.add_argument("--rest-share", type=float, default=0.5,
+                        help="with --transport mixed: the share of players on REST/SSE, the rest on gRPC (0.5)")
+    parser.add_argument("--workload", choices=["stream", "poll"], default="stream",
+                        help="stream: each seat acts from its match_update stream, as typhoon bot does; poll: "
+                             "ListLegalActions before every action, as the clients of old (stream)")
     parser.add_argument("--run-time", "-t", type=seconds_of, default=60.0, help="how long, e.g. 90s, 2m (60s)")
     parser.add_argument("--spawn-rate", "-r", type=float, default=0.0,
                         help="users started per second (default: all within 5 s)")
@@ -427,7 +433,9 @@ def read_failures(prefix: Path) -> list[dict[str, str]]:
 def report(result: dict[str, Any], out=sys.stdout) -> None:
     s = result["settings"]
     print(file=out)
-    print(f"Typhoon load test: {s['users']} player users ({s['transport']}) = {s['users']} simultaneous matches, "
+    transport = s["transport"] + (f", {s['rest_share']:.0%} on REST" if s.get("rest_share") is not None else "")
+    print(f"Typhoon load test: {s['users']} player users ({transport}, {s.get('workload', 'poll')} workload) = "
+          f"{s['users']} simultaneous matches, "
           f"{s['watchers']} watchers, {s['run_time_s']:.0f} s; {s['services']} service(s) of "
           f"{s.get('workers', 1) or 'one per core'} worker process(es), think time {s['think_time']} s, "
           f"Redis {s['redis']}; locust {s['locust_processes']} process(es); {s['cpus']} CPUs", file=out)
@@ -487,6 +495,9 @@ def report(result: dict[str, Any], out=sys.stdout) -> None:
         cost = result["service_cpu_ms_per_request"]
         print(f"service CPU per request: {cost} ms (CPU seconds of the service processes / requests), i.e. one "
               f"service process with a core of its own tops out near {1000 / cost:.0f} requests/s", file=out)
+    if result.get("service_cpu_ms_per_action"):
+        print(f"service CPU per action: {result['service_cpu_ms_per_action']} ms (every call and stream message "
+              f"of the run / actions applied)", file=out)
     for service in result.get("services", []):
         print(f"service {service['index']}: calls by code {service['calls_by_code']}, "
               f"{service['problems']} warnings/errors in its log, "
@@ -566,13 +577,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                    "--max-actions", str(args.max_actions), "--think-time", str(args.think_time),
                    "--event-log-every", str(args.event_log_every), "--watch-every", str(args.watch_every),
                    "--watch-seconds", str(args.watch_seconds), "--watchers", str(args.watchers),
-                   "--typhoon-summary", str(summary_path)]
+                   "--typhoon-summary", str(summary_path), "--workload", args.workload,
+                   "--rest-share", str(args.rest_share)]
         if args.locust_processes > 1:
             command += ["--processes", str(args.locust_processes)]
         command += classes
+        # a gRPC stream waiting for its next message holds a thread of gevent's pool: two a player
+        threads = {"TYPHOON_LOCUST_THREADS": str(max(1000, 3 * users + 100))}
         with open(workdir / "locust.out", "wb") as output:
             locust = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=output,
-                                      stderr=subprocess.STDOUT, start_new_session=True)
+                                      stderr=subprocess.STDOUT, start_new_session=True, env=os.environ | threads)
         groups = {"service": [s.process.pid for s in services], "locust": [locust.pid]}
         if embedded is not None:
             groups["redis"] = [embedded.process.pid]
@@ -643,6 +657,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
           and all(s["stopped_cleanly"] for s in service_logs))
     result = {
         "settings": {"users": args.users, "watchers": args.watchers, "transport": args.transport,
+                     "workload": args.workload, "rest_share": args.rest_share if args.transport == "mixed" else None,
                      "run_time_s": args.run_time, "services": len(services) or len(args.grpc_target or args.http_url),
                      "redis": redis_label,
                      "locust_processes": args.locust_processes, "max_actions": args.max_actions,
@@ -657,6 +672,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     }
     if total and total["requests"] and result["cpu_seconds"].get("service"):
         result["service_cpu_ms_per_request"] = round(result["cpu_seconds"]["service"] * 1000 / total["requests"], 2)
+    if typhoon and typhoon["actions"]["total"] and result["cpu_seconds"].get("service"):
+        result["service_cpu_ms_per_action"] = round(result["cpu_seconds"]["service"] * 1000
+                                                    / typhoon["actions"]["total"], 2)
     if monitor is not None and keep:
         (workdir / "cpu-timeline.json").write_text(json.dumps(monitor.timeline))
     if not keep:

@@ -100,6 +100,12 @@ def shutting_down() -> ServiceError:
                         "the service is shutting down; retry (with the same request_id), on another replica if any")
 
 
+def client_gone() -> ServiceError:
+    """The end of a call whose client closed its connection: nobody reads it; logged and counted as
+    CANCELLED, never as a failure of the service or of its store."""
+    return ServiceError(StatusCode.CANCELLED, "CLIENT_GONE", "the client closed the connection")
+
+
 def unavailable() -> ServiceError:
     return ServiceError(StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE",
                         "the match store is unavailable; retry (with the same request_id)")

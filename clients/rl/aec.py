@@ -122,6 +122,17 @@ class TyphoonAEC(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type info
         log replays with its entries in order. ``reset(options={"entropy": ...})`` gives both at once."""
         self.play.game.contribute_entropy(side, entropy)
 
+    def commit_entropy(self, side: str, commitment: str) -> None:
+        """``side`` commits to the SHA-256 (hex) of the entropy it reveals later, or to none (``""``), as a
+        match's seat does (:meth:`engine.Game.commit_entropy`): a match's log replays its
+        ``entropy_committed`` entries with this, in order."""
+        self.play.game.commit_entropy(side, commitment)
+
+    def await_entropy(self, side: str) -> None:
+        """The game waits for ``side``'s commitment (its seat was taken for it: a log's ``entropy_awaited``;
+        :meth:`engine.Game.await_entropy`)."""
+        self.play.game.await_entropy(side)
+
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         return self.observation_spaces[agent]
 

@@ -172,7 +172,8 @@ class Observer:
             numbers = np.array([unit_index[u] for u in ids], np.intp)
             hexes = list(hex_of.values())
             full = np.array([u["strength"] == "full" for u in units])
-            communication = [game.in_communication(u) for u in ids]
+            linked = game.communication_of("german") | game.communication_of("soviet")
+            communication = [linked[u] for u in ids]
             supply = ([game.supply_trace_cost(u) is not None for u in ids] if options["war_of_attrition"]
                       else communication)
             features = np.empty((8, len(units)), np.float32)

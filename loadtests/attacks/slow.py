@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 import grpc
 
 from clients.client import TyphoonClient
+from clients.random_play import play_out
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.gen.typhoon.v1 import match_service_pb2_grpc
 
@@ -221,10 +222,5 @@ def long_match(target: Target, actions: int = 350) -> str:
     chooser = random.Random(NAME)
     with TyphoonClient(target.grpc) as client:
         match, tokens = client.create_match(seats=["german", "soviet"])
-        for _ in range(actions):
-            legal = client.legal_actions(match.match_id)
-            if not legal.side_to_act:
-                break
-            client.submit(match.match_id, tokens[legal.side_to_act], chooser.choice(legal.actions),
-                          expected_version=legal.version)
+        play_out(client, match.match_id, tokens, chooser, actions)
         return match.match_id

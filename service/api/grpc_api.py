@@ -22,12 +22,12 @@ from google.protobuf.message import DecodeError
 from google.rpc import error_details_pb2, status_pb2
 from grpc._cython.cygrpc import ExecuteBatchError
 from grpc_status import rpc_status
-from redis.exceptions import RedisError
+from redis.exceptions import RedisClusterException, RedisError
 
 from service import metrics
 from service.api import log_context
 from service.api.grpc_connections import StalledStreams
-from service.errors import DOMAIN, ServiceError, internal_error, unavailable
+from service.errors import DOMAIN, ServiceError, client_gone, internal_error, unavailable
 from service.gen.typhoon.v1 import ladder_service_pb2, match_service_pb2
 from service.guard.call_guard import NO_GUARD, CallGuard
 from service.match.core import CallContext, MatchService
@@ -79,13 +79,24 @@ def end_with(context: grpc.aio.ServicerContext, failure: ServiceError) -> None:
     context.set_trailing_metadata(status.trailing_metadata)
 
 
+#: Failures of the match store: redis-py raises its own socket errors as ``redis.ConnectionError`` and
+#: ``redis.TimeoutError`` (RedisErrors), and a Redis Cluster out of reach as RedisClusterException (not one).
+STORE_ERRORS = (RedisError, RedisClusterException, TimeoutError)
+
+
 def as_service_error(error: BaseException) -> ServiceError:
+    """The status a call ends with after ``error``: a store failure is logged and counted as one
+    (``typhoon_redis_errors_total{where="call"}``); a bare socket error (Python's ConnectionError: a
+    reset, a broken pipe) is the client's, as redis-py wraps its own, so it is a client gone, not a store
+    failure; anything else is an internal error, logged with its traceback."""
     if isinstance(error, ServiceError):
         return error
-    if isinstance(error, (RedisError, ConnectionError, TimeoutError)):
+    if isinstance(error, STORE_ERRORS):
         log.warning("store_unavailable", error=repr(error))
         metrics.REDIS_ERRORS.labels("call").inc()
         return unavailable()
+    if isinstance(error, ConnectionError):
+        return client_gone()
     log.exception("internal_error")
     return internal_error()
 
@@ -111,11 +122,11 @@ def _unary(name: str, core: MatchService, guard: CallGuard):
                 if isinstance(request, MalformedRequest):
                     raise request.error()
                 with core.admit():
-                    await rpc_guard.admit(ctx.token, ctx.client)
+                    ctx.admission = await rpc_guard.admit(ctx.token, ctx.client)
                     response = await core_method(request, ctx)
+                    await rpc_guard.settle(ctx.admission)
             except Exception as error:  # noqa: BLE001 - every failure becomes a status
-                failure = as_service_error(error)
-                await rpc_guard.refused(failure, ctx.client, ctx.token)
+                failure = await rpc_guard.refused(as_service_error(error), ctx.client, ctx.token, ctx.admission)
                 log.info("rpc", code=failure.code.name, reason=failure.reason,
                          ms=round((time.perf_counter() - started) * 1000, 2))
                 metrics.observe_call(name, "grpc", failure.code.name, time.perf_counter() - started)
@@ -130,7 +141,7 @@ def _unary(name: str, core: MatchService, guard: CallGuard):
 
 def _stream(name: str, core: MatchService, guard: CallGuard, slow_reader_timeout: float = 0.0,
             stalled: StalledStreams | None = None):
-    core_method = getattr(core, snake(name))
+    core_method = _encoded(core, name) or getattr(core, snake(name))
     rpc_guard = guard.for_rpc(name)
 
     async def handler(request, context: grpc.aio.ServicerContext) -> None:
@@ -244,8 +255,9 @@ def _deserializer(message_class):
 
 
 def _encoded(core: Any, name: str):
-    """The core's ``<method>_encoded``, if it has one: the same answer already serialized (built once
-    per state: ListLegalActions), which the transport sends as it is."""
+    """The core's ``<method>_encoded``, if it has one: the same answer (or stream) already serialized
+    (built once per state: ListLegalActions; once per event and update: WatchMatch), which the transport
+    sends as it is."""
     return getattr(core, snake(name) + "_encoded", None)
 
 
@@ -265,7 +277,7 @@ def method_handlers(core: MatchService, service=SERVICE, guard: CallGuard = NO_G
         if method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
                 _stream(method.name, core, guard, slow_reader_timeout, stalled), request_deserializer=_deserializer(request_class),
-                response_serializer=response_class.SerializeToString)
+                response_serializer=_as_sent if _encoded(core, method.name) else response_class.SerializeToString)
         else:
             handlers[method.name] = grpc.unary_unary_rpc_method_handler(
                 _unary(method.name, core, guard), request_deserializer=_deserializer(request_class),

@@ -29,6 +29,7 @@ from grpc import StatusCode
 from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.gzip import GZipMiddleware
+from starlette.requests import ClientDisconnect
 from starlette.routing import Match as RouteMatch
 
 from service import metrics
@@ -37,7 +38,7 @@ from service.api.event_stream import EventStreamResponse
 from service.api.grpc_api import LADDER_SERVICE, SERVICE, as_service_error, bearer_token, snake
 from service.api.openapi import openapi_document
 from service.api.routes import ROUTES, SERVICES, Route
-from service.errors import ServiceError
+from service.errors import ServiceError, client_gone
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.guard.call_guard import NO_GUARD, CallGuard
 from service.match import convert
@@ -97,11 +98,14 @@ async def _body(request: Request) -> bytes:
     if declared.isascii() and declared.isdigit() and int(declared) > MAX_BODY:
         raise _too_large()
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise _too_large()
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_BODY:
+                raise _too_large()
+            chunks.append(chunk)
+    except ClientDisconnect:  # gone before its body was all sent: not the service's failure
+        raise client_gone() from None
     return b"".join(chunks)
 
 
@@ -185,12 +189,12 @@ def _endpoint(route: Route, core: Any, guard: CallGuard):
         request_ref = log_reference(request.headers.get("x-request-id"))  # a short hash: see service.request_ids
         client = guard.client(request.client.host if request.client else "",
                               ",".join(request.headers.getlist("x-forwarded-for")))
+        ctx = CallContext(token=bearer_token(request.headers.get("authorization")), client=client)
         with log_context.bound(rpc=route.rpc, transport="http", request_ref=request_ref,
                                match_id=request.path_params.get("match_id")):
             try:
-                ctx = CallContext(token=bearer_token(request.headers.get("authorization")), client=client)
                 with core.admit(counted=not method.server_streaming):
-                    await rpc_guard.admit(ctx.token, client)
+                    ctx.admission = await rpc_guard.admit(ctx.token, client)
                 if route.authenticated:  # who is asking, before anything they sent is read
                     with core.admit():
                         if route.service == SERVICE.full_name:
@@ -217,9 +221,9 @@ def _endpoint(route: Route, core: Any, guard: CallGuard):
                         body = response_json(await core_method(message, ctx))
                     else:
                         body = answer_body(await answer_method(message, ctx))
+                    await rpc_guard.settle(ctx.admission)
             except Exception as error:  # noqa: BLE001 - every failure becomes an error body
-                failure = as_service_error(error)
-                await rpc_guard.refused(failure, client, bearer_token(request.headers.get("authorization")))
+                failure = await rpc_guard.refused(as_service_error(error), client, ctx.token, ctx.admission)
                 log.info("rpc", code=failure.code.name, reason=failure.reason,
                          ms=round((time.perf_counter() - started) * 1000, 2))
                 metrics.observe_call(route.rpc, "http", failure.code.name,
@@ -288,6 +292,7 @@ async def _sse(stream: AsyncIterator[api.WatchMatchResponse], core: MatchService
                     last = item.event.sequence
                     yield _sse_frame("match_event", to_json(item.event), item.event.sequence)
                 elif kind == "update":
+                    last = max(last, item.update.last_sequence)  # updates_only: no entry says where it is
                     yield _sse_frame("match_update", update_json(item.update, core))
                 else:
                     yield _sse_frame("heartbeat", to_json(item.heartbeat))

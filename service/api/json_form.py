@@ -9,7 +9,7 @@ printer, so the output is the same dict, keys in the same order.
 
     >>> from service.gen.typhoon.v1 import match_pb2
     >>> message_to_dict(match_pb2.Seat(side="german", claimed=True))
-    {'side': 'german', 'claimed': True, 'player_name': '', 'entropy': '', 'entropy_drawn': False}
+    {'side': 'german', 'claimed': True, 'player_name': '', 'entropy': '', 'entropy_drawn': False, 'entropy_commitment': '', 'entropy_due': ''}
 """
 
 from __future__ import annotations

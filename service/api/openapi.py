@@ -29,7 +29,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescri
 
 import engine
 from engine.data import SIDES
-from engine.dice import ENTROPY
+from engine.dice import COMMITMENT, ENTROPY
 from engine.sequence import PHASES_BY_NAME
 from service.api.routes import ROUTES
 from service.ladder import core as ladder
@@ -92,13 +92,13 @@ _WEATHER_FIELDS = {("GameState", "weather"), ("Event.TurnStarted", "weather"), (
                    ("TurnRecord", "weather"), ("WeatherRules", "id")}
 
 #: Fields without which the core refuses a request (MISSING_FIELD).
-_REQUIRED_INPUT = {"SubmitActionRequest": ["action"], "RegisterPlayerRequest": ["name"], "RegisterOwnerRequest": ["name"],
-                   "ContributeEntropyRequest": ["entropy"]}
+_REQUIRED_INPUT = {"SubmitActionRequest": ["action"], "RegisterPlayerRequest": ["name"], "RegisterOwnerRequest": ["name"]}
 
 #: What the core refuses beyond the types (0 is "the default" wherever a number has one).
 _TOKEN_PATTERN = {"pattern": f"^({SEAT_TOKEN.pattern})?$"}
 _REQUEST_ID_PATTERN = {"pattern": f"^({REQUEST_ID.pattern})?$"}
 _ENTROPY_PATTERN = {"pattern": f"^({ENTROPY.pattern})?$"}
+_COMMITMENT_PATTERN = {"pattern": f"^({COMMITMENT.pattern})?$"}
 _LIMITS: dict[tuple[str, str], dict[str, Any]] = {
     ("ListMatchesRequest", "page_size"): {"minimum": 0, "maximum": MAX_MATCHES_PAGE},
     ("GetEventLogRequest", "page_size"): {"minimum": 0, "maximum": MAX_EVENTS_PAGE},
@@ -113,9 +113,10 @@ _LIMITS: dict[tuple[str, str], dict[str, Any]] = {
     ("SeatClaim", "seat_token"): _TOKEN_PATTERN,
     ("JoinMatchRequest", "seat_token"): _TOKEN_PATTERN,
     ("JoinMatchRequest", "player_name"): {"maxLength": MAX_PLAYER_NAME},
-    ("SeatClaim", "entropy"): _ENTROPY_PATTERN,
-    ("JoinMatchRequest", "entropy"): _ENTROPY_PATTERN,
-    ("ContributeEntropyRequest", "entropy"): {"pattern": f"^{ENTROPY.pattern}$"},
+    ("SeatClaim", "entropy_commitment"): _COMMITMENT_PATTERN,
+    ("JoinMatchRequest", "entropy_commitment"): _COMMITMENT_PATTERN,
+    ("ContributeEntropyRequest", "entropy"): _ENTROPY_PATTERN,  # the reveal, or the commitment (one of the two)
+    ("ContributeEntropyRequest", "commitment"): {"pattern": f"^({COMMITMENT.pattern}|none)?$"},
     ("RegisterPlayerRequest", "name"): {"minLength": 1, "maxLength": ladder.MAX_NAME},
     ("RegisterPlayerRequest", "owner"): {"maxLength": 0},  # retired: refused if set
     ("RegisterPlayerRequest", "api_key"): {"maxLength": 0},

@@ -42,7 +42,8 @@ ROUTES: tuple[Route, ...] = (
           authenticated=True),
     Route("POST", "/v1/matches/{match_id}/resign", "Resign", "Resign your side", body=True, authenticated=True),
     Route("POST", "/v1/matches/{match_id}/entropy", "ContributeEntropy",
-          "Mix your seat's entropy into the dice, before the first die (ruleset 4 on)", body=True, authenticated=True),
+          "Your seat's part in the dice (ruleset 4 on): its entropy commitment, then, once every seat has "
+          "committed, its entropy", body=True, authenticated=True),
     Route("GET", "/v1/matches/{match_id}/events", "GetEventLog", "The event log, a page at a time"),
     Route("GET", "/v1/matches/{match_id}/watch", "WatchMatch",
           "Server-sent events: every event after the cursor, then live (Last-Event-ID resumes), and where the match "

@@ -46,6 +46,7 @@ from grpc import StatusCode
 
 from service.errors import ServiceError
 from service.guard.addresses import TrustedProxies, counted_as
+from service.guard.in_commit import InCommitAdmission
 from service.guard.limit_settings import BY_NAME, LimitSettings
 from service.guard.rate_limits import Check, RateLimits, credential_key, limiter_storage
 from service.guard.store_capacity import StoreCapacity
@@ -88,6 +89,10 @@ class Admission:
     history_if: str = ""
     #: admission made elsewhere than here, in words (docs/API.md's table says it)
     elsewhere: str = ""
+    #: a limit counted by the client's address besides ``limit`` (a client's actions over all its seats)
+    client_limit: str | None = None
+    #: its checks run in the script that commits the call (service.guard.in_commit), not before it
+    in_commit: bool = False
 
     def cost_of(self, request: Any) -> Cost:
         """The cost class of this call with ``request``.
@@ -101,8 +106,10 @@ class Admission:
         return self.cost
 
 
-_IN_COMMIT = ("its checks belong in the commit script (issue 35): no Redis round trip of its own on the play path; "
-              "a repeated request id's first answer is rebuilt in the history pool")
+_IN_COMMIT = ("its checks run in the script that commits it, before the commit (service.guard.in_commit): one Redis "
+              "round trip for the call; one that commits nothing is checked after it; a client refused is refused "
+              "again by the process without Redis until its retry time; a repeated request id's first answer is "
+              "rebuilt in the history pool")
 _STREAM_OPENS = ("stream opens admitted per client (its limit) and in total, each process at stream_opens with each "
                  "refusal's own turn (service.guard.stream_opens); a reader of nothing ended (the transports)")
 _POOL = "the history pool: a per-client cap, the history budget, a bounded queue; finished matches cached"
@@ -116,8 +123,10 @@ RPC_TABLE: dict[str, Admission] = {
     "GetMatch": Admission(Cost.FIXED, history_if="version", elsewhere=_POOL + " (with a version)"),
     "ListMatches": Admission(Cost.PAGE),
     "ListLegalActions": Admission(Cost.PLAY),
-    "SubmitAction": Admission(Cost.PLAY, "submit_action", "for this seat", key_checked=True, elsewhere=_IN_COMMIT),
-    "Resign": Admission(Cost.PLAY, "resign", "for this seat", key_checked=True, elsewhere=_IN_COMMIT),
+    # issue 34, point 7: a client's actions are counted over all its seats too (client_actions)
+    "SubmitAction": Admission(Cost.PLAY, "submit_action", "for this seat", key_checked=True, elsewhere=_IN_COMMIT,
+                              client_limit="client_actions", in_commit=True),
+    "Resign": Admission(Cost.PLAY, "resign", "for this seat", key_checked=True, elsewhere=_IN_COMMIT, in_commit=True),
     "GetEventLog": Admission(Cost.PAGE),
     "WatchMatch": Admission(Cost.STREAM, "watch", key_checked=True, elsewhere=_STREAM_OPENS),  # key: a seat's view
     "ListScenarios": Admission(Cost.FIXED),
@@ -173,28 +182,36 @@ class RpcGuard:
         self._key_checked = rpc in KEY_CHECKED and limits is not None and limits.enabled("key_failures")
         self._token_in_request = rpc in TOKEN_IN_REQUEST
         self._counts_failures = limits is not None and limits.enabled("key_failures")
+        row = RPC_TABLE.get(rpc)
+        also = row.client_limit if row else None
+        self._by_client = also if limits is not None and also and limits.enabled(also) else None
         #: whether admit() has anything to do (the calls it has not cost nothing)
-        self.active = bool(self.limit or self._key_checked or self.capacity or self.opens)
+        self.active = bool(self.limit or self._key_checked or self.capacity or self.opens or self._by_client)
+        # on a Redis Cluster (no lane) the limits' keys are in other slots than the match's: checked before
+        self._in_commit = bool(row and row.in_commit) and limits is not None and limits.lane is not None
 
-    async def admit(self, token: str | None, address: str) -> None:
+    async def admit(self, token: str | None, address: str) -> InCommitAdmission | None:
         """Before the call: raises STORE_FULL or RATE_LIMITED (or STORE_UNAVAILABLE for a limit that is
-        closed while Redis is away). Its checks go to Redis in one round trip."""
+        closed while Redis is away). Its checks go to Redis in one round trip; for an RPC whose commit
+        checks them (:attr:`Admission.in_commit`), they are returned instead, for the call's
+        ``CallContext.admission`` (:mod:`service.guard.in_commit`)."""
         if not self.active:
-            return
+            return None
         if self.capacity is not None:
             await self.capacity.admit(self.rpc)
         if self.opens is not None:
             await self.opens.reserve()
         try:
-            await self._check(token, address)
+            admission = await self._check(token, address)
         except BaseException:
             if self.opens is not None:
                 self.opens.release()
             raise
         if self.opens is not None:  # counted only once the client's own limits let it in
             await self.opens.admit()
+        return admission
 
-    async def _check(self, token: str | None, address: str) -> None:
+    async def _check(self, token: str | None, address: str) -> InCommitAdmission | None:
         checks: list[Check] = []
         if self._key_checked and (token or self._token_in_request):
             checks.append(("test", "key_failures", counted_as(address), FROM_ADDRESS))
@@ -203,19 +220,40 @@ class RpcGuard:
                 checks.append(("hit", self.limit, credential_key(token), self._credential_words))
             else:
                 checks.append(("hit", self.limit, counted_as(address), FROM_ADDRESS))
-        if checks:
-            await self.limits.check(checks)
+        if self._by_client:
+            checks.append(("hit", self._by_client, counted_as(address), FROM_ADDRESS))
+        if not checks:
+            return None
+        if self._in_commit:
+            self.limits.refused_lately(checks)
+            return InCommitAdmission(self.limits, checks)
+        await self.limits.check(checks)
+        return None
 
-    async def refused(self, error: ServiceError, address: str, token: str | None = None) -> None:
+    async def settle(self, admission: InCommitAdmission | None) -> None:
+        """After a call that succeeded: the checks its commit did not make (raises their refusal)."""
+        if admission is not None:
+            await admission.settle()
+
+    async def refused(self, error: ServiceError, address: str, token: str | None = None,
+                      admission: InCommitAdmission | None = None) -> ServiceError:
         """After the call was refused with ``error``: a wrong token or key (``token``, the call's bearer
-        token, or the one the error names) counts against its address, once per token."""
+        token, or the one the error names) counts against its address, once per token. Returns the
+        refusal to answer: that of the call's checks its commit did not make (``admission``), if they
+        refuse (a client over its limit is told so, whatever it sent), else ``error``."""
+        if admission is not None:
+            try:
+                await admission.settle()
+            except ServiceError as refusal:
+                return refusal
         if not self._counts_failures:
-            return
+            return error
         wrong = error.wrong_credential
         if wrong is None and error.code == StatusCode.UNAUTHENTICATED and not error.reason.endswith("_MISSING"):
             wrong = credential_key(token or "")
         if wrong is not None:
             await self.limits.record_once("key_failures", counted_as(address), wrong)
+        return error
 
 
 class CallGuard:

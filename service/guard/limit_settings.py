@@ -15,7 +15,7 @@ unlimited; ``closed``: it is refused with UNAVAILABLE ``STORE_UNAVAILABLE``, as 
 Traceback (most recent call last):
 ...
 ValueError: there is no limit 'create'; the limits: create_match, join_match, register_player, register_owner, \
-seek, submit_action, resign, watch, stream_opens, key_failures, history, history_calls
+seek, submit_action, client_actions, resign, watch, stream_opens, key_failures, history, history_calls
 >>> LimitSettings.defaults().with_rates({"watch": "many"})
 Traceback (most recent call last):
 ...
@@ -60,6 +60,8 @@ LIMITS: tuple[Limit, ...] = (
     Limit("register_owner", "5/hour;20/day", "address", "ladder owner accounts registered", "closed"),
     Limit("seek", "60/minute", "credential", "ladder Seek streams opened", "open"),
     Limit("submit_action", "1200/minute", "credential", "SubmitAction calls of one seat", "open"),
+    # per client, all its seats together: 30 matches from one address are not 60 seats' worth of actions
+    Limit("client_actions", "2400/minute", "address", "SubmitAction calls of one client (all its seats)", "open"),
     Limit("resign", "10/minute", "credential", "Resign calls of one seat", "open"),
     Limit("watch", "120/minute", "address", "watch streams opened (WatchMatch)", "open"),
     Limit("stream_opens", "50/second", "process", "watch and seek streams opened", "open"),

@@ -21,6 +21,13 @@ Redis path (``service.store.lean_redis``), not one library call each through red
 figures are in deploy/README.md). The library itself answers everything else: the window
 statistics of a refusal, and every check on a Redis Cluster (a call's keys may live on two nodes).
 A test holds the two ways to the same answers.
+
+A SubmitAction's checks go further: they run inside the script that commits the action
+(:mod:`service.guard.in_commit`), so an action is one round trip in all.
+
+A client refused is refused again without asking Redis until the time its refusal gave
+(:meth:`RateLimits.check` remembers it, in each process, for a bounded number of clients): a flood
+over a limit costs the service neither a round trip nor the call's work.
 """
 
 from __future__ import annotations
@@ -102,6 +109,10 @@ def rate_limited(name: str, counts: str, who: str, rates: str, retry_after: int)
 #: One check of a call: ``hit`` (count one, refuse if over) or ``test`` (refuse if reached, count
 #: nothing), the limit's name, the client it counts, and how a refusal names that client.
 Check = tuple[Literal["hit", "test"], str, str, str]
+#: A check of one of a limit's rates: kind, the limit's name, the rate, the client, how a refusal names it.
+Planned = tuple[str, str, RateLimitItem, str, str]
+#: The clients refused lately that each process remembers (the oldest are forgotten first).
+REMEMBERED_REFUSALS = 10_000
 
 
 class RateLimits:
@@ -123,18 +134,37 @@ class RateLimits:
         self.lane = lane
         self._acquire = _Lua(RedisBridge.SCRIPT_ACQUIRE_SLIDING_WINDOW)
         self._window = _Lua(RedisBridge.SCRIPT_SLIDING_WINDOW)
+        #: (limit, client) -> the monotonic time until which it is refused
+        self._refused: dict[tuple[str, str], float] = {}
 
     def enabled(self, name: str) -> bool:
         return name in self.items
+
+    def plan(self, checks: Sequence[Check]) -> list[Planned]:
+        """The checks of a call, one per rate of each limit (a limit switched off has none)."""
+        return [(kind, name, item, client, who) for kind, name, client, who in checks
+                for item in self.items.get(name, ())]
+
+    def refused_lately(self, checks: Sequence[Check]) -> None:
+        """Raises the refusal again, without Redis, for a client refused lately and still waiting."""
+        if not self._refused:
+            return
+        now = time.monotonic()
+        for _, name, client, who in checks:
+            until = self._refused.get((name, client), 0.0)
+            if until > now:
+                metrics.RATE_LIMITED.labels(name).inc()
+                retry_after = max(1, math.ceil(until - now))
+                raise rate_limited(name, BY_NAME[name].counts, who, self.settings.rates(name), retry_after)
 
     async def check(self, checks: Sequence[Check]) -> None:
         """Every check of one call, in one round trip: raises the refusal of the first that fails (in
         order), or for Redis away STORE_UNAVAILABLE if one of the limits is ``closed``. Every ``hit``
         is counted, even in a call another check refuses (the library would stop at the first)."""
-        planned = [(kind, name, item, client, who) for kind, name, client, who in checks
-                   for item in self.items.get(name, ())]
+        planned = self.plan(checks)
         if not planned:
             return
+        self.refused_lately(checks)
         if self.lane is None:
             for kind, name, client, who in checks:
                 await self._by_library(kind, name, client, who)
@@ -147,9 +177,9 @@ class RateLimits:
             return
         for (kind, name, item, client, who), reply in zip(planned, replies):
             if not self._allowed(kind, item, reply):
-                raise await self._refusal(name, item, client, who)
+                raise await self.refusal(name, item, client, who)
 
-    def _keys(self, item: RateLimitItem, name: str, client: str) -> list[str]:
+    def window_keys(self, item: RateLimitItem, name: str, client: str) -> list[str]:
         """The library's two keys of a sliding window (the previous window's, the current one's)."""
         key = item.key_for(name, client)
         bridge = self.storage.bridge
@@ -161,7 +191,7 @@ class RateLimits:
         for kind, name, item, client, _ in planned:
             script = self._acquire if kind == "hit" else self._window
             arguments = [item.amount, item.get_expiry(), 1] if kind == "hit" else [item.get_expiry()]
-            commands.append(("EVALSHA", script.sha, 2, *self._keys(item, name, client), *arguments))
+            commands.append(("EVALSHA", script.sha, 2, *self.window_keys(item, name, client), *arguments))
         replies = await self.lane.execute_many(commands)
         if any(isinstance(reply, NoScriptError) for reply in replies):  # a Redis that restarted, or never told
             for script in (self._acquire, self._window):
@@ -187,7 +217,7 @@ class RateLimits:
         try:
             for item in self.items.get(name, ()):
                 if not await call(item, name, client):
-                    raise await self._refusal(name, item, client, who)
+                    raise await self.refusal(name, item, client, who)
         except STORE_ERRORS as error:
             self._store_error(name, error)
 
@@ -200,7 +230,7 @@ class RateLimits:
         try:
             for item in items:
                 if not await self.limiter.hit(item, name, client, cost=cost):
-                    raise await self._refusal(name, item, client, who)
+                    raise await self.refusal(name, item, client, who)
         except STORE_ERRORS as error:
             self._store_error(name, error)
 
@@ -234,11 +264,23 @@ class RateLimits:
         if first:
             await self.record(name, client)
 
-    async def _refusal(self, name: str, item: RateLimitItem, client: str, who: str) -> ServiceError:
-        stats = await self.limiter.get_window_stats(item, name, client)
-        retry_after = max(1, math.ceil(stats.reset_time - time.time()))
+    async def refusal(self, name: str, item: RateLimitItem, client: str, who: str) -> ServiceError:
+        """The refusal of a call over ``item`` of limit ``name`` (its wait from the library's window
+        statistics), remembered until then."""
+        try:
+            stats = await self.limiter.get_window_stats(item, name, client)
+            retry_after = max(1, math.ceil(stats.reset_time - time.time()))
+        except STORE_ERRORS:  # refused all the same: the client waits a window
+            retry_after = max(1, math.ceil(item.get_expiry()))
         metrics.RATE_LIMITED.labels(name).inc()
+        self._remember(name, client, retry_after)
         return rate_limited(name, BY_NAME[name].counts, who, self.settings.rates(name), retry_after)
+
+    def _remember(self, name: str, client: str, seconds: float) -> None:
+        self._refused.pop((name, client), None)
+        self._refused[name, client] = time.monotonic() + seconds
+        while len(self._refused) > REMEMBERED_REFUSALS:
+            self._refused.pop(next(iter(self._refused)))
 
     def _store_error(self, name: str, error: BaseException) -> None:
         """Redis could not be asked: let the call through (``open``) or refuse it (``closed``)."""
@@ -249,4 +291,4 @@ class RateLimits:
             raise unavailable() from None
 
 
-__all__ = ["KEY_PREFIX", "RateLimits", "credential_key", "limiter_storage", "rate_limited"]
+__all__ = ["KEY_PREFIX", "Check", "Planned", "RateLimits", "credential_key", "limiter_storage", "rate_limited"]

@@ -42,7 +42,8 @@ which see two players and the pairs, the board and the open matches at once. Key
                             group: service.ladder.related) registered_at key_hash
                             ('' once revoked) concurrency, the rating (mu sigma rev), the record (games
                             wins_german wins_soviet ...), last_opponent last_ended, seek_session (of its
-                            latest Seek stream), abort_streak (abandoned matches in a row),
+                            latest Seek stream), commit_entropy ("1" if that Seek commits to its entropy:
+                            its seats are taken awaiting its commitment), abort_streak (abandoned matches in a row),
                             blocked_until (it is not paired before that Redis time), established ("1"
                             once it is: service.ladder.fairness; "0" while provisional), standing_games
                             (its rated matches that count toward being established)
@@ -95,7 +96,7 @@ from service.ladder.ratings import FRESH, MODEL, ordinal, rate
 from service.ladder.waiting import KINDS, WAITING_TTL_MS, Seeker, Waiting, sentence, waiting_reasons
 from service.match import convert
 from service.match.clock import TimeControl
-from service.match.core import CallContext, MatchService, new_seat_token, token_hash
+from service.match.core import CallContext, MatchService, token_hash
 from service.match.names import name_key
 from service.store.match_store import text_of
 from service.tasks import stop_task
@@ -109,6 +110,8 @@ MAX_HEARTBEAT_SECONDS = 60
 #: Events read from the store per round trip while counting a match's actions.
 _LOG_PAGE = 1000
 _key = ladder_key
+#: The ladder's wake channel (service.store.notify.Feed.listen), in the ladder's slot.
+WAKE_CHANNEL = ladder_key("wake")
 
 
 def _err(code: StatusCode, reason: str, message: str) -> ServiceError:
@@ -133,6 +136,9 @@ class LadderConfig:
     options: dict[str, Any] = field(default_factory=dict)
     max_concurrency: int = 8
     interval: float = 0.5        # seconds between pairing rounds, results rounds and Seek's looks
+    #: seconds between rounds while there is nothing to pair or rate (a Seek that starts and a match
+    #: paired wake the rounds of every process at once: the ladder's wake channel)
+    idle_interval: float = 30.0
     presence_ms: int = 5000      # a player counts as seeking this long after its stream last looked
     rematch_wait_ms: int = 3000  # how long two who just played each other both ways wait for others
     fair_play: FairPlay = field(default_factory=FairPlay)
@@ -325,6 +331,9 @@ class Ladder:
         self._tasks: list[asyncio.Task] = []
         self._stopping = False
         self.settled = 0
+        self._seekers = 0  # seeking at the last pairing round
+        self._open = 0  # ladder matches not rated yet at the last results round
+        self._wakes: dict[str, asyncio.Event] = {}
         options = engine.new_game(self.config.scenario, self.config.options).options.to_json()
         self._options = options
 
@@ -356,8 +365,16 @@ class Ladder:
 
     def start(self) -> None:
         self._stopping = False
-        self._tasks = [asyncio.create_task(self._every(self._moved_then_pair), name="ladder-pairing"),
-                       asyncio.create_task(self._every(self.results_round), name="ladder-results")]
+        self._wakes = {"pairing": asyncio.Event(), "results": asyncio.Event()}
+        self.core.hub.feed.listen(WAKE_CHANNEL, self._wake)
+        self._tasks = [asyncio.create_task(self._every(self._moved_then_pair, "pairing", lambda: self._seekers > 0),
+                                           name="ladder-pairing"),
+                       asyncio.create_task(self._every(self.results_round, "results", lambda: self._open > 0),
+                                           name="ladder-results")]
+
+    def _wake(self) -> None:
+        for woken in self._wakes.values():
+            woken.set()
 
     async def _moved_then_pair(self) -> int:
         if not self._moved:
@@ -425,15 +442,22 @@ class Ladder:
         log.info("ladder_established_reckoned", players=len(ids), rule=rule, lifecycle=True)
         return len(ids)
 
-    async def _every(self, round_: Any) -> None:
+    async def _every(self, round_: Any, name: str, busy: Any) -> None:
+        """``round_`` every ``interval`` while ``busy()``, else when woken (at most ``idle_interval`` apart)."""
+        woken = self._wakes[name]
         while not self._stopping:
+            woken.clear()  # before the round: a wake from now on may be for something it misses
+            pause = self.config.interval
             try:
                 await round_()
+                pause = self.config.interval if busy() else self.config.idle_interval
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # noqa: BLE001 - Redis away, a bug: log, go on
                 log.warning("ladder_round_failed", round=round_.__name__, error=repr(error))
-            await asyncio.sleep(self.config.interval)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(pause):
+                    await woken.wait()
 
     # --- pairing -----------------------------------------------------------------------------------
 
@@ -442,6 +466,7 @@ class Ladder:
         matches created."""
         lock = self.redis.lock(_key("pairing"), timeout=10, blocking=False)
         if not await lock.acquire():
+            self._seekers = 2  # another process pairs them now: as many as it takes to look again soon
             return 0
         try:
             return await self._pair()
@@ -452,19 +477,20 @@ class Ladder:
     async def _pair(self) -> int:
         now = await self.store.time_ms()
         ids = [text_of(i) for i in await self.redis.zrangebyscore(_key("seeking"), now, "+inf")]
+        self._seekers = len(ids)
         if not ids:
             return 0
         async with self.redis.pipeline(transaction=False) as pipe:
             for player_id in ids:
                 pipe.hmget(_key("player", player_id), "mu", "concurrency", "name", "owner_id", "blocked_until",
-                           "last_opponent", "last_ended", "group")
+                           "last_opponent", "last_ended", "group", "commit_entropy")
                 pipe.hvals(_key("player", player_id, "assigned"))
             replies = await pipe.execute()
         players: dict[str, dict[str, Any]] = {}
         together: dict[tuple[str, str], int] = {}
         blocked: dict[str, Seeker] = {}
         for player_id, fields, assigned in zip(ids, replies[::2], replies[1::2]):
-            mu, concurrency, name, owner_id, blocked_until, last_opponent, last_ended, group = map(text_of, fields)
+            mu, concurrency, name, owner_id, blocked_until, last_opponent, last_ended, group, commits = map(text_of, fields)
             if mu is None:
                 continue
             playing = [json.loads(entry) for entry in assigned]
@@ -474,7 +500,7 @@ class Ladder:
                 continue
             players[player_id] = {"mu": float(mu), "free": int(concurrency or 1) - len(playing), "name": name,
                                   "group": group_of({"id": player_id, "owner_id": owner_id, "group": group}),
-                                  "last_opponent": last_opponent,
+                                  "last_opponent": last_opponent, "commit_entropy": commits == "1",
                                   "last_ended": int(last_ended or 0)}
             for entry in playing:
                 pair = _pair_of(player_id, entry["opponent_id"])
@@ -516,6 +542,8 @@ class Ladder:
             meetings = met[a, b]
             german, soviet = (a, b) if meetings.first_german else (b, a)
             if self.room is not None and not await self.room():  # the store is full: they wait, seeking
+                await self._keep_waiting_reasons(players, blocked, rematch_wait, now,
+                                                 store_full={pid for pair in open_pairs for pid in pair})
                 return created
             if await self._create(german, soviet, players, meetings.games):
                 created += 1
@@ -525,12 +553,14 @@ class Ladder:
             met[a, b] = meetings.after(german == a)
 
     async def _keep_waiting_reasons(self, players: dict[str, dict[str, Any]], blocked: dict[str, Seeker],
-                                    rematch_wait: Callable[[str, str], bool], now: int) -> None:
-        """Keep why each seeking player is not paired, after a round (service.ladder.waiting), for its heartbeats."""
+                                    rematch_wait: Callable[[str, str], bool], now: int,
+                                    store_full: set[str] | frozenset[str] = frozenset()) -> None:
+        """Keep why each seeking player is not paired, after a round (service.ladder.waiting), for its
+        heartbeats; those in ``store_full`` would have been paired, but the store has no room."""
         seekers = blocked | {pid: Seeker(p["group"], p["free"]) for pid, p in players.items()}
         reasons = waiting_reasons(
             seekers, lambda a, b: self.fair_play.may_pair(seekers[a].group, seekers[b].group),
-            rematch_wait, now)
+            rematch_wait, now) | {pid: Waiting("store_full") for pid in store_full}
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.delete(_key("waiting"))
             if reasons:
@@ -541,13 +571,16 @@ class Ladder:
     async def _create(self, german: str, soviet: str, players: dict[str, dict[str, Any]], count: int) -> bool:
         """Create a ladder match and assign it to both players; False if it could not be assigned."""
         config = self.config
-        tokens = {side: new_seat_token() for side in SIDES}
         ids = {"german": german, "soviet": soviet}
         request = api.CreateMatchRequest(scenario=config.scenario, time_control=config.time_control.to_request())
         request.options.CopyFrom(convert.dict_to_struct(self._options))
         for side in SIDES:
-            request.seats.add(side=side, player_name=players[ids[side]]["name"], seat_token=tokens[side])
-        match = (await self.core.create_match(request, CallContext())).match
+            # no seat_token: the service draws each (a chosen one would be screened and reserved); a player
+            # whose Seek commits to its entropy is awaited: it commits once handed the match
+            request.seats.add(side=side, player_name=players[ids[side]]["name"],
+                              commit_entropy_later=players[ids[side]].get("commit_entropy", False))
+        created = await self.core.create_match(request, CallContext())
+        match, tokens = created.match, {seat.side: seat.token for seat in created.seat_tokens}
         assignments = {}
         for side, other in (("german", "soviet"), ("soviet", "german")):
             assignments[side] = json.dumps({
@@ -562,6 +595,7 @@ class Ladder:
                   *_pair_args(german, soviet)])
         log.info("ladder_paired", match_id=match.match_id, german=german, soviet=soviet, assigned=bool(assigned),
                  meeting=count + 1)
+        await self.store.wake(WAKE_CHANNEL)  # every process's results round follows the open matches
         return bool(assigned)
 
     # --- results -----------------------------------------------------------------------------------
@@ -569,6 +603,7 @@ class Ladder:
     async def results_round(self) -> int:
         """Rate every ended ladder match not rated yet; returns how many this process rated."""
         entries = {text_of(k): json.loads(v) for k, v in (await self.redis.hgetall(_key("open"))).items()}
+        self._open = len(entries)
         done = 0
         for match_id, meta in zip(entries, await self.store.metas(list(entries))):
             if meta is None or meta.get("status") in ("finished", "aborted"):
@@ -727,18 +762,21 @@ class Ladder:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_HEARTBEAT",
                        f"heartbeat_seconds must be from 1 to {MAX_HEARTBEAT_SECONDS}")
         structlog.contextvars.bind_contextvars(player_id=player_id)
-        return self._seek(player_id, heartbeat, concurrency, token_hash(ctx.token or ""), request.include_legal_actions)
+        return self._seek(player_id, heartbeat, concurrency, token_hash(ctx.token or ""), request.include_legal_actions,
+                          request.commit_entropy)
 
     async def _seek(self, player_id: str, heartbeat: float, concurrency: int, key_hash: str,
-                    legal_actions: bool) -> AsyncIterator[lapi.SeekResponse]:
+                    legal_actions: bool, commit_entropy: bool = False) -> AsyncIterator[lapi.SeekResponse]:
         # written once the stream is read, not when it is checked: a HEAD of the REST route (checked,
         # then closed unread) changes nothing
         await self.redis.hset(_key("player", player_id), mapping={"concurrency": str(concurrency),
-                                                                  "seek_session": uuid.uuid4().hex})
+                                                                  "seek_session": uuid.uuid4().hex,
+                                                                  "commit_entropy": "1" if commit_entropy else "0"})
         sent: set[str] = set()
         followers: dict[str, asyncio.Task] = {}
         changes: asyncio.Queue[api.MatchUpdate] = asyncio.Queue()
         quiet_since = time.monotonic()
+        woken = False
         ended = "shutdown"
         try:
             while not self.core.draining and not self.core.hub.closing:
@@ -748,6 +786,9 @@ class Ladder:
                     raise _err(StatusCode.UNAUTHENTICATED, "KEY_INVALID",
                                "the player's API key was rotated or revoked while it was seeking")
                 await self.redis.zadd(_key("seeking"), {player_id: now + self.config.presence_ms})
+                if not woken:  # one more seeker: the pairing rounds of every process look again
+                    woken = True
+                    await self.store.wake(WAKE_CHANNEL)
                 assigned = {text_of(k): text_of(v) for k, v in
                             (await self.redis.hgetall(_key("player", player_id, "assigned"))).items()}
                 if assigned.keys() - sent:  # a match is handed out only once a failover keeps it

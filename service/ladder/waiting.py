@@ -36,6 +36,7 @@ KINDS: dict[str, int] = {
     "opponents_busy": lapi.SEEK_WAIT_REASON_OPPONENTS_BUSY,
     "cooldown": lapi.SEEK_WAIT_REASON_COOLDOWN,
     "rematch_wait": lapi.SEEK_WAIT_REASON_REMATCH_WAIT,
+    "store_full": lapi.SEEK_WAIT_REASON_STORE_FULL,  # decided by the pairing round, not waiting_reasons
 }
 
 
@@ -130,6 +131,9 @@ def sentence(waiting: Waiting | None, playing: int, concurrency: int) -> str:
     if kind == "rematch_wait":
         return ("the only opponent free has just played you both ways: paired again in a few seconds unless "
                 "someone else seeks")
+    if kind == "store_full":
+        return ("the service's store is full, so no new match can be created now: you stay seeking and are "
+                "paired as soon as it has room again")
     return "not paired yet: the ladder pairs every half second or so"
 
 

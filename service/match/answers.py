@@ -46,11 +46,13 @@ def meta_at(meta: dict[str, str], events: list[StoredEvent], version: int, last_
             side = data["side"]
             past |= {name: meta[name] for name in (f"seat:{side}:token", f"seat:{side}:player",
                                                    f"seat:{side}:claimed_at") if name in meta}
-        elif kind == seat_entropy.CONTRIBUTED:
-            seat_entropy.contribute_logged(game, data)
-            past |= seat_entropy.seat_fields(data["side"], data["entropy"])
+        elif kind in seat_entropy.KINDS:
+            seat_entropy.replay_logged(game, data)
+            past |= seat_entropy.logged_fields(data)
+            if clocks is not None:
+                clocks = clocks.handed_to(game.current_player(), event.time_ms)
         elif event.source == "game" and data.get("type") == "entropy_drawn":
-            past |= seat_entropy.seat_fields(data["side"], data["entropy"], drawn=True)
+            past |= seat_entropy.logged_fields(data)
         elif kind == "action_submitted":
             game.apply(engine.action_from_json(data["action"]))
             if clocks is not None:

@@ -8,12 +8,14 @@ It checks, and says where (the event's sequence number) and what when anything d
 2. the seed: SHA-256 of the revealed seed equals the commitment published in ``match_created``;
 3. the dice: every ``die_rolled`` value is recomputed from the seed and its index with the derivation
    documented in ``engine/dice.py`` (implemented again here, independently of the engine), and the
-   indexes run 0, 1, 2...; from ruleset 4 on with each side's entropy: an ``entropy_contributed``
-   entry after the commitment and before the first die, at most one a side, or, for a side that gave
-   none, the ``entropy_drawn`` event just before the first die, whose entropy is recomputed from the
-   seed;
+   indexes run 0, 1, 2...; from ruleset 4 on with each side's entropy: one ``entropy_committed`` a
+   side at most (an ``entropy_awaited`` before it, if any), then once every side has committed, an
+   ``entropy_contributed`` whose SHA-256 is the side's commitment, all before the first die; or, for a
+   side that gave none (or whose reveal never came due), the ``entropy_drawn`` event just before the
+   first die, whose entropy is recomputed from the seed, and never for a side whose reveal was due;
 4. the game: ``engine.new_game(scenario, options, seed)`` (which does the Soviet set-up), then each
-   side's entropy (``Game.contribute_entropy``) and every ``action_submitted`` action in log order:
+   side's part in the dice (``Game.await_entropy``, ``Game.commit_entropy``, ``Game.contribute_entropy``)
+   and every ``action_submitted`` action in log order:
    the engine must accept it from the side that submitted it,
    the game events it produces must be the logged ``game_event`` entries that follow, one by one, and
    its ``state_hash()`` after each action must be the logged one;
@@ -23,9 +25,10 @@ It checks, and says where (the event's sequence number) and what when anything d
    replay;
 6. the clocks, for a match with a time control: each side's time left after every action is
    recomputed from the time control and the actions' times (implemented again here, independently of
-   service/match/clock.py) and must be the logged one; no action comes after its side's time ran out; a
+   service/match/clock.py) and must be the logged one, the running side following each seat's
+   commitment and reveal as the game waits for them; no action comes after its side's time ran out; a
    time forfeit comes only once the side's time has run out, an abort only once a side's first-action
-   time has.
+   time has, and never while the game waited for that side's reveal (it loses on time instead).
 
 Checks 4-6 replay the game with this engine, so they need the rules the match was played under:
 ``match_created`` records the engine ruleset (``engine.RULESET``; a log without one is ruleset 1); the
@@ -52,7 +55,7 @@ import engine
 from engine.ruleset import MIXED_DICE, UNVERSIONED, played
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
-from service.match import convert
+from service.match import convert, entropy_log
 
 MatchEvent = match_pb2.MatchEvent
 
@@ -99,12 +102,54 @@ class _Dice:
 
     def __init__(self, seed: str | None, ruleset: int, sides: list[str], report: Report) -> None:
         self.seed, self.mixed, self.sides, self.report = seed, ruleset >= MIXED_DICE, sides, report
+        self.commitments: dict[str, str | None] = {}  # "": gives none; None: awaited
         self.entropy: dict[str, str] = {}
         self.rolls = 0
 
+    def _step(self, seq: int, side: str, what: str) -> bool:
+        """Whether a seat's step may come at all: a match whose dice mix entropy, before the first die."""
+        if not self.mixed:
+            self.report.add(seq, "dice", f"{what} in a match of ruleset {self.report.ruleset}, whose dice mix no entropy")
+        elif self.rolls:
+            self.report.add(seq, "dice", f"the {side} side's {what} comes after the first die")
+        return self.mixed and not self.rolls
+
+    def awaited(self, seq: int, side: str) -> None:
+        if self._step(seq, side, "entropy_awaited") and side in self.commitments:
+            self.report.add(seq, "dice", f"the {side} side is awaited after it decided on its entropy")
+        self.commitments.setdefault(side, None)
+
+    def committed(self, seq: int, side: str, commitment: str) -> None:
+        report = self.report
+        if self._step(seq, side, "entropy_committed"):
+            if self.commitments.get(side) is not None:
+                report.add(seq, "dice", f"a second commitment for the {side} side", logged=commitment,
+                           replayed=self.commitments[side], labels=("entropy_committed", "the first"))
+            elif commitment and not (len(commitment) == 64 and set(commitment) <= set("0123456789abcdef")):
+                report.add(seq, "dice", f"the {side} side's commitment is not a SHA-256 (64 lowercase hex digits)",
+                           logged=commitment)
+        if self.commitments.get(side) is None:
+            self.commitments[side] = commitment
+
+    def revealed(self, seq: int, side: str, entropy: str) -> None:
+        report, commitment = self.report, self.commitments.get(side)
+        undecided = [s for s in self.sides if self.commitments.get(s) is None]
+        if not self.mixed or self.rolls:
+            pass  # said by entropy_given
+        elif not commitment:
+            report.add(seq, "dice", f"the {side} side reveals an entropy it did not commit to")
+        elif undecided:
+            report.add(seq, "dice", f"the {side} side reveals its entropy before the {' and '.join(undecided)} "
+                       f"side committed (it could have chosen its own against it)")
+        elif hashlib.sha256(entropy.encode("utf-8")).hexdigest() != commitment:
+            report.add(seq, "dice", f"the {side} side's entropy does not match its commitment", logged=commitment,
+                       replayed=hashlib.sha256(entropy.encode("utf-8")).hexdigest(),
+                       labels=("committed", "sha256(entropy)"))
+        self.entropy_given(seq, side, entropy, False)
+
     def entropy_given(self, seq: int, side: str, entropy: str, drawn: bool) -> None:
         report = self.report
-        report.entropy.append((seq, side, entropy, drawn))
+        report.entropy.append((seq, side, entropy, drawn, self.commitments.get(side) or ""))
         what = "entropy_drawn" if drawn else "entropy_contributed"
         if not self.mixed:
             report.add(seq, "dice", f"{what} in a match of ruleset {report.ruleset}, whose dice mix no entropy")
@@ -113,6 +158,9 @@ class _Dice:
                        replayed=self.entropy[side], labels=(what, "the first"))
         elif self.rolls:
             report.add(seq, "dice", f"the {side} side's entropy comes after the first die")
+        elif drawn and self.commitments.get(side) and all(self.commitments.get(s) is not None for s in self.sides):
+            report.add(seq, "dice", f"the first die came without the {side} side's reveal, which was due: "
+                       f"its entropy is drawn from the seed instead")
         if drawn and self.seed is not None and entropy != recompute_drawn(self.seed, side):
             report.add(seq, "dice", f"the entropy drawn for the {side} side is not the one the seed gives",
                        logged=entropy, replayed=recompute_drawn(self.seed, side), labels=("logged", "seed"))
@@ -144,8 +192,12 @@ class _Dice:
     def entry(self, event: MatchEvent) -> None:
         """Follow one log entry: an entropy, a die, or anything else (left alone)."""
         kind = event.WhichOneof("kind")
-        if kind == "entropy_contributed":
-            self.entropy_given(event.sequence, event.entropy_contributed.side, event.entropy_contributed.entropy, False)
+        if kind == "entropy_awaited":
+            self.awaited(event.sequence, event.entropy_awaited.side)
+        elif kind == "entropy_committed":
+            self.committed(event.sequence, event.entropy_committed.side, event.entropy_committed.commitment)
+        elif kind == "entropy_contributed":
+            self.revealed(event.sequence, event.entropy_contributed.side, event.entropy_contributed.entropy)
         elif kind == "game_event":
             inner = event.game_event.WhichOneof("kind")
             if inner == "entropy_drawn":
@@ -160,7 +212,8 @@ class _Dice:
 CHECKS = {
     "log": "the log is complete: sequences without gaps, match_created first, seed_revealed last",
     "seed": "the revealed seed matches the commitment published at creation",
-    "dice": "every die roll is recomputed from the seed (and, from ruleset 4 on, each side's entropy)",
+    "dice": "every die roll is recomputed from the seed (and, from ruleset 4 on, each side's entropy, "
+            "checked against its commitment)",
     "actions": "the engine accepts every action, from the side that submitted it",
     "events": "the engine reproduces every game event from the actions",
     "hashes": "the state hash after every action matches",
@@ -229,8 +282,9 @@ class Report:
     skipped: set[str] = field(default_factory=set)
     #: every die roll of the log: (sequence, index, logged value, recomputed value or 0, purpose)
     roll_checks: list[tuple[int, int, int, int, str]] = field(default_factory=list)
-    #: each side's entropy (ruleset 4 on), in log order: (sequence, side, entropy, drawn from the seed)
-    entropy: list[tuple[int, str, str, bool]] = field(default_factory=list)
+    #: each side's entropy (ruleset 4 on), in log order: (sequence, side, entropy, drawn from the seed,
+    #: the commitment it was checked against or "")
+    entropy: list[tuple[int, str, str, bool, str]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -286,8 +340,8 @@ class Report:
             lines.append(f"  time control {self.time_control}")
         if self.entropy:
             lines.append("  entropy mixed into the dice: " + "; ".join(
-                f"{side} {entropy[:12]}... ({'drawn from the seed' if drawn else 'given'}, event #{seq})"
-                for seq, side, entropy, drawn in self.entropy))
+                f"{side} {entropy[:12]}... ({'drawn from the seed' if drawn else 'revealed'}, event #{seq})"
+                for seq, side, entropy, drawn, _ in self.entropy))
         for check, sentence in CHECKS.items():
             if check == "clock" and not self.time_control:
                 continue
@@ -339,8 +393,8 @@ class Report:
                 "actions": self.actions, "game_events": self.game_events, "rolls": self.rolls,
                 "final_state_hash": self.final_hash, "result": self.result, "aborted": self.aborted or None,
                 "first_bad_event": first.sequence if first else None,
-                "entropy": [{"sequence": seq, "side": side, "entropy": entropy, "drawn": drawn}
-                            for seq, side, entropy, drawn in self.entropy],
+                "entropy": [{"sequence": seq, "side": side, "entropy": entropy, "drawn": drawn, "commitment": commitment}
+                            for seq, side, entropy, drawn, commitment in self.entropy],
                 "problems": [p.to_json() for p in self.problems]}
 
 
@@ -447,14 +501,16 @@ def _replay(events: list[MatchEvent], game: engine.Game, seed: str, report: Repo
         elif kind == "seat_claimed":
             if event.version != version:
                 report.add(seq, "log", f"seat_claimed has version {event.version}, the match was at {version}")
-        elif kind == "entropy_contributed":
+        elif kind in ("entropy_awaited", "entropy_committed", "entropy_contributed"):
             if event.version != version:
-                report.add(seq, "log", f"entropy_contributed has version {event.version}, the match was at {version}")
+                report.add(seq, "log", f"{kind} has version {event.version}, the match was at {version}")
             if not stopped:
                 try:
-                    game.contribute_entropy(event.entropy_contributed.side, event.entropy_contributed.entropy)
+                    entropy_log.replay_event(game, event)
                 except engine.IllegalAction as error:
-                    report.add(seq, "actions", f"the engine refuses the entropy ({error.reason}: {error})")
+                    report.add(seq, "actions", f"the engine refuses the {kind} ({error.reason}: {error})")
+                if clocks is not None:
+                    clocks.wait_for(event, game.current_player())
         elif kind == "action_submitted":
             submitted = event.action_submitted
             data = convert.action_from_proto(submitted.action)
@@ -480,6 +536,7 @@ def _replay(events: list[MatchEvent], game: engine.Game, seed: str, report: Repo
             if submitted.side != acting:
                 report.add(seq, "actions", f"submitted by the {submitted.side} seat, but the {acting} side was "
                            f"to act", logged=submitted.side, replayed=acting, context=action_at[1])
+            revealing = game.entropy_wait() == (acting, "entropy_reveal")
             try:
                 produced = game.apply(action)
             except engine.IllegalAction as error:
@@ -490,7 +547,7 @@ def _replay(events: list[MatchEvent], game: engine.Game, seed: str, report: Repo
             # normalised through the API's conversion, as the logged events were
             expected = deque(convert.event_from_proto(convert.event_to_proto(e.to_json())) for e in produced)
             if clocks is not None:
-                clocks.action(event, isinstance(action, engine.TimeForfeit), game.current_player())
+                clocks.action(event, isinstance(action, engine.TimeForfeit), game.current_player(), revealing)
             replayed_hash = game.state_hash()
             if submitted.state_hash != replayed_hash:
                 report.add(seq, "hashes", "the state hash after the action differs from the replay",
@@ -519,7 +576,7 @@ def _replay(events: list[MatchEvent], game: engine.Game, seed: str, report: Repo
             elif clocks is None:
                 report.add(seq, "end", "a match without a time control was aborted")
             else:
-                clocks.abort(event)
+                clocks.abort(event, game.entropy_wait())
         elif kind == "seed_revealed" and not stopped and not game.is_terminal() and not report.aborted:
             report.add(seq, "end", "the seed is revealed but the replayed game is not over",
                        context=f"the replay is at turn {game.turn}, {game.phase.name}")
@@ -549,11 +606,27 @@ class _Clocks:
     def _budget(self) -> int:
         return self.first_action if self.first else self.left[self.running]
 
-    def action(self, event: MatchEvent, forfeit: bool, next_side: str | None) -> None:
+    def wait_for(self, event: MatchEvent, next_side: str | None) -> None:
+        """A seat's entropy step at ``event``'s time, after which the game waits for ``next_side``: the
+        running side is charged its time (unless awaiting its first action), nobody gains the increment
+        nor counts as having acted."""
+        if next_side == self.running or next_side is None:
+            return
+        if self.running and not self.first:
+            self.left[self.running] = max(0, self.left[self.running] - max(0, event.time.ToMilliseconds() - self.since))
+        self.running, self.first, self.since = next_side, next_side not in self.acted, event.time.ToMilliseconds()
+
+    def action(self, event: MatchEvent, forfeit: bool, next_side: str | None, revealing: bool = False) -> None:
+        """An action at ``event``; ``revealing``: the game waited for the running side's entropy reveal
+        (a time forfeit then comes at its first-action deadline: it saw the other's entropy)."""
         submitted, now, seq = event.action_submitted, event.time.ToMilliseconds(), event.sequence
         running, used = self.running, event.time.ToMilliseconds() - self.since
         if running:
-            if forfeit and self.first:
+            if forfeit and self.first and revealing:
+                if used < self.first_action:
+                    self.report.add(seq, "clock", f"a time forfeit while the {running} side had "
+                                    f"{self.first_action - used} ms left to reveal its entropy")
+            elif forfeit and self.first:
                 self.report.add(seq, "clock", f"a time forfeit while the {running} side had not acted yet (its "
                                 f"first-action time runs out by an abort, not a loss)")
             elif forfeit and used < self.left[running]:
@@ -576,9 +649,14 @@ class _Clocks:
             self.report.add(seq, "clock", "the time left after the action differs from the recomputed clocks",
                             logged=logged, replayed=dict(self.left))
 
-    def abort(self, event: MatchEvent) -> None:
+    def abort(self, event: MatchEvent, waiting: tuple[str, str] | None = None) -> None:
+        """An abort at ``event``; ``waiting``: what the game waited for then (an abort never lets off a
+        side due to reveal its entropy: it loses on time)."""
         used = event.time.ToMilliseconds() - self.since
-        if not (self.running and self.first and used >= self.first_action):
+        if waiting is not None and waiting == (self.running, "entropy_reveal"):
+            self.report.add(event.sequence, "clock", f"the match was aborted while the {self.running} side's "
+                            f"entropy reveal was due: it loses on time instead")
+        elif not (self.running and self.first and used >= self.first_action):
             self.report.add(event.sequence, "clock", "the match was aborted, but no side's first-action time had "
                             "run out" + (f" ({self.running} had {self.first_action - used} ms left)"
                                          if self.running and self.first else ""))

@@ -30,20 +30,23 @@ action, so anyone can recompute the clocks and check a flag fall (``clients.repl
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 import structlog
-from google.protobuf import duration_pb2
 from grpc import StatusCode
 from redis.exceptions import RedisError
 
 import engine
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import match_pb2
-from service.match import rulesets
+from engine.seat_entropy import REVEAL
+from service.match import rulesets, seat_entropy
+from service.match.time_control import PRESETS, SECOND, TimeControl
+from service.store import deadlines
 from service.store.match_store import LIVE, Deadline, Store, StoredEvent
 from service.tasks import stop_task
 
@@ -51,131 +54,6 @@ from service.tasks import stop_task
 Forfeit = Callable[[str, str], Awaitable[Any]]
 
 log = structlog.get_logger("typhoon.clock")
-
-SECOND = 1000
-DEFAULT_FIRST_ACTION_MS = 60 * SECOND
-#: (smallest, largest) allowed, in ms
-LIMITS = {"initial": (1 * SECOND, 24 * 3600 * SECOND), "increment": (0, 3600 * SECOND),
-          "first_action": (1 * SECOND, 24 * 3600 * SECOND)}
-
-
-@dataclass(frozen=True)
-class TimeControl:
-    """Each side's initial time, the Fischer increment per action and the time for a first action (ms).
-
-    >>> TimeControl.parse("300+5")
-    TimeControl(initial_ms=300000, increment_ms=5000, first_action_ms=60000, preset='')
-    >>> TimeControl.parse("blitz").initial_ms
-    300000
-    """
-
-    initial_ms: int
-    increment_ms: int = 0
-    first_action_ms: int = DEFAULT_FIRST_ACTION_MS
-    preset: str = ""
-
-    @classmethod
-    def parse(cls, text: str) -> TimeControl:
-        """A preset name, or ``INITIAL[+INCREMENT]`` in seconds (``"300+5"``, ``"2.5+0.1"``);
-        ValueError otherwise."""
-        if text in PRESETS:
-            return PRESETS[text]
-        initial, _, increment = text.partition("+")
-        try:
-            control = cls(round(float(initial) * SECOND), round(float(increment or 0) * SECOND))
-        except ValueError:
-            raise ValueError(f"a time control is a preset ({', '.join(PRESETS)}) or INITIAL+INCREMENT in "
-                             f"seconds, e.g. 300+5; not {text!r}") from None
-        control.check()
-        return control
-
-    def check(self) -> None:
-        for name, value in (("initial", self.initial_ms), ("increment", self.increment_ms),
-                            ("first_action", self.first_action_ms)):
-            low, high = LIMITS[name]
-            if not low <= value <= high:
-                raise ValueError(f"time control {name} must be from {low / SECOND:g} s to {high / SECOND:g} s, "
-                                 f"not {value / SECOND:g} s")
-
-    def spec(self) -> str:
-        """The text :meth:`parse` reads back (without the first-action time): the preset's name, or
-        ``INITIAL+INCREMENT`` in seconds."""
-        if self.preset and PRESETS.get(self.preset) == replace(self, first_action_ms=DEFAULT_FIRST_ACTION_MS):
-            return self.preset
-        return f"{self.initial_ms / SECOND:g}+{self.increment_ms / SECOND:g}"
-
-    def __str__(self) -> str:
-        times = f"{self.initial_ms / SECOND:g}+{self.increment_ms / SECOND:g}"
-        return f"{self.preset} ({times})" if self.preset else times
-
-    def to_json(self) -> dict[str, Any]:
-        return {"preset": self.preset, "initial_ms": self.initial_ms, "increment_ms": self.increment_ms,
-                "first_action_ms": self.first_action_ms}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> TimeControl:
-        return cls(data["initial_ms"], data["increment_ms"], data["first_action_ms"], data.get("preset", ""))
-
-    def to_proto(self) -> match_pb2.TimeControl:
-        return match_pb2.TimeControl(preset=self.preset, initial=_duration(self.initial_ms),
-                                     increment=_duration(self.increment_ms),
-                                     first_action=_duration(self.first_action_ms))
-
-    def to_request(self) -> match_pb2.TimeControl:
-        """The time control as a CreateMatch asks for it: the preset's name alone when these are its
-        times (a request naming a preset may not give times too), else the times.
-
-        >>> PRESETS["blitz"].to_request()
-        preset: "blitz"
-        first_action {
-          seconds: 60
-        }
-        <BLANKLINE>
-        """
-        if self.preset and replace(PRESETS.get(self.preset, self), first_action_ms=self.first_action_ms) == self:
-            return match_pb2.TimeControl(preset=self.preset, first_action=_duration(self.first_action_ms))
-        return replace(self, preset="").to_proto()
-
-    @classmethod
-    def from_proto(cls, message: match_pb2.TimeControl) -> TimeControl:
-        """The time control a request asks for; ServiceError (INVALID_ARGUMENT) when it is not one."""
-        if message.preset:
-            if message.preset not in PRESETS:
-                raise ServiceError(StatusCode.INVALID_ARGUMENT, "UNKNOWN_TIME_CONTROL",
-                                   f"there is no time control preset {message.preset!r}; presets: "
-                                   f"{', '.join(PRESETS)}")
-            if message.HasField("initial") or message.HasField("increment"):
-                raise ServiceError(StatusCode.INVALID_ARGUMENT, "BAD_TIME_CONTROL",
-                                   "give a time control preset or its times, not both")
-            control = PRESETS[message.preset]
-        else:
-            if not message.HasField("initial"):
-                raise ServiceError(StatusCode.INVALID_ARGUMENT, "BAD_TIME_CONTROL",
-                                   "a time control needs a preset or an initial time")
-            control = cls(message.initial.ToMilliseconds(), message.increment.ToMilliseconds())
-        if message.HasField("first_action"):
-            control = replace(control, first_action_ms=message.first_action.ToMilliseconds())
-        try:
-            control.check()
-        except ValueError as error:
-            raise ServiceError(StatusCode.INVALID_ARGUMENT, "BAD_TIME_CONTROL", str(error)) from None
-        return control
-
-
-#: The named time controls (a Battle for Moscow game is some 250 actions a side).
-PRESETS: dict[str, TimeControl] = {
-    "bullet": TimeControl(60 * SECOND, 1 * SECOND, preset="bullet"),
-    "blitz": TimeControl(300 * SECOND, 3 * SECOND, preset="blitz"),
-    "rapid": TimeControl(900 * SECOND, 10 * SECOND, preset="rapid"),
-    "classical": TimeControl(3600 * SECOND, 30 * SECOND, preset="classical"),
-}
-
-
-def _duration(ms: int) -> duration_pb2.Duration:
-    duration = duration_pb2.Duration()
-    duration.FromMilliseconds(ms)
-    return duration
-
 
 @dataclass(frozen=True)
 class ClockState:
@@ -230,6 +108,28 @@ class ClockState:
         first = next_side not in acted
         deadline = now + (self.control.first_action_ms if first else left[next_side])
         return replace(self, left=left, running=next_side, first=first, since=now, deadline=deadline, acted=acted)
+
+    def handed_to(self, next_side: str | None, now: int) -> ClockState:
+        """The clocks once the game waits for ``next_side`` at ``now`` without an action: a seat's entropy
+        commitment or reveal (service.match.seat_entropy), or its end. The running side is charged its
+        time (unless it was awaiting its first action); nobody gains an increment or counts as having
+        acted. The same clocks when ``next_side`` runs already.
+
+        >>> clocks = ClockState.start(TimeControl(60_000), ["german", "soviet"], "german", 0)
+        >>> waiting = clocks.handed_to("soviet", 1_000)
+        >>> waiting.running, waiting.first, waiting.deadline, waiting.left
+        ('soviet', True, 61000, {'german': 60000, 'soviet': 60000})
+        """
+        if next_side == self.running:
+            return self
+        left = dict(self.left)
+        if self.running and not self.first:
+            left[self.running] = max(0, left[self.running] - max(0, now - self.since))
+        if next_side is None:
+            return replace(self, left=left, running="", first=False, since=now, deadline=None)
+        first = next_side not in self.acted
+        deadline = now + (self.control.first_action_ms if first else left[next_side])
+        return replace(self, left=left, running=next_side, first=first, since=now, deadline=deadline)
 
     def to_proto(self) -> match_pb2.Clock:
         clock = match_pb2.Clock(running=self.running, awaiting_first_action=self.first and bool(self.running))
@@ -304,6 +204,20 @@ class Clocks:
         events[0].data["time_left"] = dict(after.left)
         return Deadline("expired" if isinstance(action, engine.TimeForfeit) else "live", after.deadline)
 
+    async def hand_over(self, meta: dict[str, str], game: engine.Game, events: list[StoredEvent],
+                        meta_update: dict[str, str]) -> Deadline | None:
+        """The clocks of a commit that makes no action but may change the side the game waits for (a seat's
+        entropy commitment or reveal, ``game`` after it): adds the clock fields to ``meta_update`` and the
+        Redis time to ``events``; returns the commit's Deadline (None: the match has no clocks)."""
+        state = ClockState.of(meta)
+        if state is None:
+            return None
+        now = await self.store.time_ms()
+        meta_update.update(state.handed_to(game.current_player(), now).fields())
+        for event in events:
+            event.time_ms = now
+        return Deadline("live", ClockState.of(meta | meta_update).deadline)  # type: ignore[union-attr]
+
     async def expire(self, forfeit: Forfeit, match_id: str) -> str:
         """Act on a match whose deadline may have passed: the running side loses on time (``forfeit``,
         the match service's TimeForfeit), or the match is aborted if that side had not acted yet. Returns what happened: "flag", "abort", "early" (not
@@ -322,7 +236,8 @@ class Clocks:
             # a flag would end the game under other rules than it started with, and waiting keeps its
             # players (a ladder's among them) in a match nobody can continue: it ends without a result
             return await self._abort(snapshot, now, "", rulesets.changed_sentence(snapshot.meta))
-        if state.first:
+        if state.first and seat_entropy.due(snapshot.meta, state.running) != REVEAL:
+            # a seat due to reveal its entropy has seen the other's: it loses on time, not let off
             side = state.running
             seconds = f"{state.control.first_action_ms / SECOND:g} s"
             reason = (f"the {side} seat was not claimed within {seconds}" if f"seat:{side}:token" not in snapshot.meta
@@ -380,9 +295,12 @@ async def end_without_result(store: Store, snapshot, now: int, side: str, reason
 class Sweeper:
     """Makes flags fall in every match, whoever calls: one per service process, all sharing the work.
 
-    It sleeps until the earliest deadline (at most ``max_sleep`` seconds, as another process may add
-    an earlier one), claims the due matches and expires each with ``clocks``, handing them ``forfeit``
-    (the match service's TimeForfeit: the sweeper is given it rather than importing the match service)."""
+    It sleeps until the earliest deadline, claims the due matches and expires each with ``clocks``,
+    handing them ``forfeit`` (the match service's TimeForfeit: the sweeper is given it rather than
+    importing the match service). Another process may add an earlier deadline meanwhile: the commit
+    that does publishes it on the deadline set's wake channel, and :meth:`wake` (subscribed to those
+    channels: :meth:`listen`) ends the sleep. Without them it sleeps at most ``max_sleep`` seconds;
+    with them ``max_sleep`` is only a safety net, and an idle service sends Redis nothing for its clocks."""
 
     def __init__(self, clocks: Clocks, forfeit: Forfeit, max_sleep: float = 0.25, lease_ms: int = 5000,
                  batch: int = 20) -> None:
@@ -393,8 +311,22 @@ class Sweeper:
         self.lease_ms = lease_ms
         self.batch = batch
         self.expired: dict[str, int] = {}
+        self.sweeps = 0
         self._task: asyncio.Task | None = None
         self._stopping = False
+        self._woken = asyncio.Event()
+
+    def listen(self, subscribe: Callable[[str, Callable[[], None]], Any], max_sleep: float = 30.0) -> None:
+        """Sleep until the next deadline, or until a commit publishes an earlier one: ``subscribe(channel,
+        callback)`` (the stream hub's feed) to every deadline set's wake channel; ``max_sleep`` then
+        bounds a sleep only in case a notice is lost some way the feed does not see."""
+        for channel in deadlines.WAKE_CHANNELS:
+            subscribe(channel, self.wake)
+        self.max_sleep = max_sleep
+
+    def wake(self) -> None:
+        """Sweep now: a deadline earlier than those known may have been set."""
+        self._woken.set()
 
     def start(self) -> None:
         self._stopping = False
@@ -408,7 +340,9 @@ class Sweeper:
 
     async def sweep(self) -> float:
         """One round: expire what is due; returns the seconds to sleep before the next."""
+        self.sweeps += 1
         now, first, due = await self.store.claim_due(self.lease_ms, self.batch)
+        put_back = False
         for match_id, legacy in due:
             with structlog.contextvars.bound_contextvars(match_id=match_id):
                 try:
@@ -419,7 +353,8 @@ class Sweeper:
                     log.warning("expire_failed", match_id=match_id, error=repr(error))  # retried after the lease
                     continue
             self.expired[outcome] = self.expired.get(outcome, 0) + 1
-        if len(due) >= self.batch:
+            put_back = put_back or outcome == "early"  # its real deadline may come before `first`
+        if len(due) >= self.batch or put_back:
             return 0.0
         if first is None:
             return self.max_sleep
@@ -434,7 +369,11 @@ class Sweeper:
             except Exception as error:  # noqa: BLE001 - Redis away, a bug: log, keep sweeping
                 log.warning("sweep_failed", error=repr(error))
                 pause = 1.0
-            await asyncio.sleep(pause)
+            if pause > 0:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(pause):
+                        await self._woken.wait()
+            self._woken.clear()  # before the next claim: a wake from now on is for a deadline it may miss
 
 
 __all__ = ["PRESETS", "ClockState", "Clocks", "Sweeper", "TimeControl", "describe"]

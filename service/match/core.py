@@ -11,7 +11,9 @@ Service events in the log (``source`` ``service``; engine events have ``source``
     {"type": "match_created", "scenario": "standard", "options": {...}, "seed_commitment": "<hex>",
      "sides": ["german", "soviet"], "ruleset": 2}
     {"type": "seat_claimed", "side": "german", "player_name": "..."}
-    {"type": "entropy_contributed", "side": "german", "entropy": "..."}   (ruleset 4 on: service.match.seat_entropy)
+    {"type": "entropy_awaited", "side": "soviet"}                          (ruleset 4 on: service.match.seat_entropy)
+    {"type": "entropy_committed", "side": "german", "commitment": "..."}
+    {"type": "entropy_contributed", "side": "german", "entropy": "..."}
     {"type": "action_submitted", "side": "german", "action": {<engine action JSON>}, "state_hash": "<hex>"}
     {"type": "seed_revealed", "seed": "<seed>", "seed_commitment": "<hex>"}
     {"type": "match_aborted", "side": "soviet", "reason": "..."}    (+ "by_operator": true: service.run.admin)
@@ -36,7 +38,7 @@ import secrets
 import time
 import weakref
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Callable, Iterator
+from typing import Any, AsyncIterator, Callable, Iterator, Protocol
 
 import structlog
 from grpc import StatusCode
@@ -54,13 +56,14 @@ from service.match.battles import battles as battles_of
 from service.match.cache import Known, MatchCache
 from service.match.log_entries import match_event
 from service.match.names import check_name
+from service.match.fresh_tokens import new_seat_token
 from service.match.seat_tokens import ChosenTokens, check_strength
 from service.match.watch_limits import WatchLease, WatchLimits
 from service.request_ids import check_request_id
 from service.store import deadlines
 from service.store import match_store as store_module
 from service.store.hub import MatchState, StreamHub
-from service.store.match_store import ENDED, RequestRecord, Store, StoredEvent
+from service.store.match_store import ENDED, Precheck, RequestRecord, Store, StoredEvent
 
 log = structlog.get_logger("typhoon.service")
 
@@ -88,22 +91,20 @@ class CallContext:
     #: Set only by the service itself (the clock sweeper), never by a transport: act for this side.
     service_side: str | None = None
     client: str = ""
+    #: The call's rate limits, for its commit script to check (service.guard.in_commit), if any.
+    admission: Admission | None = None
+
+
+class Admission(Protocol):
+    """Checks a call's commit runs first (service.guard.in_commit.InCommitAdmission)."""
+
+    def take(self) -> Precheck | None: ...
+
+    async def refusal(self, check: int) -> ServiceError: ...
 
 
 #: A bound on PreviewBattle's request (a hex has six neighbours: more attackers are never legal).
 MAX_PREVIEW_ATTACKERS = 6
-
-
-def new_seat_token() -> str:
-    """A fresh seat token: 256 random bits, URL-safe base64, never starting with ``-`` (a command line
-    would take ``typhoon bot --token -Xb2...`` for an option: one token in 64 did).
-
-    >>> all(not new_seat_token().startswith("-") for _ in range(1000))
-    True
-    """
-    while (token := secrets.token_urlsafe(32)).startswith("-"):
-        pass
-    return token
 
 
 def token_hash(token: str) -> str:
@@ -228,7 +229,7 @@ class MatchService:
             self._check_side(seat.side)
             self._check_player_name(seat.player_name)
             self._check_seat_token(seat.seat_token)
-            seat_entropy.check(seat.entropy)
+            seat_entropy.check_commitment(seat.entropy_commitment)
             if any(side == seat.side for side, _, _ in claims):
                 raise _err(StatusCode.INVALID_ARGUMENT, "DUPLICATE_SEAT", f"the {seat.side} seat is asked for twice")
             if seat.seat_token and any(token == seat.seat_token for _, _, token in claims):
@@ -246,8 +247,8 @@ class MatchService:
         tokens = []
         meta = {"id": "", "scenario": scenario, "options": json.dumps(effective_options), "sides": ",".join(SIDES),
                 "seed": seed, "seed_commitment": commitment, "created_at": str(now), "updated_at": str(now),
-                "version": "0", "turn": str(game.turn), "phase": game.phase.name,
-                "side_to_act": game.current_player() or "", "result": "", "ruleset": str(engine.RULESET),
+                "version": "0", "turn": str(game.turn), "phase": game.phase.name, "result": "",
+                "ruleset": str(engine.RULESET),
                 "status": "active" if {s for s, _, _ in claims} == set(SIDES) else "open"}
         for side, player, token in claims:
             tokens.append(api.SeatToken(side=side, token=token))
@@ -255,11 +256,12 @@ class MatchService:
                      f"seat:{side}:claimed_at": str(now)}
             events.append(StoredEvent(len(events) + 1, 0, now, "service",
                                       {"type": "seat_claimed", "side": side, "player_name": player}))
-        for seat in request.seats:
-            if seat.entropy:  # after the commitment in the log, but seen before the seed was drawn
-                game.contribute_entropy(seat.side, seat.entropy)
-                events.append(StoredEvent(len(events) + 1, 0, now, "service", seat_entropy.entry(seat.side, seat.entropy)))
-                meta |= seat_entropy.seat_fields(seat.side, seat.entropy)
+        # the seats' commitments (hashes: the seed was drawn without knowing their entropy), if any takes part
+        for step in seat_entropy.claim_steps(game, {seat.side: (seat.entropy_commitment, seat.commit_entropy_later)
+                                                    for seat in request.seats}):
+            events.append(StoredEvent(len(events) + 1, 0, now, "service", step))
+            meta |= seat_entropy.logged_fields(step)
+        meta["side_to_act"] = game.current_player() or ""
         meta["last_sequence"] = str(len(events))
         state_json = game.canonical_json()
         deadline = await self.clocks.start(control, game, meta, events) if control else None
@@ -313,7 +315,7 @@ class MatchService:
         match_id = self._match_id(request.match_id)
         self._check_player_name(request.player_name)
         self._check_seat_token(request.seat_token)
-        seat_entropy.check(request.entropy)
+        seat_entropy.check_commitment(request.entropy_commitment)
         meta = await self._meta(match_id)
         sides = meta["sides"].split(",")
         if request.side:
@@ -325,7 +327,7 @@ class MatchService:
                 raise _err(StatusCode.INVALID_ARGUMENT, "SEAT_TOKEN_IN_USE",
                            f"this token holds the {held} seat; each seat needs a token of its own")
             log.info("request_replayed", side=held)
-            meta = await self._join_entropy(match_id, held, request.entropy) or meta
+            meta = await self._join_commitment(match_id, held, request.entropy_commitment) or meta
             return api.JoinMatchResponse(side=held, seat_token=token, match=self._match(meta))
         if meta["status"] in ENDED:
             raise _err(StatusCode.FAILED_PRECONDITION, "MATCH_FINISHED", f"match {match_id} is over")
@@ -349,10 +351,11 @@ class MatchService:
         for side in candidates:
             claim = await self.store.claim_seat(match_id, side, token_hash(token), request.player_name,
                                                 self._now_ms(), {"type": "seat_claimed", "side": side,
-                                                                 "player_name": request.player_name})
+                                                                 "player_name": request.player_name},
+                                                seat_entropy.claim_fields(meta, side, request.entropy_commitment))
             if claim.outcome in ("OK", "SAME"):  # SAME: a repeat that raced its first request
                 log.info("seat_claimed" if claim.outcome == "OK" else "request_replayed", side=side)
-                meta = await self._join_entropy(match_id, side, request.entropy) or await self._meta(match_id)
+                meta = await self._join_commitment(match_id, side, request.entropy_commitment) or await self._meta(match_id)
                 return api.JoinMatchResponse(side=side, seat_token=token, match=self._match(meta))
             if claim.outcome == "NOT_FOUND":
                 raise _not_found(match_id)
@@ -362,38 +365,47 @@ class MatchService:
                 raise _err(StatusCode.ALREADY_EXISTS, "SEAT_TAKEN", f"the {side} seat of match {match_id} is taken")
         raise _err(StatusCode.ALREADY_EXISTS, "NO_FREE_SEAT", f"every seat of match {match_id} is taken")
 
-    async def _join_entropy(self, match_id: str, side: str, entropy: str) -> dict[str, str] | None:
-        """A joined seat's entropy, mixed in if the dice still take it (a join is not refused for it: its
-        answer's seats show whether it was): the meta after it, or None if nothing was tried."""
-        if not entropy:
-            return None
+    async def _join_commitment(self, match_id: str, side: str, commitment: str) -> dict[str, str] | None:
+        """A joined seat's entropy commitment (none: "", logged only where another seat takes part), if the
+        dice still take it (a join is not refused for it: its answer's seats show whether it was): the
+        meta after it, or None if nothing was tried."""
         for _ in range(MAX_RETRIES):
             known, _ = await self._known(match_id, meta=True)
+            if not commitment and (not known.game.seat_entropy.commitments or side in known.game.seat_entropy.commitments):
+                return None  # nobody takes part, or the seat has decided (a repeat)
             try:
-                answer = await seat_entropy.contribute(self, match_id, known, side, entropy)
-            except ServiceError as error:  # too late (DICE_ROLLED), given before, an older ruleset...
-                log.info("join_entropy_not_taken", side=side, reason=error.reason)
+                answer = await seat_entropy.step(self, match_id, known, side, seat_entropy.COMMITTED, commitment)
+            except ServiceError as error:  # too late (DICE_ROLLED), decided before, an older ruleset...
+                log.info("join_commitment_not_taken", side=side, reason=error.reason)
                 return known.meta
             if answer is not None:
-                return await self._meta(match_id)
+                return answer[0]
         return None
 
     # --- ContributeEntropy -------------------------------------------------------------------------
 
     async def contribute_entropy(self, request: api.ContributeEntropyRequest,
                                  ctx: CallContext) -> api.ContributeEntropyResponse:
-        """Mix the caller's seat's entropy into the dice (service.match.seat_entropy)."""
+        """The caller's seat's entropy commitment or reveal (service.match.seat_entropy)."""
         match_id = self._match_id(request.match_id)
-        if not request.entropy:
-            raise _err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "entropy is required")
-        seat_entropy.check(request.entropy)
+        if bool(request.entropy) == bool(request.commitment):
+            raise _err(StatusCode.INVALID_ARGUMENT, "MISSING_FIELD" if not request.entropy else "MALFORMED_REQUEST",
+                       "give either the entropy (the reveal) or the commitment, not both" if request.entropy
+                       else "entropy (the reveal) or commitment is required")
+        if request.entropy:
+            seat_entropy.check(request.entropy)
+            kind, value = seat_entropy.CONTRIBUTED, request.entropy
+        else:
+            kind, value = seat_entropy.COMMITTED, "" if request.commitment == seat_entropy.NONE else request.commitment
+            seat_entropy.check_commitment(value)
         for _ in range(MAX_RETRIES):
             known, _ = await self._known(match_id, meta=True)
             side = self._seat_of(known.meta, ctx.token)
-            answer = await seat_entropy.contribute(self, match_id, known, side, request.entropy)
+            answer = await seat_entropy.step(self, match_id, known, side, kind, value)
             if answer is not None:
-                log.info("entropy_contributed", side=side, repeated=not answer.events)
-                return answer
+                meta, stored = answer
+                log.info(kind, side=side, repeated=not stored)
+                return api.ContributeEntropyResponse(match=self._match(meta), events=[match_event(e) for e in stored])
         raise _err(StatusCode.ABORTED, "CONTENTION", "the match changed too often while adding the entropy; retry")
 
     # --- reading -----------------------------------------------------------------------------------
@@ -409,7 +421,8 @@ class MatchService:
             history.check_version(request.version, known.version)
             state = await self.past.state_at(known.meta, request.version, ctx.client)
             return api.GetMatchResponse(match=self._match(known.meta), state=state)
-        return api.GetMatchResponse(match=self._match(known.meta), state=self._state(known.game, known.meta))
+        return api.GetMatchResponse(match=self._match(known.meta),
+                                    state=self._state(known.game, known.meta, known.state_hash))
 
     async def _match_at(self, known: Known, version: int) -> api.GetMatchResponse:
         """GetMatch at a past version: re-simulated from the log (service/match/history.py)."""
@@ -511,8 +524,11 @@ class MatchService:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_PAGE_SIZE", f"page_size must be from 1 to {MAX_EVENTS_PAGE}")
         if request.after_sequence < 0:
             raise _err(StatusCode.INVALID_ARGUMENT, "BAD_CURSOR", "after_sequence cannot be negative")
-        _check_cursor(request.after_sequence, await self._meta(match_id))
-        events = await self.store.read_events(match_id, request.after_sequence, size + 1)
+        # the page and the meta hash (is there such a match, is the cursor in its log) in one script
+        events, meta = await self.store.read_events_and_meta(match_id, request.after_sequence, size + 1)
+        if meta is None:
+            raise _not_found(match_id)
+        _check_cursor(request.after_sequence, meta)
         page = events[:size]
         return api.GetEventLogResponse(events=[match_event(e) for e in page],
                                        next_after_sequence=page[-1].seq if page else request.after_sequence,
@@ -520,7 +536,13 @@ class MatchService:
 
     # --- WatchMatch --------------------------------------------------------------------------------
 
-    async def watch_match(self, request: api.WatchMatchRequest, ctx: CallContext) -> AsyncIterator[api.WatchMatchResponse]:
+    async def watch_match_encoded(self, request: api.WatchMatchRequest, ctx: CallContext) -> AsyncIterator[bytes]:
+        """:meth:`watch_match`, each message serialized (the gRPC transport sends the bytes as they are):
+        an event's and an update's bytes are made once per process for all the watchers it reaches."""
+        return await self.watch_match(request, ctx, encoded=True)
+
+    async def watch_match(self, request: api.WatchMatchRequest, ctx: CallContext,
+                          encoded: bool = False) -> AsyncIterator[api.WatchMatchResponse]:
         """Check the request, then return the stream (so a refusal comes before anything is sent)."""
         match_id = self._match_id(request.match_id)
         heartbeat = request.heartbeat_seconds or 15
@@ -541,29 +563,37 @@ class MatchService:
                 seat_release()
             raise
         stream = self._watch(match_id, request.after_sequence, heartbeat, MatchState(meta) if finished else None,
-                             lease, seat, seat_release)
+                             lease, seat, seat_release, encoded, request.updates_only)
         weakref.finalize(stream, lease.release)  # also when a transport drops the stream unstarted
         if seat_release:
             weakref.finalize(stream, seat_release)
         return stream
 
     async def _watch(self, match_id: str, after: int, heartbeat: float, finished: MatchState | None,
-                     lease: WatchLease, seat: str | None,
-                     seat_release: Callable[[], None] | None) -> AsyncIterator[api.WatchMatchResponse]:
+                     lease: WatchLease, seat: str | None, seat_release: Callable[[], None] | None,
+                     encoded: bool = False, updates_only: bool = False
+                     ) -> AsyncIterator[api.WatchMatchResponse | bytes]:
         sent, last, ended = 0, after, "shutdown"
         final = False  # the log's last entry was sent: its update ends the stream
         try:
             if finished is not None:
                 ended = "finished"
-                yield api.WatchMatchResponse(update=await self.seat_view(finished, seat))
+                yield await self._update_response(finished, seat, encoded)
                 return
             async for item in self.hub.follow(match_id, after, heartbeat):
                 if isinstance(item, StoredEvent):
-                    yield api.WatchMatchResponse(event=match_event(item))
+                    if updates_only:  # read all the same: the updates follow them
+                        pass
+                    elif not encoded:
+                        yield api.WatchMatchResponse(event=match_event(item))
+                    else:  # the hub hands one object to every local watcher of the match: encoded once
+                        if item.wire is None:
+                            item.wire = api.WatchMatchResponse(event=match_event(item)).SerializeToString()
+                        yield item.wire
                     sent, last = sent + 1, item.seq
                     final = final or (item.data.get("type") == FINAL_EVENT and item.source == "service")
                 elif isinstance(item, MatchState):
-                    yield api.WatchMatchResponse(update=await self.seat_view(item, seat))
+                    yield await self._update_response(item, seat, encoded)
                     if final:
                         ended = "finished"
                         return
@@ -571,8 +601,9 @@ class MatchService:
                     ended = "finished"
                     return
                 else:
-                    yield api.WatchMatchResponse(heartbeat=api.Heartbeat(last_sequence=item,
-                                                                         time=convert.timestamp(self._now_ms())))
+                    heartbeat_message = api.WatchMatchResponse(heartbeat=api.Heartbeat(
+                        last_sequence=item, time=convert.timestamp(self._now_ms())))
+                    yield heartbeat_message.SerializeToString() if encoded else heartbeat_message
         except (GeneratorExit, asyncio.CancelledError):
             ended = "client_gone"
             raise
@@ -583,6 +614,19 @@ class MatchService:
             log.info("watch_ended", match_id=match_id, reason=ended, events=sent, after_sequence=after,
                      last_sequence=last)
 
+    async def _update_response(self, state: MatchState, seat: str | None,
+                               encoded: bool) -> api.WatchMatchResponse | bytes:
+        """The WatchMatch message of ``state`` for ``seat``'s view; ``encoded``: serialized, once per
+        state and view for all the watchers of this process."""
+        view = await self.seat_view(state, seat)
+        if not encoded:
+            return api.WatchMatchResponse(update=view)
+        key = ("wire", seat if view.HasField("legal_actions") else None)
+        wire = state.cached.get(key)
+        if wire is None:
+            wire = state.cached[key] = api.WatchMatchResponse(update=view).SerializeToString()
+        return wire
+
     async def seat_view(self, state: MatchState, seat: str | None) -> api.MatchUpdate:
         """The update of ``state`` (service.match.updates), with the legal actions and the game state if
         ``seat`` is the side to act at its version (what a bot needs to choose; nothing when the match
@@ -592,13 +636,17 @@ class MatchService:
         if seat is None or update.side_to_act != seat:
             return update
         if seat not in state.cached:
-            known, _ = await self._known(update.match_id)
+            held = self.cache.get(update.match_id)
+            if held is not None and (held.version, held.seq) == (update.version, state.last_sequence):
+                known = held  # this very state (a commit of this process, or a read since): no read
+            else:
+                known, _ = await self._known(update.match_id)
             view = update
             if known.version == update.version and not known.aborted and known.ruleset == engine.RULESET:
                 view = api.MatchUpdate()
                 view.CopyFrom(update)
                 view.legal_actions.MergeFrom(known.legal_actions())
-                view.state.CopyFrom(self._state(known.game, state.meta))
+                view.state.CopyFrom(self._state(known.game, state.meta, known.state_hash))
             state.cached[seat] = view
         return state.cached[seat]
 
@@ -657,10 +705,13 @@ class MatchService:
         guess = self.cache.get(match_id)
         if guess is not None and guess.meta is not None and expected in (None, guess.version):
             # on what this process last knew, without reading: the commit refuses it if it is out of date
-            with contextlib.suppress(ServiceError):  # a refusal found on a guess is decided again on a read
+            try:
                 answer = await self._try(match_id, guess, ctx, action, expected, request_id, rpc, response_type)
                 if answer is not None:
                     return answer
+            except ServiceError as error:  # a refusal found on a guess is decided again on a read
+                if error.reason == "RATE_LIMITED":  # by the commit's own checks: final
+                    raise
         for _ in range(MAX_RETRIES):
             known, record = await self._known(match_id, meta=True, request_id=request_id)
             if request_id and record:
@@ -715,7 +766,10 @@ class MatchService:
         record = RequestRecord(version, stored[0].seq, stored[-1].seq, fingerprint[:16]) if request_id else None
         outcome = await self.store.commit(match_id, known.version, known.seq, version, state_json, meta_update,
                                           stored, request_id, record, deadline,
-                                          expected_hash=known.state_hash, new_hash=state_hash)
+                                          expected_hash=known.state_hash, new_hash=state_hash,
+                                          precheck=ctx.admission.take() if ctx.admission else None)
+        if outcome.outcome == "REFUSED":
+            raise await ctx.admission.refusal(outcome.refused_by)
         if outcome.outcome == "OK":
             self.cache.put(match_id, Known(version, stored[-1].seq, state_hash, game, meta))
             log.info("action_applied", side=side, action=action.type, version=version,
@@ -761,6 +815,13 @@ class MatchService:
 
     def _check_turn(self, game: engine.Game, action: engine.Action, side: str) -> None:
         """Whose action this is: the side an action names (Resign), else the side to act."""
+        waiting = game.entropy_wait() if game.seat_entropy.commitments and \
+            not isinstance(action, (engine.Resign, engine.TimeForfeit)) else None
+        if waiting:
+            raise _err(StatusCode.FAILED_PRECONDITION, engine.Reason.ENTROPY_AWAITED,
+                       f"the game waits for the {waiting[0]} seat's entropy "
+                       f"{'commitment' if waiting[1] == 'entropy_commitment' else 'reveal'} before any action "
+                       f"(ContributeEntropy; engine/seat_entropy.py)", side=waiting[0], awaiting=waiting[1], seat=side)
         to_act = game.current_player()
         if to_act is None:
             result = game.result()
@@ -886,7 +947,8 @@ class MatchService:
         return match
 
     @staticmethod
-    def _state(game: engine.Game, meta: dict[str, str]) -> match_pb2.GameState:
+    def _state(game: engine.Game, meta: dict[str, str], state_hash: str = "") -> match_pb2.GameState:
+        """The GameState of ``game``; ``state_hash``: its hash if known already (the store keeps it)."""
         position = game.to_json()
         state = match_pb2.GameState(
             turn=game.turn, phase=game.phase.name, side_to_act=game.current_player() or "",
@@ -895,7 +957,7 @@ class MatchService:
             pool=[match_pb2.PoolUnit(id=p["id"], available_from=p["available_from"]) for p in position["pool"]],
             city_control=position["city_control"], victory_points=game.victory_points(),
             elimination_points=position["elimination_points"], capital_bonus=position["capital_bonus"],
-            rolls=position["rolls"], state_hash=game.state_hash())
+            rolls=position["rolls"], state_hash=state_hash or game.state_hash())
         if meta.get("status") == "aborted":
             state.side_to_act = ""
         pending = convert.pending_to_proto(game.pending_decision())

@@ -1,8 +1,8 @@
 """A match's past, from its event log: the game at any version (GetMatch with ``version``) and the
 audit of the whole log (VerifyMatch).
 
-Both re-simulate with the engine: ``engine.new_game(scenario, options, seed)``, then the logged entropy
-and actions in order. While a match runs its seed is secret, so the dice are then the ones its log reports
+Both re-simulate with the engine: ``engine.new_game(scenario, options, seed)``, then the seats' logged
+commitments and entropy and the actions in order. While a match runs its seed is secret, so the dice are then the ones its log reports
 (``fixed_dice``) and the state hash the one logged with the action.
 """
 
@@ -17,7 +17,7 @@ import engine
 from service.errors import ServiceError
 from service.gen.typhoon.v1 import match_pb2
 from service.gen.typhoon.v1 import match_service_pb2 as api
-from service.match import convert, rulesets, seat_entropy
+from service.match import convert, entropy_log, rulesets
 from service.match.audit import CHECKS, Report, verify_log
 from service.match.log_entries import match_event
 from service.store.match_store import ENDED, RequestRecord
@@ -68,25 +68,27 @@ def games_at(events: list[match_pb2.MatchEvent], first: int, last: int,
                                ruleset=ruleset)
     else:
         game = engine.new_game(created.scenario, options, seed=seed, ruleset=ruleset)
-    drawn = seat_entropy.drawn_in_log(events) if seed is None else {}
+    drawn = entropy_log.drawn_in_log(events) if seed is None else {}
     dice = game.fixed_dice
     logged_hash = game.state_hash() if seed is not None else ""
-    steps = [e for e in events if e.version <= last and e.WhichOneof("kind") in ("action_submitted", "entropy_contributed")]
+    steps = [e for e in events if e.version <= last and e.WhichOneof("kind") in _STEPS]
     done = 0
     for version in range(first, last + 1):
         while done < len(steps) and steps[done].version <= version:
             event, done = steps[done], done + 1
-            if event.WhichOneof("kind") == "entropy_contributed":
-                game.contribute_entropy(event.entropy_contributed.side, event.entropy_contributed.entropy)
+            if entropy_log.replay_event(game, event):
                 continue
-            for side, entropy in drawn.get(event.version, ()):
-                game.contribute_entropy(side, entropy)
+            entropy_log.restore_drawn(game, drawn.get(event.version, []))
             game.apply(engine.action_from_json(convert.action_from_proto(event.action_submitted.action)))
             logged_hash = event.action_submitted.state_hash
         if seed is None:
             game.fixed_dice = tuple(value for at, value in rolled if at <= version)
         yield version, game, logged_hash
         game.fixed_dice = dice
+
+
+#: The log entries a re-simulation takes: the actions, and the seats' part in the dice.
+_STEPS = ("action_submitted", "entropy_awaited", "entropy_committed", "entropy_contributed")
 
 
 def revealed_seed(meta: dict[str, str]) -> str | None:
@@ -119,8 +121,8 @@ def verification(report: Report) -> api.VerifyMatchResponse:
         else:
             outcome, detail = "passed", ""
         response.checks.add(name=name, description=description, outcome=outcome, detail=detail)
-    for sequence, side, entropy, drawn in report.entropy:
-        response.entropy.add(sequence=sequence, side=side, entropy=entropy, drawn=drawn)
+    for sequence, side, entropy, drawn, commitment in report.entropy:
+        response.entropy.add(sequence=sequence, side=side, entropy=entropy, drawn=drawn, commitment=commitment)
     for sequence, index, logged, recomputed, purpose in report.roll_checks:
         response.rolls.add(sequence=sequence, index=index if isinstance(index, int) else -1,
                            logged=logged if isinstance(logged, int) else 0, recomputed=recomputed, purpose=purpose)

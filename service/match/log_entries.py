@@ -33,9 +33,14 @@ def match_event(event: StoredEvent) -> match_pb2.MatchEvent:
     elif kind == "seat_claimed":
         out.seat_claimed.CopyFrom(match_pb2.MatchEvent.SeatClaimed(side=data["side"],
                                                                   player_name=data.get("player_name", "")))
-    elif kind == "entropy_contributed":
+    elif kind == "entropy_contributed":  # the seats' part in the dice: service.match.seat_entropy
         out.entropy_contributed.CopyFrom(match_pb2.MatchEvent.EntropyContributed(side=data["side"],
                                                                                 entropy=data["entropy"]))
+    elif kind == "entropy_committed":
+        out.entropy_committed.CopyFrom(match_pb2.MatchEvent.EntropyCommitted(side=data["side"],
+                                                                            commitment=data["commitment"]))
+    elif kind == "entropy_awaited":
+        out.entropy_awaited.CopyFrom(match_pb2.MatchEvent.EntropyAwaited(side=data["side"]))
     elif kind == "action_submitted":
         out.action_submitted.CopyFrom(match_pb2.MatchEvent.ActionSubmitted(
             side=data["side"], action=convert.action_to_proto(data["action"]), state_hash=data["state_hash"]))

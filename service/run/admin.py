@@ -101,7 +101,7 @@ def _admin_abort(args: argparse.Namespace) -> int:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    admin = commands.add_parser("admin", help="operator actions on the matches of a Redis (abort, backup, restore)")
+    admin = commands.add_parser("admin")
     actions = admin.add_subparsers(dest="action", required=True)
     abort = actions.add_parser("abort", help="end live matches without a result (match_aborted, no side blamed)")
     abort.add_argument("match_ids", nargs="*", metavar="MATCH_ID")

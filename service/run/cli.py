@@ -255,7 +255,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     from service.store.connection import MAX_CONNECTIONS, MAX_WAIT_TIMEOUT_MS, WAIT_TIMEOUT_MS
     from service.upkeep.abandoned import DEFAULT_DAYS as DEFAULT_ABANDON_DAYS
 
-    serve = commands.add_parser("serve", help="run the game service (gRPC and REST over Redis)")
+    serve = commands.add_parser("serve")
     serve.add_argument("--grpc-port", type=int, default=os.environ.get("TYPHOON_GRPC_PORT", "50051"),
                        help="gRPC port (default: $TYPHOON_GRPC_PORT, else 50051; 0: any free port)")
     serve.add_argument("--http-port", type=int, default=os.environ.get("TYPHOON_HTTP_PORT", "8080"),

@@ -4,7 +4,8 @@ Liveness (``GET /healthz``) only says the process answers. Readiness (``GET /rea
 health status of "" and ``typhoon.v1.MatchService``) says a call sent here now would be served: Redis
 answers a data command (not down, not loading its data, not frozen) and the process is not
 saturated (its watch streams are not at their cap, its Redis connections are not all busy, its event
-loop is not late). A :class:`Readiness` checks every ``interval`` seconds and turns the gRPC health
+loop is not late). A :class:`Readiness` checks every ``interval`` seconds (Redis every
+``redis_interval``: an idle process sends Redis a command a second for it) and turns the gRPC health
 status with it, so a balancer sends calls elsewhere meanwhile; the process itself starts and stays up
 whatever Redis does.
 """
@@ -39,12 +40,16 @@ class Readiness:
     in their respect, else None."""
 
     def __init__(self, store: Store, health_servicer: health.aio.HealthServicer | None, services: list[str],
-                 saturation: list[Callable[[], str | None]] = (), interval: float = 0.25) -> None:
+                 saturation: list[Callable[[], str | None]] = (), interval: float = 0.25,
+                 redis_interval: float = 1.0) -> None:
         self.store = store
         self.health = health_servicer
         self.services = services
         self.saturation = list(saturation)
         self.interval = interval
+        self.redis_interval = redis_interval
+        self._redis_checked = -redis_interval
+        self._redis_problem_seen: str | None = None
         self.ready = False
         self.reasons: list[str] = ["not checked yet"]
         self.redis_ok = False
@@ -78,7 +83,11 @@ class Readiness:
 
     async def check(self) -> bool:
         reasons = []
-        redis_problem = await self._redis_problem()
+        # Redis once a redis_interval, and at every check while it has a problem (to turn ready at once)
+        if self._redis_problem_seen is not None or time.monotonic() - self._redis_checked >= self.redis_interval:
+            self._redis_checked = time.monotonic()
+            self._redis_problem_seen = await self._redis_problem()
+        redis_problem = self._redis_problem_seen
         self.redis_ok = redis_problem is None
         if redis_problem:
             REDIS_ERRORS.labels("readiness").inc()

@@ -94,25 +94,31 @@ def grpc_server_options(config: ServeConfig) -> list[tuple[str, int]]:
 _TRACEBACKS = structlog.processors.ExceptionRenderer(structlog.tracebacks.ExceptionDictTransformer(show_locals=False))
 
 
-def configure_logging(level: str = "info", stream=None, cache: bool = False) -> None:
+def configure_logging(level: str = "info", stream=None, cache: bool = False, for_person: bool = False) -> None:
     """structlog JSON lines on stderr; each line carries the bound match_id, request_ref, rpc...
 
     Lines logged with ``lifecycle=True`` (serving, shutting down, stopped) pass whatever the level.
     ``cache``: each logger is assembled once, at its first line (``typhoon serve``, configured once per
-    process: a line costs ~10 µs instead of ~40); in-process users that may configure again leave it off."""
+    process: a line costs ~10 µs instead of ~40); in-process users that may configure again leave it off.
+    ``for_person``: a command that runs the service for a person at a terminal (``typhoon play``) says
+    itself what matters: lifecycle lines pass only at ``level``, and the lines that do pass are plain
+    text (``2026-01-01T12:00:00Z [warning] event key=value``), not JSON."""
     number = getattr(logging, level.upper(), logging.INFO)
     logging.basicConfig(level=max(number, logging.WARNING), stream=stream or sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
 
     def level_filter(logger, method_name, event_dict):
-        if not event_dict.pop("lifecycle", False) and logging.getLevelName(method_name.upper()) < number:
+        lifecycle = event_dict.pop("lifecycle", False) and not for_person
+        if not lifecycle and logging.getLevelName(method_name.upper()) < number:
             raise structlog.DropEvent
         return event_dict
 
+    renderer = structlog.dev.ConsoleRenderer(colors=False, exception_formatter=structlog.dev.plain_traceback) \
+        if for_person else structlog.processors.JSONRenderer(serializer=_json_line)
     structlog.configure(
         processors=[level_filter, log_context.merge, structlog.processors.add_log_level,
-                    structlog.processors.TimeStamper(fmt="iso", utc=True), _TRACEBACKS,
-                    structlog.processors.JSONRenderer(serializer=_json_line)],
+                    structlog.processors.TimeStamper(fmt="iso", utc=True),
+                    *(() if for_person else (_TRACEBACKS,)), renderer],
         wrapper_class=structlog.make_filtering_bound_logger(min(number, logging.INFO)),
         # one write per line: the workers of --workers share their supervisor's output, and print()'s two
         # writes (the line, then its newline) interleaved between processes
@@ -227,6 +233,7 @@ class Server:
         self.core = MatchService(self.store, self.hub, watch_limits=watch_limits,
                                  seat_watches=SeatWatches(config.max_seat_watches))
         self.sweeper = Sweeper(self.core.clocks, self.core.forfeit_side_on_time)
+        self.sweeper.listen(self.hub.feed.listen)  # woken by the commits, not polling
         self.sweeper.start()
         self.ladder = Ladder(self.core, config.ladder)
         await self.ladder.prepare()
@@ -398,10 +405,12 @@ def settle_garbage_collector() -> None:
 
 
 def run_event_loop(main: Coroutine[Any, Any, T]) -> T:
-    """Run ``main`` on asyncio's own event loop. uvloop was tried twice: once it saved ~5 % of a call's
-    CPU, within the benchmark's noise; then, in eight alternated runs of benchmarks/service_floor.py's
-    gRPC loop, 0.93 ms a call against 0.92 on asyncio's, while it took 18 % off the no-op floor's.
-    So it is not a dependency."""
+    """Run ``main`` on asyncio's own event loop. uvloop was tried three times: once it saved ~5 % of a
+    call's CPU, within the benchmark's noise; then, in eight alternated runs of benchmarks/service_floor.py's
+    gRPC loop, 0.93 ms a call against 0.92 on asyncio's, while it took 18 % off the no-op floor's; then
+    (issue 35) under the stream-driven load test, where stream writes are a fifth of the service's CPU
+    (300 matches, think time 1-2 s, two alternated pairs on a shared machine): 2.38 and 2.60 ms of the
+    service's CPU an action against 2.60 and 2.60. So it is not a dependency."""
     return asyncio.run(main)
 
 

@@ -66,6 +66,20 @@ def shard_key(match_id: str) -> str:
     return SHARD_KEYS[_SHARD_OF_SLOT.get(match_slot, match_slot % SHARDS)]
 
 
+def wake_channel(shard: str) -> str:
+    """The pub/sub channel told when a deadline set gets a new earliest deadline, in the set's slot (a
+    script may publish there on a Redis Cluster): the sweepers sleep until the earliest deadline they
+    know of, or until this channel says there is an earlier one.
+
+    >>> wake_channel(SHARD_KEYS[3])
+    'typhoon:{deadlines:3}:wake'
+    """
+    return shard + ":wake"
+
+
+WAKE_CHANNELS = tuple(wake_channel(shard) for shard in SHARD_KEYS)
+
+
 def fit_to_shard(match_id: str) -> str:
     """``match_id`` with its last three characters chosen so that its keys share a slot with a deadline
     shard.
@@ -108,12 +122,13 @@ local reply = {tostring(now), ''}
 local earliest = nil
 for _, key in ipairs(KEYS) do
   local due = {}
-  if left > 0 then
+  local head = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  if left > 0 and head[2] and tonumber(head[2]) <= now then
     due = redis.call('ZRANGEBYSCORE', key, '-inf', now, 'LIMIT', 0, left)
     for _, id in ipairs(due) do redis.call('ZADD', key, now + tonumber(ARGV[1]), id) end
     left = left - #due
+    head = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
   end
-  local head = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
   if head[2] and (earliest == nil or tonumber(head[2]) < earliest) then
     earliest = tonumber(head[2])
     reply[2] = head[2]
@@ -123,4 +138,5 @@ end
 return reply
 """
 
-__all__ = ["CLAIM_DUE", "LEGACY_KEY", "SHARDS", "SHARD_KEYS", "fit_to_shard", "shard_key", "slot"]
+__all__ = ["CLAIM_DUE", "LEGACY_KEY", "SHARDS", "SHARD_KEYS", "WAKE_CHANNELS", "fit_to_shard", "shard_key", "slot",
+           "wake_channel"]

@@ -104,7 +104,6 @@ class StreamHub:
         self.feed = Feed(store, self._on_notice, self._on_lost)
         self._watched: dict[str, _Watched] = {}
         self._fetch_slots = asyncio.Semaphore(fetch_concurrency)
-        self._started = False
         self.closing = False
 
     @property
@@ -122,9 +121,7 @@ class StreamHub:
         time ``heartbeat`` seconds pass without anything. Ends when the hub closes."""
         if self.closing:
             return
-        if not self._started:
-            self._started = True
-            self.feed.start()
+        self.feed.start_once()
         subscription = _Subscription(match_id, self.queue_size, after)
         watched = self._subscribe(subscription)
         getter: asyncio.Future | None = None
@@ -157,13 +154,16 @@ class StreamHub:
                     if subscription.overflowed:
                         subscription.overflowed = False
                         break
-                    if getter is None:
-                        getter = asyncio.ensure_future(subscription.queue.get())
-                    done, _ = await asyncio.wait({getter}, timeout=heartbeat)
-                    if not done:
-                        yield last
-                        continue
-                    item, getter = getter.result(), None
+                    if getter is None and not subscription.queue.empty():
+                        item = subscription.queue.get_nowait()  # a change's entries come together: no task each
+                    else:
+                        if getter is None:
+                            getter = asyncio.ensure_future(subscription.queue.get())
+                        done, _ = await asyncio.wait({getter}, timeout=heartbeat)
+                        if not done:
+                            yield last
+                            continue
+                        item, getter = getter.result(), None
                     if item is _CLOSED:
                         return
                     if isinstance(item, MatchState):

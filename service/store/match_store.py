@@ -101,6 +101,8 @@ class StoredEvent:
     time_ms: int
     source: str  # "service" | "game"
     data: dict[str, Any]
+    #: the event as a transport sends it, made once for every watcher the hub hands this object to
+    wire: bytes | None = field(default=None, repr=False, compare=False)
 
     def fields(self) -> list[str]:
         return [str(self.seq), str(self.version), str(self.time_ms), self.source,
@@ -163,9 +165,22 @@ class RequestRecord:
 
 @dataclass
 class CommitResult:
-    outcome: str  # OK | STALE | MOVED | DUPLICATE | NOT_FOUND | FLAG | EARLY
+    outcome: str  # OK | STALE | MOVED | DUPLICATE | NOT_FOUND | FLAG | EARLY | REFUSED
     current_version: int | None = None
     record: RequestRecord | None = None  # DUPLICATE: what the request id did the first time
+    refused_by: int = 0  # REFUSED: the number (from 1) of the Precheck check that refused the commit
+
+
+@dataclass(frozen=True)
+class Precheck:
+    """Checks run by a commit's script before the commit, in the same round trip (the call's rate
+    limits: ``service.guard.in_commit``): ``lua`` defines ``admit(KEYS, ARGV)``, which returns nil to let
+    the commit run, else the number (from 1) of the check that refuses it (nothing of the commit is
+    written then: outcome REFUSED). The same ``lua`` for every call, so the script is loaded once."""
+
+    lua: str
+    keys: list[str]
+    args: list[Any]
 
 
 @dataclass(frozen=True)
@@ -300,7 +315,8 @@ return {'OK'}
 """
 
 _CLAIM = """
--- KEYS: meta, state, events, feed channel. ARGV: side, token hash, player, time, event json.
+-- KEYS: meta, state, events, feed channel. ARGV: side, token hash, player, time, event json, then more
+-- meta fields and values to set with the claim.
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_FOUND'} end
 local side = ARGV[1]
 local m = redis.call('HMGET', KEYS[1], 'status', 'seat:' .. side .. ':token', 'sides')
@@ -316,6 +332,7 @@ redis.call('XADD', KEYS[3], seq .. '-0', 'seq', seq, 'version', st[1], 'time', A
 redis.call('HSET', KEYS[2], 'seq', seq)
 redis.call('HSET', KEYS[1], 'seat:' .. side .. ':token', ARGV[2], 'seat:' .. side .. ':player', ARGV[3],
            'seat:' .. side .. ':claimed_at', ARGV[4], 'last_sequence', seq, 'updated_at', ARGV[4])
+for i = 6, #ARGV - 1, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 local all = true
 for s in string.gmatch(m[3], '[^,]+') do
   if s ~= side and redis.call('HEXISTS', KEYS[1], 'seat:' .. s .. ':token') == 0 then all = false end
@@ -326,10 +343,17 @@ return {'OK', seq, st[1]}
 """
 
 
+_WAKE = """
+-- KEYS: a wake channel of the service's own (service.store.notify.Feed.listen). ARGV: the message.
+""" + NOTIFY.format(channel="KEYS[1]", seq="ARGV[1]")
+
+
 def _with_deadline(body: str) -> str:
     """``body`` (a script above) run inside the clock check of :class:`Deadline`. KEYS: the body's,
-    then the match's deadline set (service.store.deadlines). ARGV: mode, match id, new deadline ('' = none), then the body's (a commit id first:
-    a write already applied is answered before the clock is looked at)."""
+    then the match's deadline set and its wake channel (service.store.deadlines). ARGV: mode, match id,
+    new deadline ('' = none), then the body's (a commit id first: a write already applied is answered
+    before the clock is looked at). A new deadline earlier than every other of its set is published on
+    the wake channel: the sweepers sleep until the earliest deadline they know of."""
     return f"""
 local function body(KEYS, ARGV)
 {body}
@@ -343,15 +367,52 @@ if ARGV[1] ~= '' then
   if ARGV[1] == 'expired' and not (deadline and now >= deadline) then return {{'EARLY', tostring(now)}} end
 end
 local keys, args = {{}}, {{}}
-for i = 1, #KEYS - 1 do keys[i] = KEYS[i] end
+for i = 1, #KEYS - 2 do keys[i] = KEYS[i] end
 for i = 4, #ARGV do args[#args + 1] = ARGV[i] end
 local reply = body(keys, args)
 if reply == 1 or (type(reply) == 'table' and reply[1] == 'OK') then
-  if ARGV[3] == '' then redis.call('ZREM', KEYS[#KEYS], ARGV[2])
-  else redis.call('ZADD', KEYS[#KEYS], ARGV[3], ARGV[2]) end
+  local set = KEYS[#KEYS - 1]
+  if ARGV[3] == '' then redis.call('ZREM', set, ARGV[2])
+  else
+    local head = redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')
+    redis.call('ZADD', set, ARGV[3], ARGV[2])
+    if not head[2] or tonumber(ARGV[3]) < tonumber(head[2]) then
+      {NOTIFY.format(channel="KEYS[#KEYS]", seq="ARGV[3]")}
+    end
+  end
 end
 return reply
 """
+
+
+def _with_precheck(body: str, lua: str, commit_id_at: int) -> str:
+    """``body`` (a commit script) after the checks of a :class:`Precheck` (``lua``). KEYS: the checks'
+    (their number in ARGV[1]), then the body's; ARGV: the number of the checks' arguments, then them,
+    then the body's, whose ``commit_id_at``-th is its commit id: a commit already applied (its answer
+    lost, the call sent again) is answered so before the checks count it again."""
+    return f"""
+{lua}
+local function body(KEYS, ARGV)
+{body}
+end
+local key_count, arg_count = tonumber(ARGV[1]), tonumber(ARGV[2])
+local check_keys, check_args, keys, args = {{}}, {{}}, {{}}, {{}}
+for i = 1, #KEYS do
+  if i <= key_count then check_keys[i] = KEYS[i] else keys[#keys + 1] = KEYS[i] end
+end
+for i = 3, #ARGV do
+  if i <= 2 + arg_count then check_args[#check_args + 1] = ARGV[i] else args[#args + 1] = ARGV[i] end
+end
+if redis.call('HGET', keys[2], 'commit') == args[{commit_id_at}] then return {{'APPLIED'}} end
+local refused = admit(check_keys, check_args)
+if refused then return {{'REFUSED', refused}} end
+return body(keys, args)
+"""
+
+
+def _deadline_keys(match_id: str) -> list[str]:
+    shard = deadlines.shard_key(match_id)
+    return [shard, deadlines.wake_channel(shard)]
 
 
 def _deadline_args(match_id: str, deadline: Deadline) -> list[str]:
@@ -411,6 +472,8 @@ class Store:
         self._claim_due = Script(lane, deadlines.CLAIM_DUE)
         self._create_clocked = Script(lane, _with_deadline(_CREATE))
         self._commit_clocked = Script(lane, _with_deadline(_COMMIT))
+        self._wake = Script(lane, _WAKE)
+        self._prechecked: dict[tuple[str, bool], Script] = {}
         #: after a write, on its connection: see service.store.connection (the replication barrier)
         self._barrier = (("PUBLISH", BARRIER_CHANNEL, ""), ("WAIT", settings.min_replicas, settings.wait_timeout_ms))
 
@@ -496,7 +559,7 @@ class Store:
         if deadline is None:
             created = await self._create(keys=keys, args=args)
         else:
-            created = await self._create_clocked(keys=keys + [deadlines.shard_key(match_id)],
+            created = await self._create_clocked(keys=keys + _deadline_keys(match_id),
                                                  args=_deadline_args(match_id, deadline) + args)
         if isinstance(created, list):  # APPLIED: this very create ran before its answer was lost
             created = 1
@@ -513,10 +576,11 @@ class Store:
                      state_json: str, meta: dict[str, str], events: list[StoredEvent],
                      request_id: str = "", record: RequestRecord | None = None,
                      deadline: Deadline | None = None, expected_hash: str = "", new_hash: str = "",
-                     commit: str | None = None) -> CommitResult:
+                     commit: str | None = None, precheck: Precheck | None = None) -> CommitResult:
         """Apply a change to a match if it is still at ``expected_version`` and ``expected_seq`` (and has
         the state hash ``expected_hash``, if given); with a ``deadline``, also only if its clock allows
-        (outcome FLAG or EARLY otherwise, see Deadline). ``commit`` is the write's commit id (default: a
+        (outcome FLAG or EARLY otherwise, see Deadline); with a ``precheck``, only if its checks allow
+        (REFUSED otherwise), in the same script. ``commit`` is the write's commit id (default: a
         fresh one; see APPLIED)."""
         args: list[Any] = [commit or commit_id(), str(expected_version), str(expected_seq), str(new_version),
                            str(events[-1].seq if events else expected_seq), state_json,
@@ -528,12 +592,17 @@ class Store:
             args += event.fields()
         keys = [key(match_id, "meta"), key(match_id, "state"), key(match_id, "events"), key(match_id, "requests"),
                 key(match_id, "feed")]
-        if deadline is None:
-            reply = await self._acknowledged(self._commit, keys, args)
-        else:
-            reply = await self._acknowledged(self._commit_clocked, keys + [deadlines.shard_key(match_id)],
-                                             _deadline_args(match_id, deadline) + args)
+        script = self._commit
+        if deadline is not None:
+            script, keys, args = self._commit_clocked, keys + _deadline_keys(match_id), _deadline_args(match_id, deadline) + args
+        if precheck is not None:  # never on a Cluster, which keeps the checks' keys in other slots
+            script = self._prechecked_commit(precheck.lua, deadline is not None)
+            keys = precheck.keys + keys
+            args = [len(precheck.keys), len(precheck.args), *precheck.args, *args]
+        reply = await self._acknowledged(script, keys, args)
         outcome = text_of(reply[0])
+        if outcome == "REFUSED":
+            return CommitResult(outcome, refused_by=int(reply[1]))
         observe_commit(match_id, outcome)
         if outcome in ("OK", "APPLIED") and meta.get("status") in ENDED:  # finished, resigned, flagged, aborted
             self.compact_soon(match_id)
@@ -545,11 +614,21 @@ class Store:
             return CommitResult(outcome, current_version=int(reply[1]))
         return CommitResult(outcome)
 
+    def _prechecked_commit(self, lua: str, clocked: bool) -> Script:
+        script = self._prechecked.get((lua, clocked))
+        if script is None:
+            body, commit_id_at = (_with_deadline(_COMMIT), 4) if clocked else (_COMMIT, 1)
+            script = self._prechecked[lua, clocked] = Script(self.lane, _with_precheck(body, lua, commit_id_at))
+        return script
+
     async def claim_seat(self, match_id: str, side: str, token_hash: str, player: str, time_ms: int,
-                         event: dict[str, Any]) -> ClaimResult:
+                         event: dict[str, Any], meta: dict[str, str] | None = None) -> ClaimResult:
+        """Claim ``side`` for ``token_hash`` and log ``event``, setting ``meta``'s fields too (in one step:
+        what a claim says of the seat before anything else may read it)."""
+        extra = [item for pair in (meta or {}).items() for item in pair]
         reply = await self._acknowledged(
             self._claim, [key(match_id, "meta"), key(match_id, "state"), key(match_id, "events"), key(match_id, "feed")],
-            [side, token_hash, player, str(time_ms), json.dumps(event, separators=(",", ":"))])
+            [side, token_hash, player, str(time_ms), json.dumps(event, separators=(",", ":")), *extra])
         outcome = text_of(reply[0])
         if outcome == "OK":
             return ClaimResult(outcome, int(reply[1]), int(reply[2]))
@@ -659,6 +738,11 @@ class Store:
             while len(self._archives) > ARCHIVES_KEPT:
                 self._archives.pop(next(iter(self._archives)))
         return archive
+
+    async def wake(self, channel: str, message: str = "") -> None:
+        """Publish on a wake channel (service.store.notify.Feed.listen), sharded where the feed listens
+        sharded (Redis 7 and later), as the scripts publish their notices."""
+        await self._wake(keys=[channel], args=[message])
 
     # --- the clocks' deadlines (service.store.deadlines) ----------------------------------------------
 

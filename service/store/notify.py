@@ -12,6 +12,10 @@ many. ``want(match_id)`` subscribes and returns a future that is done once Redis
 subscription: every commit after that point reaches this process. When the connection breaks, the
 feed reconnects with backoff, subscribes again and, once each channel is in force again, calls
 ``on_lost(match_id)``: notices published meanwhile are gone, so the hub reads that match again.
+
+The same connection carries the service's own wake-up channels (:meth:`Feed.listen`): a loop that would
+otherwise poll Redis (the clocks' sweeper, the ladder's rounds) sleeps until a script or a call tells it
+that something changed, and is woken as well whenever notices may have been lost.
 """
 
 from __future__ import annotations
@@ -41,8 +45,11 @@ def channel(match_id: str) -> str:
 
 
 def match_of(name: bytes | str) -> str:
-    text = name.decode() if isinstance(name, bytes) else name
-    return text[len("typhoon:{m:"):-len("}:feed")]
+    return _text(name)[len("typhoon:{m:"):-len("}:feed")]
+
+
+def _text(name: bytes | str) -> str:
+    return name.decode() if isinstance(name, bytes) else name
 
 
 class _Channel:
@@ -69,6 +76,7 @@ class Feed:
         self.connected = False
         self.reconnects = 0
         self._channels: dict[str, _Channel] = {}
+        self._listeners: dict[str, Callable[[], None]] = {}
         self._dirty = asyncio.Event()
         self._pending: set[str] = set()  # channels whose wanted state may differ from what was sent
         self._task: asyncio.Task | None = None
@@ -84,9 +92,23 @@ class Feed:
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="feed")
 
+    def start_once(self) -> None:
+        if self._task is None and not self._closing:
+            self.start()
+
+    def listen(self, name: str, on_message: Callable[[], None]) -> asyncio.Future:
+        """Subscribe to a channel of the service's own (not a match's), for good: ``on_message()`` on
+        each message on it, once Redis confirms the subscription (what was published before may have
+        been missed), and after each reconnection. Starts the feed."""
+        self._listeners[name] = on_message
+        self.start_once()
+        return self._want(name)
+
     def want(self, match_id: str) -> asyncio.Future:
         """Subscribe to the match's notices; the future is done once Redis confirms."""
-        name = channel(match_id)
+        return self._want(channel(match_id))
+
+    def _want(self, name: str) -> asyncio.Future:
         state = self._channels.get(name)
         if state is None:
             state = self._channels[name] = _Channel()
@@ -196,6 +218,10 @@ class Feed:
         kind = message["type"]
         kind = kind.decode() if isinstance(kind, bytes) else kind
         if kind in ("message", "smessage"):
+            listener = self._listeners.get(_text(message["channel"]))
+            if listener is not None:
+                listener()
+                return
             try:
                 seq = int(message["data"])
             except (TypeError, ValueError):
@@ -203,17 +229,21 @@ class Feed:
             self.on_notice(match_of(message["channel"]), seq)
             return
         if kind in ("subscribe", "ssubscribe", "unsubscribe", "sunsubscribe"):
-            name = message["channel"]
-            name = name.decode() if isinstance(name, bytes) else name
+            name = _text(message["channel"])
             state = self._channels.get(name)
             if state is None:
                 return
             state.acked += 1
             if state.acked == state.sent:
                 if state.subscribed and state.wanted:
-                    if not state.confirmed.done():
+                    first = not state.confirmed.done()
+                    if first:
                         state.confirmed.set_result(None)
-                    if state.lost:  # subscribed again after a break: what was published meanwhile is gone
+                    listener = self._listeners.get(name)
+                    if listener is not None and (first or state.lost):  # what was published before is unknown
+                        state.lost = False
+                        listener()
+                    elif state.lost:  # subscribed again after a break: what was published meanwhile is gone
                         state.lost = False
                         self.on_lost(match_of(name))
                 elif not state.wanted and not state.subscribed:

@@ -52,7 +52,7 @@ def test_a_pairing_is_played_on_both_sides_and_tabled(strength, typhoon_target, 
     sides = [line.split("|")[3].strip() for line in lines]
     assert sides == ["german", "soviet"]
     assert all(line.split("|")[4].strip() in ("0/1", "1/1") for line in lines)
-    assert "1 matches per side" in table
+    assert "1 match per side" in table
     import json
 
     records = json.loads(out.read_text())

@@ -3,6 +3,7 @@ ladder bot that stops gracefully (the first SIGTERM finishes the matches in prog
 
 from __future__ import annotations
 
+import random
 import signal
 import socket
 import subprocess
@@ -123,34 +124,48 @@ def test_a_match_typhoon_bot_creates_names_its_seat(my_bot, typhoon_target):
                            cwd=my_bot, env=_env())
     try:
         created = bot.stdout.readline()
-        assert "with the german seat (my_bot:Cautious bot)" in created, created
+        assert "with the german seat (cautious bot)" in created, created  # the strategy's own name
         match_id = created.split()[2]
         with TyphoonClient(typhoon_target) as client:
             seats = {seat.side: seat.player_name for seat in client.get_match(match_id).match.seats}
-        assert seats["german"] == "my_bot:Cautious bot"
+        assert seats["german"] == "cautious bot"
     finally:
         bot.kill()
         bot.wait(30)
 
 
 def test_typhoon_play_takes_a_strategy_of_ones_own(my_bot):
+    """...and speaks to the person at the terminal: its own lines, not the service's JSON log (that is
+    `typhoon serve`'s); the person's seat has a name, as the bot's has."""
     play = subprocess.Popen([sys.executable, "-m", "clients.cli", "play", "--no-browser", "--strategy", "my_bot:make"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=my_bot, env=_env(),
                             start_new_session=True)
     try:
         said = ""
-        while "open http://" not in said and play.poll() is None:
+        while "(the service: gRPC" not in said and play.poll() is None:
             said += play.stdout.readline()
         assert "you play german, the my_bot:make bot plays soviet" in said and "open http://" in said, said
+        assert not [line for line in said.splitlines() if line.startswith("{")], said
+        match_id = said.split("match ", 1)[1].split(":", 1)[0]
+        target = said.split("(the service: gRPC ", 1)[1].split(",", 1)[0]
+        with TyphoonClient(target) as client:
+            seats = {seat.side: seat.player_name for seat in client.get_match(match_id).match.seats}
+        assert seats == {"german": "you", "soviet": "my_bot:make bot"}
     finally:
         play.send_signal(signal.SIGINT)
-        play.wait(60)
+        rest, _ = play.communicate(timeout=60)
+    assert not [line for line in rest.splitlines() if line.startswith("{")], rest  # nor when it stops
 
 
 def _env() -> dict[str, str]:
     import os
 
     return dict(os.environ, PYTHONPATH=str(ROOT))
+
+
+def _unhurried_random(state, legal_actions):
+    time.sleep(0.05)
+    return random.choice(legal_actions)
 
 
 def test_the_first_sigterm_finishes_the_matches_in_progress_and_a_second_quits(typhoon_target, tmp_path):
@@ -160,7 +175,7 @@ def test_the_first_sigterm_finishes_the_matches_in_progress_and_a_second_quits(t
     with LadderClient(typhoon_target) as ladder:
         ours = ladder.register_with_owner(f"steady-{time.monotonic_ns()}").api_key  # two owners: they may meet
         theirs = ladder.register_with_owner(f"stopping-{time.monotonic_ns()}").api_key
-    steady = LadderBot("random", typhoon_target, ours, seed="steady")
+    steady = LadderBot(_unhurried_random, typhoon_target, ours)  # its matches last long enough to signal in
     seeker = threading.Thread(target=steady.run, daemon=True)
     seeker.start()
     try:

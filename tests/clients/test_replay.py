@@ -68,7 +68,8 @@ def as_ruleset_1(entries: list[dict], logged: int | None = 1) -> list[dict]:
     """The log as a match of ruleset 1 (``logged``: the ruleset recorded; None: none, as before rulesets
     were) would have it with these actions: no entropy, dice from the seed alone (engine/dice.py)."""
     seed = entries[-1]["seed_revealed"]["seed"]
-    kept = [e for e in entries if "entropy_contributed" not in e and game_event_kind(e) != "entropy_drawn"]
+    kept = [e for e in entries if not {"entropy_awaited", "entropy_committed", "entropy_contributed"} & set(e)
+            and game_event_kind(e) != "entropy_drawn"]
     for sequence, entry in enumerate(kept, 1):
         entry["sequence"] = sequence
         if game_event_kind(entry) == "die_rolled":

@@ -60,7 +60,12 @@ def test_a_policy_plays_on_the_service_and_the_environment_replays_its_match(typ
     logged_events, replayed_events, actions, rolls, entropy = [], [], 0, 0, []
     for entry in log:
         kind = entry.WhichOneof("kind")
-        if kind == "entropy_contributed":  # in log order: the state hashes hold the entropy given so far
+        # in log order: the state hashes hold the commitments and the entropy given so far
+        if kind == "entropy_awaited":
+            aec.await_entropy(entry.entropy_awaited.side)
+        elif kind == "entropy_committed":
+            aec.commit_entropy(entry.entropy_committed.side, entry.entropy_committed.commitment)
+        elif kind == "entropy_contributed":
             aec.contribute_entropy(entry.entropy_contributed.side, entry.entropy_contributed.entropy)
             entropy.append(entry.entropy_contributed.side)
         elif kind == "game_event":

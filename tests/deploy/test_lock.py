@@ -9,6 +9,7 @@ image installs; ``make lock`` writes both (uv), annotating each package with wha
 from __future__ import annotations
 
 import re
+import os
 import shutil
 import subprocess
 import sys
@@ -141,8 +142,9 @@ def test_make_demo_on_a_fresh_checkout_installs_and_runs_on_the_service_lock_alo
         if source.is_file():
             (checkout / name.decode()).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, checkout / name.decode())
+    newcomer = {name: value for name, value in os.environ.items() if name not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
     done = subprocess.run(["make", "demo", f"PYTHON={sys.executable}"], cwd=checkout, capture_output=True, text=True,
-                          timeout=1800)
+                          timeout=1800, env=newcomer)  # as from a shell, not as a sub-make of `make test`
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     first = done.stdout.splitlines()[0]
     assert first.startswith("make: installing the service into .venv: ") and "packages of requirements.lock" in first, first

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import psutil
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -23,19 +24,24 @@ from loadtests import metrics  # noqa: E402
 from loadtests.run import read_stats, seconds_of  # noqa: E402
 
 
-#: What the run must have seen before it ends (each over gRPC and over REST); --run-time only bounds it, so
-#: a busy machine makes it longer, never a failure.
-RPCS = ["CreateMatch", "JoinMatch", "ListLegalActions", "SubmitAction", "Resign", "GetEventLog",
-        "WatchMatch (catch-up)", "ListMatches"]
+#: What the run must have seen before it ends (each over gRPC and over REST), by workload; --run-time only
+#: bounds it, so a busy machine makes it longer, never a failure.
+RPCS = {"stream": ["CreateMatch", "JoinMatch", "WatchMatch (play)", "SubmitAction", "Resign", "GetEventLog",
+                   "ListMatches"],
+        "poll": ["CreateMatch", "JoinMatch", "ListLegalActions", "SubmitAction", "Resign", "GetEventLog",
+                 "WatchMatch (catch-up)", "ListMatches"]}
 
 
-def test_locust_smoke(tmp_path):
+@pytest.mark.parametrize("workload", ["stream", "poll"])
+def test_locust_smoke(tmp_path, workload):
     out = tmp_path / "run"
     result_path = tmp_path / "result.json"
     completed = subprocess.run(
         [sys.executable, "-m", "loadtests.run", "--users", "4", "--watchers", "2", "--transport", "mixed",
-         "--run-time", "300s", "--until", ",".join(RPCS) + "=2", "--max-actions", "30", "--event-log-every", "5",
-         "--watch-every", "10", "--watch-seconds", "3", "--out", str(out), "--json", str(result_path), "--quiet"],
+         "--workload", workload,
+         "--run-time", "300s", "--until", ",".join(RPCS[workload]) + "=2", "--max-actions", "30",
+         "--event-log-every", "5", "--watch-every", "10", "--watch-seconds", "3", "--out", str(out),
+         "--json", str(result_path), "--quiet"],
         check=False, cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     result = json.loads(result_path.read_text())
@@ -46,7 +52,7 @@ def test_locust_smoke(tmp_path):
     assert result["failures"] == []
     calls = {(row["rpc"], row["transport"]): row["requests"] for row in result["rpcs"]}
     for transport in ("grpc", "rest"):
-        for rpc in RPCS:
+        for rpc in RPCS[workload]:
             assert calls.get((rpc, transport), 0) >= 2, (rpc, transport, calls)
 
     # what the calls above imply (two resignations per transport, each after 30 actions), not a throughput

@@ -15,6 +15,7 @@ import httpx
 import redis
 
 from clients.client import TyphoonClient
+from clients.random_play import play_out
 from loadtests.redis_topologies import LocalCluster
 from service.processes import ServeProcess
 from service.store.embedded_redis import EmbeddedRedis
@@ -103,16 +104,7 @@ class ServiceProcess(ServeProcess):
 def play_random(client: TyphoonClient, match_id: str, tokens: dict[str, str], seed: str = "test",
                 max_actions: int | None = None) -> int:
     """Play random legal actions for both seats until the end (or ``max_actions``); return how many."""
-    chooser = random.Random(seed)
-    played = 0
-    while max_actions is None or played < max_actions:
-        legal = client.legal_actions(match_id)
-        if not legal.side_to_act:
-            break
-        client.submit(match_id, tokens[legal.side_to_act], chooser.choice(legal.actions),
-                      expected_version=legal.version)
-        played += 1
-    return played
+    return play_out(client, match_id, tokens, random.Random(seed), max_actions)
 
 
 def wait_for(condition, timeout: float = 60.0, interval: float = 0.02):

@@ -77,7 +77,8 @@ def test_bad_input_in_the_apis_words(http):
     assert message.startswith("the body has no field 'seets'; its fields: scenario, options, seats, request_id")
     message = _error(http.post("/v1/matches", json={"seats": [{"side": "german", "nmae": "x"}]}),
                      400, "MALFORMED_REQUEST")
-    assert message == "seats[0] has no field 'nmae'; its fields: side, player_name, seat_token"
+    assert message == ("seats[0] has no field 'nmae'; its fields: side, player_name, seat_token, entropy_commitment, "
+                       "commit_entropy_later")
     message = _error(http.post(f"/v1/matches/{match_id}/actions", headers={"Authorization": f"Bearer {tokens['german']}"},
                                json={"action": {"move": {"unit": "XL"}, "end_phase": {}}}), 400, "MALFORMED_REQUEST")
     assert message.startswith("action takes one of place_unit, standard_setup, move")

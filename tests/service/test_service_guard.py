@@ -35,7 +35,8 @@ from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
 from service.gen.typhoon.v1 import ladder_service_pb2_grpc
 from service.gen.typhoon.v1 import match_service_pb2 as api
 from service.gen.typhoon.v1 import match_service_pb2_grpc
-from service.guard.call_guard import KEY_CHECKED, RPC_LIMITS, TOKEN_IN_REQUEST
+from service.guard.call_guard import KEY_CHECKED, RPC_LIMITS, RPC_TABLE, TOKEN_IN_REQUEST
+from service.guard.in_commit import InCommitAdmission
 from service.guard.limit_settings import LIMITS, LimitSettings
 from service.guard.rate_limits import RateLimits, limiter_storage
 from service.processes import ROOT
@@ -360,6 +361,71 @@ def test_the_one_round_trip_checks_count_as_the_library_does(redis_url):
     asyncio.run(run())
 
 
+def test_the_checks_in_a_commit_script_count_as_the_library_does(redis_url):
+    """SubmitAction's checks run inside its commit script (service.guard.in_commit): the library's own
+    scripts, on its keys; the library sees the same counts and gives the same answers."""
+    async def run() -> None:
+        store = Store.from_url(redis_url)
+        settings = LimitSettings.off().with_rates({"watch": "3/minute", "key_failures": "2/minute"})
+        library = RateLimits(limiter_storage(store), settings, store.lane)
+        client = new_address()
+
+        async def in_commit(*checks) -> int | None:
+            precheck = InCommitAdmission(library, checks).take()
+            return await store.redis.eval(precheck.lua + "\nreturn admit(KEYS, ARGV)", len(precheck.keys),
+                                          *precheck.keys, *precheck.args)
+        try:
+            for _ in range(2):
+                assert await in_commit(("test", "key_failures", client, ""), ("hit", "watch", client, "")) is None
+            await library.check([("test", "watch", client, "")])  # 2 of 3: one more is allowed
+            assert await in_commit(("hit", "watch", client, "")) is None
+            with pytest.raises(ServiceError):
+                await library.check([("test", "watch", client, "")])
+            assert await in_commit(("test", "watch", client, "")) == 1
+            assert await in_commit(("test", "key_failures", client, ""), ("hit", "watch", client, "")) == 2
+            item = library.items["watch"][0]
+            assert (await library.limiter.get_window_stats(item, "watch", client)).remaining == 0
+            for _ in range(2):
+                await library.record("key_failures", client)
+            # the first check that fails is the one refused; every hit is counted all the same
+            other = new_address()
+            assert await in_commit(("test", "key_failures", client, ""), ("hit", "watch", other, "")) == 1
+            assert (await library.limiter.get_window_stats(item, "watch", other)).remaining == 2
+        finally:
+            await store.close()
+
+    asyncio.run(run())
+
+
+def test_actions_are_limited_per_client_across_all_its_seats(redis_url):
+    """Issue 34, point 7: one address holding many seats gets the action rate of one client, not of
+    every seat; an action over it is refused by its commit script and changes nothing."""
+    service = guarded(redis_url, "client_actions=4/minute", "submit_action=100/minute").start()
+    try:
+        address = new_address()
+        with client_from(service, address) as client, client_from(service, new_address()) as another:
+            matches = [client.create_match(seats=["german", "soviet"]) for _ in range(3)]
+
+            def act(player: TyphoonClient, index: int):
+                match, tokens = matches[index]
+                legal = player.legal_actions(match.match_id)
+                return lambda: player.submit(match.match_id, tokens[legal.side_to_act], legal.actions[0],
+                                             expected_version=legal.version)
+
+            for index in (0, 1, 2, 0):  # four actions over three matches: all applied
+                act(client, index)()
+            before = client.get_match(matches[1][0].match_id).match.version
+            error = refusal(act(client, 1))
+            assert_rate_limited(error, "client_actions")
+            assert "from this address" in error.message
+            assert client.get_match(matches[1][0].match_id).match.version == before  # nothing committed
+            assert_rate_limited(refusal(act(client, 2)), "client_actions")  # whichever seat
+            act(another, 1)()  # another client with the same seat plays on
+            assert client.get_match(matches[1][0].match_id).match.version == before + 1
+    finally:
+        service.stop()
+
+
 def _serve(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "clients.cli", "serve", "--grpc-port", "0", "--http-port", "0",
                            *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
@@ -398,7 +464,9 @@ def test_every_key_checked_rpc_is_a_route_with_a_token_and_every_limit_is_used()
                                               if route.authenticated or route.keys or route.token_optional}
     served = {method.name for descriptor, _ in SERVICES.values() for method in descriptor.methods}
     assert set(RPC_LIMITS) <= served
-    assert {limit for limit, _ in RPC_LIMITS.values()} | {"key_failures", "history", "history_calls", "stream_opens"} == \
+    client_limits = {row.client_limit for row in RPC_TABLE.values() if row.client_limit}
+    assert {limit for limit, _ in RPC_LIMITS.values()} | client_limits | {"key_failures", "history", "history_calls",
+                                                                          "stream_opens"} == \
         {limit.name for limit in LIMITS}
 
 

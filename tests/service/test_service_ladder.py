@@ -6,11 +6,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
 import random
 import re
 import threading
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 
 import grpc
 import pytest
@@ -26,8 +28,8 @@ from service.ladder.core import OLDER_PREFIX, PREFIX, Ladder, LadderConfig
 from service.ladder.fairness import FairPlay
 from service.match.clock import Sweeper, TimeControl
 from service.match.core import CallContext, MatchService
-from service.store.embedded_redis import free_port
-from service.store.match_store import text_of
+from service.store.embedded_redis import EmbeddedRedis, free_port
+from service.store.match_store import Store, text_of
 
 from service_helpers import STREAM_TIMEOUT, ServiceProcess, wait_for, within
 
@@ -52,6 +54,41 @@ async def register_each(ladder: Ladder, *names: str) -> dict[str, str]:
                                                 CallContext(token=owner.owner_key))
         players[response.player.player_id] = response.api_key
     return players
+
+
+async def matches_paired(ladder: Ladder, seeks) -> list[lapi.LadderMatch]:
+    """The next match on each Seek stream (past its heartbeats), pairing rounds run until each has one."""
+    async def a_match(seek) -> lapi.LadderMatch:
+        while (item := await anext(seek)).WhichOneof("kind") != "match":
+            pass
+        return item.match
+
+    waiting = [asyncio.ensure_future(a_match(seek)) for seek in seeks]
+    for _ in range(600):
+        if all(w.done() for w in waiting):
+            break
+        await within(ladder.pair_round(), "a pairing round")
+        await within(asyncio.wait(waiting, timeout=0.2), "the matches")
+    return [w.result() for w in waiting]
+
+
+def run_with_a_ladder(tmp_path, scenario: Callable[[Store, Ladder], Awaitable[None]]) -> None:
+    """``scenario(store, ladder)`` on a Redis of its own (no service process pairs its seekers), with
+    pairing rounds run by the test; the store closed and Redis stopped after."""
+    embedded = EmbeddedRedis(tmp_path / "redis")
+    url = embedded.start()
+
+    async def run() -> None:
+        store = Store.from_url(url)
+        try:
+            await scenario(store, Ladder(MatchService(store), LadderConfig(interval=0.05)))
+        finally:
+            await store.close()
+
+    try:
+        asyncio.run(run())
+    finally:
+        embedded.stop()
 
 
 def test_registration_and_refusals(service):
@@ -527,3 +564,28 @@ def test_the_keys_of_an_older_ladder_are_moved_under_the_ladders_hash_tag(backen
         asyncio.run(scenario())
     finally:
         redis.stop()
+
+
+def test_the_ladder_draws_its_seat_tokens_unscreened_and_unremembered(tmp_path, monkeypatch):
+    """A ladder match's seat tokens are the service's own draws (256 random bits): they are not screened
+    for strength as a caller's chosen token is (zxcvbn costs milliseconds on the event loop), nor kept
+    for 31 days as chosen tokens are, and each acts for its side."""
+    def no_screening(token: str) -> None:
+        raise AssertionError("a seat token the service drew was screened as a chosen one")
+
+    monkeypatch.setattr("service.match.core.check_strength", no_screening)
+
+    async def scenario(store: Store, ladder: Ladder) -> None:
+        players = await register_each(ladder, "drawn-a", "drawn-b")
+        seeks = [await ladder.seek(lapi.SeekRequest(), CallContext(token=key)) for key in players.values()]
+        german, soviet = sorted(await matches_paired(ladder, seeks), key=lambda m: m.side)
+        assert german.match_id == soviet.match_id and (german.side, soviet.side) == ("german", "soviet")
+        assert await store.redis.keys("typhoon:seat-token:*") == []
+        core = ladder.core
+        await core.resign(api.ResignRequest(match_id=soviet.match_id), CallContext(token=soviet.seat_token))
+        (meta,) = await store.metas([german.match_id])
+        assert meta["status"] == "finished" and json.loads(meta["result"])["winner"] == "german"
+        for seek in seeks:
+            await seek.aclose()
+
+    run_with_a_ladder(tmp_path, scenario)

@@ -156,7 +156,7 @@ def test_a_match_of_an_older_ruleset_the_engine_plays_goes_on_and_verifies_under
     shown = fresh.get_match(match_id)
     assert shown.match.ruleset == ruleset and json.loads(shown.state.position_json)["ruleset"] == ruleset
     with pytest.raises(TyphoonError) as refused:  # its dice take no entropy
-        fresh.contribute_entropy(match_id, tokens["german"])
+        fresh.commit_entropy(match_id, tokens["german"])
     assert (refused.value.code, refused.value.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "ENTROPY_NOT_USED")
     chooser = random.Random(2)
     for _ in range(120):  # the set-up and into the first turns, with battles and retreats

@@ -18,9 +18,8 @@ import redis
 from clients.client import TyphoonClient
 from clients.ladder import LadderClient
 from service.gen.typhoon.v1 import ladder_service_pb2 as lapi
-from service.ladder.core import PREFIX, Ladder, LadderConfig
-from service.match.core import CallContext, MatchService
-from service.store.embedded_redis import EmbeddedRedis
+from service.ladder.core import PREFIX, Ladder
+from service.match.core import CallContext
 from service.store.match_store import INDEX_KEY, Store
 
 from service_helpers import ServiceProcess, wait_for, within
@@ -116,14 +115,9 @@ def test_a_flood_of_new_matches_stops_at_the_mark_before_redis_refuses_a_write(t
 def test_the_ladder_pairs_no_one_while_the_store_has_no_room(tmp_path: Path):
     """Players already seeking when the store fills are not paired into new matches until it has room
     (the pairing asks the guard's capacity, as CreateMatch does)."""
-    from test_service_ladder import register_each
+    from test_service_ladder import matches_paired, register_each, run_with_a_ladder
 
-    embedded = EmbeddedRedis(tmp_path / "redis")
-    url = embedded.start()
-
-    async def scenario() -> None:
-        store = Store.from_url(url)
-        ladder = Ladder(MatchService(store), LadderConfig(interval=0.05))
+    async def scenario(store: Store, ladder: Ladder) -> None:
         room = {"now": False}
 
         async def has_room() -> bool:
@@ -134,30 +128,31 @@ def test_the_ladder_pairs_no_one_while_the_store_has_no_room(tmp_path: Path):
         seeks = [await ladder.seek(lapi.SeekRequest(heartbeat_seconds=1), CallContext(token=key))
                  for key in players.values()]
 
-        async def a_match(seek) -> lapi.LadderMatch:
-            while (item := await anext(seek)).WhichOneof("kind") != "match":
-                pass
-            return item.match
+        async def told_the_store_is_full(seek) -> lapi.SeekHeartbeat:
+            while True:
+                item = await anext(seek)
+                assert item.WhichOneof("kind") == "heartbeat", item
+                if item.heartbeat.waiting == lapi.SEEK_WAIT_REASON_STORE_FULL:
+                    return item.heartbeat
 
-        waiting = [asyncio.ensure_future(a_match(seek)) for seek in seeks]
         matches = await store.redis.zcard(INDEX_KEY)
+        # each is told why on its heartbeats
+        told = asyncio.ensure_future(asyncio.gather(*(told_the_store_is_full(seek) for seek in seeks)))
         for _ in range(5):  # seeking, both of them, through a few heartbeats: no room, no match
             await asyncio.sleep(0.3)
             assert await store.redis.zcard(f"{PREFIX}seeking") == 2
             assert await ladder.pair_round() == 0
-        assert not any(w.done() for w in waiting) and await store.redis.zcard(INDEX_KEY) == matches
-        room["now"] = True
-        for _ in range(600):
-            if all(w.done() for w in waiting):
+        for _ in range(400):  # pairing rounds, for at most ~2 minutes
+            if told.done():
                 break
-            await within(ladder.pair_round(), "a pairing round")
-            await within(asyncio.wait(waiting, timeout=0.2), "the matches")
-        assert len({w.result().match_id for w in waiting}) == 1
+            assert await ladder.pair_round() == 0
+            await asyncio.wait([told], timeout=0.3)
+        beats = await within(told, "heartbeats saying the store is full")
+        assert all("store is full" in beat.waiting_message for beat in beats)
+        assert await store.redis.zcard(INDEX_KEY) == matches
+        room["now"] = True
+        assert len({match.match_id for match in await matches_paired(ladder, seeks)}) == 1
         for seek in seeks:
             await seek.aclose()
-        await store.close()
 
-    try:
-        asyncio.run(scenario())
-    finally:
-        embedded.stop()
+    run_with_a_ladder(tmp_path, scenario)

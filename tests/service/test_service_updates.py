@@ -228,3 +228,47 @@ def test_a_seat_is_watched_with_its_legal_actions_by_a_few_streams_at_once(servi
                 time.sleep(0.2)
         for call in [*calls, plain]:
             call.cancel()
+
+
+def test_a_bot_stream_of_updates_only_gets_one_message_a_change_and_resumes_from_them(service, client, http):
+    """``updates_only`` (what typhoon bot asks for): no log entry, one update a change with the seat's
+    legal actions when it is to act; resumed from an update's last_sequence it misses no change. Over
+    gRPC and as server-sent events."""
+    match, tokens = client.create_match(seats=["german", "soviet"])
+    stub = match_service_pb2_grpc.MatchServiceStub(client.channel)
+    call = stub.WatchMatch(api.WatchMatchRequest(match_id=match.match_id, include_legal_actions=True,
+                                                 updates_only=True, heartbeat_seconds=30),
+                           metadata=[("authorization", f"Bearer {tokens['german']}")])
+    responses = iter(call)
+    first = next(responses)
+    assert first.WhichOneof("kind") == "update"  # the catch-up's entries are not sent, its update is
+    assert first.update.side_to_act == "german" and first.update.HasField("legal_actions")
+    versions = [first.update.version]
+    for _ in range(3):
+        legal = client.legal_actions(match.match_id)
+        client.submit(match.match_id, tokens[legal.side_to_act], legal.actions[0], expected_version=legal.version)
+        response = next(responses)
+        assert response.WhichOneof("kind") == "update", response  # one message for the whole change
+        assert response.update.version == legal.version + 1
+        assert response.update.last_sequence == client.get_match(match.match_id).match.last_sequence
+        versions.append(response.update.version)
+    call.cancel()
+    assert versions == list(range(versions[0], versions[0] + 4))
+    resume_from = response.update.last_sequence
+    legal = client.legal_actions(match.match_id)
+    client.submit(match.match_id, tokens[legal.side_to_act], legal.actions[0], expected_version=legal.version)
+    with http.stream("GET", f"/v1/matches/{match.match_id}/watch",
+                     params={"after_sequence": resume_from, "updates_only": "true"}) as response:
+        kinds = []
+        for line in response.iter_lines():
+            if line.startswith("event: "):
+                kinds.append(line[len("event: "):])
+            if line.startswith("data: ") and kinds[-1] == "match_update":
+                data = json.loads(line[len("data: "):])
+                break
+    assert kinds == ["match_update"] and data["version"] == legal.version + 1  # the change made meanwhile
+    # the client's watch of updates only keeps its cursor from them
+    watch = client.watch(match.match_id, after_sequence=resume_from, updates_only=True)
+    update = next(iter(watch))
+    assert isinstance(update, api.MatchUpdate) and watch.cursor == update.last_sequence
+    watch.close()

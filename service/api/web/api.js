@@ -72,6 +72,15 @@ export function freshEntropy() {
   return requestId() + requestId();
 }
 
+// What a seat commits to before it reveals `entropy` (engine/seat_entropy.py): its SHA-256, as hex; null
+// where the browser has no SHA-256 (WebCrypto is only in secure contexts: https, or localhost), and the
+// seat then gives no entropy.
+export async function entropyCommitment(entropy) {
+  if (!(window.isSecureContext && crypto.subtle)) return null;
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(entropy));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 async function call(method, path, { query, body, token } = {}) {
   const url = new URL(path, API_ORIGIN);
   for (const [key, value] of Object.entries(query || {})) {
@@ -111,8 +120,10 @@ export const api = {
     token, body: { action, expected_version: expectedVersion, request_id: requestId() },
   }),
   resign: (id, token) => call("POST", `/v1/matches/${id}/resign`, { token, body: {} }),
-  // the seat's entropy, mixed into the dice: after the match's seed commitment, before its first die
-  contributeEntropy: (id, token, entropy) => call("POST", `/v1/matches/${id}/entropy`, { token, body: { entropy } }),
+  // the seat's part in the dice (engine/seat_entropy.py): its commitment ("none": it gives no entropy),
+  // then, once every seat has committed, the entropy it committed to
+  commitEntropy: (id, token, commitment) => call("POST", `/v1/matches/${id}/entropy`, { token, body: { commitment } }),
+  revealEntropy: (id, token, entropy) => call("POST", `/v1/matches/${id}/entropy`, { token, body: { entropy } }),
   createMatch: (body) => call("POST", "/v1/matches", { body }),
   joinMatch: (id, body) => call("POST", `/v1/matches/${id}/join`, { body }),
   events: (id, afterSequence, pageSize = 1000) =>

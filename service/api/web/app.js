@@ -1,7 +1,7 @@
 // The page's routes (in the URL's fragment): #/ the lobby, #/match/<id> a match live (and play with
 // a seat token), #/replay/<id> a match step by step with its dice audit.
 
-import { api, freshEntropy, plainly } from "./api.js";
+import { api, entropyCommitment, freshEntropy, plainly } from "./api.js";
 import { showMatch } from "./match.js";
 import { showReplay } from "./replay.js";
 import { el, fill, resultText, statusLabel } from "./dom.js";
@@ -51,12 +51,14 @@ function showLobby(root) {
   const create = el("button", { class: "primary", onclick: async () => {
     create.disabled = true;
     try {
-      const created = await api.createMatch({ scenario: "standard", seats: [{ side: "german" }] });
+      // the seat commits to fresh entropy for the dice (only its SHA-256 goes out), kept in this tab until the
+      // match page reveals it, once the other seat has committed too; without WebCrypto the seat gives none
+      const entropy = freshEntropy();
+      const commitment = await entropyCommitment(entropy);
+      const created = await api.createMatch({ scenario: "standard", seats: [{ side: "german", entropy_commitment: commitment || "" }] });
       const token = created.seat_tokens[0].token;
-      // fresh entropy for the dice, given once the seed's commitment is published (not in CreateMatch, which the
-      // service reads before it draws the seed); without it the seat's entropy is drawn from the seed
-      await api.contributeEntropy(created.match.match_id, token, freshEntropy()).catch(() => null);
-      sessionStorage.setItem(`typhoon:${created.match.match_id}:seat`, JSON.stringify({ side: "german", token }));
+      const seat = commitment ? { side: "german", token, entropy } : { side: "german", token };
+      sessionStorage.setItem(`typhoon:${created.match.match_id}:seat`, JSON.stringify(seat));
       location.hash = `#/play/${created.match.match_id}`;
     } catch (error) {
       note.textContent = plainly(error);

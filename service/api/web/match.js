@@ -1,6 +1,6 @@
 // A match live (GetMatch + the WatchMatch stream), and play for the seat whose token the page holds.
 
-import { api, ApiError, freshEntropy, grpcAddress, plainly, scenario as loadScenario, watch } from "./api.js";
+import { api, ApiError, entropyCommitment, freshEntropy, grpcAddress, plainly, scenario as loadScenario, watch } from "./api.js";
 import { battlesTable, oddsSentence, previewCard, resolvedCard } from "./battles.js";
 import { draw, hexAt, prepare, step, unitAt, unitLabel } from "./board.js";
 import { click, clicked, el, fill, keyboard, resultText, statusLabel, touch } from "./dom.js";
@@ -566,7 +566,12 @@ export function showMatch(root, matchId, params, playing = false) {
       const results = resolvedNow();
       if (results.length) parts.push(lastBattle(results[results.length - 1]));
       if (view.summary && mine()) parts.push(summaryCard(view.summary));
-      parts.push(mine() ? choices()
+      const dice = view.state.pending_decision && String(view.state.pending_decision.stage || "").startsWith("entropy_");
+      parts.push(dice ? el("p", { class: "muted", id: "waiting" }, `The dice wait for the ${sideName(view.state.side_to_act)} seat's entropy ${
+        view.state.pending_decision.stage === "entropy_reveal" ? "reveal" : "commitment"}${
+        view.seat.side === view.state.side_to_act && !view.seat.entropy && view.state.pending_decision.stage === "entropy_reveal"
+          ? " — committed from elsewhere: this tab does not hold it" : ""}…`)
+        : mine() ? choices()
         : el("p", { class: "muted", id: "waiting" }, `Waiting for the ${sideName(view.state.side_to_act)} player…`));
       parts.push(el("div", { class: "actions gap" },
         el("button", { id: "resign", "data-key": "resign", disabled: view.busy, onclick: resign }, "Resign")));
@@ -772,8 +777,10 @@ export function showMatch(root, matchId, params, playing = false) {
       } }, "Open seat")),
       free.length ? el("p", {}, "or ", el("button", { id: "take-seat", onclick: async () => {
         try {
-          const joined = await api.joinMatch(matchId, { side: free[0].side, entropy: freshEntropy() });
-          await take({ side: joined.side, token: joined.seat_token });
+          const entropy = freshEntropy();  // committed to here (its SHA-256), revealed when the match waits for it
+          const commitment = await entropyCommitment(entropy);
+          const joined = await api.joinMatch(matchId, { side: free[0].side, entropy_commitment: commitment || "" });
+          await take(commitment ? { side: joined.side, token: joined.seat_token, entropy } : { side: joined.side, token: joined.seat_token });
         } catch (error) { message.textContent = refusal(error); }
       } }, `take the free ${sideName(free[0].side)} seat`)) : null,
       message);
@@ -837,8 +844,10 @@ export function showMatch(root, matchId, params, playing = false) {
     pending.push(entry);
     view.log.push(entry);
     view.entries = entry.sequence;
-    // a seat taken changes no version: refresh for one the page's match does not show yet
-    if (entry.version > view.version || (entry.seat_claimed && entry.sequence > view.match.last_sequence)) refresh();
+    // a seat taken, or a seat's part in the dice, changes no version: refresh for one the page's match does
+    // not show yet
+    const unversioned = entry.seat_claimed || entry.entropy_awaited || entry.entropy_committed || entry.entropy_contributed;
+    if (entry.version > view.version || (unversioned && entry.sequence > view.match.last_sequence)) refresh();
   }
 
   // The opponent's run of actions just ended and the seat has the move: its summary, said aloud.
@@ -860,6 +869,30 @@ export function showMatch(root, matchId, params, playing = false) {
     }
   }
 
+  // Ruleset 4 (engine/seat_entropy.py): the match waits for this seat's entropy commitment (a seat taken
+  // for its player, as typhoon play's) or its reveal: give it, from this tab. True if something was given.
+  async function entropyStep(match) {
+    const seat = view.seat && match.seats.find((s) => s.side === view.seat.side);
+    const due = seat && seat.entropy_due;
+    const step = `${due}:${match.last_sequence}`;
+    if (!due || step === lastEntropyStep) return false;  // once for each state of the log
+    lastEntropyStep = step;
+    if (due === "entropy_commitment") {
+      const entropy = view.seat.entropy || freshEntropy();
+      const commitment = await entropyCommitment(entropy);
+      if (commitment) {  // kept before it is sent: a reload reveals it
+        view.seat = { ...view.seat, entropy };
+        sessionStorage.setItem(seatKey(matchId), JSON.stringify(view.seat));
+      }
+      await api.commitEntropy(matchId, view.seat.token, commitment || "none");
+      return true;
+    }
+    if (!view.seat.entropy) return false;  // committed elsewhere: this tab does not hold the entropy
+    await api.revealEntropy(matchId, view.seat.token, view.seat.entropy);
+    return true;
+  }
+
+  let lastEntropyStep = null;
   let refreshing = null, again = false;
   // `known`: GetMatch's answer the caller has just fetched (the page's first one), not fetched again
   async function refresh(known = null) {
@@ -869,6 +902,7 @@ export function showMatch(root, matchId, params, playing = false) {
         again = false;
         const { match, state } = known || await api.getMatch(matchId);
         known = null;
+        if (await entropyStep(match)) { again = true; continue; }
         let legal = null;  // read before anything changes: the page stays usable while it loads
         if (view.seat && state.side_to_act === view.seat.side) {
           legal = await api.legalActions(matchId);

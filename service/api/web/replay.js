@@ -51,7 +51,8 @@ export async function drawnEntropy(seed, side) {
   return hex(await hmac(seed, `typhoon-drawn-entropy-v1|${side}`));
 }
 
-// `given`: VerifyMatch's entropy list ({side, entropy, drawn}); empty before ruleset 4.
+// `given`: VerifyMatch's entropy list ({side, entropy, drawn, commitment}); empty before ruleset 4. Each
+// revealed entropy is checked against the seat's commitment (its SHA-256), each drawn one against the seed.
 async function pageAudit(seed, commitment, rolls, ruleset, given) {
   if (!(window.isSecureContext && crypto.subtle)) {
     return { available: false, text: "This page is not in a secure context (plain http to another host than localhost), so the browser offers no SHA-256 here: the service's audit above is what there is. Over https, the page recomputes every roll itself." };
@@ -59,10 +60,11 @@ async function pageAudit(seed, commitment, rolls, ruleset, given) {
   const seedOk = hex(await sha256(seed)) === commitment;
   const mixed = ruleset >= 4;
   const entropy = {};
-  const wrongDrawn = [];
-  for (const { side, entropy: value, drawn } of given) {
+  const wrongDrawn = [], wrongCommitted = [];
+  for (const { side, entropy: value, drawn, commitment: committed } of given) {
     entropy[side] = value;
     if (drawn && value !== await drawnEntropy(seed, side)) wrongDrawn.push(side);
+    if (!drawn && hex(await sha256(value)) !== committed) wrongCommitted.push(side);
   }
   const key = mixed ? await diceKey(seed, entropy) : null;
   let matching = 0;
@@ -72,10 +74,11 @@ async function pageAudit(seed, commitment, rolls, ruleset, given) {
     if (value === roll.logged) matching++; else wrong.push(`#${roll.index}: log ${roll.logged}, seed ${value}`);
   }
   const sides = [...given].sort((a, b) => a.side.localeCompare(b.side))
-    .map(({ side, drawn }) => `${sideName(side)}${drawn ? " (drawn from the seed)" : ""}`);
+    .map(({ side, drawn }) => `${sideName(side)}${drawn ? " (drawn from the seed)" : " (matching its commitment)"}`);
   const mixing = mixed ? ` the dice mix the seed with the entropy of ${sides.join(" and ") || "no side"}${
-    wrongDrawn.length ? `, but the entropy drawn for ${wrongDrawn.join(" and ")} is NOT the seed's` : ""};` : "";
-  return { available: true, seedOk: seedOk && !wrongDrawn.length, matching, wrong,
+    wrongDrawn.length ? `, but the entropy drawn for ${wrongDrawn.join(" and ")} is NOT the seed's` : ""}${
+    wrongCommitted.length ? `, but the entropy revealed for ${wrongCommitted.join(" and ")} does NOT match its commitment` : ""};` : "";
+  return { available: true, seedOk: seedOk && !wrongDrawn.length && !wrongCommitted.length, matching, wrong,
     text: `Recomputed in this page: SHA-256(seed) ${seedOk ? "equals" : "DIFFERS FROM"} the commitment;${mixing} ${matching} of ${rolls.length} rolls match the log${wrong.length ? ` (wrong: ${wrong.slice(0, 5).join("; ")})` : ""}.` };
 }
 
@@ -197,7 +200,8 @@ export function showReplay(root, matchId, params) {
       el("dl", { class: "kv" }, el("dt", {}, "commitment"), el("dd", { class: "mono" }, result.seed_commitment),
         el("dt", {}, "seed"), el("dd", { class: "mono" }, result.seed || "secret until the end"),
         ...(result.entropy || []).flatMap((e) => [el("dt", {}, `${sideName(e.side)} entropy`),
-          el("dd", { class: "mono", "data-entropy": e.side }, e.entropy + (e.drawn ? " (drawn from the seed)" : ""))]))];
+          el("dd", { class: "mono", "data-entropy": e.side }, e.entropy + (e.drawn ? " (drawn from the seed)"
+            : e.commitment ? ` (committed to as SHA-256 ${e.commitment.slice(0, 16)}…)` : ""))]))];
     if (result.rolls.length) {
       parts.push(el("div", { class: "rolls", tabindex: "0", role: "region", "aria-label": "every die roll",
         title: "index: logged value (the value the seed gives)" },

@@ -126,7 +126,13 @@ export function describeEntry(entry, scenario) {
     return { text: `${sideName(a.side)}: ${describeAction(a.action, scenario)}`, kind: `action ${a.side}` };
   }
   if (entry.match_created) return { text: `Match created (${entry.match_created.scenario}); seed commitment ${entry.match_created.seed_commitment.slice(0, 16)}…`, kind: "service" };
-  if (entry.entropy_contributed) return { text: `${sideName(entry.entropy_contributed.side)} entropy for the dice: ${entry.entropy_contributed.entropy.slice(0, 16)}…`, kind: "service" };
+  if (entry.entropy_awaited) return { text: `The dice wait for the ${sideName(entry.entropy_awaited.side)} seat's entropy commitment`, kind: "service" };
+  if (entry.entropy_committed) {
+    const c = entry.entropy_committed;
+    return { text: c.commitment ? `${sideName(c.side)} commits to its entropy for the dice: SHA-256 ${c.commitment.slice(0, 16)}…`
+      : `${sideName(c.side)} gives no entropy for the dice`, kind: "service" };
+  }
+  if (entry.entropy_contributed) return { text: `${sideName(entry.entropy_contributed.side)} reveals its entropy for the dice: ${entry.entropy_contributed.entropy.slice(0, 16)}…`, kind: "service" };
   if (entry.seat_claimed) return { text: `${sideName(entry.seat_claimed.side)} seat taken${entry.seat_claimed.player_name ? ` by ${entry.seat_claimed.player_name}` : ""}`, kind: "service" };
   if (entry.match_aborted) {
     const aborted = entry.match_aborted;

@@ -23,6 +23,7 @@ class SeekWaitReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SEEK_WAIT_REASON_OPPONENTS_BUSY: _ClassVar[SeekWaitReason]
     SEEK_WAIT_REASON_COOLDOWN: _ClassVar[SeekWaitReason]
     SEEK_WAIT_REASON_REMATCH_WAIT: _ClassVar[SeekWaitReason]
+    SEEK_WAIT_REASON_STORE_FULL: _ClassVar[SeekWaitReason]
 SEEK_WAIT_REASON_UNSPECIFIED: SeekWaitReason
 SEEK_WAIT_REASON_PLAYING_ENOUGH: SeekWaitReason
 SEEK_WAIT_REASON_ALONE: SeekWaitReason
@@ -30,6 +31,7 @@ SEEK_WAIT_REASON_ONLY_RELATED: SeekWaitReason
 SEEK_WAIT_REASON_OPPONENTS_BUSY: SeekWaitReason
 SEEK_WAIT_REASON_COOLDOWN: SeekWaitReason
 SEEK_WAIT_REASON_REMATCH_WAIT: SeekWaitReason
+SEEK_WAIT_REASON_STORE_FULL: SeekWaitReason
 
 class LadderPlayer(_message.Message):
     __slots__ = ("player_id", "name", "description", "owner", "rating", "mu", "sigma", "games", "wins_as_german", "wins_as_soviet", "losses", "draws", "games_as_german", "games_as_soviet", "time_losses", "aborted", "rank", "registered_at", "owner_id", "provisional")
@@ -326,14 +328,16 @@ class LadderFairPlay(_message.Message):
     def __init__(self, same_owner_pairs: _Optional[bool] = ..., pair_rated_max: _Optional[int] = ..., pair_window: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., min_actions: _Optional[int] = ..., players_per_owner: _Optional[int] = ..., abandon_cooldown: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., owner_pair_rated_max: _Optional[int] = ..., related_window: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., established_games: _Optional[int] = ..., established_owners: _Optional[int] = ...) -> None: ...
 
 class SeekRequest(_message.Message):
-    __slots__ = ("concurrency", "heartbeat_seconds", "include_legal_actions")
+    __slots__ = ("concurrency", "heartbeat_seconds", "include_legal_actions", "commit_entropy")
     CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_SECONDS_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_ENTROPY_FIELD_NUMBER: _ClassVar[int]
     concurrency: int
     heartbeat_seconds: int
     include_legal_actions: bool
-    def __init__(self, concurrency: _Optional[int] = ..., heartbeat_seconds: _Optional[int] = ..., include_legal_actions: _Optional[bool] = ...) -> None: ...
+    commit_entropy: bool
+    def __init__(self, concurrency: _Optional[int] = ..., heartbeat_seconds: _Optional[int] = ..., include_legal_actions: _Optional[bool] = ..., commit_entropy: _Optional[bool] = ...) -> None: ...
 
 class SeekHeartbeat(_message.Message):
     __slots__ = ("time", "playing", "waiting", "waiting_message", "cooldown_until")

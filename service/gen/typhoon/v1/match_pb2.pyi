@@ -61,20 +61,24 @@ class Clock(_message.Message):
     def __init__(self, remaining: _Optional[_Mapping[str, _duration_pb2.Duration]] = ..., running: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., awaiting_first_action: _Optional[bool] = ...) -> None: ...
 
 class Seat(_message.Message):
-    __slots__ = ("side", "claimed", "player_name", "claimed_at", "entropy", "entropy_drawn")
+    __slots__ = ("side", "claimed", "player_name", "claimed_at", "entropy", "entropy_drawn", "entropy_commitment", "entropy_due")
     SIDE_FIELD_NUMBER: _ClassVar[int]
     CLAIMED_FIELD_NUMBER: _ClassVar[int]
     PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
     CLAIMED_AT_FIELD_NUMBER: _ClassVar[int]
     ENTROPY_FIELD_NUMBER: _ClassVar[int]
     ENTROPY_DRAWN_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_DUE_FIELD_NUMBER: _ClassVar[int]
     side: str
     claimed: bool
     player_name: str
     claimed_at: _timestamp_pb2.Timestamp
     entropy: str
     entropy_drawn: bool
-    def __init__(self, side: _Optional[str] = ..., claimed: _Optional[bool] = ..., player_name: _Optional[str] = ..., claimed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entropy: _Optional[str] = ..., entropy_drawn: _Optional[bool] = ...) -> None: ...
+    entropy_commitment: str
+    entropy_due: str
+    def __init__(self, side: _Optional[str] = ..., claimed: _Optional[bool] = ..., player_name: _Optional[str] = ..., claimed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entropy: _Optional[str] = ..., entropy_drawn: _Optional[bool] = ..., entropy_commitment: _Optional[str] = ..., entropy_due: _Optional[str] = ...) -> None: ...
 
 class MatchResult(_message.Message):
     __slots__ = ("winner", "reason", "points")
@@ -251,7 +255,7 @@ class Battle(_message.Message):
     def __init__(self, defender: _Optional[str] = ..., hex: _Optional[str] = ..., attackers: _Optional[_Iterable[str]] = ..., attack: _Optional[str] = ..., defence: _Optional[int] = ..., odds: _Optional[str] = ..., shifts: _Optional[int] = ..., column: _Optional[str] = ...) -> None: ...
 
 class MatchEvent(_message.Message):
-    __slots__ = ("sequence", "version", "time", "match_created", "seat_claimed", "action_submitted", "seed_revealed", "game_event", "match_aborted", "entropy_contributed")
+    __slots__ = ("sequence", "version", "time", "match_created", "seat_claimed", "action_submitted", "seed_revealed", "game_event", "match_aborted", "entropy_contributed", "entropy_committed", "entropy_awaited")
     class MatchCreated(_message.Message):
         __slots__ = ("scenario", "options", "seed_commitment", "sides", "time_control", "ruleset")
         SCENARIO_FIELD_NUMBER: _ClassVar[int]
@@ -281,6 +285,18 @@ class MatchEvent(_message.Message):
         side: str
         entropy: str
         def __init__(self, side: _Optional[str] = ..., entropy: _Optional[str] = ...) -> None: ...
+    class EntropyCommitted(_message.Message):
+        __slots__ = ("side", "commitment")
+        SIDE_FIELD_NUMBER: _ClassVar[int]
+        COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+        side: str
+        commitment: str
+        def __init__(self, side: _Optional[str] = ..., commitment: _Optional[str] = ...) -> None: ...
+    class EntropyAwaited(_message.Message):
+        __slots__ = ("side",)
+        SIDE_FIELD_NUMBER: _ClassVar[int]
+        side: str
+        def __init__(self, side: _Optional[str] = ...) -> None: ...
     class ActionSubmitted(_message.Message):
         __slots__ = ("side", "action", "state_hash", "time_left")
         class TimeLeftEntry(_message.Message):
@@ -325,6 +341,8 @@ class MatchEvent(_message.Message):
     GAME_EVENT_FIELD_NUMBER: _ClassVar[int]
     MATCH_ABORTED_FIELD_NUMBER: _ClassVar[int]
     ENTROPY_CONTRIBUTED_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_COMMITTED_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_AWAITED_FIELD_NUMBER: _ClassVar[int]
     sequence: int
     version: int
     time: _timestamp_pb2.Timestamp
@@ -335,4 +353,6 @@ class MatchEvent(_message.Message):
     game_event: _events_pb2.Event
     match_aborted: MatchEvent.MatchAborted
     entropy_contributed: MatchEvent.EntropyContributed
-    def __init__(self, sequence: _Optional[int] = ..., version: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., match_created: _Optional[_Union[MatchEvent.MatchCreated, _Mapping]] = ..., seat_claimed: _Optional[_Union[MatchEvent.SeatClaimed, _Mapping]] = ..., action_submitted: _Optional[_Union[MatchEvent.ActionSubmitted, _Mapping]] = ..., seed_revealed: _Optional[_Union[MatchEvent.SeedRevealed, _Mapping]] = ..., game_event: _Optional[_Union[_events_pb2.Event, _Mapping]] = ..., match_aborted: _Optional[_Union[MatchEvent.MatchAborted, _Mapping]] = ..., entropy_contributed: _Optional[_Union[MatchEvent.EntropyContributed, _Mapping]] = ...) -> None: ...
+    entropy_committed: MatchEvent.EntropyCommitted
+    entropy_awaited: MatchEvent.EntropyAwaited
+    def __init__(self, sequence: _Optional[int] = ..., version: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., match_created: _Optional[_Union[MatchEvent.MatchCreated, _Mapping]] = ..., seat_claimed: _Optional[_Union[MatchEvent.SeatClaimed, _Mapping]] = ..., action_submitted: _Optional[_Union[MatchEvent.ActionSubmitted, _Mapping]] = ..., seed_revealed: _Optional[_Union[MatchEvent.SeedRevealed, _Mapping]] = ..., game_event: _Optional[_Union[_events_pb2.Event, _Mapping]] = ..., match_aborted: _Optional[_Union[MatchEvent.MatchAborted, _Mapping]] = ..., entropy_contributed: _Optional[_Union[MatchEvent.EntropyContributed, _Mapping]] = ..., entropy_committed: _Optional[_Union[MatchEvent.EntropyCommitted, _Mapping]] = ..., entropy_awaited: _Optional[_Union[MatchEvent.EntropyAwaited, _Mapping]] = ...) -> None: ...

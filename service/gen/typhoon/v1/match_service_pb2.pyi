@@ -14,16 +14,18 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class SeatClaim(_message.Message):
-    __slots__ = ("side", "player_name", "seat_token", "entropy")
+    __slots__ = ("side", "player_name", "seat_token", "entropy_commitment", "commit_entropy_later")
     SIDE_FIELD_NUMBER: _ClassVar[int]
     PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
-    ENTROPY_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_ENTROPY_LATER_FIELD_NUMBER: _ClassVar[int]
     side: str
     player_name: str
     seat_token: str
-    entropy: str
-    def __init__(self, side: _Optional[str] = ..., player_name: _Optional[str] = ..., seat_token: _Optional[str] = ..., entropy: _Optional[str] = ...) -> None: ...
+    entropy_commitment: str
+    commit_entropy_later: bool
+    def __init__(self, side: _Optional[str] = ..., player_name: _Optional[str] = ..., seat_token: _Optional[str] = ..., entropy_commitment: _Optional[str] = ..., commit_entropy_later: _Optional[bool] = ...) -> None: ...
 
 class SeatToken(_message.Message):
     __slots__ = ("side", "token")
@@ -56,18 +58,18 @@ class CreateMatchResponse(_message.Message):
     def __init__(self, match: _Optional[_Union[_match_pb2.Match, _Mapping]] = ..., seat_tokens: _Optional[_Iterable[_Union[SeatToken, _Mapping]]] = ...) -> None: ...
 
 class JoinMatchRequest(_message.Message):
-    __slots__ = ("match_id", "side", "player_name", "seat_token", "entropy")
+    __slots__ = ("match_id", "side", "player_name", "seat_token", "entropy_commitment")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SIDE_FIELD_NUMBER: _ClassVar[int]
     PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
-    ENTROPY_FIELD_NUMBER: _ClassVar[int]
+    ENTROPY_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     side: str
     player_name: str
     seat_token: str
-    entropy: str
-    def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., player_name: _Optional[str] = ..., seat_token: _Optional[str] = ..., entropy: _Optional[str] = ...) -> None: ...
+    entropy_commitment: str
+    def __init__(self, match_id: _Optional[str] = ..., side: _Optional[str] = ..., player_name: _Optional[str] = ..., seat_token: _Optional[str] = ..., entropy_commitment: _Optional[str] = ...) -> None: ...
 
 class JoinMatchResponse(_message.Message):
     __slots__ = ("side", "seat_token", "match")
@@ -154,12 +156,14 @@ class SubmitActionResponse(_message.Message):
     def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_match_pb2.MatchEvent, _Mapping]]] = ..., match: _Optional[_Union[_match_pb2.Match, _Mapping]] = ...) -> None: ...
 
 class ContributeEntropyRequest(_message.Message):
-    __slots__ = ("match_id", "entropy")
+    __slots__ = ("match_id", "entropy", "commitment")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     ENTROPY_FIELD_NUMBER: _ClassVar[int]
+    COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     entropy: str
-    def __init__(self, match_id: _Optional[str] = ..., entropy: _Optional[str] = ...) -> None: ...
+    commitment: str
+    def __init__(self, match_id: _Optional[str] = ..., entropy: _Optional[str] = ..., commitment: _Optional[str] = ...) -> None: ...
 
 class ContributeEntropyResponse(_message.Message):
     __slots__ = ("match", "events")
@@ -208,16 +212,18 @@ class GetEventLogResponse(_message.Message):
     def __init__(self, events: _Optional[_Iterable[_Union[_match_pb2.MatchEvent, _Mapping]]] = ..., next_after_sequence: _Optional[int] = ..., has_more: _Optional[bool] = ...) -> None: ...
 
 class WatchMatchRequest(_message.Message):
-    __slots__ = ("match_id", "after_sequence", "heartbeat_seconds", "include_legal_actions")
+    __slots__ = ("match_id", "after_sequence", "heartbeat_seconds", "include_legal_actions", "updates_only")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     AFTER_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_SECONDS_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    UPDATES_ONLY_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     after_sequence: int
     heartbeat_seconds: int
     include_legal_actions: bool
-    def __init__(self, match_id: _Optional[str] = ..., after_sequence: _Optional[int] = ..., heartbeat_seconds: _Optional[int] = ..., include_legal_actions: _Optional[bool] = ...) -> None: ...
+    updates_only: bool
+    def __init__(self, match_id: _Optional[str] = ..., after_sequence: _Optional[int] = ..., heartbeat_seconds: _Optional[int] = ..., include_legal_actions: _Optional[bool] = ..., updates_only: _Optional[bool] = ...) -> None: ...
 
 class Heartbeat(_message.Message):
     __slots__ = ("last_sequence", "time")
@@ -310,16 +316,18 @@ class AuditCheck(_message.Message):
     def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., outcome: _Optional[str] = ..., detail: _Optional[str] = ...) -> None: ...
 
 class AuditEntropy(_message.Message):
-    __slots__ = ("side", "entropy", "drawn", "sequence")
+    __slots__ = ("side", "entropy", "drawn", "sequence", "commitment")
     SIDE_FIELD_NUMBER: _ClassVar[int]
     ENTROPY_FIELD_NUMBER: _ClassVar[int]
     DRAWN_FIELD_NUMBER: _ClassVar[int]
     SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     side: str
     entropy: str
     drawn: bool
     sequence: int
-    def __init__(self, side: _Optional[str] = ..., entropy: _Optional[str] = ..., drawn: _Optional[bool] = ..., sequence: _Optional[int] = ...) -> None: ...
+    commitment: str
+    def __init__(self, side: _Optional[str] = ..., entropy: _Optional[str] = ..., drawn: _Optional[bool] = ..., sequence: _Optional[int] = ..., commitment: _Optional[str] = ...) -> None: ...
 
 class AuditRoll(_message.Message):
     __slots__ = ("sequence", "index", "logged", "recomputed", "purpose")

@@ -162,10 +162,11 @@ class MatchServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ContributeEntropy(self, request, context):
-        """Ruleset 4 on: mix the caller's seat's entropy into the dice (engine/dice.py), so that the service,
-        which committed to its seed before, cannot choose the rolls. After the match is created (its
-        seed_commitment published) and before its first die is rolled, once per seat: the same entropy
-        again is answered as the first time, another is refused (ENTROPY_GIVEN). Accepted whoever is to
+        """Ruleset 4 on: the caller's seat's part in the dice (engine/dice.py, engine/seat_entropy.py), so that
+        neither the service, which committed to its seed before, nor a seat can choose the rolls: its
+        commitment (`commitment`, for a seat taken for it: Seat.entropy_due "entropy_commitment"), then, once
+        every seat has committed, its reveal (`entropy`, matching its commitment). Before the first die;
+        each once: the same again is answered as the first time, another is refused. Accepted whoever is to
         act. Needs the seat token. REST: POST /v1/matches/{match_id}/entropy
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
