@@ -23,8 +23,15 @@ $(VENV)/.installed: $(VENV)/.runtime requirements-dev.lock
 	@$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-dev.lock
 	@touch $@
 
-.PHONY: install lock demo test ladder bench bench-service
+.PHONY: install lock demo test ladder bench bench-service engine
 install: $(VENV)/.installed
+
+# The engine's hot modules compiled by mypyc for the sources as they are (engine/builds.py), into .venv, never
+# beside the sources: a no-op when that build is there, a minute or two when not, nothing without a C
+# compiler. Until it is built (after any edit to engine/) the engine runs as Python, so `make demo` does not
+# wait for it; `make test` builds it, then tests both builds.
+engine: $(VENV)/.installed
+	$(PY) -m engine.build
 
 # After a change to the dependencies of pyproject.toml: resolve them again (uv, a few seconds), keeping
 # every version already locked that still fits. requirements-dev.lock holds everything `make install`
@@ -52,10 +59,10 @@ ladder: $(VENV)/.runtime
 # Redis and service; a file's tests stay together in one process (--dist loadfile). pytest's last line
 # gives the run's duration, --durations the slowest tests.
 PYTEST_WORKERS ?= auto
-test: $(VENV)/.installed
+test: $(VENV)/.installed engine
 	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile --durations=15
 
-bench: $(VENV)/.installed
+bench: $(VENV)/.installed engine
 	$(PY) benchmarks/engine_selfplay.py
 
 # a call to typhoon serve against a no-op gRPC server and a no-op ASGI app, same client, same run

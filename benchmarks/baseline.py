@@ -60,10 +60,12 @@ def one_core() -> int:
     return min(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
 
 
-def run_worker(tree: Path, code: str, *args: str, core: int | None = None) -> dict:
-    """Run ``code`` (after :data:`PIN`) with ``sys.argv[1:] = args`` against the packages of ``tree``."""
+def run_worker(tree: Path, code: str, *args: str, core: int | None = None, env: dict[str, str] | None = None) -> dict:
+    """Run ``code`` (after :data:`PIN`) with ``sys.argv[1:] = args`` against the packages of ``tree`` (``env``:
+    more environment, such as ``TYPHOON_PURE_ENGINE`` to choose the engine's build)."""
     # PYTHONHASHSEED: the bots iterate sets of names; a fixed seed makes both trees play the same games
-    env = dict(os.environ, PYTHONPATH=str(tree), PYTHONHASHSEED="0", BENCH_CORE=str(one_core() if core is None else core))
+    env = dict(os.environ, **(env or {}), PYTHONPATH=str(tree), PYTHONHASHSEED="0",
+               BENCH_CORE=str(one_core() if core is None else core))
     out = subprocess.run([sys.executable, "-c", PIN + code, *args], cwd=tree, env=env, check=True,
                          capture_output=True, text=True)
     figures = json.loads(out.stdout.strip().splitlines()[-1])

@@ -7,11 +7,13 @@ which a busy machine disturbs less than the wall clock, and the process is pinne
     .venv/bin/python benchmarks/engine_selfplay.py [--games 100] [--scenario standard] [--options ""]
     .venv/bin/python benchmarks/engine_selfplay.py --baseline c671d70 [--rounds 6] [--games 20]
 
-``--baseline REV`` checks commit REV out in a temporary git worktree (removed afterwards) and runs the
-same games there and on this tree alternately, one child process per round and tree (the order swapped
-every round, so that a machine growing busier or quieter weighs on both alike), then prints each side's
-games per CPU second and their ratio. Both sides play ruleset 2 when this tree can, so that they play the
-very same games (the digest of the final states says whether they did).
+This tree's engine runs in both its builds (see engine/builds.py): pure Python (``TYPHOON_PURE_ENGINE=1``)
+and compiled by mypyc (``TYPHOON_PURE_ENGINE=0``; ``make bench`` builds it first, ``--builds pure`` leaves
+it out). ``--baseline REV`` checks commit REV out in a temporary git worktree (removed afterwards) and runs
+the same games there and with each build of this tree in turn, one child process per round and side (the
+order rotated every round, so that a machine growing busier or quieter weighs on all alike), then prints
+each side's games per CPU second and their ratios. Every side plays ruleset 2 when it can, so that they
+play the very same games (the digest of the final states says whether they did).
 
 Profile (cProfile, line_profiler and per-phase timers over 8-12 random standard games, 2026-11-27, after
 parts 7-14 of the speed work, machine loaded): the start of each movement phase, where every mover's reach
@@ -37,6 +39,7 @@ for 3x would mean rewriting the movement core as typed classes over arrays, not 
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 from pathlib import Path
 
@@ -51,7 +54,11 @@ import engine
 from engine.options import Options
 games, seed, scenario, options_text, ruleset = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
 options = Options.parse(options_text).to_json()
-extra = {"ruleset": int(ruleset)} if ruleset and "ruleset" in inspect.signature(engine.new_game).parameters else {}
+try:
+    takes_ruleset = "ruleset" in inspect.signature(engine.new_game).parameters
+except ValueError:  # compiled by mypyc: no signature to read (every compiled engine takes a ruleset)
+    takes_ruleset = True
+extra = {"ruleset": int(ruleset)} if ruleset and takes_ruleset else {}
 
 def play(game_seed):
     game = engine.new_game(scenario, options, seed=game_seed, **extra)
@@ -72,13 +79,32 @@ for number in range(games):
     digest.update(state.encode())
 cpu = time.process_time() - start
 print(json.dumps({"games": games, "actions": actions, "cpu": cpu, "digest": digest.hexdigest(),
-                  "engine": engine.__file__}))
+                  "engine": engine.__file__, "build": getattr(engine, "BUILD", "pure")}))
 """
 
+#: This tree's builds: the environment that chooses each.
+BUILDS = {"pure": {"TYPHOON_PURE_ENGINE": "1"}, "compiled": {"TYPHOON_PURE_ENGINE": "0"}}
 
-def play(tree: Path, args: argparse.Namespace, seed: str) -> dict:
-    """Play ``args.games`` games with the engine of ``tree`` in a child process; its figures."""
-    return run_worker(tree, WORKER, str(args.games), seed, args.scenario, args.options, args.ruleset)
+
+def play(tree: Path, args: argparse.Namespace, seed: str, build: str | None = None) -> dict:
+    """Play ``args.games`` games with the engine of ``tree`` (in ``build``, for this tree) in a child process;
+    its figures."""
+    figures = run_worker(tree, WORKER, str(args.games), seed, args.scenario, args.options, args.ruleset,
+                         env=BUILDS[build] if build else None)
+    if build and figures["build"] != build:
+        raise RuntimeError(f"asked for the {build} engine, the worker ran the {figures['build']} one")
+    return figures
+
+
+def builds(args: argparse.Namespace) -> list[str]:
+    """The builds of this tree to run: those asked for that are there (the compiled one once built)."""
+    wanted = [b for b in args.builds.split(",") if b]
+    if "compiled" in wanted:
+        check = subprocess.run([sys.executable, "-m", "engine.build", "--check"], cwd=ROOT, capture_output=True)
+        if check.returncode:
+            print("(no compiled engine for these sources: `make engine` builds it; running the pure one only)")
+            wanted.remove("compiled")
+    return wanted
 
 
 def describe(label: str, totals: dict) -> str:
@@ -88,35 +114,42 @@ def describe(label: str, totals: dict) -> str:
 
 
 def compare(args: argparse.Namespace) -> None:
-    """Run the benchmark on this tree and on ``args.baseline`` alternately; print both and the ratio."""
-    totals = {side: {"games": 0, "actions": 0, "cpu": 0.0, "digests": []} for side in ("current", "baseline")}
+    """Run the benchmark with each build of this tree and on ``args.baseline`` in turn; print all and the
+    ratios."""
+    sides = [f"this tree, {build}" for build in builds(args)] + ["baseline"]
+    totals = {side: {"games": 0, "actions": 0, "cpu": 0.0, "digests": []} for side in sides}
     with worktree(args.baseline) as tree:
         for round_number in range(args.rounds):
             seed = f"{args.seed}-{round_number}"
-            order = [("current", ROOT), ("baseline", tree)]
-            if round_number % 2:
-                order.reverse()
-            for side, path in order:
-                figures = play(path, args, seed)
+            shift = round_number % len(sides)
+            for side in sides[shift:] + sides[:shift]:
+                figures = (play(tree, args, seed) if side == "baseline"
+                           else play(ROOT, args, seed, side.rpartition(" ")[2]))
                 for key in ("games", "actions", "cpu"):
                     totals[side][key] += figures[key]
                 totals[side]["digests"].append(figures["digest"])
                 print(f"round {round_number + 1}/{args.rounds} {side}: {figures['games'] / figures['cpu']:.1f} "
                       f"games per CPU second", flush=True)
-    same = totals["current"]["digests"] == totals["baseline"]["digests"]
+    same = all(totals[side]["digests"] == totals["baseline"]["digests"] for side in sides)
     print(f"scenario {args.scenario} options [{args.options}], {args.rounds} rounds of {args.games} random games "
           f"on core {one_core()}, ruleset {args.ruleset or 'default'}:")
-    print(describe(f"this tree ({describe_here()})", totals["current"]))
-    print(describe(f"baseline ({short(args.baseline)})", totals["baseline"]))
-    rate = {side: totals[side]["games"] / totals[side]["cpu"] for side in totals}
-    print(f"  ratio: {rate['current'] / rate['baseline']:.2f}x games per CPU second; "
-          f"{'the same games on both (final states match)' if same else 'the games differ between the two'}")
+    for side in sides:
+        label = f"baseline ({short(args.baseline)})" if side == "baseline" else side.replace(
+            "this tree", f"this tree ({describe_here()})")
+        print(describe(label, totals[side]))
+    rate = {side: totals[side]["games"] / totals[side]["cpu"] for side in sides}
+    for side in sides[:-1]:
+        print(f"  ratio, {side} to the baseline: {rate[side] / rate['baseline']:.2f}x games per CPU second")
+    if len(sides) == 3:
+        print(f"  ratio, compiled to pure: {rate[sides[1]] / rate[sides[0]]:.2f}x")
+    print(f"  {'the same games on all (final states match)' if same else 'the games differ between them'}")
 
 
 def single(args: argparse.Namespace) -> None:
-    figures = play(ROOT, args, args.seed)
     print(f"scenario {args.scenario} options [{args.options}]: {args.games} random games on core {one_core()}")
-    print(describe(f"this tree ({describe_here()})", figures))
+    for build in builds(args):
+        figures = play(ROOT, args, args.seed, build)
+        print(describe(f"this tree ({describe_here()}), {build}", figures))
 
 
 def main() -> None:
@@ -127,6 +160,8 @@ def main() -> None:
     parser.add_argument("--seed", default="bench")
     parser.add_argument("--baseline", metavar="REV", help="also run commit REV, alternately, and print the ratio")
     parser.add_argument("--rounds", type=int, default=6, help="alternations with --baseline (default 6)")
+    parser.add_argument("--builds", default="pure,compiled",
+                        help="this tree's builds to run (default pure,compiled; the compiled one when built)")
     parser.add_argument("--ruleset", default="2",
                         help="ruleset to play where the engine takes one (default 2, which every engine plays; "
                              "'' for each engine's default)")

@@ -31,7 +31,11 @@ import engine
 from clients.strategies import make_strategy
 level, games, seed = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 # ruleset 2 where the engine takes one, which every engine plays: both trees then play the same games
-extra = {"ruleset": 2} if "ruleset" in inspect.signature(engine.new_game).parameters else {}
+try:
+    takes_ruleset = "ruleset" in inspect.signature(engine.new_game).parameters
+except ValueError:  # compiled by mypyc: no signature to read (every compiled engine takes a ruleset)
+    takes_ruleset = True
+extra = {"ruleset": 2} if takes_ruleset else {}
 searched, spent, decisions, states = [], 0.0, 0, []
 for i in range(games):
     for side in ("german", "soviet"):

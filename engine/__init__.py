@@ -6,7 +6,16 @@
 'phase_started'
 >>> game.current_player(), game.turn
 ('german', 1)
+
+The same modules run compiled by mypyc when ``make engine`` has built them for these sources, and as Python
+otherwise (``engine.BUILD`` says which; see :mod:`engine.builds`).
 """
+# ruff: noqa: E402  (the build is chosen before any other engine module is imported)
+
+from .builds import choose
+
+#: Which build of the engine runs: "compiled" (mypyc) or "pure" (see engine/builds.py).
+BUILD = choose(__path__)
 
 from .actions import (
     ACTIONS, Action, Advance, Assault, BuyExtraSupply, BuyWinterGear, ChooseAttackerLoss, ChooseFrostbite,
@@ -26,7 +35,7 @@ from .ruleset import RULESET, RULESETS
 from .victory import Result
 
 __all__ = [
-    "ACTIONS", "EVENTS", "Action", "Advance", "Assault", "BuyExtraSupply", "BuyWinterGear", "ChooseAttackerLoss",
+    "ACTIONS", "BUILD", "EVENTS", "Action", "Advance", "Assault", "BuyExtraSupply", "BuyWinterGear", "ChooseAttackerLoss",
     "ChooseFrostbite", "ChooseLosses", "ChooseRetreat", "DesignateTank", "RollAttrition",
     "CloseDeclarations", "DataError", "DeclareAttack", "DeclineAdvance", "EndPhase", "Event", "Game",
     "IllegalAction", "Move", "OPTIONS", "Options", "PlaceUnit", "PositionError", "RULESET", "Reason", "Replace",

@@ -8,15 +8,16 @@ DeclareAttack(attackers=('XLVII',), defender='16th')
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar, Iterable, TypeVar
 
 from .values import Value, from_json, register
-
-ACTIONS: dict[str, type] = {}
 
 
 class Action(Value):
     __slots__ = ()
+
+
+ACTIONS: dict[str, type[Action]] = {}
 
 
 # --- set-up ----------------------------------------------------------------------------------------
@@ -191,3 +192,50 @@ class Assault(Action):
 def action_from_json(data: Any) -> Action:
     """Rebuild an action from its JSON form; a malformed one raises IllegalAction(MALFORMED_ACTION)."""
     return from_json(ACTIONS, data, "action")
+
+
+A = TypeVar("A", bound=Action)
+
+#: The shared tables of :func:`action_table`, by maker and map.
+_TABLES: dict[tuple[object, tuple[str, ...]], dict[str, list[Any]]] = {}
+
+
+def action_table(make: Callable[[str, str], A], ids: tuple[str, ...], units: Iterable[str]) -> dict[str, list[A]]:
+    """unit → ``[make(unit, hex) for every hex of the map, by index]`` for ``units`` (and any other unit a game
+    of the map asked for before): the actions of a kind (Move, Replace, PlaceUnit) of every unit to every hex
+    of a map, each made once. Every phase offers the same moves (and replacements) again, and they are
+    immutable values, so sharing them between games changes nothing.
+
+    >>> table = action_table(Move, ("0101", "0102"), ["XLVII"])
+    >>> table["XLVII"][1], table is action_table(Move, ("0101", "0102"), [])
+    (Move(unit='XLVII', to='0102', path=None), True)
+    """
+    table: dict[str, list[A]] = _TABLES.setdefault((make, ids), {})
+    for unit in units:
+        if unit not in table:
+            table[unit] = [make(unit, hex_id) for hex_id in ids]
+    return table
+
+
+#: One value of each action without fields, shared by every listing (immutable values).
+END_PHASE = EndPhase()
+CLOSE_DECLARATIONS = CloseDeclarations()
+DECLINE_ADVANCE = DeclineAdvance()
+ROLL_ATTRITION = RollAttrition()
+BUY_WINTER_GEAR = BuyWinterGear()
+BUY_EXTRA_SUPPLY = BuyExtraSupply()
+
+
+def shared(table: dict[str, A], make: Callable[[str], A], unit: str) -> A:
+    """``make(unit)``, made once and kept in ``table`` (unit → action of one kind): the actions of a unit a
+    listing offers again and again (Restore, ResolveBattle...) are immutable values, so sharing them
+    changes nothing.
+
+    >>> table: dict[str, Restore] = {}
+    >>> shared(table, Restore, "16th") is shared(table, Restore, "16th")
+    True
+    """
+    action = table.get(unit)
+    if action is None:
+        action = table[unit] = make(unit)
+    return action

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
 
+from .pickling import rebuilt_by_fields
 from .board import Board
-from .data import CombatTable, CounterInfo
+from .scenario import CombatTable, CounterInfo
 
 
 @dataclass(frozen=True)
@@ -137,3 +138,6 @@ def exchange_choices(attackers: Sequence[tuple[str, CounterInfo, bool]], require
     if not choices:
         choices.append(tuple(unit for (unit, _, _), n in zip(attackers, steps_available) for _ in range(n)))
     return sorted(set(choices))
+
+
+rebuilt_by_fields(Odds, Shift)

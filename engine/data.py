@@ -11,7 +11,6 @@ refers to; a broken file raises :class:`~engine.errors.DataError` naming the fil
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
@@ -21,12 +20,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .board import Board
 from .errors import DataError
-from .hexgrid import DIRECTIONS
+from .hexgrid import DIRECTIONS, OPPOSITE, distance, format_hex, parse_hex, step
+from .scenario import (
+    SIDES, CombatTable, CounterInfo, PoolEntry, Rules, Scenario, TurnInfo, Victory, Weather,
+)
 
 DATA_DIR = Path(__file__).parent / "data"
 
 Side = Literal["german", "soviet"]
-SIDES: tuple[str, str] = ("german", "soviet")
 Direction = Literal["N", "NE", "SE", "S", "SW", "NW"]
 HexId = str
 RESULT_CODES = ("DE", "DRL", "DR", "EX", "NE", "AL")
@@ -235,163 +236,6 @@ class ScenarioSpec(_Strict):
     winter_attrition: Optional[str] = None
 
 
-# --- compiled data ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CounterInfo:
-    """One counter of the manifest: its two sides and what it can do."""
-
-    id: str
-    name: str
-    side: str
-    type: str
-    size: str
-    full: int
-    half: int
-    ma: int
-
-    def strength(self, full: bool) -> int:
-        return self.full if full else self.half
-
-
-@dataclass(frozen=True)
-class CombatTable:
-    """A combat results table: odds columns (attacker:defender ratios, lowest first) × die rolls.
-
-    >>> crt = load_scenario("standard").crt
-    >>> crt.column_for(Fraction(15), 4), crt.labels[crt.column_for(Fraction(15), 4)]
-    (2, '3:1')
-    >>> crt.column_for(Fraction(3), 4)
-    -1
-    """
-
-    name: str
-    title: str
-    ratios: tuple[tuple[int, int], ...]
-    labels: tuple[str, ...]
-    below_lowest: str
-    results: dict[int, tuple[str, ...]]
-
-    def column_for(self, attack: Fraction, defence: int) -> int:
-        """The highest column whose ratio ``attack:defence`` reaches.
-
-        Below the first column (say 1:1) the odds levels go on as 1:2, 1:3, ... numbered -1, -2, ...,
-        so that column shifts move an attack one odds level at a time there too.
-        """
-        num, den = attack.numerator, attack.denominator  # in whole numbers: Fraction arithmetic is slow
-        column = -1
-        for index, (a, d) in enumerate(self.ratios):
-            if num * d >= defence * a * den:
-                column = index
-        if column == -1:
-            a, d = self.ratios[0]
-            level = d + 1  # the next level below a:d, reading the first ratio as 1:d
-            while num * level * a < defence * den:
-                level += 1
-            column = -(level - d)
-        return column
-
-    def result(self, column: int, roll: int) -> str:
-        return self.results[roll][column]
-
-
-@dataclass(frozen=True)
-class Weather:
-    id: str
-    title: str
-    max_hexes: Optional[int]
-    rail_exempt: bool
-    attack_factor: Fraction
-    ma_modifier: dict[str, int]
-    winter_attrition: bool
-
-
-@dataclass(frozen=True)
-class TurnInfo:
-    turn: int
-    dates: str
-    weather: str
-    replacements: dict[str, int]
-    variable: Optional[str]
-    tank: bool
-
-
-@dataclass(frozen=True)
-class PoolEntry:
-    unit: str
-    available_from: int
-
-
-@dataclass(frozen=True)
-class Victory:
-    elimination: int
-    city: int
-    capital: int
-    capital_occupation_bonus: int
-
-
-@dataclass(frozen=True)
-class Rules:
-    """The numbers of the optional rules and the War of Attrition variant (rules.toml)."""
-
-    soviet_replacement_choices: tuple[int, ...]
-    first_shock: str
-    first_shock_shift: int
-    tank: str
-    tank_shift: int
-    tank_cost: int
-    defensive_line_shift: int
-    logistics_turns: frozenset[int]
-    harsher_winter_turns: frozenset[int]
-    harsher_winter_german_rolls: int
-    early_first_shock_turn: int
-    early_first_shock_roll: int
-    variable_weather_roll: int
-    supply_start: dict[str, int]
-    supply_keep_per_city: int
-    supply_keep_capital: dict[str, int]
-    supply_basic: int
-    german_basic_last_turn: int
-    extra_supply_max: int
-    winter_gear_cost: int
-    supply_zoc_cost: int
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """Everything static about a game: board, counters, tables, turn track, set-up and victory."""
-
-    id: str
-    title: str
-    board: Board
-    counters: dict[str, CounterInfo]
-    crt: CombatTable
-    weather: dict[str, Weather]
-    turns: dict[int, TurnInfo]
-    first_turn: int
-    last_turn: int
-    soviet_setup: dict[int, str]
-    soviet_setup_full: bool
-    german_standard: dict[int, str]
-    german_setup_full: bool
-    pool: tuple[PoolEntry, ...]
-    extra_entry_turns: frozenset[int]
-    victory: Victory
-    winter_attrition: Optional[dict[str, dict[int, bool]]]
-    rules: Rules
-    advanced_crt: Optional[Path]
-    files: dict[str, str]
-
-    def units_of(self, side: str) -> list[str]:
-        """The ids of ``side``'s counters, in the counter manifest's order (a new list each call)."""
-        kept = self.__dict__.setdefault("_units_of", {})  # worked out once: a scenario never changes
-        units = kept.get(side)
-        if units is None:
-            units = kept[side] = tuple(c.id for c in self.counters.values() if c.side == side)
-        return list(units)
-
-
 # --- loading ---------------------------------------------------------------------------------------
 
 
@@ -405,7 +249,7 @@ def _read(path: Path, label: str) -> dict[str, Any]:
         raise DataError(label, "", f"not valid TOML: {error}") from None
 
 
-def _entry_name(raw: Any, loc: tuple) -> str:
+def _entry_name(raw: Any, loc: tuple[Any, ...]) -> str:
     """Name the entry a validation error points at, by id where the entry has one."""
     parts: list[str] = []
     node = raw
@@ -435,7 +279,7 @@ def _validated(model: type[BaseModel], raw: Any, label: str, entry: str = "") ->
 
 
 def _compile_crt(spec: CrtSpec, label: str) -> CombatTable:
-    ratios = tuple(tuple(int(p) for p in column.split(":")) for column in spec.columns)
+    ratios = tuple((int(column.split(":")[0]), int(column.split(":")[1])) for column in spec.columns)
     if any(a * d2 >= a2 * d for (a, d), (a2, d2) in zip(ratios, ratios[1:])):
         raise DataError(label, "columns", "odds columns must rise from left to right")
     results: dict[int, tuple[str, ...]] = {}
@@ -480,7 +324,87 @@ def load_counters(path: Path) -> dict[str, CounterInfo]:
 def load_map(path: Path) -> Board:
     label = _label(path)
     spec: MapSpec = _validated(MapSpec, _read(path, label), label)
-    return Board.from_spec(spec, label)
+    return _compile_board(spec, label)
+
+
+def _compile_board(spec: MapSpec, label: str) -> Board:
+    """The map of ``spec`` compiled for play, every hex and hexside checked against the others."""
+    columns, rows = spec.columns, spec.rows
+    ids = tuple(format_hex(c, r) for c in range(1, columns + 1) for r in range(1, rows + 1))
+    index = {hex_id: i for i, hex_id in enumerate(ids)}
+    by_id = {}
+    for hex_spec in spec.hexes:
+        entry = f"hex {hex_spec.id}"
+        if hex_spec.id not in index:
+            raise DataError(label, entry, f"outside the {columns}x{rows} grid")
+        if hex_spec.id in by_id:
+            raise DataError(label, entry, "listed twice")
+        by_id[hex_spec.id] = hex_spec
+    missing = [hex_id for hex_id in ids if hex_id not in by_id]
+    if missing:
+        raise DataError(label, f"hex {missing[0]}", "missing from the hex list")
+
+    coords = tuple(parse_hex(hex_id) for hex_id in ids)
+
+    def toward(i: int, direction: str) -> int | None:
+        c, r = step(*coords[i], direction)
+        return index.get(format_hex(c, r)) if 1 <= c <= columns and 1 <= r <= rows else None
+
+    direction_to = tuple({d: n for d in DIRECTIONS if (n := toward(i, d)) is not None}
+                         for i in range(len(ids)))
+    neighbours = tuple(tuple(dirs.values()) for dirs in direction_to)
+
+    def links(kind: str) -> tuple[tuple[int, ...], ...]:
+        result = []
+        for i, hex_id in enumerate(ids):
+            linked = []
+            for direction in getattr(by_id[hex_id], kind):
+                other = direction_to[i].get(direction)
+                entry = f"hex {hex_id}"
+                if other is None:
+                    raise DataError(label, entry, f"{kind} {direction} leads off the map")
+                if OPPOSITE[direction] not in getattr(by_id[ids[other]], kind):
+                    raise DataError(label, entry, f"{kind} {direction} toward {ids[other]} is not listed "
+                                                  f"there as {OPPOSITE[direction]}")
+                linked.append(other)
+            result.append(tuple(linked))
+        return tuple(result)
+
+    rail_links = links("rail")
+    river_links = links("river")
+    rivers = frozenset(frozenset((i, j)) for i, js in enumerate(river_links) for j in js)
+
+    def hexes(listed: list[str], entry: str) -> frozenset[int]:
+        for hex_id in listed:
+            if hex_id not in index:
+                raise DataError(label, entry, f"{hex_id} is not on the map")
+        return frozenset(index[h] for h in listed)
+
+    capitals = [index[h.id] for h in spec.hexes if h.capital]
+    if len(capitals) != 1:
+        raise DataError(label, "hexes", "exactly one hex must be the capital")
+    if not by_id[ids[capitals[0]]].city:
+        raise DataError(label, f"hex {ids[capitals[0]]}", "the capital must be a city")
+    setup_side = tuple(by_id[hex_id].setup for hex_id in ids)
+    forest = tuple(by_id[hex_id].terrain == "forest" for hex_id in ids)
+    return Board(
+        name=spec.name, columns=columns, rows=rows, ids=ids, index=index, coords=coords,
+        neighbours=neighbours, direction_to=direction_to, forest=forest,
+        move_cost=tuple(2 if f else 1 for f in forest),
+        cities={index[h.id]: h.city for h in spec.hexes if h.city},
+        capital=capitals[0],
+        forts=frozenset(index[h.id] for h in spec.hexes if h.fort),
+        setup_side=setup_side,
+        setup_hexes={side: tuple(i for i, s in enumerate(setup_side) if s == side)
+                     for side in ("german", "soviet")},
+        rail_links=rail_links, rivers=rivers,
+        west_edge=hexes(spec.edges.west, "edges.west"),
+        east_edge=hexes(spec.edges.east, "edges.east"),
+        entry={"german": hexes(spec.entry.german, "entry.german"),
+               "soviet": hexes(spec.entry.soviet, "entry.soviet"),
+               "soviet_extra": hexes(spec.entry.soviet_extra, "entry.soviet_extra")},
+        distances=tuple(tuple(distance(a, b) for b in coords) for a in coords),
+    )
 
 
 def load_weather(path: Path) -> dict[str, Weather]:
@@ -490,7 +414,8 @@ def load_weather(path: Path) -> dict[str, Weather]:
     for key, body in raw.items():
         spec: WeatherSpec = _validated(WeatherSpec, body, label, key)
         weather[key] = Weather(key, spec.title, spec.max_hexes, spec.rail_exempt,
-                               Fraction(spec.attack_factor), dict(spec.ma_modifier), spec.winter_attrition)
+                               Fraction(spec.attack_factor), {kind: value for kind, value in spec.ma_modifier.items()},
+                               spec.winter_attrition)
     if not weather:
         raise DataError(label, "", "no weather defined")
     return weather
@@ -596,12 +521,12 @@ def load_scenario_file(path: Path) -> Scenario:
     if set(german.values()) != german_units:
         raise DataError(label, "setup.german_standard", "the German set-up must use every German counter")
     pool: list[PoolEntry] = []
-    for entry in spec.pool:
-        if entry.unit not in counters:
-            raise DataError(label, f"pool.{entry.unit}", "no such counter")
-        if entry.unit in soviet.values() or entry.unit in german.values():
-            raise DataError(label, f"pool.{entry.unit}", "a unit cannot both set up and start in the pool")
-        pool.append(PoolEntry(entry.unit, entry.available_from))
+    for pooled in spec.pool:
+        if pooled.unit not in counters:
+            raise DataError(label, f"pool.{pooled.unit}", "no such counter")
+        if pooled.unit in soviet.values() or pooled.unit in german.values():
+            raise DataError(label, f"pool.{pooled.unit}", "a unit cannot both set up and start in the pool")
+        pool.append(PoolEntry(pooled.unit, pooled.available_from))
 
     v = spec.victory
     return Scenario(
@@ -610,6 +535,7 @@ def load_scenario_file(path: Path) -> Scenario:
         soviet_setup=soviet, soviet_setup_full=spec.setup.soviet_strength == "full",
         german_standard=german, german_setup_full=spec.setup.german_strength == "full",
         pool=tuple(pool), extra_entry_turns=frozenset(spec.extra_entry_turns),
+        units={side: tuple(c.id for c in counters.values() if c.side == side) for side in SIDES},
         victory=Victory(v.elimination, v.city, v.capital, v.capital_occupation_bonus),
         winter_attrition=winter,
         rules=rules,
@@ -631,5 +557,6 @@ def load_scenario(scenario_id: str) -> Scenario:
     return load_scenario_file(DATA_DIR / index[scenario_id]["file"])
 
 
-__all__ = ["DIRECTIONS", "SIDES", "CombatTable", "CounterInfo", "Scenario", "TurnInfo", "Weather",
+__all__ = ["DIRECTIONS", "SIDES", "CombatTable", "CounterInfo", "PoolEntry", "Rules", "Scenario", "TurnInfo",
+           "Victory", "Weather",
            "load_scenario", "load_scenario_file", "load_crt", "load_map", "load_counters", "scenario_ids"]

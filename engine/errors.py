@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class DataError(Exception):
     """A data file is missing, malformed or inconsistent.
@@ -29,7 +31,7 @@ class IllegalAction(Exception):
         self.message = message
         super().__init__(message)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"reason": self.reason, "message": self.message}
 
 

@@ -10,11 +10,12 @@ from typing import Any, ClassVar
 
 from .values import Value, from_json, register
 
-EVENTS: dict[str, type] = {}
-
 
 class Event(Value):
     __slots__ = ()
+
+
+EVENTS: dict[str, type[Event]] = {}
 
 
 @register(EVENTS)

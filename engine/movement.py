@@ -15,14 +15,13 @@ stops there, so nothing beyond that hex is reachable through it.
 
 from __future__ import annotations
 
+import copyreg
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import TYPE_CHECKING, Sequence
+from typing import Collection, Final, Iterable, Mapping, Sequence
 
+from .pickling import rebuilt_by_fields
+from .board import Board
 from .errors import IllegalAction, Reason
-
-if TYPE_CHECKING:
-    from .board import Board
 
 
 @dataclass(frozen=True)
@@ -30,39 +29,61 @@ class MoveRules:
     """How one unit moves in the current phase."""
 
     allowance: int
-    neighbours: Sequence[Sequence[int]]
-    costs: Sequence[int] | None  # None: every hex costs 1
+    neighbours: tuple[tuple[int, ...], ...]
+    costs: tuple[int, ...] | None  # None: every hex costs 1
     kind: str  # "normal" | "rail" | "mud" (what the refusal messages say)
 
 
 class Reach:
-    """Every hex a unit can end its move in, with the cheapest way there: ``cost`` (hex → movement points,
-    in the order the search found the hexes) and ``parent`` (hex → the hex it was first reached from).
-    What is worked out from them is made when first asked (few reaches are asked)."""
+    """Every hex a unit can end its move in, with the cheapest way there: ``order`` (the hexes, in the order
+    the search found them), ``costs`` (per hex of the map: the movement points to get there, negative when
+    out of reach) and ``parents`` (per hex: the hex it was first reached from). ``cost`` and ``parent`` are the same
+    as dicts; they and what is worked out from the reach are made when first asked (few reaches are asked)."""
 
-    __slots__ = ("start", "cost", "parent", "_rank", "_onward", "_cities")
+    __slots__ = ("start", "order", "costs", "parents", "_cost", "_rank", "_onward", "_cities")
 
-    def __init__(self, start: int, cost: dict[int, int], parent: dict[int, int]) -> None:
-        self.start, self.cost, self.parent = start, cost, parent
-        self._rank: dict[int, int] | None = None
-        self._onward: frozenset[int] | None = None
+    def __init__(self, start: int, order: list[int], costs: list[int], parents: list[int]) -> None:
+        self.start, self.order, self.costs, self.parents = start, order, costs, parents
+        self._cost: dict[int, int] | None = None
+        self._rank: list[int] | None = None
+        self._onward: list[int] | None = None
         self._cities: list[tuple[int, int, int]] | None = None
 
     def __repr__(self) -> str:
         return f"Reach(start={self.start}, cost={self.cost}, parent={self.parent})"
 
-    def rank(self) -> dict[int, int]:
-        """hex → its place in ``cost``'s order."""
+    @property
+    def cost(self) -> dict[int, int]:
+        """hex → movement points to get there, in the order the search found the hexes."""
+        cost = self._cost
+        if cost is None:
+            costs = self.costs
+            cost = self._cost = {h: costs[h] for h in self.order}
+        return cost
+
+    @property
+    def parent(self) -> dict[int, int]:
+        """hex → the hex it was first reached from."""
+        parents = self.parents
+        return {h: parents[h] for h in self.order}
+
+    def rank(self) -> list[int]:
+        """Per hex of the map: its place in ``order`` (-1 when out of reach)."""
         rank = self._rank
         if rank is None:
-            rank = self._rank = dict(zip(self.cost, range(len(self.cost))))
+            rank = self._rank = [-1] * len(self.costs)
+            place = 0
+            for h in self.order:
+                rank[h] = place
+                place += 1
         return rank
 
-    def onward(self) -> frozenset[int]:
+    def onward(self) -> list[int]:
         """The hexes of the reach some other hex was first reached from (the start hex, always left, aside)."""
         onward = self._onward
         if onward is None:
-            onward = self._onward = frozenset(self.parent.values()) - {self.start}
+            parents, start = self.parents, self.start
+            onward = self._onward = sorted({parents[h] for h in self.order} - {start})
         return onward
 
     def cities(self, city_bits: tuple[tuple[int, int], ...]) -> list[tuple[int, int, int]]:
@@ -70,18 +91,47 @@ class Reach:
         (``city_bits`` is the same for every game of a map)."""
         found = self._cities
         if found is None:
-            cost = self.cost
-            found = self._cities = [(h, bit, cost[h]) for h, bit in city_bits if h in cost]
+            costs = self.costs
+            found = self._cities = [(h, bit, costs[h]) for h, bit in city_bits if costs[h] >= 0]
         return found
 
+    def without(self, blocked: list[bool]) -> Reach:
+        """This reach less the ``blocked`` hexes (the same costs, parents and order for the others)."""
+        costs = self.costs.copy()
+        order = []
+        for h in self.order:
+            if blocked[h]:
+                costs[h] = -2
+            else:
+                order.append(h)
+        return Reach(self.start, order, costs, self.parents)
+
     def path_to(self, dest: int) -> tuple[int, ...]:
+        parents, start = self.parents, self.start
         path = [dest]
-        while path[-1] != self.start:
-            path.append(self.parent[path[-1]])
-        return tuple(reversed(path[:-1]))
+        here = dest
+        while True:
+            here = parents[here]
+            if here == start:
+                break
+            path.append(here)
+        path.reverse()
+        return tuple(path)
 
 
-def search(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc: frozenset[int],
+def mask(size: int, hexes: Iterable[int]) -> list[bool]:
+    """Per hex of a map of ``size`` hexes: whether it is one of ``hexes``.
+
+    >>> mask(4, {1, 3})
+    [False, True, False, True]
+    """
+    flags = [False] * size
+    for h in hexes:
+        flags[h] = True
+    return flags
+
+
+def search(start: int, rules: MoveRules, enemy_units: Collection[int], enemy_zoc: frozenset[int],
            capture: dict[int, int] | None = None, away: Sequence[int] | None = None
            ) -> tuple[dict[int, int], dict[int, int]]:
     """Cheapest-cost labels from ``start``.
@@ -128,69 +178,89 @@ def search(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc
     return best, parent
 
 
-def reach(start: int, rules: MoveRules, enemy_units: set[int] | dict, enemy_zoc: frozenset[int]) -> Reach:
-    """Every hex the unit in ``start`` can end its move in: :func:`search` without cities, written out for
-    speed. The cost of entering a hex is the hex's own, and hexes are taken in order of cost, so the
-    first way found into a hex is a cheapest one: the search never revisits a hex (the same labels, costs,
-    parents and order of discovery as :func:`search`, which keeps the first of equal ways too)."""
-    neighbours, costs, allowance = rules.neighbours, rules.costs, rules.allowance
-    if costs is None:
-        costs = _ones(len(neighbours))
-    best = {start: 0}
-    parent: dict[int, int] = {}
-    seen = set(enemy_units)  # enemy units, and every hex already weighed (a later way costs no less)
-    seen.add(start)
+def reach(start: int, rules: MoveRules, enemy_units: Collection[int], enemy_zoc: Collection[int]) -> Reach:
+    """Every hex the unit in ``start`` can end its move in (see :func:`reach_masked`)."""
+    size = len(rules.neighbours)
+    return reach_masked(start, rules, mask(size, enemy_units), mask(size, enemy_zoc))
+
+
+def reach_masked(start: int, rules: MoveRules, blocked: list[bool], zoc: list[bool]) -> Reach:
+    """Every hex the unit in ``start`` can end its move in, the enemy units' hexes ``blocked`` and their
+    zones of control ``zoc`` given per hex: :func:`search` without cities, written out for speed. The cost
+    of entering a hex is the hex's own, and hexes are taken in order of cost, so the first way found into
+    a hex is a cheapest one: the search never revisits a hex (the same labels, costs, parents and order of
+    discovery as :func:`search`, which keeps the first of equal ways too)."""
+    neighbours, allowance = rules.neighbours, rules.allowance
+    costs = rules.costs if rules.costs is not None else _ones(len(neighbours))
+    best = [-1] * len(costs)  # -1: not weighed yet; -2: weighed and out of reach (a later way costs no more)
+    best[start] = -2
+    parents = [-1] * len(costs)
+    order: list[int] = []
     buckets: list[list[int]] = [[] for _ in range(allowance + 1)]
     frontier = [start]  # the start hex is left even when in an enemy zone of control
-    for spent in range(allowance):  # a hex reached with the whole allowance spent goes no further
+    spent = 0
+    while spent < allowance:  # a hex reached with the whole allowance spent goes no further
         for here in frontier:
-            if spent and here in enemy_zoc:
+            if spent and zoc[here]:
                 continue
             for nxt in neighbours[here]:
-                if nxt in seen:
+                if best[nxt] != -1 or blocked[nxt]:
                     continue
-                seen.add(nxt)
                 total = spent + costs[nxt]
                 if total <= allowance:
                     best[nxt] = total
-                    parent[nxt] = here
+                    parents[nxt] = here
+                    order.append(nxt)
                     buckets[total].append(nxt)
-        frontier = buckets[spent + 1]
-    del best[start]
-    return Reach(start, best, parent)
+                else:
+                    best[nxt] = -2
+        spent += 1
+        frontier = buckets[spent]
+    return Reach(start, order, best, parents)
 
 
-def reach_among(board: "Board", start: int, rules: MoveRules, enemy_units: set[int] | dict,
-                 enemy_zoc: frozenset[int]) -> Reach:
-    """:func:`reach`, taken from the reach with no enemy on the map when no enemy unit or zone of control
-    lies within it (then the search would find the same hexes, costs, parents and order: enemy units out
-    of reach and zones of control nobody enters change nothing). Those are kept on the board, per start
-    hex and kind of movement, for as long as the map is loaded (a few thousand at most).
+def reach_among(board: Board, start: int, rules: MoveRules, blocked: list[bool], zoc: list[bool]) -> Reach:
+    """:func:`reach_masked`, taken from the reach with no enemy on the map when no enemy unit or zone of
+    control lies within it (then the search would find the same hexes, costs, parents and order: enemy
+    units out of reach and zones of control nobody enters change nothing). Those are kept on the board, per
+    start hex and kind of movement, for as long as the map is loaded (a few thousand at most).
 
     Nor does an enemy hex or zone of control matter where the search with no enemy went no further (no
     hex was first reached from it: the other hexes are reached the same way whether it is left or not):
     then the reach is the one with no enemy less the enemy units' hexes."""
     key = (start, rules.allowance, rules.neighbours is board.rail_links, rules.costs is None)
-    free = board.memo.get(key)
+    free: Reach | None = board.memo.get(key)
     if free is None:
-        free = board.memo[key] = reach(start, rules, (), frozenset())
-    hexes = free.cost.keys()
-    if hexes.isdisjoint(enemy_zoc) and hexes.isdisjoint(enemy_units):
+        nowhere = [False] * len(board.ids)
+        free = board.memo[key] = reach_masked(start, rules, nowhere, nowhere)
+    touched = False  # whether an enemy unit or zone of control lies within the reach with no enemy
+    for h in free.order:
+        if blocked[h] or zoc[h]:
+            touched = True
+            break
+    if not touched:
         return free
-    onward = free.onward()
-    if onward.isdisjoint(enemy_zoc) and onward.isdisjoint(enemy_units):
-        if hexes.isdisjoint(enemy_units):
-            return free
-        return Reach(start, {h: c for h, c in free.cost.items() if h not in enemy_units}, free.parent)
-    return reach(start, rules, enemy_units, enemy_zoc)
+    for h in free.onward():
+        if blocked[h] or zoc[h]:
+            return reach_masked(start, rules, blocked, zoc)
+    for h in free.order:
+        if blocked[h]:
+            return free.without(blocked)
+    return free
 
 
-@lru_cache(maxsize=None)
+_ONES: Final[dict[int, tuple[int, ...]]] = {}
+
+
 def _ones(size: int) -> tuple[int, ...]:
-    return (1,) * size
+    """Every hex costing 1, on a map of ``size`` hexes (made once)."""
+    ones = _ONES.get(size)
+    if ones is None:
+        ones = _ONES[size] = (1,) * size
+    return ones
 
 
-def preferred_path(start: int, dest: int, rules: MoveRules, enemy_units: set[int] | dict,
+def preferred_path(start: int, dest: int, rules: MoveRules, enemy_units: Collection[int],
                    enemy_zoc: frozenset[int], capture: dict[int, int],
                    away: Sequence[int] | None = None) -> tuple[int, ...] | None:
     """The path to ``dest`` that passes through the most enemy-controlled cities, then the cheapest.
@@ -210,8 +280,8 @@ def preferred_path(start: int, dest: int, rules: MoveRules, enemy_units: set[int
     return tuple(label // 4096 for label in reversed(path[:-1]))
 
 
-def check_path(unit: str, start: int, path: Sequence[int], rules: MoveRules, enemy_units: dict,
-               enemy_zoc: frozenset[int], board: "Board") -> None:
+def check_path(unit: str, start: int, path: Sequence[int], rules: MoveRules, enemy_units: Mapping[int, str],
+               enemy_zoc: frozenset[int], board: Board) -> None:
     """Refuse a named path with the first rule it breaks; return quietly if it is legal."""
     ids = board.ids
     if not path:
@@ -300,3 +370,7 @@ def unreachable(unit: str, start: int, dest: int, rules: MoveRules, enemy_units:
                          f"unit {unit} cannot reach {name}: every way there within its {allowance} "
                          f"{'hexes' if costs is None else 'movement points'} enters an enemy zone of control "
                          f"before it, and a unit entering one must stop (the shortest would stop at {ids[stop]})")
+
+
+rebuilt_by_fields(MoveRules)
+copyreg.pickle(Reach, lambda reach: (Reach, (reach.start, reach.order, reach.costs, reach.parents)))

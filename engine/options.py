@@ -123,7 +123,7 @@ class Options:
             if value not in allowed or isinstance(value, bool) != isinstance(allowed[0], bool):
                 raise IllegalAction(Reason.OPTION_UNAVAILABLE,
                                     f"option {name} must be one of {', '.join(map(str, allowed))}, not {value!r}")
-            values[name] = value
+            values[name] = allowed[allowed.index(value)]  # the value itself: 3 for 3.0
         return cls(**values)
 
     @classmethod

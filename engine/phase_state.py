@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any
+
+from .pickling import rebuilt_by_fields
 
 
 @dataclass
@@ -17,6 +18,9 @@ class Pending:
     hex: int
     required: int = 0
     then: tuple[str, ...] = ()
+
+    def copy(self) -> Pending:
+        return Pending(self.stage, self.defender, self.attackers, self.hex, self.required, self.then)
 
     def to_json(self, ids: tuple[str, ...]) -> dict[str, Any]:
         return {"stage": self.stage, "defender": self.defender, "attackers": list(self.attackers),
@@ -45,15 +49,17 @@ class PhaseState:
     # defender in the Stronger Soviet Defensive Line, the 1st Shock under Improved 1st Shock)
     strongpoint_shifts: set[str] = field(default_factory=set)
 
-    def copy(self) -> "PhaseState":
+    def copy(self) -> PhaseState:
         """A copy sharing nothing that changes with this one (what a copy of the game needs; a tenth of
         ``copy.deepcopy``'s time)."""
-        twin = copy.copy(self)
-        twin.moved = set(self.moved)
-        twin.replaced = set(self.replaced)
-        twin.battles = {defender: list(attackers) for defender, attackers in self.battles.items()}
-        twin.attacking = set(self.attacking)
-        twin.assault = dict(self.assault)
-        twin.strongpoint_shifts = set(self.strongpoint_shifts)
-        twin.pending = copy.copy(self.pending)  # a battle's stages advance in it (its fields are immutable)
-        return twin
+        return PhaseState(
+            set(self.moved), self.rail_eligible, self.points, set(self.replaced), self.declaring,
+            {defender: list(attackers) for defender, attackers in self.battles.items()}, set(self.attacking),
+            self.stack,
+            # a battle's stages advance in it (its fields are immutable)
+            None if self.pending is None else self.pending.copy(),
+            self.attrition_rolls, self.winter_gear, self.frostbite, self.extra_supply, dict(self.assault),
+            set(self.strongpoint_shifts))
+
+
+rebuilt_by_fields(Pending, PhaseState)

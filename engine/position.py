@@ -12,7 +12,8 @@ Only ``scenario``, ``turn``, ``phase`` and ``units`` are needed; everything else
 
 from __future__ import annotations
 
-from typing import Any
+import copyreg
+from typing import Any, Callable
 
 from .data import SIDES, load_scenario
 from .dice import commitment_problem, drawn_entropy, entropy_commitment, entropy_problem
@@ -200,6 +201,16 @@ def game_from_position(data: dict[str, Any], ruleset: int | None = None) -> Game
     return game
 
 
+def _reduce_game(game: Game) -> tuple[Callable[[dict[str, Any]], Game], tuple[dict[str, Any]]]:
+    """How a game is pickled and copied (``copy.copy``, ``copy.deepcopy``, ``pickle``): as its position, which
+    holds the whole state (what a game keeps to go faster is worked out again). The same in both builds of
+    the engine: a compiled game has no ``__dict__`` to copy."""
+    return game_from_position, (game.to_json(),)
+
+
+copyreg.pickle(Game, _reduce_game)
+
+
 def _load_entropy(game: Game, entropy: object, commitments: object = None) -> None:
     """The seats' entropy (ruleset 4 on): side → entropy, every side once the first die is rolled; and
     side → commitment (SHA-256 hex, "" for none, null while awaited) for the seats that took part."""
@@ -241,7 +252,7 @@ def _load_commitments(game: Game, commitments: object) -> None:
         game.seat_entropy.commitments[side] = value
 
 
-def _load_phase_state(game: Game, state: dict[str, Any], hex_index) -> None:
+def _load_phase_state(game: Game, state: dict[str, Any], hex_index: Callable[[Any, str], int]) -> None:
     counters = game.counters
 
     def units(name: str) -> set[str]:
@@ -278,8 +289,8 @@ def _load_phase_state(game: Game, state: dict[str, Any], hex_index) -> None:
         ps.strongpoint_shifts = units("strongpoint_shifts")
     else:  # judged on the position given, for the battles it has declared
         game.ps = ps
-        ps.strongpoint_shifts = {d for d in ps.battles if d in game.hex_of and game._in_defensive_line(d)}
-        if game.scenario.rules.first_shock in ps.attacking and game._first_shock_supported():
+        ps.strongpoint_shifts = {d for d in ps.battles if d in game.hex_of and game.combat_phase.in_defensive_line(game, d)}
+        if game.scenario.rules.first_shock in ps.attacking and game.combat_phase.first_shock_supported(game):
             ps.strongpoint_shifts.add(game.scenario.rules.first_shock)
     pending = state.get("pending")
     if pending:

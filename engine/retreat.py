@@ -35,7 +35,9 @@ of control (a half-strength unit is eliminated by them); ruleset 3 goes on past 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Collection
 
+from .pickling import rebuilt_by_fields
 from .board import Board
 
 
@@ -51,7 +53,7 @@ class RetreatOptions:
     through_zoc: bool
 
 
-def retreat_options(board: Board, start: int, friendly: set[int] | dict, enemy_units: set[int] | dict,
+def retreat_options(board: Board, start: int, friendly: Collection[int], enemy_units: Collection[int],
                     enemy_zoc: frozenset[int], length: int = 2, ruleset: int = 3) -> RetreatOptions:
     for last_resort in (False, True):
         paths = _paths(board, start, friendly, enemy_units, enemy_zoc, length, last_resort, ruleset >= 3)
@@ -60,7 +62,8 @@ def retreat_options(board: Board, start: int, friendly: set[int] | dict, enemy_u
     return RetreatOptions((), False)
 
 
-def _paths(board: Board, start: int, friendly, enemy_units, enemy_zoc, length: int, last_resort: bool,
+def _paths(board: Board, start: int, friendly: Collection[int], enemy_units: Collection[int],
+           enemy_zoc: frozenset[int], length: int, last_resort: bool,
            ending_away: bool) -> list[tuple[int, ...]]:
     """Out one hex farther from the start at each step for ``length`` hexes, then on through friendly units
     to the first empty hexes: each step one hex farther still (rulesets 1-2, ruling 12), or, with
@@ -91,3 +94,6 @@ def _paths(board: Board, start: int, friendly, enemy_units, enemy_zoc, length: i
             grown = [p for p in grown if p[-1] in friendly]
         frontier = grown
     return []
+
+
+rebuilt_by_fields(RetreatOptions)

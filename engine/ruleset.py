@@ -17,6 +17,8 @@ each ruling holds.
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 #: The ruleset new games play.
 RULESET = 4
 
@@ -59,6 +61,6 @@ def played() -> str:
     return f"ruleset {numbers[0]}" if len(numbers) == 1 else f"rulesets {', '.join(numbers[:-1])} and {numbers[-1]}"
 
 
-def known(ruleset: object) -> bool:
+def known(ruleset: object) -> TypeGuard[int]:
     """Whether this engine plays ``ruleset``."""
     return isinstance(ruleset, int) and not isinstance(ruleset, bool) and ruleset in RULESETS

@@ -76,9 +76,11 @@ COMMITMENT = "entropy_commitment"
 REVEAL = "entropy_reveal"
 
 
-def _check_side(side: str) -> None:
-    if side not in SIDES:
+def _side(side: object) -> str:
+    """``side`` if it is a side; refused otherwise. (Checked whatever it is: a compiled method takes a str.)"""
+    if not isinstance(side, str) or side not in SIDES:
         raise IllegalAction(Reason.UNKNOWN_SIDE, f"{side!r} is not a side; sides: {', '.join(SIDES)}")
+    return side
 
 
 class SeatEntropy:
@@ -98,50 +100,52 @@ class SeatEntropy:
         twin.entropy = dict(self.entropy)
         return twin
 
-    def await_commitment(self, side: str, closed: bool = False) -> None:
+    def await_commitment(self, side: object, closed: bool = False) -> None:
         """The game waits for ``side``'s commitment (its seat was taken for it). ``closed``: the first die
         has been rolled."""
-        _check_side(side)
+        name = _side(side)
         self._check_open(closed)
-        if side in self.commitments:
-            raise IllegalAction(Reason.ENTROPY_COMMITTED, f"the {side} side has decided on its entropy already")
-        self.commitments[side] = None
+        if name in self.commitments:
+            raise IllegalAction(Reason.ENTROPY_COMMITTED, f"the {name} side has decided on its entropy already")
+        self.commitments[name] = None
 
-    def commit(self, side: str, commitment: str, closed: bool = False) -> None:
+    def commit(self, side: object, commitment: object, closed: bool = False) -> None:
         """``side`` commits to its entropy's SHA-256 (``commitment``), or to none (``""``), once."""
-        _check_side(side)
+        name = _side(side)
+        if not isinstance(commitment, str):
+            raise IllegalAction(Reason.BAD_COMMITMENT, commitment_problem(commitment) or "a commitment is text")
         problem = commitment_problem(commitment) if commitment else None
         if problem:
             raise IllegalAction(Reason.BAD_COMMITMENT, problem)
         self._check_open(closed)
-        if self.commitments.get(side) is not None:
-            raise IllegalAction(Reason.ENTROPY_COMMITTED, f"the {side} side has " + (
-                "committed to its entropy already" if self.commitments[side] else "said it gives no entropy"))
-        self.commitments[side] = commitment
+        if self.commitments.get(name) is not None:
+            raise IllegalAction(Reason.ENTROPY_COMMITTED, f"the {name} side has " + (
+                "committed to its entropy already" if self.commitments[name] else "said it gives no entropy"))
+        self.commitments[name] = commitment
 
-    def reveal(self, side: str, entropy: str, closed: bool = False) -> None:
+    def reveal(self, side: object, entropy: object, closed: bool = False) -> None:
         """``side`` reveals the entropy it committed to, once every side has committed."""
-        _check_side(side)
+        name = _side(side)
         problem = entropy_problem(entropy)
-        if problem:
-            raise IllegalAction(Reason.BAD_ENTROPY, problem)
-        if side in self.entropy:
-            raise IllegalAction(Reason.ENTROPY_GIVEN, f"the {side} side has given its entropy already")
+        if problem or not isinstance(entropy, str):
+            raise IllegalAction(Reason.BAD_ENTROPY, problem or f"entropy must be text, not {entropy!r}")
+        if name in self.entropy:
+            raise IllegalAction(Reason.ENTROPY_GIVEN, f"the {name} side has given its entropy already")
         self._check_open(closed)
-        commitment = self.commitments.get(side)
+        commitment = self.commitments.get(name)
         if not commitment:
-            raise IllegalAction(Reason.NOT_COMMITTED, f"the {side} side " + (
+            raise IllegalAction(Reason.NOT_COMMITTED, f"the {name} side " + (
                 "said it gives no entropy" if commitment == "" else "has not committed to an entropy") +
                 ": a side reveals the entropy it committed to")
         undecided = [other for other in SIDES if self.commitments.get(other) is None]
         if undecided:
-            raise IllegalAction(Reason.REVEAL_EARLY, f"the {side} side reveals its entropy once every side has "
+            raise IllegalAction(Reason.REVEAL_EARLY, f"the {name} side reveals its entropy once every side has "
                                                      f"committed (the {' and '.join(undecided)} side has not)")
         given = entropy_commitment(entropy)
         if given != commitment:
-            raise IllegalAction(Reason.ENTROPY_MISMATCH, f"the {side} side's entropy does not match its commitment "
+            raise IllegalAction(Reason.ENTROPY_MISMATCH, f"the {name} side's entropy does not match its commitment "
                                                          f"(SHA-256 {commitment[:12]}..., this entropy's {given[:12]}...)")
-        self.entropy[side] = entropy
+        self.entropy[name] = entropy
 
     @staticmethod
     def _check_open(closed: bool) -> None:

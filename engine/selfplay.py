@@ -9,9 +9,9 @@ from __future__ import annotations
 import random
 import sys
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Iterator
 
-from .game import new_game
+from .game import Game, new_game
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,8 @@ class SelfplayGame:
     state_hash: str
 
 
-def play_random_game(seed: str, scenario: str = "standard", options: dict | None = None) -> tuple[SelfplayGame, "object"]:
+def play_random_game(seed: str, scenario: str = "standard", options: dict[str, Any] | None = None
+                     ) -> tuple[SelfplayGame, Game]:
     game = new_game(scenario, options, seed=seed)
     chooser = random.Random(f"{seed}-players")
     actions = 0
@@ -32,10 +33,12 @@ def play_random_game(seed: str, scenario: str = "standard", options: dict | None
         game.apply(chooser.choice(game.legal_actions()))
         actions += 1
     result = game.result()
+    assert result is not None  # the game is over
     return SelfplayGame(0, seed, result.winner, dict(result.points), actions, game.state_hash()), game
 
 
-def selfplay(games: int, seed: str, scenario: str = "standard", options: dict | None = None) -> Iterator[SelfplayGame]:
+def selfplay(games: int, seed: str, scenario: str = "standard", options: dict[str, Any] | None = None
+             ) -> Iterator[SelfplayGame]:
     for number in range(1, games + 1):
         played, _ = play_random_game(f"{seed}-{number}", scenario, options)
         yield SelfplayGame(number, played.seed, played.winner, played.points, played.actions, played.state_hash)

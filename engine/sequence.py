@@ -6,7 +6,11 @@ German player's turn, the last four the Soviet player's turn.
 
 from __future__ import annotations
 
+from typing import Final
+
 from dataclasses import dataclass
+
+from .pickling import rebuilt_by_fields
 
 
 @dataclass(frozen=True)
@@ -17,9 +21,9 @@ class Phase:
     movers: str = ""  # movement phases: "panzer" | "all" | "rail"
 
 
-SETUP = Phase("setup", "german", "setup")
+SETUP: Final = Phase("setup", "german", "setup")
 
-STANDARD_TURN: tuple[Phase, ...] = (
+STANDARD_TURN: Final[tuple[Phase, ...]] = (
     Phase("german_replacement", "german", "replacement"),
     Phase("german_panzer_movement", "german", "movement", "panzer"),
     Phase("german_combat", "german", "combat"),
@@ -30,13 +34,13 @@ STANDARD_TURN: tuple[Phase, ...] = (
     Phase("soviet_movement", "soviet", "movement", "all"),
 )
 
-GERMAN_SUPPLY = Phase("german_supply", "german", "supply")
-SOVIET_SUPPLY = Phase("soviet_supply", "soviet", "supply")
+GERMAN_SUPPLY: Final = Phase("german_supply", "german", "supply")
+SOVIET_SUPPLY: Final = Phase("soviet_supply", "soviet", "supply")
 
 #: War of Attrition: "Add a Supply Phase prior to each Replacement phase."
-SUPPLY_TURN: tuple[Phase, ...] = (GERMAN_SUPPLY, *STANDARD_TURN[:4], SOVIET_SUPPLY, *STANDARD_TURN[4:])
+SUPPLY_TURN: Final[tuple[Phase, ...]] = (GERMAN_SUPPLY, *STANDARD_TURN[:4], SOVIET_SUPPLY, *STANDARD_TURN[4:])
 
-PHASES_BY_NAME = {phase.name: phase for phase in (SETUP, *SUPPLY_TURN)}
+PHASES_BY_NAME: Final = {phase.name: phase for phase in (SETUP, *SUPPLY_TURN)}
 
 
 def turn_phases(war_of_attrition: bool = False) -> tuple[Phase, ...]:
@@ -45,3 +49,6 @@ def turn_phases(war_of_attrition: bool = False) -> tuple[Phase, ...]:
 
 def other(side: str) -> str:
     return "soviet" if side == "german" else "german"
+
+
+rebuilt_by_fields(Phase)

@@ -2,65 +2,62 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .actions import Action, PlaceUnit, StandardSetup
+from .actions import Action, PlaceUnit, StandardSetup, action_table
 from .errors import IllegalAction, Reason
 from .events import UnitPlaced
-
-if TYPE_CHECKING:
-    from .game import Game  # noqa: F401
+from .state import Effect, GameState
 
 
 class SetupPhase:
-    """Mixin of :class:`engine.game.Game`: placing the German counters."""
+    """Placing the German counters."""
 
-    def _unplaced(self) -> list[str]:
-        return [u for u in self.scenario.units_of("german") if u not in self.hex_of and u not in self.pool]
+    def __init__(self, game: GameState) -> None:
+        self._place_table = action_table(PlaceUnit, game.board.ids, game.counters)
 
-    def _setup_actions(self) -> list[Action]:
-        unplaced = self._unplaced()
+    def unplaced(self, game: GameState) -> list[str]:
+        """The German counters still to place."""
+        return [u for u in game.scenario.units_of("german") if u not in game.hex_of and u not in game.pool]
+
+    def actions(self, game: GameState) -> list[Action]:
+        unplaced = self.unplaced(game)
         actions: list[Action] = []
-        if len(unplaced) == len(self.scenario.units_of("german")):
+        if len(unplaced) == len(game.scenario.units_of("german")):
             actions.append(StandardSetup())
         row = self._place_table[unplaced[0]]  # shared PlaceUnit values, as moves share Move values
-        actions.extend(row[h] for h in self.board.setup_hexes["german"] if h not in self.at)
+        actions.extend(row[h] for h in game.board.setup_hexes["german"] if h not in game.at)
         return actions
 
-    def _check_setup(self, action: Action):
+    def check(self, game: GameState, action: Action) -> Effect:
         if isinstance(action, StandardSetup):
-            if len(self._unplaced()) != len(self.scenario.units_of("german")):
+            if len(self.unplaced(game)) != len(game.scenario.units_of("german")):
                 raise IllegalAction(Reason.SETUP_STARTED,
                                     "the standard set-up places every counter; some are already placed")
-            return self._standard_setup
+            return lambda: self._standard_setup(game)
         if isinstance(action, PlaceUnit):
-            self._own_unit(action.unit, on_map=False)
-            hex_index = self._hex(action.hex)
-            if action.unit not in self._unplaced():
+            game._own_unit(action.unit, on_map=False)
+            hex_index = game._hex(action.hex)
+            if action.unit not in self.unplaced(game):
                 raise IllegalAction(Reason.ALREADY_PLACED, f"unit {action.unit} is already placed")
-            if self.board.setup_side[hex_index] != "german":
+            if game.board.setup_side[hex_index] != "german":
                 raise IllegalAction(Reason.NOT_A_SETUP_HEX, f"{action.hex} is not a German set-up hex (cross)")
-            if hex_index in self.at:
-                raise IllegalAction(Reason.HEX_OCCUPIED, f"{action.hex} already holds unit {self.at[hex_index]}")
-            return lambda: self._place(action.unit, hex_index)
-        raise self._wrong_phase(action)
+            if hex_index in game.at:
+                raise IllegalAction(Reason.HEX_OCCUPIED, f"{action.hex} already holds unit {game.at[hex_index]}")
+            unit = action.unit
+            return lambda: self._place(game, unit, hex_index)
+        raise game._wrong_phase(action)
 
-    def _standard_setup(self) -> None:
-        for hex_index, unit in sorted(self.scenario.german_standard.items()):
-            self._place(unit, hex_index)
+    def _standard_setup(self, game: GameState) -> None:
+        for hex_index, unit in sorted(game.scenario.german_standard.items()):
+            self._place(game, unit, hex_index)
 
-    def _place(self, unit: str, hex_index: int) -> None:
-        self._put(unit, hex_index)
-        if not self.scenario.german_setup_full:
-            self.reduced.add(unit)
-        self._emit(UnitPlaced(unit, self.board.ids[hex_index]))
-        if not self._unplaced():
-            self._begin_play()
+    def _place(self, game: GameState, unit: str, hex_index: int) -> None:
+        game._put(unit, hex_index)
+        if not game.scenario.german_setup_full:
+            game.reduced.add(unit)
+        game._emit(UnitPlaced(unit, game.board.ids[hex_index]))
 
-    def _begin_play(self) -> None:
-        """Set-up done: initial city control, then the first turn."""
-        for hex_index in self.board.cities:
-            occupant = self.at.get(hex_index)
-            self.control[hex_index] = "german" if occupant and self.side_of(occupant) == "german" else "soviet"
-        self._start_turn(self.scenario.first_turn)
-
+    def finish(self, game: GameState) -> None:
+        """Set-up done: initial city control (the sequence of play then starts the first turn)."""
+        for hex_index in game.board.cities:
+            occupant = game.at.get(hex_index)
+            game.control[hex_index] = "german" if occupant and game.side_of(occupant) == "german" else "soviet"

@@ -8,9 +8,10 @@ hex entered it will cost 1 supply point more."
 from __future__ import annotations
 
 from collections import deque
+from typing import Collection
 
 from .board import Board
-from .data import Rules
+from .scenario import Rules
 
 
 def supply_cap(rules: Rules, board: Board, control: dict[int, str], side: str) -> int:
@@ -26,8 +27,8 @@ def basic_supply(rules: Rules, side: str, turn: int) -> int:
     return rules.supply_basic
 
 
-def trace_cost(board: Board, start: int, targets: frozenset[int], enemy_units: set[int] | dict,
-               enemy_zoc: frozenset[int], friendly: set[int] | dict, zoc_hex_cost: int) -> int | None:
+def trace_cost(board: Board, start: int, targets: frozenset[int], enemy_units: Collection[int],
+               enemy_zoc: frozenset[int], friendly: Collection[int], zoc_hex_cost: int) -> int | None:
     """Extra supply points a path from ``start`` to a target costs at the cheapest; None: no path.
 
     Entering an empty hex in an enemy zone of control costs ``zoc_hex_cost``; friendly units and
@@ -55,8 +56,8 @@ def trace_cost(board: Board, start: int, targets: frozenset[int], enemy_units: s
     return min(costs) if costs else None
 
 
-def trace_costs(board: Board, targets: frozenset[int], enemy_units: set[int] | dict, enemy_zoc: frozenset[int],
-                friendly: set[int] | dict, zoc_hex_cost: int) -> dict[int, int]:
+def trace_costs(board: Board, targets: frozenset[int], enemy_units: Collection[int], enemy_zoc: frozenset[int],
+                friendly: Collection[int], zoc_hex_cost: int) -> dict[int, int]:
     """:func:`trace_cost` from every hex at once (a hex missing: no path): the cheapest cost from each hex
     to a target, found backwards from the targets — entering a hex costs the same whichever side it is
     entered from, so the cost from ``h`` through its neighbour ``n`` is the cost of entering ``n`` plus the

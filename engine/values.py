@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar, TypeVar, dataclass_transform
 
 from .errors import IllegalAction, Reason
 
@@ -38,18 +38,22 @@ def _field_kind(annotation: Any) -> Any:
     return annotation
 
 
-def register(registry: dict[str, type]) -> Any:
+V = TypeVar("V", bound=Value)
+
+
+@dataclass_transform(frozen_default=True)
+def register(registry: dict[str, type[V]]) -> Callable[[type[V]], type[V]]:
     """Class decorator: make a frozen dataclass a :class:`Value` listed in ``registry`` by its type."""
 
-    def wrap(cls: type) -> type:
-        cls = dataclasses.dataclass(frozen=True, slots=True)(cls)
-        hints = typing.get_type_hints(cls)
-        cls._fields = tuple(
+    def wrap(cls: type[V]) -> type[V]:
+        made: type[V] = dataclasses.dataclass(frozen=True, slots=True)(cls)
+        hints = typing.get_type_hints(made)
+        made._fields = tuple(
             (f.name, _field_kind(hints[f.name]), f.default is dataclasses.MISSING
              and f.default_factory is dataclasses.MISSING)
-            for f in dataclasses.fields(cls))
-        registry[cls.type] = cls
-        return cls
+            for f in dataclasses.fields(made))  # type: ignore[arg-type]  # a dataclass now, which mypy cannot see
+        registry[made.type] = made
+        return made
 
     return wrap
 
@@ -58,7 +62,7 @@ def _malformed(what: str, message: str) -> IllegalAction:
     return IllegalAction(Reason.MALFORMED_ACTION, f"malformed {what}: {message}")
 
 
-def from_json(registry: dict[str, type], data: Any, what: str) -> Any:
+def from_json(registry: dict[str, type[V]], data: Any, what: str) -> V:
     """Rebuild a value from its JSON form, refusing anything that does not fit exactly."""
     if not isinstance(data, dict):
         raise _malformed(what, "expected a JSON object")

@@ -9,8 +9,10 @@ replaced later; 5 VP per controlled city at the end of the game and 20 for Mosco
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from .data import SIDES, Scenario
+from .pickling import rebuilt_by_fields
+from .scenario import SIDES, Scenario
 
 
 @dataclass(frozen=True)
@@ -19,7 +21,7 @@ class Result:
     reason: str
     points: dict[str, int]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"winner": self.winner, "reason": self.reason, "points": dict(self.points)}
 
 
@@ -41,3 +43,6 @@ def final_result(scenario: Scenario, rule: str, control: dict[int, str], points:
         return Result("draw", "equal victory points", points)
     winner = max(SIDES, key=lambda side: points[side])
     return Result(winner, "more victory points", points)
+
+
+rebuilt_by_fields(Result)

@@ -14,28 +14,37 @@ from .board import Board
 
 
 def zone_of_control(board: Board, unit_hexes: Iterable[int]) -> frozenset[int]:
+    neighbours = board.neighbours
     zone: set[int] = set()
     for hex_index in unit_hexes:
-        zone.update(board.neighbours[hex_index])
+        for n in neighbours[hex_index]:
+            zone.add(n)
     return frozenset(zone)
 
 
-def communication_region(board: Board, targets: Iterable[int], blocked: frozenset[int] | set[int]) -> frozenset[int]:
-    """The free hexes (not ``blocked``) joined by free hexes to a free target hex."""
-    seen = set(blocked)  # the blocked hexes and those already in the region: one look-up a neighbour
-    frontier = [t for t in targets if t not in seen]
-    seen.update(frontier)
+def communication_region(board: Board, targets: Iterable[int], blocked: list[bool]) -> list[bool]:
+    """Per hex of the map: whether it is free (not ``blocked``) and joined by free hexes to a free target hex."""
+    region = [False] * len(blocked)
     neighbours = board.neighbours
+    frontier = []
+    for t in targets:
+        if not blocked[t] and not region[t]:
+            region[t] = True
+            frontier.append(t)
     while frontier:
         for nxt in neighbours[frontier.pop()]:
-            if nxt not in seen:
-                seen.add(nxt)
+            if not region[nxt] and not blocked[nxt]:
+                region[nxt] = True
                 frontier.append(nxt)
-    return frozenset(seen.difference(blocked))
+    return region
 
 
-def in_communication(board: Board, hex_index: int, targets: frozenset[int], region: frozenset[int]) -> bool:
-    """Whether a unit standing in ``hex_index`` can trace communication into ``region``."""
-    if hex_index in targets or hex_index in region:
+def in_communication(board: Board, hex_index: int, targets: frozenset[int], region: list[bool]) -> bool:
+    """Whether a unit standing in ``hex_index`` can trace communication into ``region`` (per hex, see
+    :func:`communication_region`)."""
+    if hex_index in targets or region[hex_index]:
         return True
-    return any(n in region for n in board.neighbours[hex_index])
+    for n in board.neighbours[hex_index]:
+        if region[n]:
+            return True
+    return False

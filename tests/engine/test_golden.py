@@ -6,7 +6,8 @@ faster and before ruleset 3), some 80 of ruleset 3 and 35 of ruleset 4 (the seat
 — random and bot games, standard and campaign, every option
 and preset, many seeds — with, for each action, the number of legal actions and the action's place among
 them, the digest of its events and the state hash after it. Each game is replayed here on the engine,
-rebuilding it from its position every few dozen actions as the service does.
+rebuilding it from its position every few dozen actions as the service does, in each build of the engine:
+pure Python and compiled by mypyc (a child process each, see engine_builds.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from functools import lru_cache
 import pytest
 
 from clients import golden
+from engine_builds import BUILDS
 
 
 @lru_cache(maxsize=None)
@@ -42,6 +44,7 @@ def test_the_corpus_is_there_and_large_enough():
     assert {g["actions"][-1]["type"] for g in games} >= {"resign", "time_forfeit"}
 
 
+@pytest.mark.parametrize("build", BUILDS)
 @pytest.mark.parametrize("stem, number", GAMES, ids=[f"{stem}-{number}" for stem, number in GAMES])
-def test_a_recorded_game_replays_byte_for_byte(stem, number):
-    assert golden.replay_record(records(stem)[number]) is None
+def test_a_recorded_game_replays_byte_for_byte(stem, number, build, engine_builds):
+    assert engine_builds[build].ask("replay", stem=stem, number=number)["difference"] is None

@@ -47,11 +47,11 @@ def test_a_reach_taken_from_the_one_with_no_enemy_is_the_full_search(scenario, o
     for game in walk(scenario, options, seed, actions):
         if game.phase.kind != "movement" or game.ps.stack:
             continue
-        for unit in game._unmoved():
+        for unit in game.movement_phase._unmoved(game):
             enemy = other(game.side_of(unit))
-            start, rules = game.hex_of[unit], game._move_rules(unit)
+            start, rules = game.hex_of[unit], game.movement_phase._move_rules(game, unit)
             enemy_units, enemy_zoc = game._units_of(enemy), game._zoc(enemy)
-            taken = movement.reach_among(game.board, start, rules, enemy_units, enemy_zoc)
+            taken = movement.reach_among(game.board, start, rules, *game._masks(enemy))
             full = movement.reach(start, rules, enemy_units, enemy_zoc)
             assert list(taken.cost.items()) == list(full.cost.items())
             assert all(taken.path_to(h) == full.path_to(h) for h in full.cost)
@@ -66,12 +66,12 @@ def test_a_capturing_path_searched_toward_its_destination_is_the_one_searched_ev
     for game in walk(scenario, options, seed, actions):
         if game.phase.kind != "movement" or game.ps.stack:
             continue
-        for unit in game._unmoved()[:3]:
+        for unit in game.movement_phase._unmoved(game)[:3]:
             side, enemy = game.side_of(unit), other(game.side_of(unit))
-            start, rules = game.hex_of[unit], game._move_rules(unit)
+            start, rules = game.hex_of[unit], game.movement_phase._move_rules(game, unit)
             enemy_units, enemy_zoc = game._units_of(enemy), game._zoc(enemy)
-            capture = {h: bit for h, bit in game._city_bits if game.control.get(h) != side}
-            for dest in list(game._reach(unit).cost)[::7]:
+            capture = {h: bit for h, bit in game.movement_phase._city_bits if game.control.get(h) != side}
+            for dest in list(game.movement_phase._reach(game, unit).cost)[::7]:
                 away = game.board.distances[dest]
                 assert (movement.preferred_path(start, dest, rules, enemy_units, enemy_zoc, capture, away)
                         == movement.preferred_path(start, dest, rules, enemy_units, enemy_zoc, capture))

@@ -631,6 +631,14 @@ def test_presets_switch_on_every_play_balance_and_optional_rule(preset):
     assert {k: v for k, v in PRESETS[preset].items() if v} == WAR_OF_ATTRITION
 
 
+def test_a_whole_number_written_as_a_float_is_the_number():
+    """JSON may write 3 as 3.0: the option is the whole number itself (the state and both builds of the
+    engine hold an int; the compiled one takes nothing else)."""
+    options = Options.from_json({"soviet_replacements": 3.0})
+    assert options.soviet_replacements == 3 and type(options.soviet_replacements) is int
+    assert engine.new_game("standard", {"soviet_replacements": 3.0}).to_json()["options"]["soviet_replacements"] == 3
+
+
 def test_preset_then_single_options_override_it():
     options = Options.from_json({"preset": "war_of_attrition", "harsher_winter": False, "soviet_replacements": 4})
     assert options.harsher_winter is False and options.war_of_attrition is True
