@@ -53,16 +53,17 @@ def cli_play(args: argparse.Namespace) -> int:
                                                        (bot_side, f"{strategy_label(args.strategy)} bot")])
         bot, thread = start_bot(args.strategy, f"127.0.0.1:{server.grpc_port}", match_id=match.match_id,
                                 side=bot_side, token=tokens[bot_side], seed=args.seed, params=params)
-        url = page_url(args.host, server.http_port, match.match_id, args.side, tokens[args.side])
-        print(f"match {match.match_id}: you play {args.side}, the {args.strategy} bot plays {bot_side}", flush=True)
-        print(f"open {url}", flush=True)
-        print(f"(the service: gRPC 127.0.0.1:{server.grpc_port}, HTTP {server.http_port}; Ctrl-C stops it)", flush=True)
-        if not args.no_browser:
-            try:
-                webbrowser.open(url)
-            except webbrowser.Error:
-                pass
-        try:
+        try:  # from the bot's start: a Ctrl-C at any moment stops it (else its thread would keep the process)
+            url = page_url(args.host, server.http_port, match.match_id, args.side, tokens[args.side])
+            print(f"match {match.match_id}: you play {args.side}, the {args.strategy} bot plays {bot_side}", flush=True)
+            print(f"open {url}", flush=True)
+            print(f"(the service: gRPC 127.0.0.1:{server.grpc_port}, HTTP {server.http_port}; Ctrl-C stops it)",
+                  flush=True)
+            if not args.no_browser:
+                try:
+                    webbrowser.open(url)
+                except webbrowser.Error:
+                    pass
             while thread.is_alive():
                 thread.join(0.5)
             if bot.error:
