@@ -15,6 +15,7 @@ from clients.client import TyphoonClient
 from clients.replay import fetch_log, verify_log
 from clients.rl import TyphoonAEC
 from service.match import convert
+from service.match.entropy_log import replay_event
 
 POLICY = textwrap.dedent('''
     """A policy written against the environment: attacks when the mask offers an attack, else a number of
@@ -60,14 +61,10 @@ def test_a_policy_plays_on_the_service_and_the_environment_replays_its_match(typ
     logged_events, replayed_events, actions, rolls, entropy = [], [], 0, 0, []
     for entry in log:
         kind = entry.WhichOneof("kind")
-        # in log order: the state hashes hold the commitments and the entropy given so far
-        if kind == "entropy_awaited":
-            aec.await_entropy(entry.entropy_awaited.side)
-        elif kind == "entropy_committed":
-            aec.commit_entropy(entry.entropy_committed.side, entry.entropy_committed.commitment)
-        elif kind == "entropy_contributed":
-            aec.contribute_entropy(entry.entropy_contributed.side, entry.entropy_contributed.entropy)
-            entropy.append(entry.entropy_contributed.side)
+        # in log order: the state hashes hold the commitments and the entropy given so far (the AEC takes them as
+        # a game does)
+        if replay_event(aec, entry):
+            entropy += [entry.entropy_contributed.side] if kind == "entropy_contributed" else []
         elif kind == "game_event":
             logged_events.append(convert.event_from_proto(entry.game_event))
         elif kind == "action_submitted":
