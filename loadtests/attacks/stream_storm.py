@@ -3,7 +3,8 @@
 another address: what was admitted, honest play's rate and the service's readiness during the storm,
 and its memory before, at the peak, and 30 s after the streams closed.
 
-Each of the 50 addresses (127.0.2.1 to 127.0.2.50) opens 50 event streams (a connection each) and 50
+Each of the 50 addresses (127.0.101.1 to 127.0.150.1: each in a /24 of its own, as limits count IPv4
+clients by /24) opens 50 event streams (a connection each) and 50
 gRPC streams (on one connection), of 20 matches. A stream refused RATE_LIMITED is asked for again when
 its Retry-After says (as the project's clients do; the flood attack covers clients that do not wait),
 until ``max(seconds, 60)`` have passed. Admitted streams are held, never read, then all closed at
@@ -30,7 +31,7 @@ NAME = "stream_storm"
 SUMMARY = ("5,000 watch streams that never read (SSE and raw gRPC) from 50 addresses while honest play goes on: "
            "admitted, honest play kept, readiness, memory before / peak / 30 s after")
 
-ADDRESSES = [f"127.0.2.{n}" for n in range(1, 51)]
+ADDRESSES = [f"127.0.{100 + n}.1" for n in range(1, 51)]
 PER_ADDRESS = 50  # of each kind
 MATCHES = 20
 #: Event streams being opened at once (the attacker's own pace).
