@@ -139,7 +139,7 @@ def test_typhoon_play_takes_a_strategy_of_ones_own(my_bot):
     `typhoon serve`'s); the person's seat has a name, as the bot's has."""
     play = subprocess.Popen([sys.executable, "-m", "clients.cli", "play", "--no-browser", "--strategy", "my_bot:make"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=my_bot, env=_env(),
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_ctrl_c_heard)
     try:
         said = ""
         while "(the service: gRPC" not in said and play.poll() is None:
@@ -155,6 +155,12 @@ def test_typhoon_play_takes_a_strategy_of_ones_own(my_bot):
         play.send_signal(signal.SIGINT)
         rest, _ = play.communicate(timeout=60)
     assert not [line for line in rest.splitlines() if line.startswith("{")], rest  # nor when it stops
+
+
+def _ctrl_c_heard() -> None:
+    """SIGINT as at a terminal: a suite started in the background by a shell inherits it ignored, and Python
+    then never turns it into KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _env() -> dict[str, str]:
