@@ -198,6 +198,7 @@ class Bot:
         self._watch = None
         self._last_change = time.monotonic()
         self._floor = 0  # the lowest version worth acting on
+        self._owed = False  # the bot's step (entropy, or an action found stale) awaits the update it makes
         self._last: api.MatchUpdate | None = None
 
     # --- the seat ----------------------------------------------------------------------------------
@@ -275,6 +276,7 @@ class Bot:
                 stage = update.state.pending_decision.stage if update.HasField("state") else ""
                 if stage in ("entropy_commitment", "entropy_reveal"):
                     self._entropy_step(stage)
+                    self._owed = True
                 elif update.HasField("legal_actions"):  # else the match moved on already: a later update has them
                     self._play(update)
         finally:
@@ -305,6 +307,7 @@ class Bot:
         except TyphoonError as error:
             if (error.code, None) in _MOVED_ON or (error.code, error.reason) in _MOVED_ON:
                 self.result.stale += 1
+                self._owed = True
                 return
             raise BotError(f"the service refused {action.to_json()} at version {update.version}: {error}") from error
         self.result.actions += 1
@@ -338,10 +341,15 @@ class Bot:
             try:
                 for item in self._watch:
                     if isinstance(item, api.MatchUpdate):
-                        self._last_change = time.monotonic()
+                        self._last_change, self._owed = time.monotonic(), False
                         yield item
                     elif isinstance(item, api.Heartbeat):
                         self._check_idle()
+                        if self._owed:  # a beat, and not the update the bot's step made: ask again for where
+                            self._owed = False  # the match stands (a new stream begins with it)
+                            self.result.retries += 1
+                            self._watch.close()
+                            break
             except TyphoonError as error:
                 # the client's watch resumes by itself after a disconnect; a stream cancelled by a
                 # server going down may still end it: a new one starts from its cursor
