@@ -44,7 +44,7 @@ def test_wilson_interval_is_scipys(strength):
 def test_a_pairing_is_played_on_both_sides_and_tabled(strength, typhoon_target, capsys, tmp_path):
     out = tmp_path / "records.json"
     code = strength.main(["--server", typhoon_target, "--games", "1", "--parallel", "2", "--pair",
-                          "heuristic/random", "--json", str(out)])
+                          "heuristic/random", "--json", str(out), "--timeout", "300"])  # a stuck match fails, not hangs
     assert code == 0
     table = capsys.readouterr().out
     lines = [line for line in table.splitlines() if line.startswith("| heuristic")]
