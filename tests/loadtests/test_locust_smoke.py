@@ -41,6 +41,9 @@ def test_locust_smoke(tmp_path, workload):
          "--workload", workload,
          "--run-time", "300s", "--until", ",".join(RPCS[workload]) + "=2", "--max-actions", "30",
          "--event-log-every", "5", "--watch-every", "10", "--watch-seconds", "3", "--out", str(out),
+         # a player's pace, not a flood: with no think time at all its log reads (one every 5 actions) pass the
+         # history budget's 1,000 entries a second per client and are refused, as a flood's should be
+         "--think-time", "0.05",
          "--json", str(result_path), "--quiet"],
         check=False, cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert completed.returncode == 0, completed.stdout + completed.stderr
