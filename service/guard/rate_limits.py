@@ -229,22 +229,16 @@ class RateLimits:
         is never refused for good. Its windows are counted in one round trip (the lane), else one by one by
         the library."""
         items = self.items.get(name, ())
-        if items and self.lane is not None:
-            planned = [("hit", name, item, client, who) for item in items]
-            try:
-                replies = await self._send(planned, [min(cost, item.amount) for item in items])
-            except STORE_ERRORS as error:
-                self._store_error(name, error)
-                return
-            for item, reply in zip(items, replies):
-                if not reply:
-                    raise await self.refusal(name, item, client, who)
-            return
+        costs = [min(cost, item.amount) for item in items]
         try:
-            refused = [item for item in items if not await self.limiter.hit(item, name, client, cost=min(cost, item.amount))]
+            if items and self.lane is not None:
+                admitted = await self._send([("hit", name, item, client, who) for item in items], costs)
+            else:
+                admitted = [await self.limiter.hit(item, name, client, cost=each) for item, each in zip(items, costs)]
         except STORE_ERRORS as error:
             self._store_error(name, error)
             return
+        refused = [item for item, reply in zip(items, admitted) if not reply]
         if refused:
             raise await self.refusal(name, refused[0], client, who)
 

@@ -596,7 +596,9 @@ class MatchService:
         _check_cursor(request.after_sequence, meta)
         seat = self._seat_of(meta, ctx.token) if request.include_legal_actions else None
         finished = meta["status"] in ENDED and request.after_sequence >= int(meta["last_sequence"])
-        catch_up = log_pages.CatchUp(self.log_cache, meta, request.after_sequence, form)
+        # updates only: the entries are read to follow the match, never sent, so there is no catch-up to pay for
+        catch_up = None if request.updates_only else log_pages.CatchUp(self.log_cache, meta, request.after_sequence,
+                                                                       form)
         seat_release = self.seat_watches.acquire(match_id, seat) if seat else None
         try:
             lease = self.watch_limits.acquire(ctx.client)
@@ -604,17 +606,16 @@ class MatchService:
             if seat_release:
                 seat_release()
             raise
-        try:  # admitted: its catch-up's cost is spent (updates only: the entries are read, not sent)
-            await log_pages.spend(functools.partial(self.charge, ctx.client),
-                                  0 if request.updates_only else catch_up.cost())
+        try:  # admitted: its catch-up's cost is spent
+            await log_pages.spend(functools.partial(self.charge, ctx.client), catch_up.cost() if catch_up else 0)
         except BaseException:
             lease.release()
             if seat_release:
                 seat_release()
             raise
         stream = self._watch(match_id, request.after_sequence, heartbeat, MatchState(meta) if finished else None,
-                             lease, seat, seat_release, catch_up if catch_up.kept and not request.updates_only else None,
-                             encoded, request.updates_only)
+                             lease, seat, seat_release, catch_up if catch_up and catch_up.kept else None, encoded,
+                             request.updates_only)
         weakref.finalize(stream, lease.release)  # also when a transport drops the stream unstarted
         if seat_release:
             weakref.finalize(stream, seat_release)
