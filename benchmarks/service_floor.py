@@ -88,6 +88,8 @@ FLOOR_REDIS = "floor + Redis GET"
 SERVE_ARGS = ["--limit", "create_match=off", "--limit", "join_match=off", "--limit", "client_actions=off"]
 #: How a baseline commit's service is named in the tables: ``typhoon serve @c671d70``.
 BASELINE_PREFIX = "typhoon serve @"
+#: What typhoon serve logs once its history pool's processes are up (service.guard.history_pool.HistoryPool.warm).
+WARMED_EVENTS = ("history_pool_warm", "history_pool_not_warmed")
 #: The issue's targets: service / floor.
 TARGETS = {"grpc": {"cpu": 2.5, "throughput": 0.5, "p99": 2.0}, "rest": {"cpu": 3.0}}
 
@@ -186,6 +188,18 @@ class ServerProcess:
             time.sleep(0.05)
         self.stop()
         raise RuntimeError(f"the server did not start:\n{self.log_path.read_text()[-2000:]}")
+
+    def wait_logged(self, events: tuple[str, ...], timeout: float = 60.0) -> None:
+        """Wait until the server has logged one of ``events`` (or ``timeout`` passed, or it ended)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self.process.poll() is None:
+            for line in self.log_path.read_text().splitlines():
+                try:
+                    if json.loads(line).get("event") in events:
+                        return
+                except (ValueError, AttributeError):
+                    continue
+            time.sleep(0.1)
 
     def family(self) -> list[psutil.Process]:
         root = psutil.Process(self.process.pid)  # taskset execs the server: same process
@@ -635,6 +649,10 @@ def _measure(args: argparse.Namespace, commands: dict[str, list[str]], trees: di
             for target, command in commands.items():
                 server = ServerProcess(command, workdir / f"{target.replace(' ', '-')}.log",
                                        server_cores, trees[target]).wait_serving()
+                if target != "floor" and target != FLOOR_REDIS:
+                    # the history pool's process starts (~2-3 s of CPU, more on a busy core) once the service
+                    # serves: a one-off, not the calls', so it is not left to fall in the measured window
+                    server.wait_logged(WARMED_EVENTS)
                 try:
                     for transport in transports:
                         profile = Path(args.profile) / target.replace(" ", "-") if args.profile else None
