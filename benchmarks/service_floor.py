@@ -415,7 +415,9 @@ async def run_phase(server: ServerProcess, target: str, transport: str, matches:
             if profiler:
                 await asyncio.to_thread(profiler.wait, 60)
             stop.set()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            failures = [r for r in await asyncio.gather(*tasks, return_exceptions=True) if isinstance(r, Exception)]
+            if failures:  # a player that could not play (its match not created) made no calls: say why
+                print(f"{target}: {len(failures)} of {matches} players failed: {failures[0]!r}"[:2000], file=sys.stderr)
     finally:
         for channel in opened:
             await channel.close()
@@ -647,6 +649,9 @@ def _measure(args: argparse.Namespace, commands: dict[str, list[str]], trees: di
         for _ in range(args.rounds):  # each round starts every server afresh, in the same order
             results: dict[tuple[str, str], Result] = {}
             for target, command in commands.items():
+                # every service starts on an empty store: the seeded players draw the same seat tokens in each
+                # phase, which a store that kept another phase's matches refuses (SEAT_TOKEN_REUSED)
+                shutil.rmtree(workdir / "data", ignore_errors=True)
                 server = ServerProcess(command, workdir / f"{target.replace(' ', '-')}.log",
                                        server_cores, trees[target]).wait_serving()
                 if target != "floor" and target != FLOOR_REDIS:
