@@ -640,21 +640,34 @@ def _baseline_command(tree: Path, command: list[str]) -> list[str]:
     return kept
 
 
+def _round_order(commands: dict[str, list[str]], number: int) -> list[tuple[str, list[str]]]:
+    """The servers of round ``number`` (from 0) in the order they run: the floors first, then the
+    services, the baseline's before this tree's in every other round (alternated, so that neither
+    always runs last, as the machine's load drifts).
+
+    >>> [t for t, _ in _round_order({"floor": [], FLOOR_REDIS: [], "typhoon serve": [], "typhoon serve @a": []}, 1)]
+    ['floor', 'floor + Redis GET', 'typhoon serve @a', 'typhoon serve']
+    """
+    floors = [(t, c) for t, c in commands.items() if t in ("floor", FLOOR_REDIS)]
+    services = [(t, c) for t, c in commands.items() if t not in ("floor", FLOOR_REDIS)]
+    return floors + (services[::-1] if number % 2 else services)
+
+
 def _measure(args: argparse.Namespace, commands: dict[str, list[str]], trees: dict[str, Path],
              transports: list[str], workdir: Path, server_cores: set[int] | None, cores: list[int],
              pin: bool) -> int:
     load_before = os.getloadavg()
     rounds: list[dict[tuple[str, str], Result]] = []
     try:
-        for _ in range(args.rounds):  # each round starts every server afresh, in the same order
+        for number in range(args.rounds):  # each round starts every server afresh
             results: dict[tuple[str, str], Result] = {}
-            for target, command in commands.items():
+            for target, command in _round_order(commands, number):
                 # every service starts on an empty store: the seeded players draw the same seat tokens in each
                 # phase, which a store that kept another phase's matches refuses (SEAT_TOKEN_REUSED)
                 shutil.rmtree(workdir / "data", ignore_errors=True)
                 server = ServerProcess(command, workdir / f"{target.replace(' ', '-')}.log",
                                        server_cores, trees[target]).wait_serving()
-                if target != "floor" and target != FLOOR_REDIS:
+                if target not in ("floor", FLOOR_REDIS):
                     # the history pool's process starts (~2-3 s of CPU, more on a busy core) once the service
                     # serves: a one-off, not the calls', so it is not left to fall in the measured window
                     server.wait_logged(WARMED_EVENTS)
