@@ -171,6 +171,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--out", default=None, help="keep locust's CSV files and the service logs here")
     parser.add_argument("--json", default=None, help="write the figures as JSON to this file")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.add_argument("--pin", action="store_true",
+                        help="the service's processes on the first CPU, locust and the embedded Redis on the "
+                             "others (with --workers 1: the service's capacity on one core of its own, whatever "
+                             "the load generator spends)")
     parser.add_argument("--include-ramp-up", action="store_true",
                         help="count the calls made while users are still starting (with --until always); by "
                              "default the figures are of --run-time after the ramp-up")
@@ -238,6 +242,19 @@ class Service(ServeProcess):
                     problems.append(line[:300])
         return {"calls_by_code": codes, "problems": len(problems), "first_problems": problems[:5],
                 "stopped_cleanly": stopped and self.returncode == 0, "handler_ms": handler_ms}
+
+
+def pin(pids: list[int], cpus: set[int], redis_cpus: set[int] | None = None) -> None:
+    """Keep these processes and their children (those alive now) on ``cpus``, any ``redis-server`` among
+    them on ``redis_cpus`` (if given)."""
+    for pid in pids:
+        try:
+            root = psutil.Process(pid)
+            for process in [root, *root.children(recursive=True)]:
+                own = redis_cpus if redis_cpus and "redis-server" in process.name() else cpus
+                process.cpu_affinity(sorted(own))
+        except psutil.Error:
+            continue
 
 
 def _epoch(timestamp: str | None) -> float:
@@ -637,6 +654,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         groups = {"service": [s.process.pid for s in services], "locust": [locust.pid]}
         if embedded is not None:
             groups["redis"] = [embedded.process.pid]
+        if args.pin:
+            cpus = set(range(psutil.cpu_count() or 1))
+            others = cpus - {min(cpus)} or cpus
+            pin(groups["service"], {min(cpus)}, redis_cpus=others)
+            pin(groups["locust"] + groups.get("redis", []), others)
         monitor = CpuMonitor(groups)
         monitor.start()
         memory_url = embedded.url if embedded is not None else args.redis_url if services else None
@@ -716,7 +738,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                      "run_time_s": args.run_time, "ramp_up_s": round(ramp_up, 1), "services": len(services) or len(args.grpc_target or args.http_url),
                      "redis": redis_label,
                      "locust_processes": args.locust_processes, "max_actions": args.max_actions,
-                     "think_time": args.think_time, "workers": args.workers, "cpus": psutil.cpu_count(),
+                     "think_time": args.think_time, "workers": args.workers, "pinned": args.pin, "cpus": psutil.cpu_count(),
                      "command": " ".join(sys.argv)},
         "total": total, "rpcs": rows, "typhoon": typhoon, "failures": failures,
         "probe": probe.summary() if probe else None,
