@@ -88,6 +88,8 @@ FLOOR_REDIS = "floor + Redis GET"
 SERVE_ARGS = ["--limit", "create_match=off", "--limit", "join_match=off", "--limit", "client_actions=off"]
 #: How a baseline commit's service is named in the tables: ``typhoon serve @c671d70``.
 BASELINE_PREFIX = "typhoon serve @"
+#: What typhoon serve logs once its history pool's processes are up (service.guard.history_pool.HistoryPool.warm).
+WARMED_EVENTS = ("history_pool_warm", "history_pool_not_warmed")
 #: The issue's targets: service / floor.
 TARGETS = {"grpc": {"cpu": 2.5, "throughput": 0.5, "p99": 2.0}, "rest": {"cpu": 3.0}}
 
@@ -186,6 +188,18 @@ class ServerProcess:
             time.sleep(0.05)
         self.stop()
         raise RuntimeError(f"the server did not start:\n{self.log_path.read_text()[-2000:]}")
+
+    def wait_logged(self, events: tuple[str, ...], timeout: float = 60.0) -> None:
+        """Wait until the server has logged one of ``events`` (or ``timeout`` passed, or it ended)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self.process.poll() is None:
+            for line in self.log_path.read_text().splitlines():
+                try:
+                    if json.loads(line).get("event") in events:
+                        return
+                except (ValueError, AttributeError):
+                    continue
+            time.sleep(0.1)
 
     def family(self) -> list[psutil.Process]:
         root = psutil.Process(self.process.pid)  # taskset execs the server: same process
@@ -401,7 +415,9 @@ async def run_phase(server: ServerProcess, target: str, transport: str, matches:
             if profiler:
                 await asyncio.to_thread(profiler.wait, 60)
             stop.set()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            failures = [r for r in await asyncio.gather(*tasks, return_exceptions=True) if isinstance(r, Exception)]
+            if failures:  # a player that could not play (its match not created) made no calls: say why
+                print(f"{target}: {len(failures)} of {matches} players failed: {failures[0]!r}"[:2000], file=sys.stderr)
     finally:
         for channel in opened:
             await channel.close()
@@ -624,17 +640,37 @@ def _baseline_command(tree: Path, command: list[str]) -> list[str]:
     return kept
 
 
+def _round_order(commands: dict[str, list[str]], number: int) -> list[tuple[str, list[str]]]:
+    """The servers of round ``number`` (from 0) in the order they run: the floors first, then the
+    services, the baseline's before this tree's in every other round (alternated, so that neither
+    always runs last, as the machine's load drifts).
+
+    >>> [t for t, _ in _round_order({"floor": [], FLOOR_REDIS: [], "typhoon serve": [], "typhoon serve @a": []}, 1)]
+    ['floor', 'floor + Redis GET', 'typhoon serve @a', 'typhoon serve']
+    """
+    floors = [(t, c) for t, c in commands.items() if t in ("floor", FLOOR_REDIS)]
+    services = [(t, c) for t, c in commands.items() if t not in ("floor", FLOOR_REDIS)]
+    return floors + (services[::-1] if number % 2 else services)
+
+
 def _measure(args: argparse.Namespace, commands: dict[str, list[str]], trees: dict[str, Path],
              transports: list[str], workdir: Path, server_cores: set[int] | None, cores: list[int],
              pin: bool) -> int:
     load_before = os.getloadavg()
     rounds: list[dict[tuple[str, str], Result]] = []
     try:
-        for _ in range(args.rounds):  # each round starts every server afresh, in the same order
+        for number in range(args.rounds):  # each round starts every server afresh
             results: dict[tuple[str, str], Result] = {}
-            for target, command in commands.items():
+            for target, command in _round_order(commands, number):
+                # every service starts on an empty store: the seeded players draw the same seat tokens in each
+                # phase, which a store that kept another phase's matches refuses (SEAT_TOKEN_REUSED)
+                shutil.rmtree(workdir / "data", ignore_errors=True)
                 server = ServerProcess(command, workdir / f"{target.replace(' ', '-')}.log",
                                        server_cores, trees[target]).wait_serving()
+                if target not in ("floor", FLOOR_REDIS):
+                    # the history pool's process starts (~2-3 s of CPU, more on a busy core) once the service
+                    # serves: a one-off, not the calls', so it is not left to fall in the measured window
+                    server.wait_logged(WARMED_EVENTS)
                 try:
                     for transport in transports:
                         profile = Path(args.profile) / target.replace(" ", "-") if args.profile else None

@@ -109,15 +109,20 @@ def _call_context(context: grpc.aio.ServicerContext, request: Any, guard: CallGu
     return CallContext(token=bearer_token(metadata.get("authorization")), client=client), request_ref
 
 
+#: What each line a call logs carries (bound around the call: the core's lines carry them too).
+CALL_KEYS = ("rpc", "request_ref", "transport", "match_id")
+
+
 def _unary(name: str, core: MatchService, guard: CallGuard):
     core_method = _encoded(core, name) or getattr(core, snake(name))
     rpc_guard = guard.for_rpc(name)
+    keys = log_context.Keys(*CALL_KEYS)
 
     async def handler(request, context: grpc.aio.ServicerContext):
         ctx, request_ref = _call_context(context, request, guard)
         started = time.perf_counter()
-        with log_context.bound(rpc=name, request_ref=request_ref, transport="grpc",
-                               match_id=getattr(request, "match_id", None) or None):
+        bound = keys.bind(name, request_ref, "grpc", getattr(request, "match_id", None) or None)
+        try:
             try:
                 if isinstance(request, MalformedRequest):
                     raise request.error()
@@ -134,6 +139,8 @@ def _unary(name: str, core: MatchService, guard: CallGuard):
             log.info("rpc", code="OK", ms=round((time.perf_counter() - started) * 1000, 2))
             metrics.observe_call(name, "grpc", "OK", time.perf_counter() - started)
             return response
+        finally:
+            keys.reset(bound)
 
     handler.__name__ = name
     return handler

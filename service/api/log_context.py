@@ -39,6 +39,50 @@ def merge(logger: Any, method_name: str, event_dict: dict[str, Any]) -> dict[str
     return event_dict
 
 
+def _variable(key: str) -> contextvars.ContextVar[Any]:
+    """structlog's variable of ``key``, made and registered as ``bind_contextvars`` makes it if new."""
+    assert _VARIABLES is not None
+    name = _structlog_context.STRUCTLOG_KEY_PREFIX + key
+    variable = _VARIABLES.get(name)
+    if variable is None:
+        variable = _VARIABLES[name] = contextvars.ContextVar(name, default=Ellipsis)
+    return variable
+
+
+class Keys:
+    """Keys bound together around each call of one handler, their variables looked up once: what
+    :func:`bound` does, at about a third of its price (a gRPC call binds four keys).
+
+    >>> keys = Keys("rpc", "match_id")
+    >>> tokens = keys.bind("GetMatch", None)
+    >>> merge(None, "info", {"event": "rpc"}) == {'event': 'rpc', 'rpc': 'GetMatch', 'match_id': None}
+    True
+    >>> keys.reset(tokens)
+    >>> merge(None, "info", {"event": "rpc"})
+    {'event': 'rpc'}
+    """
+
+    __slots__ = ("names", "_variables")
+
+    def __init__(self, *names: str) -> None:
+        self.names = names
+        self._variables = tuple(_variable(name) for name in names) if _VARIABLES is not None else ()
+
+    def bind(self, *values: Any) -> Any:
+        """Bind each key to its value (in the order of the names); returns what :meth:`reset` takes."""
+        if not self._variables:  # a structlog without the registry: its own functions
+            return _structlog_context.bind_contextvars(**dict(zip(self.names, values)))
+        return [variable.set(value) for variable, value in zip(self._variables, values)]
+
+    def reset(self, tokens: Any) -> None:
+        """Each key back to what it was before :meth:`bind` gave ``tokens``."""
+        if not self._variables:
+            _structlog_context.reset_contextvars(**tokens)
+            return
+        for variable, token in zip(self._variables, tokens):
+            variable.reset(token)
+
+
 @contextlib.contextmanager
 def bound(**values: Any) -> Iterator[None]:
     """``structlog.contextvars.bound_contextvars`` for a block that starts and ends in one context

@@ -103,7 +103,7 @@ class Lane:
             return await self.client.execute_command(*args)
         connection = self._connections.pop() if self._connections else await pool.get_connection()
         try:
-            await connection.send_packed_command(connection.pack_command(*args), check_health=False)
+            await _send(connection, connection.pack_command(*args))
             reply = await connection.read_response()
         except ResponseError:
             await self._keep(connection)
@@ -128,7 +128,7 @@ class Lane:
             return [await self._reply(self.client.execute_command(*command)) for command in commands]
         connection = self._connections.pop() if self._connections else await pool.get_connection()
         try:
-            await connection.send_packed_command(connection.pack_commands(commands), check_health=False)
+            await _send(connection, connection.pack_commands(commands))
             replies = [await self._reply(connection.read_response()) for _ in commands]
         except (RedisConnectionError, RedisTimeoutError, OSError):
             await self._drop(connection)
@@ -159,6 +159,23 @@ class Lane:
             self._connections.append(connection)
         else:
             await self._pool.release(connection)
+
+
+async def _send(connection: AbstractConnection, packed: list[bytes]) -> None:
+    """Send a packed command on ``connection``. redis-py sends each one under ``asyncio.wait_for(...,
+    socket_timeout)``, which on Python 3.11 wraps the send in a task of its own, with a timer, and resumes
+    the caller a loop turn later (~10 µs a command): for a write that never waits, into a connection whose
+    write buffer is empty. Here such a write is handed to the transport at once (which sends it, or
+    buffers what the socket does not take); only a connection with bytes still buffered (a slow or full
+    socket), or not yet connected, goes through redis-py's send and its timeout. A write that fails breaks
+    the connection: its reply's read then raises redis-py's ConnectionError, as a failed send would."""
+    writer: Any = getattr(connection, "_writer", None)
+    if writer is not None:
+        transport = writer.transport
+        if not transport.is_closing() and not transport.get_write_buffer_size():
+            writer.writelines(packed)
+            return
+    await connection.send_packed_command(packed, check_health=False)
 
 
 class Script:
