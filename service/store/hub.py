@@ -2,9 +2,12 @@
 
 Redis is the truth: a watcher reads the log from its cursor with XRANGE, then waits for new entries.
 To wait, the process subscribes to the matches' notice channels over one pub/sub connection
-(:class:`service.store.notify.Feed`); a notice says a match's stream grew, and one read per match and
-process (through the store's pool, shared by all the local watchers of the match) fetches the new
-entries and hands them to each watcher's bounded queue. Idle watchers cost a queue each: no Redis
+(:class:`service.store.notify.Feed`). A commit's notice carries the change (its entries and the match's
+meta hash after it: :class:`~service.store.match_store.Change`), and the hub hands it to each local
+watcher's bounded queue as it is: an action costs Redis one round trip in all, its watchers included.
+Any other notice (a large change, another kind of write, a process of an older version) only says a
+match's stream grew, and one read per match and process (through the store's pool, shared by all the
+local watchers of the match) fetches the new entries. Idle watchers cost a queue each: no Redis
 connection, no thread, no polling.
 
 The queues are only a hint: sequence numbers have no gaps, so a watcher that sees a jump (a full
@@ -13,8 +16,11 @@ Redis again. A watcher starts its own catch-up read only once the subscription i
 whatever that read does not see, a notice will announce. Whatever happens, a watcher yields every
 entry after its cursor exactly once, in order.
 
-Each read of new entries also reads the match's meta hash, in the same script: when the entries read
-reach the meta's ``last_sequence`` (the last entry of the latest change), the watchers get a
+A change that does not follow what the hub handed on (a notice lost, or one that came while a read
+was on its way) is read from Redis too, from where the hub stands.
+
+Each read of new entries also reads the match's meta hash, in the same script (as a change carries it):
+when the entries read reach the meta's ``last_sequence`` (the last entry of the latest change), the watchers get a
 :class:`MatchState` after them, where the match stands now. A watcher yields one after its catch-up
 and after each change it follows, never twice for the same last sequence.
 """
@@ -28,8 +34,8 @@ from typing import Any, AsyncIterator
 import structlog
 from redis.exceptions import RedisError
 
-from service.metrics import REDIS_ERRORS
-from service.store.match_store import Store, StoredEvent
+from service.metrics import FEED_CHANGES, REDIS_ERRORS
+from service.store.match_store import Change, Store, StoredEvent
 from service.store.notify import Feed
 
 log = structlog.get_logger("typhoon.hub")
@@ -105,6 +111,11 @@ class StreamHub:
         self._watched: dict[str, _Watched] = {}
         self._fetch_slots = asyncio.Semaphore(fetch_concurrency)
         self.closing = False
+        #: changes handed to the watchers as their notice carried them, and reads of new entries made
+        self.changes_from_notices = 0
+        self.reads = 0
+        #: a notice's change is used only if writes need no replica's confirmation (a read waits for it)
+        self._changes_usable = not store.settings.min_replicas
 
     @property
     def watchers(self) -> int:
@@ -204,12 +215,33 @@ class StreamHub:
 
     # --- notices -------------------------------------------------------------------------------------
 
-    def _on_notice(self, match_id: str, last_sequence: int) -> None:
+    def _on_notice(self, match_id: str, last_sequence: int, change: Change | None) -> None:
         watched = self._watched.get(match_id)
         if watched is None:
             return
+        if change is not None and self._changes_usable and watched.task is None and not watched.reread:
+            self._hand_on(watched, change)
         watched.announced = max(watched.announced, last_sequence)
-        self._fetch_soon(match_id, watched)
+        if watched.cursor is None or watched.cursor < watched.announced or watched.reread:
+            self._fetch_soon(match_id, watched)
+
+    def _hand_on(self, watched: _Watched, change: Change) -> None:
+        """The change's entries to the queues, if they follow what was handed on (else a read will)."""
+        if watched.cursor is None:
+            watched.cursor = max(s.last for s in watched.subscribers)  # one behind finds its gap
+        events = [event for event in change.events if event.seq > watched.cursor]
+        if not events or events[0].seq != watched.cursor + 1:
+            return
+        for event in events:
+            watched.cursor = event.seq
+            for subscription in list(watched.subscribers):
+                subscription.offer(event)
+        state = MatchState(change.meta)
+        if state.last_sequence == watched.cursor:
+            for subscription in list(watched.subscribers):
+                subscription.offer(state)
+        self.changes_from_notices += 1
+        FEED_CHANGES.labels("notice").inc()
 
     def _on_lost(self, match_id: str) -> None:
         watched = self._watched.get(match_id)
@@ -234,6 +266,8 @@ class StreamHub:
                 watched.reread = False
                 try:
                     async with self._fetch_slots:
+                        self.reads += 1
+                        FEED_CHANGES.labels("read").inc()
                         batch, meta = await self.store.read_events_and_meta(match_id, watched.cursor, BATCH)
                     delay = 0.05
                 except RedisError as error:

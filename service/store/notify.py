@@ -3,8 +3,12 @@
 Every script that appends to a match's event stream (``service.store.match_store``) also publishes the new last
 sequence number on the match's channel ``typhoon:{m:<id>}:feed``, in the same atomic script: with
 sharded pub/sub (``SPUBLISH``) where Redis has it (7.0 and later), so on Redis Cluster a notice stays
-on the shard of the match, else classic ``PUBLISH``. A notice carries no event: the watchers read the
-stream through the store's pool when told (``service.store.hub``).
+on the shard of the match, else classic ``PUBLISH``. A commit also publishes, just before that notice,
+one that carries the change itself (its entries and the match's meta hash after it:
+``service.store.match_store.Change``), unless the change is large: the hub hands those to its watchers
+without reading Redis, and reads the stream through the store's pool for every other notice
+(``service.store.hub``). A process of an older version, which reads only the plain notices, ignores the
+ones with the change and reads, as it did.
 
 A :class:`Feed` holds one subscriber connection per process (per shard on a Redis 7 Cluster, which
 redis-py's ``ClusterPubSub`` manages) subscribed to the channels of the matches watched here, however
@@ -27,7 +31,7 @@ import structlog
 from redis.exceptions import RedisError
 
 from service.metrics import REDIS_ERRORS
-from service.store.match_store import Store
+from service.store.match_store import Change, Store
 
 log = structlog.get_logger("typhoon.notify")
 
@@ -69,7 +73,8 @@ class _Channel:
 
 
 class Feed:
-    def __init__(self, store: Store, on_notice: Callable[[str, int], None], on_lost: Callable[[str], None]) -> None:
+    def __init__(self, store: Store, on_notice: Callable[[str, int, Change | None], None],
+                 on_lost: Callable[[str], None]) -> None:
         self.store = store
         self.on_notice = on_notice
         self.on_lost = on_lost
@@ -222,11 +227,17 @@ class Feed:
             if listener is not None:
                 listener()
                 return
+            data = message["data"]
+            if data[:1] in (b"{", "{"):  # a commit's notice with its change
+                change = Change.parse(data)
+                if change is not None:  # else the plain notice after it will do
+                    self.on_notice(match_of(message["channel"]), change.seq, change)
+                return
             try:
-                seq = int(message["data"])
+                seq = int(data)
             except (TypeError, ValueError):
                 return
-            self.on_notice(match_of(message["channel"]), seq)
+            self.on_notice(match_of(message["channel"]), seq, None)
             return
         if kind in ("subscribe", "ssubscribe", "unsubscribe", "sunsubscribe"):
             name = _text(message["channel"])
