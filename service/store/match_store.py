@@ -268,9 +268,14 @@ NOTIFY = "redis.call(redis.REDIS_VERSION and 'SPUBLISH' or 'PUBLISH', {channel},
 #: notice of its last sequence (which processes of older versions read, and which tells the others
 #: nothing new then): ``{"seq": <new last sequence>, "entries": [[seq, version, time, source, event], ...],
 #: "meta": [field, value, ...]}``, each entry's event JSON as the commit stores it, the meta hash as it is
-#: after the commit. Left out when it would exceed ARGV[12] bytes (0: always): the watchers read then.
+#: after the commit. Left out when it would exceed ARGV[12] bytes (0: always): the watchers read then; and
+#: when no process listens (ARGV[13] = '1', where the store knows its subscribers are on this Redis).
 CHANGE_NOTICE = """
 local limit = tonumber(ARGV[12])
+if limit > 0 and ARGV[13] == '1' then
+  local listeners = redis.call('PUBSUB', redis.REDIS_VERSION and 'SHARDNUMSUB' or 'NUMSUB', KEYS[5])
+  if tonumber(listeners[2]) == 0 then limit = 0 end
+end
 if limit > 0 then
   local entries, size = {}, 0
   for j = first_event, #ARGV, 5 do
@@ -341,7 +346,8 @@ _COMMIT = """
 -- ARGV: the commit id, then (numbered after it is taken off) 1 expected version, 2 expected seq, 3 new version, 4 new seq, 5 state json,
 --       6 request id ('' = none), 7 its record, 8 ttl, 9 expected state hash,
 --       10 new state hash, 11 n meta pairs, 12 the most bytes of a notice with the change (0: none),
---       pairs..., then 5 per event (seq version time source json).
+--       13 '1' = that notice only if the channel has subscribers on this Redis, pairs..., then 5 per event
+--       (seq version time source json).
 """ + TAKE_COMMIT_ID + """
 local cur = redis.call('HMGET', KEYS[2], 'version', 'seq', 'hash')
 if not cur[1] then return {'NOT_FOUND'} end
@@ -353,7 +359,7 @@ if cur[1] ~= ARGV[1] then return {'STALE', cur[1]} end
 if cur[2] ~= ARGV[2] then return {'MOVED', cur[1]} end
 if ARGV[9] ~= '' and cur[3] ~= ARGV[9] then return {'MOVED', cur[1]} end
 local n = tonumber(ARGV[11])
-local first_event = 13 + 2 * n
+local first_event = 14 + 2 * n
 local i = first_event
 -- appends first: they are the only writes that could fail, and they fail before anything is written
 while i <= #ARGV do
@@ -365,7 +371,7 @@ redis.call('HSET', KEYS[2], 'version', ARGV[3], 'seq', ARGV[4], 'state', ARGV[5]
            'commit', commit_id)
 if n > 0 then
   local meta = {}
-  for j = 13, 12 + 2 * n do meta[#meta + 1] = ARGV[j] end
+  for j = 14, 13 + 2 * n do meta[#meta + 1] = ARGV[j] end
   redis.call('HSET', KEYS[1], unpack(meta))
 end
 if ARGV[6] ~= '' then
@@ -661,7 +667,7 @@ class Store:
                            str(events[-1].seq if events else expected_seq), state_json,
                            request_id if record else "", record.text() if record else "", str(REQUEST_TTL_SECONDS),
                            expected_hash, new_hash or state_hash(state_json), str(len(meta)),
-                           str(self.notice_max_bytes)]
+                           str(self.notice_max_bytes), "0" if self.clustered else "1"]
         for name, value in meta.items():
             args += [name, value]
         for event in events:

@@ -226,3 +226,27 @@ def test_a_state_after_a_change_is_the_meta_the_commit_left(redis_url):
     from_notice, meta = asyncio.run(following(redis_url, scenario, watchers=1))
     assert isinstance(from_notice, MatchState) and from_notice.meta == meta
     assert meta["name"] == "Ærø ✓ \"quoted\" \\ / \r\n\0"
+
+
+def test_a_commit_nobody_watches_publishes_no_change(redis_url):
+    """The script looks whether anyone listens before it builds the notice with the change (its HGETALL)."""
+    async def scenario() -> tuple[int, int]:
+        store = Store.from_url(redis_url)
+        match = Match(store)
+        try:
+            await match.create()
+            commands = redis.Redis.from_url(redis_url)
+            calls = lambda: int(commands.info("commandstats").get("cmdstat_hgetall", {}).get("calls", 0))  # noqa: E731
+            before = calls()
+            await match.commit()
+            unwatched = calls() - before
+            listener = commands.pubsub()
+            listener.subscribe(channel(match.id))
+            assert listener.get_message(timeout=10)["type"] == "subscribe"
+            await match.commit()
+            listener.close()
+            return unwatched, calls() - before - unwatched
+        finally:
+            await store.close()
+
+    assert asyncio.run(scenario()) == (0, 1)
