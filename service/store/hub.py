@@ -40,8 +40,6 @@ from service.store.notify import Feed
 
 log = structlog.get_logger("typhoon.hub")
 
-_CLOSED = object()
-
 
 @dataclass(eq=False)
 class MatchState:
@@ -57,12 +55,23 @@ class MatchState:
         return int(self.meta.get("last_sequence") or 0)
 
 
-def _state_after(events: list, meta: dict[str, str] | None, cursor: int) -> MatchState | None:
+class _Closed:
+    """What a queue holds last when its watch ends."""
+
+
+_CLOSED = _Closed()
+_Item = StoredEvent | MatchState | _Closed
+
+
+def _state_after(events: list[StoredEvent], meta: dict[str, str] | None, cursor: int) -> MatchState | None:
     """The state to hand on after a read that ended at ``cursor``: only if the read reached the end."""
     if meta is None or len(events) >= BATCH:
         return None
     state = MatchState(meta)
     return state if state.last_sequence == cursor else None
+
+
+#: Entries per read of a match's stream.
 BATCH = 500
 #: Reads of new entries running at once (after a feed reconnect every watched match is read again).
 FETCH_CONCURRENCY = 32
@@ -71,12 +80,12 @@ FETCH_CONCURRENCY = 32
 class _Subscription:
     def __init__(self, match_id: str, size: int, last: int) -> None:
         self.match_id = match_id
-        self.queue: asyncio.Queue = asyncio.Queue(size)
+        self.queue: asyncio.Queue[_Item] = asyncio.Queue(size)
         self.overflowed = False
         self.closed = False
         self.last = last  # the watcher's cursor
 
-    def offer(self, item: object) -> None:
+    def offer(self, item: _Item) -> None:
         try:
             self.queue.put_nowait(item)
         except asyncio.QueueFull:
@@ -92,13 +101,13 @@ class _Subscription:
 class _Watched:
     """A match watched in this process: its watchers, and how far its new entries have been read."""
 
-    def __init__(self, confirmed: asyncio.Future) -> None:
+    def __init__(self, confirmed: asyncio.Future[None]) -> None:
         self.subscribers: set[_Subscription] = set()
         self.confirmed = confirmed
         self.cursor: int | None = None  # the last sequence handed to the queues
         self.announced = 0  # the highest last sequence a notice announced
         self.reread = False  # read to the end of the stream whatever the notices said
-        self.task: asyncio.Task | None = None
+        self.task: asyncio.Task[None] | None = None
 
 
 class StreamHub:
@@ -135,7 +144,7 @@ class StreamHub:
         self.feed.start_once()
         subscription = _Subscription(match_id, self.queue_size, after)
         watched = self._subscribe(subscription)
-        getter: asyncio.Future | None = None
+        getter: asyncio.Future[_Item] | None = None
         last = after
         stated = -1  # the last sequence of the last MatchState yielded
         try:
@@ -170,12 +179,12 @@ class StreamHub:
                     else:
                         if getter is None:
                             getter = asyncio.ensure_future(subscription.queue.get())
-                        done, _ = await asyncio.wait({getter}, timeout=heartbeat)
-                        if not done:
+                        got, _ = await asyncio.wait({getter}, timeout=heartbeat)
+                        if not got:
                             yield last
                             continue
                         item, getter = getter.result(), None
-                    if item is _CLOSED:
+                    if isinstance(item, _Closed):
                         return
                     if isinstance(item, MatchState):
                         if item.last_sequence == last and last > stated:

@@ -25,7 +25,7 @@ that something changed, and is woken as well whenever notices may have been lost
 from __future__ import annotations
 
 import asyncio
-from typing import Callable
+from typing import Any, Callable, cast
 
 import structlog
 from redis.exceptions import RedisError
@@ -69,7 +69,7 @@ class _Channel:
         self.sent = 0
         self.acked = 0
         self.lost = False  # a connection broke since the last confirmation: notices may be gone
-        self.confirmed: asyncio.Future = asyncio.get_running_loop().create_future()
+        self.confirmed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
 
 class Feed:
@@ -84,8 +84,9 @@ class Feed:
         self._listeners: dict[str, Callable[[], None]] = {}
         self._dirty = asyncio.Event()
         self._pending: set[str] = set()  # channels whose wanted state may differ from what was sent
-        self._task: asyncio.Task | None = None
-        self._pubsub = None
+        self._task: asyncio.Task[None] | None = None
+        #: redis-py's PubSub, or its ClusterPubSub on a Redis 7 Cluster (the same methods, no common type)
+        self._pubsub: Any = None
         self._sharded = False
         self._closing = False
         self._generation = 0  # one per connection: a writer of an older one stops
@@ -101,7 +102,7 @@ class Feed:
         if self._task is None and not self._closing:
             self.start()
 
-    def listen(self, name: str, on_message: Callable[[], None]) -> asyncio.Future:
+    def listen(self, name: str, on_message: Callable[[], None]) -> asyncio.Future[None]:
         """Subscribe to a channel of the service's own (not a match's), for good: ``on_message()`` on
         each message on it, once Redis confirms the subscription (what was published before may have
         been missed), and after each reconnection. Starts the feed."""
@@ -109,11 +110,11 @@ class Feed:
         self.start_once()
         return self._want(name)
 
-    def want(self, match_id: str) -> asyncio.Future:
+    def want(self, match_id: str) -> asyncio.Future[None]:
         """Subscribe to the match's notices; the future is done once Redis confirms."""
         return self._want(channel(match_id))
 
-    def _want(self, name: str) -> asyncio.Future:
+    def _want(self, name: str) -> asyncio.Future[None]:
         state = self._channels.get(name)
         if state is None:
             state = self._channels[name] = _Channel()
@@ -180,11 +181,11 @@ class Feed:
         if self.store.clustered and self._sharded:
             self._pubsub = self.store.redis.pubsub()
         elif self.store.clustered:  # classic PUBLISH reaches every node of a Redis 6 Cluster: any one will do
-            from redis.asyncio import Redis
+            from redis.asyncio import Redis, RedisCluster
 
-            node = self.store.redis.get_default_node()
-            self._pubsub = Redis(host=node.host, port=node.port, socket_connect_timeout=2,
-                                 **self.store.settings.auth()).pubsub()
+            node = cast(RedisCluster, self.store.redis).get_default_node()
+            auth: dict[str, Any] = dict(self.store.settings.auth())
+            self._pubsub = Redis(host=node.host, port=int(node.port), socket_connect_timeout=2, **auth).pubsub()
         else:
             self._pubsub = self.store.redis.pubsub()
         # redis-py's PubSub subscribes again by itself on a reconnect; this class does that itself
@@ -210,16 +211,16 @@ class Feed:
             writer.cancel()
             await asyncio.wait({writer}, timeout=2.0)
 
-    async def _next_message(self) -> dict | None:
+    async def _next_message(self) -> dict[str, Any] | None:
         pubsub = self._pubsub
         if not pubsub.subscribed:
             await asyncio.sleep(0.05)  # nothing subscribed yet: redis-py would return at once
             return None
         if self.store.clustered and self._sharded:
-            return await pubsub.get_sharded_message(timeout=0.2)
-        return await pubsub.get_message(timeout=1.0)
+            return cast("dict[str, Any] | None", await pubsub.get_sharded_message(timeout=0.2))
+        return cast("dict[str, Any] | None", await pubsub.get_message(timeout=1.0))
 
-    def _handle(self, message: dict) -> None:
+    def _handle(self, message: dict[str, Any]) -> None:
         kind = message["type"]
         kind = kind.decode() if isinstance(kind, bytes) else kind
         if kind in ("message", "smessage"):
