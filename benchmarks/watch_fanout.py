@@ -182,9 +182,10 @@ async def run_phase(server: ServerProcess, redis_url: str, result: Result, args:
     async with grpc.aio.insecure_channel(f"127.0.0.1:{server.grpc_port}") as channel:
         stub = match_service_pb2_grpc.MatchServiceStub(channel)
         matches = []
-        for _ in range(args.matches):  # at 20 a second: stream opens are rate-limited per server
+        pace = (2 + args.spectators) / 40  # streams opened at 40 a second: the service allows 50 (stream_opens)
+        for _ in range(args.matches):
             matches.append(asyncio.create_task(_match(stub, measure, stop, rng, args.think, args.spectators)))
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(pace)
         await asyncio.sleep(args.warmup)
         measure.open()
         await asyncio.sleep(args.seconds)
