@@ -37,6 +37,24 @@ def event(seq: int, version: int, payload: str = "") -> StoredEvent:
     return StoredEvent(seq, version, 1000 + seq, "game", {"type": "test", "seq": seq, "payload": payload})
 
 
+class Listener:
+    """A plain subscriber of a match's notices, as a process of any version subscribes (sharded on Redis 7)."""
+
+    def __init__(self, url: str, match_id: str) -> None:
+        self.client = redis.Redis.from_url(url)  # kept: a client collected closes its pool, the subscription's too
+        self.sharded = int(self.client.info("server")["redis_version"].split(".")[0]) >= 7
+        self.pubsub = self.client.pubsub()
+        (self.pubsub.ssubscribe if self.sharded else self.pubsub.subscribe)(channel(match_id))
+        assert self.next()["type"] in ("subscribe", "ssubscribe")
+
+    def next(self) -> dict:
+        get = self.pubsub.get_sharded_message if self.sharded else self.pubsub.get_message
+        return get(timeout=10)
+
+    def close(self) -> None:
+        self.pubsub.close()
+
+
 def xranges(url: str) -> int:
     """The XRANGE commands Redis has run (scripts' included): a watcher's read is one."""
     return int(redis.Redis.from_url(url).info("commandstats").get("cmdstat_xrange", {}).get("calls", 0))
@@ -172,16 +190,14 @@ def test_a_rolling_update_reads_the_older_versions_notices_and_publishes_one_it_
     """A process of the older version commits with the plain notice alone (its script): this one reads.
     A process of the older version reads only plain notices: each commit's last notice is one."""
     async def scenario(store: Store, hub: StreamHub, match: Match, streams: list) -> tuple:
-        listener = redis.Redis.from_url(redis_url).pubsub()
-        listener.subscribe(channel(match.id))
-        assert listener.get_message(timeout=10)["type"] == "subscribe"
+        listener = Listener(redis_url, match.id)
         store.notice_max_bytes = 0  # as the older version's script: no change in its notice
         older = await match.commit()
         got_older = [await take(stream, 3) for stream in streams]
         store.notice_max_bytes = 16 * 1024
         newer = await match.commit()
         got_newer = [await take(stream, 3) for stream in streams]
-        messages = [listener.get_message(timeout=10) for _ in range(3)]
+        messages = [listener.next() for _ in range(3)]
         listener.close()
         return older, got_older, newer, got_newer, messages, hub.reads, hub.changes_from_notices
 
@@ -240,9 +256,7 @@ def test_a_commit_nobody_watches_publishes_no_change(redis_url):
             before = calls()
             await match.commit()
             unwatched = calls() - before
-            listener = commands.pubsub()
-            listener.subscribe(channel(match.id))
-            assert listener.get_message(timeout=10)["type"] == "subscribe"
+            listener = Listener(redis_url, match.id)
             await match.commit()
             listener.close()
             return unwatched, calls() - before - unwatched
