@@ -71,7 +71,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from clients.client import RECONNECT_OPTIONS, TyphoonClient, TyphoonError  # noqa: E402
+from clients.client import RECONNECT_OPTIONS, TyphoonClient, TyphoonError, rate_limit_delay  # noqa: E402
 from loadtests import metrics as m  # noqa: E402
 from service.gen.typhoon.v1 import match_pb2, match_service_pb2 as api  # noqa: E402
 from service.match.fresh_tokens import new_seat_token  # noqa: E402
@@ -177,6 +177,17 @@ def _test_start(environment, **_kwargs) -> None:
     _state["sampler"] = gevent.spawn(sample)
 
 
+@events.reset_stats.add_listener
+def _reset_stats(**_kwargs) -> None:
+    """Locust's statistics start again (``--reset-stats``, once every user started): so do ours."""
+    METRICS.counters.clear()
+    METRICS.histograms.clear()
+    TOTALS.counters.clear()
+    TOTALS.histograms.clear()
+    if _state["started"] is not None:
+        _state["started"] = time.monotonic()
+
+
 @events.test_stop.add_listener
 def _test_stop(environment, **_kwargs) -> None:
     if _state["sampler"] is not None and _state["stopped"] is None:
@@ -205,11 +216,25 @@ def _quitting(environment, **_kwargs) -> None:
 
 class CallFailed(Exception):
     """A call failed (it is already reported to locust). ``retryable``: the service said "retry"
-    (503 UNAVAILABLE) or could not be reached."""
+    (503 UNAVAILABLE) or could not be reached; ``wait``: the seconds a refusal asked to wait before the
+    same call is sent again (a 429's ``Retry-After``), None if it asked for none."""
 
-    def __init__(self, message: str, retryable: bool = False) -> None:
+    def __init__(self, message: str, retryable: bool = False, wait: float | None = None) -> None:
         super().__init__(message)
         self.retryable = retryable
+        self.wait = wait
+
+
+def http_failure(response, message: str) -> CallFailed:
+    """The failure of a call answered ``response`` (not 200): worth a retry after a 502-504 or no answer at
+    all (status 0), and after the wait a 429's ``Retry-After`` asks for."""
+    wait = None
+    if response.status_code == 429:
+        try:
+            wait = float(response.headers.get("Retry-After", "1")) + random.uniform(0, 0.25)
+        except ValueError:
+            wait = 1.0
+    return CallFailed(message, retryable=response.status_code in (0, 502, 503, 504), wait=wait)
 
 
 RETRYABLE_CODES = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
@@ -225,6 +250,18 @@ def _retryable(error: BaseException) -> bool:
     if isinstance(error, TyphoonError):
         return error.code in RETRYABLE_CODES
     return isinstance(error, CallFailed) and error.retryable
+
+
+#: The most a user waits out rate limits for one call, in all, as the SDK's ``rate_limit_patience``.
+RATE_LIMIT_PATIENCE = 120.0
+
+
+def _told_to_wait(error: BaseException) -> float | None:
+    """The seconds a rate limit (or a busy history pool) asked to wait before the same call, as
+    ``clients.client`` waits them out; None for any other failure."""
+    if isinstance(error, TyphoonError):
+        return rate_limit_delay(error)
+    return error.wait if isinstance(error, CallFailed) else None
 
 
 class Legal(NamedTuple):
@@ -434,7 +471,7 @@ class RestTransport:
                 except Exception:  # noqa: BLE001 - not an error body (connection refused: status 0)
                     message = f"HTTP {response.status_code} {response.error or ''}".strip()
             response.failure(message)
-        raise CallFailed(message, retryable=response.status_code in (0, 502, 503, 504))
+        raise http_failure(response, message)
 
     def create(self, scenario: str) -> tuple[str, dict[str, str]]:
         created = self._call("POST", "/v1/matches", "/v1/matches",
@@ -479,7 +516,7 @@ class RestTransport:
                                           "include_legal_actions": "true", "updates_only": "true"},
                                   headers={"Authorization": f"Bearer {token}"}, stream=True, timeout=60) as response:
                 if response.status_code != 200:
-                    raise CallFailed(f"HTTP {response.status_code}", retryable=response.status_code in (502, 503, 504))
+                    raise http_failure(response, f"HTTP {response.status_code}")
                 for kind, data in iter_sse(response):
                     first = first if first is not None else time.perf_counter()
                     if kind == "match_update":
@@ -510,7 +547,7 @@ class RestTransport:
                                   params={"after_sequence": after, "heartbeat_seconds": 5},
                                   stream=True, timeout=60) as response:
                 if response.status_code != 200:
-                    raise CallFailed(f"HTTP {response.status_code}", retryable=response.status_code in (502, 503, 504))
+                    raise http_failure(response, f"HTTP {response.status_code}")
                 for kind, data in iter_sse(response):
                     if kind != "match_event":
                         if kind in ("end", "error"):
@@ -560,23 +597,31 @@ def _ms(rfc3339: str) -> float:
 class MatchPlayer:
     """The player's behaviour, whatever the transport: ``self.transport`` is set by on_start.
     Like a real client (docs/API.md), it retries a call the service answers UNAVAILABLE (every
-    attempt is still reported to locust, failures included); any other failure abandons the match."""
+    attempt is still reported to locust, failures included) and a call a rate limit refused once it
+    has waited as told (``Retry-After``, up to ``RATE_LIMIT_PATIENCE`` in all); any other failure
+    abandons the match."""
 
     transport: GrpcTransport | RestTransport
 
     @staticmethod
     def _retry(step, *args: Any) -> Any:
-        delay = 0.1
-        for attempt in range(MAX_ATTEMPTS):
+        delay, attempt, waited = 0.1, 0, 0.0
+        while True:
             try:
                 return step(*args)
             except (TyphoonError, CallFailed) as error:
-                if not _retryable(error) or attempt == MAX_ATTEMPTS - 1:
+                told = _told_to_wait(error)
+                if told is not None and waited + told <= RATE_LIMIT_PATIENCE:
+                    METRICS.count(m.RATE_LIMIT_WAITS)
+                    waited += told
+                    gevent.sleep(told)
+                    continue
+                attempt += 1
+                if not _retryable(error) or attempt == MAX_ATTEMPTS:
                     raise
                 METRICS.count(m.RETRIES)
                 gevent.sleep(delay)
                 delay = min(delay * 2, 2.0)
-        raise AssertionError("unreachable")
 
     def play_match(self) -> None:
         env = self.environment
@@ -659,7 +704,7 @@ class StreamedMatch:
 
     def play_seat(self, side: str) -> None:
         transport, retry = self.player.transport, self.player._retry
-        after, attempts = 0, 0
+        after, attempts, waited = 0, 0, 0.0
         while self.outcome is None:
             try:
                 for item in transport.follow(self.match_id, self.tokens[side], after):
@@ -682,6 +727,12 @@ class StreamedMatch:
                 error: BaseException = CallFailed("the stream ended before the match", retryable=True)
             except (TyphoonError, CallFailed) as failure:
                 error = failure
+            told = _told_to_wait(error)
+            if told is not None and waited + told <= RATE_LIMIT_PATIENCE:
+                METRICS.count(m.RATE_LIMIT_WAITS)  # an open refused by stream_opens: back at its turn
+                waited += told
+                gevent.sleep(told)
+                continue
             attempts += 1
             if not _retryable(error) or attempts >= MAX_ATTEMPTS:
                 raise error

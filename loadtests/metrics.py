@@ -22,6 +22,7 @@ MATCHES_RESIGNED = "matches_resigned"  # ended by a resignation after --max-acti
 MATCHES_ABANDONED = "matches_abandoned"  # a call failed: the user left the match and started another
 ACTIONS = "actions"  # SubmitAction calls that applied an action
 RETRIES = "retries"  # calls retried after UNAVAILABLE (each failed attempt is also a locust failure)
+RATE_LIMIT_WAITS = "rate_limit_waits"  # calls sent again once a rate limit's Retry-After passed (each refusal is a locust failure too)
 WATCH_SESSIONS = "watch_sessions"
 WATCH_EVENTS = "watch_events"
 WATCH_GAPS = "watch_gaps"  # a watcher saw a sequence number jump or repeat: must stay 0
@@ -124,6 +125,7 @@ def summary(metrics: Metrics, sampler: RunningSampler, seconds: float) -> dict[s
                     "actions_per_match": describe(metrics.histograms.get(MATCH_ACTIONS))},
         "actions": {"total": c[ACTIONS], "per_second": round(c[ACTIONS] / seconds, 1) if seconds else 0},
         "retries": c[RETRIES],
+        "rate_limit_waits": c[RATE_LIMIT_WAITS],
         "watch": {"sessions": c[WATCH_SESSIONS], "events": c[WATCH_EVENTS], "gaps": c[WATCH_GAPS],
                   "event_lag_ms": describe(metrics.histograms.get(EVENT_LAG_MS)),
 

@@ -39,6 +39,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,23 @@ REST_NAMES = {
 }
 RPC_ORDER = ["CreateMatch", "JoinMatch", "WatchMatch (play)", "ListLegalActions", "SubmitAction", "Resign", "GetMatch",
              "GetEventLog", "WatchMatch (catch-up)", "ListMatches", "WatchMatch (follow)"]
+
+
+#: Users started a second per service process, by default: a stream-driven player opens two streams at
+#: once (its seats) and a watcher one, and a process admits 50 opens a second of every client together
+#: (the service's ``stream_opens`` limit) and refuses the rest with a turn to come back. Locust starts
+#: each second's users together, and they need not spread evenly over the processes: at 20 a second per
+#: process, 1,000 users met 2,600 refusals, whose turns came back with the next second's users.
+USERS_PER_PROCESS_SECOND = 10.0
+
+
+def default_spawn_rate(users: int, processes: int) -> float:
+    """Users started a second: every user within 5 s, or slower, within the service's stream opens.
+
+    >>> default_spawn_rate(20, 1), default_spawn_rate(1000, 2), default_spawn_rate(1000, 8)
+    (4.0, 20.0, 80.0)
+    """
+    return max(1.0, min(users / 5, USERS_PER_PROCESS_SECOND * max(1, processes)))
 
 
 def seconds_of(text: str) -> float:
@@ -127,7 +145,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "ListLegalActions before every action, as the clients of old (stream)")
     parser.add_argument("--run-time", "-t", type=seconds_of, default=60.0, help="how long, e.g. 90s, 2m (60s)")
     parser.add_argument("--spawn-rate", "-r", type=float, default=0.0,
-                        help="users started per second (default: all within 5 s)")
+                        help="users started per second (default: all within 5 s, but at most "
+                             f"{USERS_PER_PROCESS_SECOND:g} a second per service process: each opens its streams, "
+                             "which a process admits at its stream_opens limit, 50 a second)")
     parser.add_argument("--services", type=int, default=1, help="service processes sharing one Redis (1)")
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL"),
                         help="use this Redis (default: $REDIS_URL, else an embedded one)")
@@ -151,6 +171,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--out", default=None, help="keep locust's CSV files and the service logs here")
     parser.add_argument("--json", default=None, help="write the figures as JSON to this file")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.add_argument("--pin", action="store_true",
+                        help="the service's processes on the first CPU, locust and the embedded Redis on the "
+                             "others (with --workers 1: the service's capacity on one core of its own, whatever "
+                             "the load generator spends)")
+    parser.add_argument("--include-ramp-up", action="store_true",
+                        help="count the calls made while users are still starting (with --until always); by "
+                             "default the figures are of --run-time after the ramp-up")
     parser.add_argument("--until", type=_until_of, default={}, metavar="RPC,...=N",
                         help="end the run as soon as each of these RPCs has been called N times over each transport "
                              "of the run (--run-time still ends it at the latest): for a smoke test that must see "
@@ -188,8 +215,9 @@ class Service(ServeProcess):
                          remember=50, own_session=True, workers=workers)
         self.index = index
 
-    def log_summary(self) -> dict[str, Any]:
-        """What the service's log says: calls by outcome code, warnings and errors."""
+    def log_summary(self, since: float | None = None) -> dict[str, Any]:
+        """What the service's log says: calls by outcome code, warnings and errors; the handlers' times
+        of the calls logged at ``since`` (epoch seconds: the ramp-up's end) or later."""
         codes: dict[str, int] = {}
         handler_ms: dict[str, list[float]] = {}
         problems: list[str] = []
@@ -204,7 +232,8 @@ class Service(ServeProcess):
                     continue
                 if entry.get("event") == "rpc":
                     codes[entry.get("code", "?")] = codes.get(entry.get("code", "?"), 0) + 1
-                    if not entry.get("streaming") and "sent" not in entry and "ms" in entry:
+                    if not entry.get("streaming") and "sent" not in entry and "ms" in entry \
+                            and (since is None or _epoch(entry.get("timestamp")) >= since):
                         transport = "rest" if entry.get("transport") == "http" else "grpc"
                         handler_ms.setdefault(f"{entry.get('rpc')} {transport}", []).append(entry["ms"])
                 elif entry.get("event") == "stopped":
@@ -213,6 +242,27 @@ class Service(ServeProcess):
                     problems.append(line[:300])
         return {"calls_by_code": codes, "problems": len(problems), "first_problems": problems[:5],
                 "stopped_cleanly": stopped and self.returncode == 0, "handler_ms": handler_ms}
+
+
+def pin(pids: list[int], cpus: set[int], redis_cpus: set[int] | None = None) -> None:
+    """Keep these processes and their children (those alive now) on ``cpus``, any ``redis-server`` among
+    them on ``redis_cpus`` (if given)."""
+    for pid in pids:
+        try:
+            root = psutil.Process(pid)
+            for process in [root, *root.children(recursive=True)]:
+                own = redis_cpus if redis_cpus and "redis-server" in process.name() else cpus
+                process.cpu_affinity(sorted(own))
+        except psutil.Error:
+            continue
+
+
+def _epoch(timestamp: str | None) -> float:
+    """Epoch seconds of a log line's ISO timestamp (0 if it has none)."""
+    try:
+        return datetime.fromisoformat(str(timestamp).replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
 
 
 def _percentiles(values: list[float]) -> dict[str, float]:
@@ -322,6 +372,11 @@ class CpuMonitor(threading.Thread):
     def stop(self) -> None:
         self._halt.set()
         self.join(5)
+
+    def mark(self) -> None:
+        """Count CPU seconds from now on (the ramp-up's end): :meth:`cpu_seconds` is what each group used
+        since."""
+        self._first = dict(self._last)
 
     def cpu_seconds(self) -> dict[str, float]:
         seconds = {name: 0.0 for name in self.names}
@@ -434,9 +489,10 @@ def report(result: dict[str, Any], out=sys.stdout) -> None:
     s = result["settings"]
     print(file=out)
     transport = s["transport"] + (f", {s['rest_share']:.0%} on REST" if s.get("rest_share") is not None else "")
+    ramp_up = f" after a ramp-up of {s['ramp_up_s']:.0f} s" if s.get("ramp_up_s") else ""
     print(f"Typhoon load test: {s['users']} player users ({transport}, {s.get('workload', 'poll')} workload) = "
           f"{s['users']} simultaneous matches, "
-          f"{s['watchers']} watchers, {s['run_time_s']:.0f} s; {s['services']} service(s) of "
+          f"{s['watchers']} watchers, {s['run_time_s']:.0f} s{ramp_up}; {s['services']} service(s) of "
           f"{s.get('workers', 1) or 'one per core'} worker process(es), think time {s['think_time']} s, "
           f"Redis {s['redis']}; locust {s['locust_processes']} process(es); {s['cpus']} CPUs", file=out)
     total = result["total"] or {"requests": 0, "failures": 0, "rps": 0, "p50": 0, "p95": 0, "p99": 0}
@@ -473,7 +529,8 @@ def report(result: dict[str, Any], out=sys.stdout) -> None:
             print(f"match duration: p50 {duration['p50']} s, p95 {duration['p95']} s, max {duration['max']} s; "
                   f"{per_match['mean']} actions per match", file=out)
         print(f"actions: {typhoon['actions']['total']} ({typhoon['actions']['per_second']}/s); "
-              f"calls retried after UNAVAILABLE: {typhoon.get('retries', 0)}", file=out)
+              f"calls retried after UNAVAILABLE: {typhoon.get('retries', 0)}; "
+              f"sent again after a rate limit's Retry-After: {typhoon.get('rate_limit_waits', 0)}", file=out)
         watch = typhoon["watch"]
         if watch["sessions"]:
             lag = watch["event_lag_ms"]
@@ -533,6 +590,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     monitor: CpuMonitor | None = None
     probe: Probe | None = None
     memory: RedisMemory | None = None
+    ramp_ended: float | None = None  # epoch seconds once every user started
     interrupted = False
     redis_label = "?"
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if threading.current_thread() is threading.main_thread() \
@@ -566,10 +624,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
         # locust
         users = args.users + args.watchers
-        spawn_rate = args.spawn_rate or max(1.0, users / 5)
+        spawn_rate = args.spawn_rate or default_spawn_rate(users, len(grpc_targets) * (args.workers or os.cpu_count() or 1))
+        # the figures are of the run after the ramp-up (locust's --reset-stats once every user started),
+        # unless --include-ramp-up: creating a thousand matches is not playing them
+        ramp_up = 0.0 if args.include_ramp_up or args.until else users / spawn_rate
+        locust_seconds = args.run_time + ramp_up
         classes = PLAYERS[args.transport] + (WATCHERS[args.transport] if args.watchers else [])
         command = [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--headless", "--only-summary",
-                   "-u", str(users), "-r", str(spawn_rate), "-t", f"{int(args.run_time)}s", "--stop-timeout", "0",
+                   "-u", str(users), "-r", str(spawn_rate), "-t", f"{int(locust_seconds)}s", "--stop-timeout", "0",
                    "--csv", str(prefix), "--logfile", str(workdir / "locust.log"), "--loglevel", "WARNING",
                    "--exit-code-on-error", "0",
                    "--grpc-targets", ",".join(grpc_targets), "--http-urls", ",".join(http_urls),
@@ -581,6 +643,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                    "--rest-share", str(args.rest_share)]
         if args.locust_processes > 1:
             command += ["--processes", str(args.locust_processes)]
+        if ramp_up:
+            command.append("--reset-stats")
         command += classes
         # a gRPC stream waiting for its next message holds a thread of gevent's pool: two a player
         threads = {"TYPHOON_LOCUST_THREADS": str(max(1000, 3 * users + 100))}
@@ -590,6 +654,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         groups = {"service": [s.process.pid for s in services], "locust": [locust.pid]}
         if embedded is not None:
             groups["redis"] = [embedded.process.pid]
+        if args.pin:
+            cpus = set(range(psutil.cpu_count() or 1))
+            others = cpus - {min(cpus)} or cpus
+            pin(groups["service"], {min(cpus)}, redis_cpus=others)
+            pin(groups["locust"] + groups.get("redis", []), others)
         monitor = CpuMonitor(groups)
         monitor.start()
         memory_url = embedded.url if embedded is not None else args.redis_url if services else None
@@ -605,13 +674,21 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         next_report = started + 10
         while locust.poll() is None:
             time.sleep(0.25)
+            if ramp_up and ramp_ended is None and time.monotonic() - started >= ramp_up:
+                ramp_ended = time.time()
+                monitor.mark()
+                if probe is not None:
+                    probe.latencies.clear()
+                if not args.quiet:
+                    print(f"  {time.monotonic() - started:4.0f} s: every user started; the figures count from now",
+                          flush=True)
             if not args.quiet and time.monotonic() >= next_report:
                 next_report += 10
                 _, total = read_stats(prefix)
                 if total:
                     print(f"  {time.monotonic() - started:4.0f} s: {total['requests']} requests, "
                           f"{total['failures']} failures, {total['rps']}/s", flush=True)
-            if time.monotonic() - started > args.run_time + 120:
+            if time.monotonic() - started > locust_seconds + 120:
                 raise RuntimeError("locust did not stop in time")
             if args.until and reached(args.until, ["grpc", "rest"] if args.transport == "mixed" else [args.transport],
                                       read_stats(prefix)[0]):
@@ -645,7 +722,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     rows, total = read_stats(prefix)
     typhoon = json.loads(summary_path.read_text()) if summary_path.exists() else None
     failures = read_failures(prefix)
-    service_logs = [{"index": s.index, **s.log_summary()} for s in services]
+    service_logs = [{"index": s.index, **s.log_summary(since=ramp_ended)} for s in services]
     handler_ms: dict[str, list[float]] = {}
     for log in service_logs:
         for name, values in log.pop("handler_ms").items():
@@ -658,15 +735,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     result = {
         "settings": {"users": args.users, "watchers": args.watchers, "transport": args.transport,
                      "workload": args.workload, "rest_share": args.rest_share if args.transport == "mixed" else None,
-                     "run_time_s": args.run_time, "services": len(services) or len(args.grpc_target or args.http_url),
+                     "run_time_s": args.run_time, "ramp_up_s": round(ramp_up, 1), "services": len(services) or len(args.grpc_target or args.http_url),
                      "redis": redis_label,
                      "locust_processes": args.locust_processes, "max_actions": args.max_actions,
-                     "think_time": args.think_time, "workers": args.workers, "cpus": psutil.cpu_count(),
+                     "think_time": args.think_time, "workers": args.workers, "pinned": args.pin, "cpus": psutil.cpu_count(),
                      "command": " ".join(sys.argv)},
         "total": total, "rpcs": rows, "typhoon": typhoon, "failures": failures,
         "probe": probe.summary() if probe else None,
         "redis_memory": memory.summary() if memory else None,
-        "cpu": monitor.summary() if monitor else {}, "cpu_seconds": monitor.cpu_seconds() if monitor else {},
+        "cpu": monitor.summary(skip=int(ramp_up) + 5) if monitor else {}, "cpu_seconds": monitor.cpu_seconds() if monitor else {},
         "services": service_logs,
         "interrupted": interrupted, "ok": ok, "files": str(workdir) if keep else None,
     }
