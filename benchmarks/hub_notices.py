@@ -35,7 +35,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import redis  # noqa: E402
-from tabulate import tabulate  # noqa: E402
+from tabulate import tabulate  # type: ignore[import-untyped]  # noqa: E402
 
 from service.store.embedded_redis import EmbeddedRedis  # noqa: E402
 from service.store.hub import MatchState, StreamHub  # noqa: E402
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     pinned = cores[:2] if len(cores) >= 2 else None
     if pinned:
         os.sched_setaffinity(0, {pinned[0]})
-    rows = []
+    rows: list[dict[str, Any]] = []
     load = [os.getloadavg()[0]]
     with tempfile.TemporaryDirectory(prefix="hub-notices-") as tmp, EmbeddedRedis(Path(tmp) / "redis") as url:
         for number in range(args.rounds):

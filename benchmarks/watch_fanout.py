@@ -40,12 +40,12 @@ for path in (ROOT, ROOT / "benchmarks"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
-import grpc  # noqa: E402
-import psutil  # noqa: E402
+import grpc  # type: ignore[import-untyped]  # noqa: E402
+import psutil  # type: ignore[import-untyped]  # noqa: E402
 import redis  # noqa: E402
 from baseline import short, worktree  # noqa: E402
 from service_floor import SERVE_ARGS, ServerProcess, _baseline_command, _machine_busy, _own_cpu  # noqa: E402
-from tabulate import tabulate  # noqa: E402
+from tabulate import tabulate  # type: ignore[import-untyped]  # noqa: E402
 
 from service.gen.typhoon.v1 import match_service_pb2 as api  # noqa: E402
 from service.gen.typhoon.v1 import match_service_pb2_grpc  # noqa: E402
@@ -102,6 +102,7 @@ class Measure:
 
     def close(self) -> None:
         result = self.result
+        assert self.open_at is not None, "close() after open()"
         result.seconds = time.perf_counter() - self.open_at
         result.service_cpu_s = self.server.cpu_seconds()[0] - self.cpu
         commands, xranges, redis_cpu = self._redis()
@@ -180,7 +181,7 @@ async def run_phase(server: ServerProcess, redis_url: str, result: Result, args:
     stop = asyncio.Event()
     rng = random.Random(7)
     async with grpc.aio.insecure_channel(f"127.0.0.1:{server.grpc_port}") as channel:
-        stub = match_service_pb2_grpc.MatchServiceStub(channel)
+        stub = match_service_pb2_grpc.MatchServiceStub(channel)  # type: ignore[no-untyped-call]
         matches = []
         pace = (2 + args.spectators) / 40  # streams opened at 40 a second: the service allows 50 (stream_opens)
         for _ in range(args.matches):
@@ -244,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     print(tabulate([list(row.values()) for row in rows], headers=list(rows[0]), tablefmt="github"))
     if args.baseline and len(commands) == 2:
         before, after = list(commands)
-        ratios = [results[after].row()["service_cpu_ms_per_action"] / results[before].row()["service_cpu_ms_per_action"]
+        ratios = [results[after].service_cpu_s / results[after].actions
+                  / (results[before].service_cpu_s / results[before].actions)
                   for results in rounds if results[before].actions and results[after].actions]
         if ratios:
             print(f"service CPU per action, this tree / {before.split('@')[-1]}: median {statistics.median(ratios):.3f}"
