@@ -54,6 +54,8 @@ CALL_SECONDS = Histogram("typhoon_call_duration_seconds", "Time to answer a unar
 COMMITS = Counter("typhoon_commits", "Commit scripts run, by outcome", ["outcome"])
 COMMIT_RETRIES = Counter("typhoon_commit_retries", "Commits run again after losing a race with another writer")
 REDIS_ERRORS = Counter("typhoon_redis_errors", "Redis failures, by where they happened", ["where"])
+FEED_CHANGES = Counter("typhoon_feed_changes", "Changes handed to a process's watchers, by how: as their commit's "
+                       "notice carried them (notice), or read from Redis (read)", ["how"])
 WATCH_REFUSED = Counter("typhoon_watch_streams_refused", "Watch streams refused by a cap", ["reason"])
 CONNECTIONS_REFUSED = Counter("typhoon_connections_refused", "Connections, requests and streams refused or ended by "
                               "the limits on slow and greedy clients, by reason", ["reason"])

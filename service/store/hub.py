@@ -2,9 +2,12 @@
 
 Redis is the truth: a watcher reads the log from its cursor with XRANGE, then waits for new entries.
 To wait, the process subscribes to the matches' notice channels over one pub/sub connection
-(:class:`service.store.notify.Feed`); a notice says a match's stream grew, and one read per match and
-process (through the store's pool, shared by all the local watchers of the match) fetches the new
-entries and hands them to each watcher's bounded queue. Idle watchers cost a queue each: no Redis
+(:class:`service.store.notify.Feed`). A commit's notice carries the change (its entries and the match's
+meta hash after it: :class:`~service.store.match_store.Change`), and the hub hands it to each local
+watcher's bounded queue as it is: an action costs Redis one round trip in all, its watchers included.
+Any other notice (a large change, another kind of write, a process of an older version) only says a
+match's stream grew, and one read per match and process (through the store's pool, shared by all the
+local watchers of the match) fetches the new entries. Idle watchers cost a queue each: no Redis
 connection, no thread, no polling.
 
 The queues are only a hint: sequence numbers have no gaps, so a watcher that sees a jump (a full
@@ -13,8 +16,11 @@ Redis again. A watcher starts its own catch-up read only once the subscription i
 whatever that read does not see, a notice will announce. Whatever happens, a watcher yields every
 entry after its cursor exactly once, in order.
 
-Each read of new entries also reads the match's meta hash, in the same script: when the entries read
-reach the meta's ``last_sequence`` (the last entry of the latest change), the watchers get a
+A change that does not follow what the hub handed on (a notice lost, or one that came while a read
+was on its way) is read from Redis too, from where the hub stands.
+
+Each read of new entries also reads the match's meta hash, in the same script (as a change carries it):
+when the entries read reach the meta's ``last_sequence`` (the last entry of the latest change), the watchers get a
 :class:`MatchState` after them, where the match stands now. A watcher yields one after its catch-up
 and after each change it follows, never twice for the same last sequence.
 """
@@ -28,13 +34,11 @@ from typing import Any, AsyncIterator
 import structlog
 from redis.exceptions import RedisError
 
-from service.metrics import REDIS_ERRORS
-from service.store.match_store import Store, StoredEvent
+from service.metrics import FEED_CHANGES, REDIS_ERRORS
+from service.store.match_store import Change, Store, StoredEvent
 from service.store.notify import Feed
 
 log = structlog.get_logger("typhoon.hub")
-
-_CLOSED = object()
 
 
 @dataclass(eq=False)
@@ -51,12 +55,23 @@ class MatchState:
         return int(self.meta.get("last_sequence") or 0)
 
 
-def _state_after(events: list, meta: dict[str, str] | None, cursor: int) -> MatchState | None:
+class _Closed:
+    """What a queue holds last when its watch ends."""
+
+
+_CLOSED = _Closed()
+_Item = StoredEvent | MatchState | _Closed
+
+
+def _state_after(events: list[StoredEvent], meta: dict[str, str] | None, cursor: int) -> MatchState | None:
     """The state to hand on after a read that ended at ``cursor``: only if the read reached the end."""
     if meta is None or len(events) >= BATCH:
         return None
     state = MatchState(meta)
     return state if state.last_sequence == cursor else None
+
+
+#: Entries per read of a match's stream.
 BATCH = 500
 #: Reads of new entries running at once (after a feed reconnect every watched match is read again).
 FETCH_CONCURRENCY = 32
@@ -65,12 +80,12 @@ FETCH_CONCURRENCY = 32
 class _Subscription:
     def __init__(self, match_id: str, size: int, last: int) -> None:
         self.match_id = match_id
-        self.queue: asyncio.Queue = asyncio.Queue(size)
+        self.queue: asyncio.Queue[_Item] = asyncio.Queue(size)
         self.overflowed = False
         self.closed = False
         self.last = last  # the watcher's cursor
 
-    def offer(self, item: object) -> None:
+    def offer(self, item: _Item) -> None:
         try:
             self.queue.put_nowait(item)
         except asyncio.QueueFull:
@@ -86,13 +101,13 @@ class _Subscription:
 class _Watched:
     """A match watched in this process: its watchers, and how far its new entries have been read."""
 
-    def __init__(self, confirmed: asyncio.Future) -> None:
+    def __init__(self, confirmed: asyncio.Future[None]) -> None:
         self.subscribers: set[_Subscription] = set()
         self.confirmed = confirmed
         self.cursor: int | None = None  # the last sequence handed to the queues
         self.announced = 0  # the highest last sequence a notice announced
         self.reread = False  # read to the end of the stream whatever the notices said
-        self.task: asyncio.Task | None = None
+        self.task: asyncio.Task[None] | None = None
 
 
 class StreamHub:
@@ -105,6 +120,11 @@ class StreamHub:
         self._watched: dict[str, _Watched] = {}
         self._fetch_slots = asyncio.Semaphore(fetch_concurrency)
         self.closing = False
+        #: changes handed to the watchers as their notice carried them, and reads of new entries made
+        self.changes_from_notices = 0
+        self.reads = 0
+        #: a notice's change is used only if writes need no replica's confirmation (a read waits for it)
+        self._changes_usable = not store.settings.min_replicas
 
     @property
     def watchers(self) -> int:
@@ -124,7 +144,7 @@ class StreamHub:
         self.feed.start_once()
         subscription = _Subscription(match_id, self.queue_size, after)
         watched = self._subscribe(subscription)
-        getter: asyncio.Future | None = None
+        getter: asyncio.Future[_Item] | None = None
         last = after
         stated = -1  # the last sequence of the last MatchState yielded
         try:
@@ -159,12 +179,12 @@ class StreamHub:
                     else:
                         if getter is None:
                             getter = asyncio.ensure_future(subscription.queue.get())
-                        done, _ = await asyncio.wait({getter}, timeout=heartbeat)
-                        if not done:
+                        got, _ = await asyncio.wait({getter}, timeout=heartbeat)
+                        if not got:
                             yield last
                             continue
                         item, getter = getter.result(), None
-                    if item is _CLOSED:
+                    if isinstance(item, _Closed):
                         return
                     if isinstance(item, MatchState):
                         if item.last_sequence == last and last > stated:
@@ -204,12 +224,33 @@ class StreamHub:
 
     # --- notices -------------------------------------------------------------------------------------
 
-    def _on_notice(self, match_id: str, last_sequence: int) -> None:
+    def _on_notice(self, match_id: str, last_sequence: int, change: Change | None) -> None:
         watched = self._watched.get(match_id)
         if watched is None:
             return
+        if change is not None and self._changes_usable and watched.task is None and not watched.reread:
+            self._hand_on(watched, change)
         watched.announced = max(watched.announced, last_sequence)
-        self._fetch_soon(match_id, watched)
+        if watched.cursor is None or watched.cursor < watched.announced or watched.reread:
+            self._fetch_soon(match_id, watched)
+
+    def _hand_on(self, watched: _Watched, change: Change) -> None:
+        """The change's entries to the queues, if they follow what was handed on (else a read will)."""
+        if watched.cursor is None:
+            watched.cursor = max(s.last for s in watched.subscribers)  # one behind finds its gap
+        events = [event for event in change.events if event.seq > watched.cursor]
+        if not events or events[0].seq != watched.cursor + 1:
+            return
+        for event in events:
+            watched.cursor = event.seq
+            for subscription in list(watched.subscribers):
+                subscription.offer(event)
+        state = MatchState(change.meta)
+        if state.last_sequence == watched.cursor:
+            for subscription in list(watched.subscribers):
+                subscription.offer(state)
+        self.changes_from_notices += 1
+        FEED_CHANGES.labels("notice").inc()
 
     def _on_lost(self, match_id: str) -> None:
         watched = self._watched.get(match_id)
@@ -234,6 +275,8 @@ class StreamHub:
                 watched.reread = False
                 try:
                     async with self._fetch_slots:
+                        self.reads += 1
+                        FEED_CHANGES.labels("read").inc()
                         batch, meta = await self.store.read_events_and_meta(match_id, watched.cursor, BATCH)
                     delay = 0.05
                 except RedisError as error:

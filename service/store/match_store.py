@@ -30,7 +30,8 @@ script below touches a single slot):
     ``requests`` hash would have (24 h after the last action); the ``requests`` key is gone then.
 ``typhoon:{m:<id>}:feed``
     pub/sub channel (not a key): each script that appends events publishes the new last sequence
-    on it (``NOTIFY``; see ``service.store.notify``).
+    on it (``NOTIFY``; see ``service.store.notify``); the commit script publishes the change itself
+    before it (``CHANGE_NOTICE``, :class:`Change`), so that watchers need not read it.
 ``typhoon:create:<SHA-256 of a CreateMatch request_id>``
     string ``<match id> <request fingerprint>``: the match that request creates (24 h), written before
     the match, so a retry finds it.
@@ -79,6 +80,11 @@ ENDED = ("finished", "aborted")
 LIVE = ("open", "active")
 REQUEST_TTL_SECONDS = 24 * 3600
 DAY_MS = 86_400_000
+#: The most bytes of a commit's notice that carries the change (its entries and the meta hash after it):
+#: Redis copies a notice to every process watching the match, and holds it in the output buffer of each
+#: that is slow to read. A larger change (a long combat, a whole turn's automatic events) is announced by
+#: its last sequence alone, and the watchers read it (as every change was before).
+NOTICE_MAX_BYTES = 16 * 1024
 
 
 def key(match_id: str, part: str) -> str:
@@ -123,6 +129,36 @@ class StoredEvent:
             return text_of(fields.get(name.encode(), fields.get(name)))
 
         return cls(int(get("seq")), int(get("version")), int(get("time")), get("source"), json.loads(get("event")))
+
+
+@dataclass
+class Change:
+    """What a commit's notice carries (``CHANGE_NOTICE``): the match's new last sequence, the entries the
+    commit appended, and the match's meta hash as the commit left it, all as a read of them would give.
+
+    >>> change = Change.parse(b'{"seq":8,"entries":[[8,3,1700,"game",{"type":"phase_ended"}]],'
+    ...                       b'"meta":["last_sequence","8","version","3"]}')
+    >>> change.seq, change.events[0].data, change.meta
+    (8, {'type': 'phase_ended'}, {'last_sequence': '8', 'version': '3'})
+    >>> Change.parse(b'{"seq":8,"entries":[[8,3]]}') is None  # not a notice of this version's
+    True
+    """
+
+    seq: int
+    events: list[StoredEvent]
+    meta: dict[str, str]
+
+    @classmethod
+    def parse(cls, data: bytes | str) -> "Change | None":
+        """The change a notice carries; None if it is not one this version can read (its watchers read)."""
+        try:
+            notice = json.loads(data)
+            events = [StoredEvent(int(seq), int(version), int(time_ms), str(source), event)
+                      for seq, version, time_ms, source, event in notice["entries"]]
+            flat = notice["meta"]
+            return cls(int(notice["seq"]), events, {str(k): str(v) for k, v in zip(flat[::2], flat[1::2])})
+        except (ValueError, TypeError, KeyError):  # UnicodeDecodeError and json's errors are ValueErrors
+            return None
 
 
 @dataclass
@@ -228,6 +264,34 @@ def text_of(value: Any) -> str | None:
 #: new last sequence), so watchers are told in the same atomic step (service.store.notify). Sharded pub/sub
 #: where Redis has it (7.0+: redis.REDIS_VERSION is set), else classic.
 NOTIFY = "redis.call(redis.REDIS_VERSION and 'SPUBLISH' or 'PUBLISH', {channel}, {seq})"
+#: The commit script's notice with the change itself (see :class:`Change`), published before the plain
+#: notice of its last sequence (which processes of older versions read, and which tells the others
+#: nothing new then): ``{"seq": <new last sequence>, "entries": [[seq, version, time, source, event], ...],
+#: "meta": [field, value, ...]}``, each entry's event JSON as the commit stores it, the meta hash as it is
+#: after the commit. Left out when it would exceed ARGV[12] bytes (0: always): the watchers read then; and
+#: when no process listens (ARGV[13] = '1', where the store knows its subscribers are on this Redis).
+CHANGE_NOTICE = """
+local limit = tonumber(ARGV[12])
+if limit > 0 and ARGV[13] == '1' then
+  local listeners = redis.call('PUBSUB', redis.REDIS_VERSION and 'SHARDNUMSUB' or 'NUMSUB', KEYS[5])
+  if tonumber(listeners[2]) == 0 then limit = 0 end
+end
+if limit > 0 then
+  local entries, size = {}, 0
+  for j = first_event, #ARGV, 5 do
+    local entry = '[' .. ARGV[j] .. ',' .. ARGV[j + 1] .. ',' .. ARGV[j + 2] .. ',' .. cjson.encode(ARGV[j + 3]) .. ','
+                  .. ARGV[j + 4] .. ']'
+    size = size + #entry
+    if size > limit then entries = nil break end
+    entries[#entries + 1] = entry
+  end
+  if entries then
+    local notice = '{"seq":' .. ARGV[4] .. ',"entries":[' .. table.concat(entries, ',') .. '],"meta":'
+                   .. cjson.encode(redis.call('HGETALL', KEYS[1])) .. '}'
+    if #notice <= limit then """ + NOTIFY.format(channel="KEYS[5]", seq="notice") + """ end
+  end
+end
+"""
 #: A script that writes a match's state takes a commit id (fresh for each write, ``commit_id()``) as
 #: its first argument and stores it in the state hash: when a connection breaks after Redis ran the
 #: script, the client's retry sends the same script again, and the id tells it was already applied
@@ -281,7 +345,9 @@ _COMMIT = """
 -- KEYS: meta, state, events, request record, feed channel.
 -- ARGV: the commit id, then (numbered after it is taken off) 1 expected version, 2 expected seq, 3 new version, 4 new seq, 5 state json,
 --       6 request id ('' = none), 7 its record, 8 ttl, 9 expected state hash,
---       10 new state hash, 11 n meta pairs, pairs..., then 5 per event (seq version time source json).
+--       10 new state hash, 11 n meta pairs, 12 the most bytes of a notice with the change (0: none),
+--       13 '1' = that notice only if the channel has subscribers on this Redis, pairs..., then 5 per event
+--       (seq version time source json).
 """ + TAKE_COMMIT_ID + """
 local cur = redis.call('HMGET', KEYS[2], 'version', 'seq', 'hash')
 if not cur[1] then return {'NOT_FOUND'} end
@@ -293,7 +359,8 @@ if cur[1] ~= ARGV[1] then return {'STALE', cur[1]} end
 if cur[2] ~= ARGV[2] then return {'MOVED', cur[1]} end
 if ARGV[9] ~= '' and cur[3] ~= ARGV[9] then return {'MOVED', cur[1]} end
 local n = tonumber(ARGV[11])
-local i = 12 + 2 * n
+local first_event = 14 + 2 * n
+local i = first_event
 -- appends first: they are the only writes that could fail, and they fail before anything is written
 while i <= #ARGV do
   redis.call('XADD', KEYS[3], ARGV[i] .. '-0', 'seq', ARGV[i], 'version', ARGV[i + 1], 'time', ARGV[i + 2],
@@ -304,14 +371,14 @@ redis.call('HSET', KEYS[2], 'version', ARGV[3], 'seq', ARGV[4], 'state', ARGV[5]
            'commit', commit_id)
 if n > 0 then
   local meta = {}
-  for j = 12, 11 + 2 * n do meta[#meta + 1] = ARGV[j] end
+  for j = 14, 13 + 2 * n do meta[#meta + 1] = ARGV[j] end
   redis.call('HSET', KEYS[1], unpack(meta))
 end
 if ARGV[6] ~= '' then
   redis.call('HSET', KEYS[4], ARGV[6], ARGV[7])
   redis.call('EXPIRE', KEYS[4], tonumber(ARGV[8]))
 end
-""" + NOTIFY.format(channel="KEYS[5]", seq="ARGV[4]") + """
+""" + CHANGE_NOTICE + NOTIFY.format(channel="KEYS[5]", seq="ARGV[4]") + """
 return {'OK'}
 """
 
@@ -468,6 +535,9 @@ class Store:
         self.settings = settings
         #: Whether the client is a Redis Cluster's (keys of one call then share a hash slot).
         self.clustered = isinstance(client, aioredis.RedisCluster)
+        #: The most bytes of a commit's notice with the change (NOTICE_MAX_BYTES); none when writes wait
+        #: for replicas: a watcher must not see what a failover could take back (its read waits for them).
+        self.notice_max_bytes = 0 if settings.min_replicas else NOTICE_MAX_BYTES
         lane = self.lane = Lane(client)  # the scripts' commands (and the rate limits'), on connections of the pool
         self._create = Script(lane, _CREATE)
         self._load = Script(lane, _LOAD)
@@ -596,7 +666,8 @@ class Store:
         args: list[Any] = [commit or commit_id(), str(expected_version), str(expected_seq), str(new_version),
                            str(events[-1].seq if events else expected_seq), state_json,
                            request_id if record else "", record.text() if record else "", str(REQUEST_TTL_SECONDS),
-                           expected_hash, new_hash or state_hash(state_json), str(len(meta))]
+                           expected_hash, new_hash or state_hash(state_json), str(len(meta)),
+                           str(self.notice_max_bytes), "0" if self.clustered else "1"]
         for name, value in meta.items():
             args += [name, value]
         for event in events:

@@ -3,8 +3,12 @@
 Every script that appends to a match's event stream (``service.store.match_store``) also publishes the new last
 sequence number on the match's channel ``typhoon:{m:<id>}:feed``, in the same atomic script: with
 sharded pub/sub (``SPUBLISH``) where Redis has it (7.0 and later), so on Redis Cluster a notice stays
-on the shard of the match, else classic ``PUBLISH``. A notice carries no event: the watchers read the
-stream through the store's pool when told (``service.store.hub``).
+on the shard of the match, else classic ``PUBLISH``. A commit also publishes, just before that notice,
+one that carries the change itself (its entries and the match's meta hash after it:
+``service.store.match_store.Change``), unless the change is large: the hub hands those to its watchers
+without reading Redis, and reads the stream through the store's pool for every other notice
+(``service.store.hub``). A process of an older version, which reads only the plain notices, ignores the
+ones with the change and reads, as it did.
 
 A :class:`Feed` holds one subscriber connection per process (per shard on a Redis 7 Cluster, which
 redis-py's ``ClusterPubSub`` manages) subscribed to the channels of the matches watched here, however
@@ -21,13 +25,13 @@ that something changed, and is woken as well whenever notices may have been lost
 from __future__ import annotations
 
 import asyncio
-from typing import Callable
+from typing import Any, Callable, cast
 
 import structlog
 from redis.exceptions import RedisError
 
 from service.metrics import REDIS_ERRORS
-from service.store.match_store import Store
+from service.store.match_store import Change, Store
 
 log = structlog.get_logger("typhoon.notify")
 
@@ -65,11 +69,12 @@ class _Channel:
         self.sent = 0
         self.acked = 0
         self.lost = False  # a connection broke since the last confirmation: notices may be gone
-        self.confirmed: asyncio.Future = asyncio.get_running_loop().create_future()
+        self.confirmed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
 
 class Feed:
-    def __init__(self, store: Store, on_notice: Callable[[str, int], None], on_lost: Callable[[str], None]) -> None:
+    def __init__(self, store: Store, on_notice: Callable[[str, int, Change | None], None],
+                 on_lost: Callable[[str], None]) -> None:
         self.store = store
         self.on_notice = on_notice
         self.on_lost = on_lost
@@ -79,8 +84,9 @@ class Feed:
         self._listeners: dict[str, Callable[[], None]] = {}
         self._dirty = asyncio.Event()
         self._pending: set[str] = set()  # channels whose wanted state may differ from what was sent
-        self._task: asyncio.Task | None = None
-        self._pubsub = None
+        self._task: asyncio.Task[None] | None = None
+        #: redis-py's PubSub, or its ClusterPubSub on a Redis 7 Cluster (the same methods, no common type)
+        self._pubsub: Any = None
         self._sharded = False
         self._closing = False
         self._generation = 0  # one per connection: a writer of an older one stops
@@ -96,7 +102,7 @@ class Feed:
         if self._task is None and not self._closing:
             self.start()
 
-    def listen(self, name: str, on_message: Callable[[], None]) -> asyncio.Future:
+    def listen(self, name: str, on_message: Callable[[], None]) -> asyncio.Future[None]:
         """Subscribe to a channel of the service's own (not a match's), for good: ``on_message()`` on
         each message on it, once Redis confirms the subscription (what was published before may have
         been missed), and after each reconnection. Starts the feed."""
@@ -104,11 +110,11 @@ class Feed:
         self.start_once()
         return self._want(name)
 
-    def want(self, match_id: str) -> asyncio.Future:
+    def want(self, match_id: str) -> asyncio.Future[None]:
         """Subscribe to the match's notices; the future is done once Redis confirms."""
         return self._want(channel(match_id))
 
-    def _want(self, name: str) -> asyncio.Future:
+    def _want(self, name: str) -> asyncio.Future[None]:
         state = self._channels.get(name)
         if state is None:
             state = self._channels[name] = _Channel()
@@ -175,11 +181,11 @@ class Feed:
         if self.store.clustered and self._sharded:
             self._pubsub = self.store.redis.pubsub()
         elif self.store.clustered:  # classic PUBLISH reaches every node of a Redis 6 Cluster: any one will do
-            from redis.asyncio import Redis
+            from redis.asyncio import Redis, RedisCluster
 
-            node = self.store.redis.get_default_node()
-            self._pubsub = Redis(host=node.host, port=node.port, socket_connect_timeout=2,
-                                 **self.store.settings.auth()).pubsub()
+            node = cast(RedisCluster, self.store.redis).get_default_node()
+            auth: dict[str, Any] = dict(self.store.settings.auth())
+            self._pubsub = Redis(host=node.host, port=int(node.port), socket_connect_timeout=2, **auth).pubsub()
         else:
             self._pubsub = self.store.redis.pubsub()
         # redis-py's PubSub subscribes again by itself on a reconnect; this class does that itself
@@ -205,16 +211,16 @@ class Feed:
             writer.cancel()
             await asyncio.wait({writer}, timeout=2.0)
 
-    async def _next_message(self) -> dict | None:
+    async def _next_message(self) -> dict[str, Any] | None:
         pubsub = self._pubsub
         if not pubsub.subscribed:
             await asyncio.sleep(0.05)  # nothing subscribed yet: redis-py would return at once
             return None
         if self.store.clustered and self._sharded:
-            return await pubsub.get_sharded_message(timeout=0.2)
-        return await pubsub.get_message(timeout=1.0)
+            return cast("dict[str, Any] | None", await pubsub.get_sharded_message(timeout=0.2))
+        return cast("dict[str, Any] | None", await pubsub.get_message(timeout=1.0))
 
-    def _handle(self, message: dict) -> None:
+    def _handle(self, message: dict[str, Any]) -> None:
         kind = message["type"]
         kind = kind.decode() if isinstance(kind, bytes) else kind
         if kind in ("message", "smessage"):
@@ -222,11 +228,17 @@ class Feed:
             if listener is not None:
                 listener()
                 return
+            data = message["data"]
+            if data[:1] in (b"{", "{"):  # a commit's notice with its change
+                change = Change.parse(data)
+                if change is not None:  # else the plain notice after it will do
+                    self.on_notice(match_of(message["channel"]), change.seq, change)
+                return
             try:
-                seq = int(message["data"])
+                seq = int(data)
             except (TypeError, ValueError):
                 return
-            self.on_notice(match_of(message["channel"]), seq)
+            self.on_notice(match_of(message["channel"]), seq, None)
             return
         if kind in ("subscribe", "ssubscribe", "unsubscribe", "sunsubscribe"):
             name = _text(message["channel"])
