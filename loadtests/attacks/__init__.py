@@ -4,6 +4,7 @@ memory, ranks). An attack is bounded: it stops after ``seconds`` at most and clo
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -25,9 +26,20 @@ class Target:
     def memory_mb(self) -> float:
         """The resident memory of the service's Python processes (the supervisor and its workers; not
         the embedded Redis), in MB."""
-        root = psutil.Process(self.service.process.pid)
-        processes = [p for p in [root, *root.children(recursive=True)] if "redis" not in p.name()]
-        return round(sum(p.memory_info().rss for p in processes) / 2**20, 1)
+        assert self.service.process is not None
+        return memory_mb(self.service.process.pid)
+
+    def memory(self) -> functools.partial[float]:
+        """:meth:`memory_mb` as a function an attacker in a process of its own can take (picklable)."""
+        assert self.service.process is not None
+        return functools.partial(memory_mb, self.service.process.pid)
+
+
+def memory_mb(pid: int) -> float:
+    """The resident memory of process ``pid`` and its children but Redis, in MB."""
+    root = psutil.Process(pid)
+    processes = [p for p in [root, *root.children(recursive=True)] if "redis" not in p.name()]
+    return round(sum(p.memory_info().rss for p in processes) / 2**20, 1)
 
 
 #: Every attack, in the order they run (a module of this package each; add yours here).

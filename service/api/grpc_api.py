@@ -65,18 +65,25 @@ def status_of(error: ServiceError) -> grpc.Status:
     return rpc_status.to_status(status_pb2.Status(code=error.code.value[0], message=error.message, details=details))
 
 
-def end_with(context: grpc.aio.ServicerContext, failure: ServiceError) -> None:
-    """End a call with ``failure``'s status, once its handler returns. Not ``context.abort()``: the
-    AbortError it raises is kept by the call, and its traceback holds the handler's frames, which hold
-    the call: a reference cycle for every refused call, with its metadata and request, that only a full
-    garbage collection frees, rare in a serving process (service.run.server.GC_THRESHOLDS): 100 calls
-    refused for 10 MB of metadata each kept 1 GB. The failure's own traceback, which holds the handler's
-    frame (and the frame the failure), is dropped for the same reason."""
+async def end_with(context: grpc.aio.ServicerContext, failure: ServiceError) -> None:
+    """End a call with ``failure``'s status: ``context.abort()``, which sends the status alone (a unary
+    call whose handler returns with its code set gets an empty message before it), with the AbortError
+    it raises caught here and stripped of what it would hold: its traceback holds the handler's frames,
+    which hold the call, and the call keeps its AbortError (gRPC raises it again once the handler has
+    returned, from its own compiled frames, which hold no locals). Left whole, that was a reference
+    cycle for every refused call, with its metadata and request, that only a full garbage collection
+    frees, rare in a serving process (service.run.server.GC_THRESHOLDS): 100 calls refused for 10 MB of
+    metadata each kept 1 GB. The failure's own traceback, which holds the handler's frame (and the frame
+    the failure), is dropped for the same reason."""
     status = status_of(failure)
     failure.__traceback__ = None
-    context.set_code(status.code)
-    context.set_details(status.details)
-    context.set_trailing_metadata(status.trailing_metadata)
+    try:
+        await context.abort(status.code, status.details, status.trailing_metadata)
+    except grpc.aio.AbortError as aborted:
+        # raised in the handler's except clause: its context is the failure being handled, with its frames
+        aborted.__traceback__ = aborted.__context__ = aborted.__cause__ = None
+    except ExecuteBatchError:  # the client has gone: nobody to tell
+        pass
 
 
 #: Failures of the match store: redis-py raises its own socket errors as ``redis.ConnectionError`` and
@@ -135,7 +142,8 @@ def _unary(name: str, core: MatchService, guard: CallGuard):
                 log.info("rpc", code=failure.code.name, reason=failure.reason,
                          ms=round((time.perf_counter() - started) * 1000, 2))
                 metrics.observe_call(name, "grpc", failure.code.name, time.perf_counter() - started)
-                return end_with(context, failure)
+                await end_with(context, failure)
+                return None
             log.info("rpc", code="OK", ms=round((time.perf_counter() - started) * 1000, 2))
             metrics.observe_call(name, "grpc", "OK", time.perf_counter() - started)
             return response
@@ -178,7 +186,8 @@ def _stream(name: str, core: MatchService, guard: CallGuard, slow_reader_timeout
                 log.info("rpc", code=failure.code.name, reason=failure.reason, sent=sent,
                          ms=round((time.perf_counter() - started) * 1000, 2))
                 metrics.observe_call(name, "grpc", failure.code.name, None)
-                return end_with(context, failure)
+                await end_with(context, failure)
+                return None
             finally:
                 if stream is not None:
                     # a client gone mid-stream closes this handler: close the core's stream now, in this

@@ -70,7 +70,7 @@ class MetadataLimit(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
         async def refuse(request: Any, context: grpc.aio.ServicerContext) -> None:
             CONNECTIONS_REFUSED.labels("HEADERS_TOO_LARGE").inc()
-            end_with(context, refusal)
+            await end_with(context, refusal)
             if self._refused_bytes >= COLLECT_PAST and self._collection is None:
                 self._collection = asyncio.get_running_loop().call_later(COLLECT_AFTER, self._collect)
 

@@ -64,6 +64,20 @@ def test_metadata_over_the_limit_is_refused_even_before_the_client_acknowledges_
     assert _calls(edge, [("x-small", "a" * 1000)], 3) == [("5", "there is no match 'm-none'")] * 3
 
 
+def test_a_refused_unary_call_gets_its_status_alone(edge):
+    """A refused call (an unknown match; metadata over the limit) ends with its status and no message: not an
+    empty response before the error, as a unary handler returning with its code set sent."""
+    request = api.GetMatchRequest(match_id="m-none").SerializeToString()
+
+    async def run() -> list[tuple[str | None, bytes]]:
+        async with await RawGrpc.open("127.0.0.1", edge.grpc_port) as connection:
+            answers = [await connection.unary(GET_MATCH, request, metadata, timeout=BOUND)
+                       for metadata in ([], [("x-big", "a" * 5000)])]
+            return [(answer.status, bytes(answer.data)) for answer in answers]
+
+    assert asyncio.run(run()) == [("5", b""), ("8", b"")]
+
+
 def test_a_call_refused_for_its_metadata_says_why(edge):
     with grpc.insecure_channel(edge.target, options=[("grpc.max_metadata_size", 2**20)]) as channel:
         stub = match_service_pb2_grpc.MatchServiceStub(channel)

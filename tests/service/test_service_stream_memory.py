@@ -138,8 +138,9 @@ def _refused_calls(server) -> None:
 
 
 def test_refused_grpc_calls_leave_nothing_for_the_garbage_collector(server):
-    """A refused call ends with its status set, not ``context.abort()``, whose AbortError kept the call
-    (its metadata, its request) in a reference cycle until a full collection (service/api/grpc_api.py)."""
+    """A refused call ends with ``context.abort()`` whose AbortError is stripped of its traceback and context:
+    left whole, it kept the call (its metadata, its request) in a reference cycle until a full collection
+    (service/api/grpc_api.py, ``end_with``)."""
     _refused_calls(server)
     gc.collect()
     gc.disable()
