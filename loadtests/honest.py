@@ -81,11 +81,14 @@ class HonestPlay:
 
 
 def _play(grpc_target: str, number: int, say: Callable[[str], None]) -> None:
-    """Play matches one after another, each as players of an address of its own (the service under attack
-    trusts this machine as a proxy: its ``create_match`` limit counts each of them, not the attacker's)."""
+    """Play matches one after another, each as players of a network of its own (the service under attack
+    trusts this machine as a proxy: its limits count each of them, not the attacker's). A network, not
+    only an address: the limits count an IPv4 client by its /24 and an IPv6 one by its /64, and two
+    players at full speed from one /24 spent its ``client_actions`` (2,400 a minute) in the first eight
+    seconds, the baseline, and then waited out the rest of the minute under the attack."""
     chooser = random.Random(number)
     for match_number in itertools.count():
-        address = f"198.51.{100 + number}.{match_number % 250 + 1}"
+        address = f"2001:db8:{number:x}:{match_number % 65536:x}::1"
         try:
             with TyphoonClient(grpc_target, timeout=30, rate_limit_patience=120,
                                metadata=[("x-forwarded-for", address)]) as client:

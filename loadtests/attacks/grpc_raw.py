@@ -6,7 +6,7 @@ refuse to send, while honest play goes on from another address:
   were served (NOT_FOUND: the call reached the service) and how many refused;
 - **a megabyte of metadata, a hundred calls a connection, six connections**: the service's memory
   before, at the peak and once the calls are answered and the connections closed (15 s later);
-- **watch streams whose window is never opened**: 10 connections from another address, each with one
+- **watch streams whose window is never opened**: 10 connections, each from a /24 of its own, each with one
   WatchMatch stream of a match with a long log; counted: how many the service ended (their connection
   closed), and after how long (median), within ``max(seconds, 60)``.
 
@@ -63,9 +63,10 @@ def run(target: Target, seconds: float) -> dict[str, Any]:
                         "peak": peak, "15 s after": target.memory_mb(),
                         "honest play kept (1 MB calls)": kept(before_rate, play.rate(started, flooded), after_rate)})
         started = time.monotonic()
-        ended = asyncio.run(_non_readers(host, int(port), match_id, max(seconds, 60.0)))
+        ended, refused = asyncio.run(_non_readers(host, int(port), match_id, max(seconds, 60.0)))
         closed = [after for after in ended if after is not None]
         figures["non-reading gRPC watchers ended"] = f"{len(closed)}/{NON_READERS}"
+        figures["refused before a message"] = ", ".join(f"{n} {status}" for status, n in sorted(refused.items())) or "0"
         if closed:
             figures["ended after (median s)"] = round(statistics.median(closed), 1)
         figures["honest play kept (non-readers)"] = kept(before_rate, play.rate(started, time.monotonic()), after_rate)
@@ -112,19 +113,31 @@ async def _metadata_flood(memory: Callable[[], float], host: str, port: int) -> 
     return peak[0]
 
 
-async def _non_readers(host: str, port: int, match_id: str, seconds: float) -> list[float | None]:
+async def _non_readers(host: str, port: int, match_id: str,
+                       seconds: float) -> tuple[list[float | None], Counter[str]]:
     """One WatchMatch stream on each of NON_READERS connections whose window is never opened: the seconds
-    until the service closed each connection (None: still open after ``seconds``)."""
+    until the service closed each connection (None: still open after ``seconds``), and the statuses of the
+    streams the service refused outright (their catch-up's cost over a budget: a status, which no window
+    holds back, and nothing queued)."""
     request = api.WatchMatchRequest(match_id=match_id).SerializeToString()
+    refused: Counter[str] = Counter()
 
     async def one(n: int) -> float | None:
         started = time.monotonic()
-        connection = await RawGrpc.open(host, port, window=0, source=f"127.0.3.{20 + n}", keep=False)
+        # each from a /24 of its own: from one, the limits count them as one client, whose history budget
+        # admits one long catch-up and refuses the others' (a status, which no window holds back)
+        connection = await RawGrpc.open(host, port, window=0, source=f"127.0.{30 + n}.20", keep=False)
         try:
-            await connection.call(WATCH, request)
-            await connection.wait(lambda: connection.closed, seconds)
+            stream = await connection.call(WATCH, request)
+            await connection.wait(lambda: connection.closed or connection.streams[stream].ended, seconds)
+            if not connection.closed and connection.streams[stream].ended:
+                refused[_STATUS_NAMES.get(connection.streams[stream].status or "", "no status")] += 1
+                return None
             return time.monotonic() - started if connection.closed else None
         finally:
             await connection.close()
 
-    return await asyncio.gather(*(one(n) for n in range(NON_READERS)))
+    return list(await asyncio.gather(*(one(n) for n in range(NON_READERS)))), refused
+
+
+_STATUS_NAMES = {"8": "RESOURCE_EXHAUSTED", "14": "UNAVAILABLE", "5": "NOT_FOUND", "0": "OK"}
