@@ -109,6 +109,10 @@ def _options(parser) -> None:
                             "poll: ListLegalActions before each action")
     group.add_argument("--rest-share", type=float, default=0.5,
                        help="with both player classes: the share of players on REST (the rest on gRPC)")
+    group.add_argument("--settle-seconds", type=float, default=-1.0,
+                       help="start the statistics again this long after every user started (the last users' "
+                            "streams are still opening then), and write the time to --typhoon-summary + "
+                            "'.steady' (negative: never)")
 
 
 def think_range(text: str) -> tuple[float, float]:
@@ -130,6 +134,7 @@ def _opt(environment, name: str, default: Any = None) -> Any:
 
 @events.init.add_listener
 def _init(environment, **_kwargs) -> None:
+    _state["environment"] = environment
     watchers = int(_opt(environment, "watchers", 0) or 0)
     watch_classes = [cls for cls in environment.user_classes if getattr(cls, "watcher", False)]
     for index, cls in enumerate(watch_classes):
@@ -177,9 +182,29 @@ def _test_start(environment, **_kwargs) -> None:
     _state["sampler"] = gevent.spawn(sample)
 
 
+@events.spawning_complete.add_listener
+def _spawning_complete(**_kwargs) -> None:
+    """Every user started: the steady state begins ``--settle-seconds`` later (on the master or the only
+    process), when locust's statistics and ours start again."""
+    environment = _state.get("environment")
+    settle = float(_opt(environment, "settle_seconds", -1.0)) if environment is not None else -1.0
+    if settle < 0 or isinstance(environment.runner, WorkerRunner) or _state.get("steady"):
+        return
+    _state["steady"] = True
+
+    def start_again() -> None:
+        environment.runner.stats.reset_all()
+        environment.events.reset_stats.fire()
+        path = _opt(environment, "typhoon_summary")
+        if path:
+            Path(f"{path}.steady").write_text(str(time.time()))
+
+    gevent.spawn_later(settle, start_again)
+
+
 @events.reset_stats.add_listener
 def _reset_stats(**_kwargs) -> None:
-    """Locust's statistics start again (``--reset-stats``, once every user started): so do ours."""
+    """Locust's statistics start again (``--settle-seconds``, or its web page's reset): so do ours."""
     METRICS.counters.clear()
     METRICS.histograms.clear()
     TOTALS.counters.clear()

@@ -73,6 +73,9 @@ RPC_ORDER = ["CreateMatch", "JoinMatch", "WatchMatch (play)", "ListLegalActions"
              "GetEventLog", "WatchMatch (catch-up)", "ListMatches", "WatchMatch (follow)"]
 
 
+#: Seconds after the last user started before the figures count: its streams are still opening.
+SETTLE_SECONDS = 10.0
+
 #: Users started a second per service process, by default: a stream-driven player opens two streams at
 #: once (its seats) and a watcher one, and a process admits 50 opens a second of every client together
 #: (the service's ``stream_opens`` limit) and refuses the rest with a turn to come back. Locust starts
@@ -177,7 +180,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "the load generator spends)")
     parser.add_argument("--include-ramp-up", action="store_true",
                         help="count the calls made while users are still starting (with --until always); by "
-                             "default the figures are of --run-time after the ramp-up")
+                             f"default the figures are of --run-time from {SETTLE_SECONDS:g} s after the last "
+                             "user started")
     parser.add_argument("--until", type=_until_of, default={}, metavar="RPC,...=N",
                         help="end the run as soon as each of these RPCs has been called N times over each transport "
                              "of the run (--run-time still ends it at the latest): for a smoke test that must see "
@@ -330,6 +334,7 @@ class CpuMonitor(threading.Thread):
         self._procs: dict[int, tuple[psutil.Process, str]] = {}
         self._first: dict[int, float] = {}  # cpu seconds at the first sight of each process
         self._last: dict[int, float] = {}
+        self._marked: int | None = None  # the samples before :meth:`mark`
         self._t0 = time.monotonic()
 
     def _scan(self) -> dict[str, float]:
@@ -374,9 +379,10 @@ class CpuMonitor(threading.Thread):
         self.join(5)
 
     def mark(self) -> None:
-        """Count CPU seconds from now on (the ramp-up's end): :meth:`cpu_seconds` is what each group used
-        since."""
+        """Count from now on (the ramp-up's end): :meth:`cpu_seconds` is what each group used since, and
+        :meth:`summary` the mean of the samples since."""
         self._first = dict(self._last)
+        self._marked = len(self.samples["machine"])
 
     def cpu_seconds(self) -> dict[str, float]:
         seconds = {name: 0.0 for name in self.names}
@@ -388,7 +394,10 @@ class CpuMonitor(threading.Thread):
         """Mean CPU in % of one core per group (the ramp-up's first ``skip`` seconds left out)."""
         result = {}
         for name, values in self.samples.items():
-            values = values[skip:] if len(values) > skip * 2 else values
+            if self._marked is not None:
+                values = values[self._marked:]
+            elif len(values) > skip * 2:
+                values = values[skip:]
             result[name] = round(sum(values) / len(values), 1) if values else 0.0
         # whatever else ran on the machine meanwhile (it competed for the same cores)
         result["other processes"] = round(max(0.0, result["machine"] - sum(v for k, v in result.items()
@@ -582,7 +591,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     workdir.mkdir(parents=True, exist_ok=True)
     prefix = workdir / "locust"
     summary_path = workdir / "typhoon-summary.json"
-    for stale in [summary_path, *workdir.glob("locust_*.csv")]:
+    for stale in [summary_path, Path(f"{summary_path}.steady"), *workdir.glob("locust_*.csv")]:
         stale.unlink(missing_ok=True)
     embedded = None
     services: list[Service] = []
@@ -627,7 +636,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         spawn_rate = args.spawn_rate or default_spawn_rate(users, len(grpc_targets) * (args.workers or os.cpu_count() or 1))
         # the figures are of the run after the ramp-up (locust's --reset-stats once every user started),
         # unless --include-ramp-up: creating a thousand matches is not playing them
-        ramp_up = 0.0 if args.include_ramp_up or args.until else users / spawn_rate
+        ramp_up = 0.0 if args.include_ramp_up or args.until else users / spawn_rate + SETTLE_SECONDS
         locust_seconds = args.run_time + ramp_up
         classes = PLAYERS[args.transport] + (WATCHERS[args.transport] if args.watchers else [])
         command = [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--headless", "--only-summary",
@@ -644,7 +653,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if args.locust_processes > 1:
             command += ["--processes", str(args.locust_processes)]
         if ramp_up:
-            command.append("--reset-stats")
+            command += ["--settle-seconds", str(SETTLE_SECONDS)]
         command += classes
         # a gRPC stream waiting for its next message holds a thread of gevent's pool: two a player
         threads = {"TYPHOON_LOCUST_THREADS": str(max(1000, 3 * users + 100))}
@@ -674,13 +683,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         next_report = started + 10
         while locust.poll() is None:
             time.sleep(0.25)
-            if ramp_up and ramp_ended is None and time.monotonic() - started >= ramp_up:
-                ramp_ended = time.time()
+            steady = Path(f"{summary_path}.steady")
+            if ramp_up and ramp_ended is None and steady.exists():
+                ramp_ended = float(steady.read_text() or time.time())
                 monitor.mark()
                 if probe is not None:
                     probe.latencies.clear()
                 if not args.quiet:
-                    print(f"  {time.monotonic() - started:4.0f} s: every user started; the figures count from now",
+                    print(f"  {time.monotonic() - started:4.0f} s: every user started {SETTLE_SECONDS:g} s ago; the figures count from now",
                           flush=True)
             if not args.quiet and time.monotonic() >= next_report:
                 next_report += 10
@@ -743,7 +753,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "total": total, "rpcs": rows, "typhoon": typhoon, "failures": failures,
         "probe": probe.summary() if probe else None,
         "redis_memory": memory.summary() if memory else None,
-        "cpu": monitor.summary(skip=int(ramp_up) + 5) if monitor else {}, "cpu_seconds": monitor.cpu_seconds() if monitor else {},
+        "cpu": monitor.summary() if monitor else {}, "cpu_seconds": monitor.cpu_seconds() if monitor else {},
         "services": service_logs,
         "interrupted": interrupted, "ok": ok, "files": str(workdir) if keep else None,
     }
