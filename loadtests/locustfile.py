@@ -940,10 +940,10 @@ class SseWatchUser(_Watcher, HttpUser):
             for kind, data in iter_sse(response):
                 if kind == "match_event":
                     yield data["sequence"], _ms(data["time"])
-                elif kind == "heartbeat":
-                    yield None
                 elif kind in ("end", "error"):
                     return
+                else:  # a heartbeat, or the match_update that tells where the match stands (as gRPC's)
+                    yield None
 
         try:
             self._follow_live(after, items())
