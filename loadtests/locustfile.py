@@ -109,10 +109,6 @@ def _options(parser) -> None:
                             "poll: ListLegalActions before each action")
     group.add_argument("--rest-share", type=float, default=0.5,
                        help="with both player classes: the share of players on REST (the rest on gRPC)")
-    group.add_argument("--settle-seconds", type=float, default=-1.0,
-                       help="start the statistics again this long after every user started (the last users' "
-                            "streams are still opening then), and write the time to --typhoon-summary + "
-                            "'.steady' (negative: never)")
 
 
 def think_range(text: str) -> tuple[float, float]:
@@ -184,27 +180,22 @@ def _test_start(environment, **_kwargs) -> None:
 
 @events.spawning_complete.add_listener
 def _spawning_complete(**_kwargs) -> None:
-    """Every user started: the steady state begins ``--settle-seconds`` later (on the master or the only
-    process), when locust's statistics and ours start again."""
+    """Every user started, and locust's statistics start again (``--reset-stats``): ours too, and the time
+    is written to ``--typhoon-summary`` + ``.steady`` for run.py (on the master or the only process)."""
     environment = _state.get("environment")
-    settle = float(_opt(environment, "settle_seconds", -1.0)) if environment is not None else -1.0
-    if settle < 0 or isinstance(environment.runner, WorkerRunner) or _state.get("steady"):
+    if environment is None or isinstance(environment.runner, WorkerRunner) or _state.get("steady"):
         return
     _state["steady"] = True
-
-    def start_again() -> None:
-        environment.runner.stats.reset_all()
-        environment.events.reset_stats.fire()
+    if environment.reset_stats:
+        _reset_stats()
         path = _opt(environment, "typhoon_summary")
         if path:
             Path(f"{path}.steady").write_text(str(time.time()))
 
-    gevent.spawn_later(settle, start_again)
-
 
 @events.reset_stats.add_listener
 def _reset_stats(**_kwargs) -> None:
-    """Locust's statistics start again (``--settle-seconds``, or its web page's reset): so do ours."""
+    """Locust's statistics start again (once every user started, or its web page's reset): so do ours."""
     METRICS.counters.clear()
     METRICS.histograms.clear()
     TOTALS.counters.clear()

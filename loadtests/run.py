@@ -73,9 +73,6 @@ RPC_ORDER = ["CreateMatch", "JoinMatch", "WatchMatch (play)", "ListLegalActions"
              "GetEventLog", "WatchMatch (catch-up)", "ListMatches", "WatchMatch (follow)"]
 
 
-#: Seconds after the last user started before the figures count: its streams are still opening.
-SETTLE_SECONDS = 10.0
-
 #: Users started a second per service process, by default: a stream-driven player opens two streams at
 #: once (its seats) and a watcher one, and a process admits 50 opens a second of every client together
 #: (the service's ``stream_opens`` limit) and refuses the rest with a turn to come back. Locust starts
@@ -180,8 +177,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "the load generator spends)")
     parser.add_argument("--include-ramp-up", action="store_true",
                         help="count the calls made while users are still starting (with --until always); by "
-                             f"default the figures are of --run-time from {SETTLE_SECONDS:g} s after the last "
-                             "user started")
+                             "default the figures are of --run-time once the last user started")
     parser.add_argument("--until", type=_until_of, default={}, metavar="RPC,...=N",
                         help="end the run as soon as each of these RPCs has been called N times over each transport "
                              "of the run (--run-time still ends it at the latest): for a smoke test that must see "
@@ -636,7 +632,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         spawn_rate = args.spawn_rate or default_spawn_rate(users, len(grpc_targets) * (args.workers or os.cpu_count() or 1))
         # the figures are of the run after the ramp-up (locust's --reset-stats once every user started),
         # unless --include-ramp-up: creating a thousand matches is not playing them
-        ramp_up = 0.0 if args.include_ramp_up or args.until else users / spawn_rate + SETTLE_SECONDS
+        ramp_up = 0.0 if args.include_ramp_up or args.until else users / spawn_rate
         locust_seconds = args.run_time + ramp_up
         classes = PLAYERS[args.transport] + (WATCHERS[args.transport] if args.watchers else [])
         command = [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--headless", "--only-summary",
@@ -653,7 +649,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if args.locust_processes > 1:
             command += ["--processes", str(args.locust_processes)]
         if ramp_up:
-            command += ["--settle-seconds", str(SETTLE_SECONDS)]
+            command.append("--reset-stats")
         command += classes
         # a gRPC stream waiting for its next message holds a thread of gevent's pool: two a player
         threads = {"TYPHOON_LOCUST_THREADS": str(max(1000, 3 * users + 100))}
@@ -690,7 +686,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 if probe is not None:
                     probe.latencies.clear()
                 if not args.quiet:
-                    print(f"  {time.monotonic() - started:4.0f} s: every user started {SETTLE_SECONDS:g} s ago; the figures count from now",
+                    print(f"  {time.monotonic() - started:4.0f} s: every user started; the figures count from now",
                           flush=True)
             if not args.quiet and time.monotonic() >= next_report:
                 next_report += 10
