@@ -280,6 +280,17 @@ def _told_to_wait(error: BaseException) -> float | None:
     return error.wait if isinstance(error, CallFailed) else None
 
 
+def _wait_out(error: BaseException, waited: float) -> float | None:
+    """Wait as ``error`` asked, if it asked and the patience allows: the seconds waited in all since, or
+    None (not a refusal to wait out: the caller retries or gives up as for any other failure)."""
+    told = _told_to_wait(error)
+    if told is None or waited + told > RATE_LIMIT_PATIENCE:
+        return None
+    METRICS.count(m.RATE_LIMIT_WAITS)
+    gevent.sleep(told)
+    return waited + told
+
+
 class Legal(NamedTuple):
     version: int
     side: str
@@ -626,11 +637,9 @@ class MatchPlayer:
             try:
                 return step(*args)
             except (TyphoonError, CallFailed) as error:
-                told = _told_to_wait(error)
-                if told is not None and waited + told <= RATE_LIMIT_PATIENCE:
-                    METRICS.count(m.RATE_LIMIT_WAITS)
-                    waited += told
-                    gevent.sleep(told)
+                waited_now = _wait_out(error, waited)
+                if waited_now is not None:
+                    waited = waited_now
                     continue
                 attempt += 1
                 if not _retryable(error) or attempt == MAX_ATTEMPTS:
@@ -743,11 +752,9 @@ class StreamedMatch:
                 error: BaseException = CallFailed("the stream ended before the match", retryable=True)
             except (TyphoonError, CallFailed) as failure:
                 error = failure
-            told = _told_to_wait(error)
-            if told is not None and waited + told <= RATE_LIMIT_PATIENCE:
-                METRICS.count(m.RATE_LIMIT_WAITS)  # an open refused by stream_opens: back at its turn
-                waited += told
-                gevent.sleep(told)
+            waited_now = _wait_out(error, waited)  # an open refused by stream_opens: back at its turn
+            if waited_now is not None:
+                waited = waited_now
                 continue
             attempts += 1
             if not _retryable(error) or attempts >= MAX_ATTEMPTS:

@@ -123,8 +123,9 @@ class StreamHub:
         #: changes handed to the watchers as their notice carried them, and reads of new entries made
         self.changes_from_notices = 0
         self.reads = 0
-        #: a notice's change is used only if writes need no replica's confirmation (a read waits for it)
-        self._changes_usable = not store.settings.min_replicas
+        #: a notice's change is used only where the store sends them: not when writes wait for replicas
+        #: (a watcher must not see what a failover could take back; a read waits for them)
+        self._changes_usable = store.notice_max_bytes > 0
 
     @property
     def watchers(self) -> int:
